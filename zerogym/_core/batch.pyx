@@ -1,0 +1,127 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Batch: N games of one GameSpec stepped together in compiled loops (the vector fast path)."""
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from libc.string cimport memcpy
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+import numpy as np
+
+from zerogym._core.game cimport GameDef, Header, header, REASON_OK, REASON_RANGE, RUNNING, TERMINAL, TRUNCATED
+from zerogym._core.spec cimport GameSpec
+from zerogym._core.state cimport State
+
+
+cdef class Batch:
+    """N independent games laid end to end in one buffer.
+
+    Results are written into caller-owned arrays so that a step allocates nothing.  Observation
+    arrays are passed as 2-D views (N, H*W*C); masks as (N, num_actions).
+    """
+    cdef readonly GameSpec spec
+    cdef const GameDef* g
+    cdef readonly int n
+    cdef char* blobs
+    cdef Py_ssize_t stride
+
+    def __cinit__(self, GameSpec spec, int n):
+        if n < 1:
+            raise ValueError(f"num_envs must be >= 1, got {n}")
+        self.spec = spec
+        self.g = &spec.d
+        self.n = n
+        self.stride = spec.d.state_bytes
+        self.blobs = <char*> PyMem_Malloc(self.stride * n)
+        if self.blobs == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        PyMem_Free(self.blobs)
+
+    def reset(self, int8_t[:, ::1] obs, int8_t[:, ::1] mask, int32_t[::1] to_play):
+        """Reset every game and write its first observation, mask and player to move."""
+        cdef int i
+        cdef char* s
+        with nogil:
+            for i in range(self.n):
+                s = self.blobs + i * self.stride
+                self.g.reset(self.g.params, s)
+                self.g.observe(self.g.params, s, 0, &obs[i, 0])
+                self.g.legal(self.g.params, s, &mask[i, 0])
+                to_play[i] = 0
+
+    def step(self, const int64_t[::1] actions, int8_t[:, ::1] obs, int8_t[:, ::1] mask,
+             float[::1] rewards, uint8_t[::1] terminated, uint8_t[::1] truncated,
+             int32_t[::1] to_play, int8_t[:, ::1] final_obs, uint8_t[::1] done):
+        """Play actions[i] in game i; finished games are reset in the same call.
+
+        Returns (-1, 0) on success, or (i, reason) for the first illegal action, in which case no
+        game was changed.  rewards[i] is the reward of the player who just moved.
+        """
+        cdef int i, code = REASON_OK, bad = -1, mover, na = self.g.num_actions
+        cdef int64_t a
+        cdef char* s
+        cdef Header* h
+        if actions.shape[0] != self.n:
+            raise ValueError(f"expected {self.n} actions, got {actions.shape[0]}")
+        with nogil:
+            for i in range(self.n):
+                a = actions[i]
+                if a < 0 or a >= na:
+                    code = REASON_RANGE
+                else:
+                    code = self.g.check(self.g.params, self.blobs + i * self.stride, <int> a)
+                if code != REASON_OK:
+                    bad = i
+                    break
+        if bad >= 0:
+            return (bad, code)
+        with nogil:
+            for i in range(self.n):
+                s = self.blobs + i * self.stride
+                h = header(s)
+                mover = h.to_play
+                self.g.apply(self.g.params, s, <int> actions[i])
+                rewards[i] = 0.0
+                terminated[i] = h.status == TERMINAL
+                truncated[i] = h.status == TRUNCATED
+                done[i] = h.status != RUNNING
+                if h.status != RUNNING:
+                    if h.status == TERMINAL and h.winner >= 0:
+                        rewards[i] = 1.0 if h.winner == mover else -1.0
+                    self.g.observe(self.g.params, s, h.to_play, &final_obs[i, 0])
+                    self.g.reset(self.g.params, s)
+                to_play[i] = h.to_play
+                self.g.observe(self.g.params, s, h.to_play, &obs[i, 0])
+                self.g.legal(self.g.params, s, &mask[i, 0])
+        return (-1, 0)
+
+    def encode(self, float[:, :, :, ::1] out):
+        """Write every game's planes from its mover's view as float32 (N, C, H, W)."""
+        cdef int i, j, c, H = self.g.height, W = self.g.width, C = self.g.planes
+        cdef int8_t* tmp = <int8_t*> PyMem_Malloc(H * W * C)
+        cdef char* s
+        if tmp == NULL:
+            raise MemoryError()
+        with nogil:
+            for i in range(self.n):
+                s = self.blobs + i * self.stride
+                self.g.observe(self.g.params, s, header(s).to_play, tmp)
+                for j in range(H * W):
+                    for c in range(C):
+                        out[i, c, j // W, j % W] = tmp[j * C + c]
+        PyMem_Free(tmp)
+
+    def get_state(self, int i, State out):
+        """Copy game i into `out` (a State of the same spec)."""
+        self._index(i)
+        memcpy(out.s, self.blobs + i * self.stride, self.stride)
+
+    def set_state(self, int i, State src):
+        """Overwrite game i with `src` (a State of the same spec)."""
+        self._index(i)
+        if src.spec is not self.spec and src.spec.kwargs != self.spec.kwargs:
+            raise ValueError(f"state of {src.spec!r} does not fit a batch of {self.spec!r}")
+        memcpy(self.blobs + i * self.stride, src.s, self.stride)
+
+    cdef _index(self, int i):
+        if not 0 <= i < self.n:
+            raise IndexError(f"game index {i} out of range 0..{self.n - 1}")

@@ -1,0 +1,77 @@
+# The compiled interface every game implements.
+#
+# A game state is one flat, position-independent block of bytes (a "blob"): a Header followed
+# by the game's own arrays at offsets fixed when the game is built.  Copying a state is one
+# memcpy, a batch of N games is N blobs end to end, and generic compiled code (the State
+# class, the batched stepper, tree search) drives every game through the GameDef table.
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+
+cdef enum:
+    # reasons returned by GameDef.check; games number their own reasons from REASON_GAME
+    REASON_OK = 0
+    REASON_RANGE = 1
+    REASON_OVER = 2
+    REASON_GAME = 3
+
+cdef enum:
+    # Header.status
+    RUNNING = 0
+    TERMINAL = 1
+    TRUNCATED = 2
+
+ctypedef struct Header:
+    uint64_t hash          # Zobrist hash of the position (games define what it covers)
+    int32_t to_play        # 0 = first player, 1 = second
+    int32_t status         # RUNNING, TERMINAL or TRUNCATED
+    int32_t winner         # 0 or 1 when TERMINAL with a winner, -1 otherwise
+    int32_t moves          # moves played so far
+    int32_t last_action    # -1 before the first move
+    int32_t _pad
+
+ctypedef void (*reset_fn)(const void* p, char* s) noexcept nogil
+ctypedef int (*check_fn)(const void* p, char* s, int a) noexcept nogil
+ctypedef void (*apply_fn)(const void* p, char* s, int a) noexcept nogil
+ctypedef int (*legal_fn)(const void* p, char* s, int8_t* mask) noexcept nogil
+ctypedef void (*observe_fn)(const void* p, char* s, int player, int8_t* out) noexcept nogil
+
+ctypedef struct GameDef:
+    int num_actions
+    int height
+    int width
+    int planes
+    Py_ssize_t state_bytes
+    const void* params       # the game's parameter struct (owned by its GameSpec)
+    # reset: write the start position into s.
+    reset_fn reset
+    # check: REASON_OK if action a is legal in s (s not over, a in range), else the game's reason
+    # code (>= REASON_GAME).  Must not change s; callers check range and game over first.
+    check_fn check
+    # apply: play a legal action a; updates the Header (to_play, status, winner, moves,
+    # last_action, hash).  No allocation.
+    apply_fn apply
+    # legal: write num_actions bytes (1 legal, 0 not) and return how many are legal (0 when over).
+    legal_fn legal
+    # observe: write the H*W*C int8 observation (row-major H, W, C) seen from `player`.
+    observe_fn observe
+
+
+cdef inline Header* header(char* s) noexcept nogil:
+    return <Header*> s
+
+
+cdef inline Py_ssize_t align8(Py_ssize_t n) noexcept nogil:
+    return (n + 7) & ~(<Py_ssize_t> 7)
+
+
+cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
+    # fixed mixing function used to derive Zobrist keys: same keys in every process and run
+    x = x + <uint64_t> 0x9E3779B97F4A7C15ULL
+    x = (x ^ (x >> 30)) * <uint64_t> 0xBF58476D1CE4E5B9ULL
+    x = (x ^ (x >> 27)) * <uint64_t> 0x94D049BB133111EBULL
+    return x ^ (x >> 31)
+
+
+cdef inline void finish(Header* h, int winner) noexcept nogil:
+    # mark the game over: winner 0/1, or -1 for a draw
+    h.status = TERMINAL
+    h.winner = winner

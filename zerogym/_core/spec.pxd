@@ -1,0 +1,14 @@
+from zerogym._core.game cimport GameDef
+
+cdef class GameSpec:
+    cdef GameDef d
+    cdef void* _params
+    cdef readonly str name
+    cdef readonly dict kwargs
+    cdef readonly tuple agents
+    cdef readonly tuple reasons
+    cdef readonly tuple plane_info
+    cdef readonly tuple symmetry_names
+    cdef readonly object action_name
+    cdef void* alloc_params(self, Py_ssize_t nbytes) except NULL
+    cdef readonly object symmetries

@@ -1,0 +1,242 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""State: one game position, driven through the compiled GameDef of its GameSpec."""
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from libc.string cimport memcpy, memcmp
+from libc.stdint cimport int8_t
+cimport numpy as cnp
+import numpy as np
+
+from zerogym._core.game cimport (Header, header, REASON_OK, REASON_RANGE, REASON_OVER,
+                                 RUNNING, TERMINAL, TRUNCATED)
+from zerogym.errors import IllegalMoveError
+
+cnp.import_array()
+
+
+cdef class State:
+    """A game position: reset, copy, step, legal moves, observations, hashing.
+
+    Each game module subclasses this with a constructor taking the game's kwargs (e.g.
+    ``GoState(board_size=9)``).  Stepping and legality run in compiled code without allocation.
+    """
+
+    def __cinit__(self):
+        self.s = NULL
+        self._scratch = NULL
+        self.g = NULL
+
+    def __dealloc__(self):
+        PyMem_Free(self.s)
+        PyMem_Free(self._scratch)
+
+    cdef void _adopt(self, GameSpec spec) except *:
+        self.spec = spec
+        self.g = &spec.d
+        self.s = <char*> PyMem_Malloc(spec.d.state_bytes)
+        self._scratch = <signed char*> PyMem_Malloc(spec.d.height * spec.d.width * spec.d.planes)
+        if self.s == NULL or self._scratch == NULL:
+            raise MemoryError()
+
+    @classmethod
+    def from_spec(cls, GameSpec spec):
+        """A new state at the start position of `spec`'s game."""
+        cdef State st = cls.__new__(cls)
+        st._adopt(spec)
+        st.reset()
+        return st
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    def reset(self):
+        """Back to the start position."""
+        self.g.reset(self.g.params, self.s)
+        return self
+
+    def copy(self):
+        """An independent copy (one memcpy)."""
+        cdef State st = type(self).__new__(type(self))
+        st._adopt(self.spec)
+        memcpy(st.s, self.s, self.g.state_bytes)
+        return st
+
+    def copy_from(self, State other):
+        """Overwrite this state with `other` (same game and kwargs) without allocating."""
+        if other.spec is not self.spec and other.spec.kwargs != self.spec.kwargs:
+            raise ValueError(f"cannot copy a {other.spec!r} state into a {self.spec!r} state")
+        memcpy(self.s, other.s, self.g.state_bytes)
+
+    def to_bytes(self):
+        """The raw state blob (position independent); see from_bytes."""
+        return (<char*> self.s)[:self.g.state_bytes]
+
+    def load_bytes(self, bytes blob):
+        """Load a blob written by to_bytes for the same game and kwargs."""
+        if len(blob) != self.g.state_bytes:
+            raise ValueError(f"state blob has {len(blob)} bytes, this game needs {self.g.state_bytes}")
+        memcpy(self.s, <char*> blob, self.g.state_bytes)
+
+    def __reduce__(self):
+        return (_restore, (type(self), self.spec.kwargs, self.to_bytes()))
+
+    # ---- queries ---------------------------------------------------------------------------
+    @property
+    def current_player(self):
+        """0 for the first player, 1 for the second."""
+        return header(self.s).to_play
+
+    @property
+    def num_actions(self):
+        return self.g.num_actions
+
+    @property
+    def move_count(self):
+        return header(self.s).moves
+
+    @property
+    def last_action(self):
+        """The last action played, or -1 at the start."""
+        return header(self.s).last_action
+
+    @property
+    def hash(self):
+        """Zobrist hash of the position (an unsigned 64-bit int)."""
+        return header(self.s).hash
+
+    @property
+    def winner(self):
+        """0 or 1 for a finished game with a winner, -1 for a draw or an unfinished game."""
+        return header(self.s).winner
+
+    def is_terminal(self):
+        """True when the game ended by its rules."""
+        return header(self.s).status == TERMINAL
+
+    def is_truncated(self):
+        """True when the game was cut off by a move limit (Go's max_moves)."""
+        return header(self.s).status == TRUNCATED
+
+    def is_over(self):
+        return header(self.s).status != RUNNING
+
+    def returns(self):
+        """(return of player 0, return of player 1): +1/-1 for a win, 0 for draws and unfinished games."""
+        cdef Header* h = header(self.s)
+        if h.status != TERMINAL or h.winner < 0:
+            return (0.0, 0.0)
+        return (1.0, -1.0) if h.winner == 0 else (-1.0, 1.0)
+
+    def legal_mask(self, out=None):
+        """int8 array (num_actions,): 1 where the action is legal."""
+        if out is None:
+            out = np.empty(self.g.num_actions, dtype=np.int8)
+        cdef int8_t[::1] m = out
+        if m.shape[0] != self.g.num_actions:
+            raise ValueError(f"out has {m.shape[0]} entries, need {self.g.num_actions}")
+        self.g.legal(self.g.params, self.s, &m[0])
+        return out
+
+    def legal_actions(self):
+        """Sorted int64 array of the legal actions."""
+        return np.flatnonzero(self.legal_mask())
+
+    cdef int _check(self, int action) noexcept nogil:
+        if header(self.s).status != RUNNING:
+            return REASON_OVER
+        if action < 0 or action >= self.g.num_actions:
+            return REASON_RANGE
+        return self.g.check(self.g.params, self.s, action)
+
+    def is_legal(self, action):
+        return self._check(action) == REASON_OK
+
+    def illegal_reason(self, action):
+        """None if `action` is legal here, else a sentence saying why not."""
+        cdef int code = self._check(action)
+        return None if code == REASON_OK else self.spec.reason(code)
+
+    def step(self, action):
+        """Play `action` for the player to move.
+
+        Raises IllegalMoveError (a ValueError) naming the move, the player and the reason; the
+        state is then unchanged.
+        """
+        cdef long long a
+        try:
+            a = action
+        except (TypeError, OverflowError):
+            raise IllegalMoveError(f"action must be an int in 0..{self.g.num_actions - 1}, got {action!r}") from None
+        cdef int code = self._check(a) if -2**31 <= a < 2**31 else REASON_RANGE
+        if code != REASON_OK:
+            self._raise_illegal(a, code)
+        self.g.apply(self.g.params, self.s, <int> a)
+        return self
+
+    def _raise_illegal(self, long long a, int code):
+        player = self.spec.agents[header(self.s).to_play]
+        if code == REASON_RANGE:
+            move = f"action {a}"
+        else:
+            move = f"{self.spec.action_name(a)} (action {a})"
+        raise IllegalMoveError(f"illegal move {move} by {player}: {self.spec.reason(code)}",
+                               action=a, player=player, reason=self.spec.reason(code))
+
+    def observation(self, player=None, out=None):
+        """int8 array (H, W, C): the planes (see spec.plane_info) seen from `player` (default: to move)."""
+        if out is None:
+            out = np.empty(self.spec.obs_shape, dtype=np.int8)
+        cdef int8_t[:, :, ::1] o = out
+        if tuple(out.shape) != self.spec.obs_shape:
+            raise ValueError(f"out has shape {out.shape}, need {self.spec.obs_shape}")
+        cdef int p = header(self.s).to_play if player is None else player
+        if p not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        self.g.observe(self.g.params, self.s, p, &o[0, 0, 0])
+        return out
+
+    def encode(self, out=None):
+        """float32 array (C, H, W) from the mover's view: the observation planes, channels first."""
+        cdef int H = self.g.height, W = self.g.width, C = self.g.planes
+        if out is None:
+            out = np.empty((C, H, W), dtype=np.float32)
+        cdef float[:, :, ::1] o = out
+        if tuple(out.shape) != (C, H, W):
+            raise ValueError(f"out has shape {out.shape}, need {(C, H, W)}")
+        cdef int i, c
+        self.g.observe(self.g.params, self.s, header(self.s).to_play, <int8_t*> self._scratch)
+        for i in range(H * W):
+            for c in range(C):
+                o[c, i // W, i % W] = self._scratch[i * C + c]
+        return out
+
+    def __call__(self):
+        """The global state as PettingZoo's AECEnv.state() returns it: the observation from player 0's view."""
+        return self.observation(0)
+
+    def board(self):
+        """int8 (H, W): 0 empty, 1 a first-player piece, 2 a second-player piece (from the observation)."""
+        o = self.observation(0)
+        return (o[:, :, 0] + 2 * o[:, :, 1]).astype(np.int8)
+
+    def symmetries(self):
+        """The board transforms that preserve this game's rules (a zerogym.symmetry.Symmetries)."""
+        return self.spec.symmetries
+
+    # ---- identity --------------------------------------------------------------------------
+    def __eq__(self, other):
+        if not isinstance(other, State):
+            return NotImplemented
+        cdef State o = other
+        if o.spec.name != self.spec.name or o.spec.kwargs != self.spec.kwargs:
+            return False
+        return memcmp(self.s, o.s, self.g.state_bytes) == 0
+
+    def __hash__(self):
+        return hash((header(self.s).hash, header(self.s).to_play, header(self.s).moves))
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.spec.name} move {self.move_count}, player {self.current_player} to play>"
+
+
+def _restore(cls, kwargs, blob):
+    st = cls(**kwargs)
+    st.load_bytes(blob)
+    return st

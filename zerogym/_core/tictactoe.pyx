@@ -1,0 +1,152 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Tic-tac-toe and Gomoku (m,n,k on a square board): `win_length` or more in a row wins.
+
+Layout of a state blob: Header, then int8 board[N*N] (0 empty, 1 first player, 2 second).
+"""
+from libc.stdint cimport int8_t, uint64_t
+from libc.string cimport memset
+
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
+                                 REASON_OK, REASON_GAME, RUNNING)
+from zerogym._core.spec cimport GameSpec
+from zerogym._core.state cimport State
+from zerogym._validate import int_arg
+from zerogym.coords import point_name
+from zerogym.symmetry import Symmetries, DIHEDRAL
+
+MAX_SIZE = 25
+
+cdef enum:
+    OCCUPIED = REASON_GAME
+
+ctypedef struct Params:
+    int n
+    int k
+    int cells
+    Py_ssize_t off_board
+
+
+cdef inline int8_t* board_of(const Params* p, char* s) noexcept nogil:
+    return <int8_t*> (s + p.off_board)
+
+
+cdef inline uint64_t key(int cell, int player) noexcept nogil:
+    return splitmix64(<uint64_t> (cell * 2 + player) + 0x7474u)
+
+
+cdef void reset(const void* pp, char* s) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Header* h = header(s)
+    h.hash = 0
+    h.to_play = 0
+    h.status = RUNNING
+    h.winner = -1
+    h.moves = 0
+    h.last_action = -1
+    memset(board_of(p, s), 0, p.cells)
+
+
+cdef int check(const void* pp, char* s, int a) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    return OCCUPIED if board_of(p, s)[a] != 0 else REASON_OK
+
+
+cdef int run_length(const Params* p, int8_t* b, int r, int c, int dr, int dc, int8_t v) noexcept nogil:
+    # stones of value v from (r, c) exclusive, stepping (dr, dc)
+    cdef int n = 0
+    r += dr
+    c += dc
+    while 0 <= r < p.n and 0 <= c < p.n and b[r * p.n + c] == v:
+        n += 1
+        r += dr
+        c += dc
+    return n
+
+
+cdef void apply(const void* pp, char* s, int a) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Header* h = header(s)
+    cdef int8_t* b = board_of(p, s)
+    cdef int me = h.to_play, r = a // p.n, c = a % p.n
+    cdef int8_t v = <int8_t> (me + 1)
+    b[a] = v
+    h.hash ^= key(a, me)
+    h.moves += 1
+    h.last_action = a
+    h.to_play = 1 - me
+    if (1 + run_length(p, b, r, c, 0, 1, v) + run_length(p, b, r, c, 0, -1, v) >= p.k or
+            1 + run_length(p, b, r, c, 1, 0, v) + run_length(p, b, r, c, -1, 0, v) >= p.k or
+            1 + run_length(p, b, r, c, 1, 1, v) + run_length(p, b, r, c, -1, -1, v) >= p.k or
+            1 + run_length(p, b, r, c, 1, -1, v) + run_length(p, b, r, c, -1, 1, v) >= p.k):
+        finish(h, me)
+    elif h.moves == p.cells:
+        finish(h, -1)
+
+
+cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef int8_t* b = board_of(p, s)
+    cdef int i, n = 0
+    if header(s).status != RUNNING:
+        memset(mask, 0, p.cells)
+        return 0
+    for i in range(p.cells):
+        mask[i] = b[i] == 0
+        n += mask[i]
+    return n
+
+
+cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef int8_t* b = board_of(p, s)
+    cdef int i
+    cdef int8_t mine = <int8_t> (player + 1)
+    for i in range(p.cells):
+        out[3 * i] = b[i] == mine
+        out[3 * i + 1] = b[i] != 0 and b[i] != mine
+        out[3 * i + 2] = 1
+
+
+PLANES = (
+    ("own", "stones of the player the observation is for"),
+    ("opponent", "stones of the other player"),
+    ("ones", "1 on every point (marks the board inside zero padding)"),
+)
+REASONS = ("legal", "action out of range", "the game is over", "that point is occupied")
+
+
+def make_spec(board_size=3, win_length=3):
+    """GameSpec for an N x N board where `win_length` in a row wins."""
+    n = int_arg("tictactoe", "board_size", board_size, 1, MAX_SIZE)
+    k = int_arg("tictactoe", "win_length", win_length, 1, n, f" (at most board_size={n})")
+    cdef GameSpec spec = GameSpec()
+    cdef Params* p = <Params*> spec.alloc_params(sizeof(Params))
+    p.n, p.k, p.cells = n, k, n * n
+    p.off_board = align8(sizeof(Header))
+    spec.d.num_actions = n * n
+    spec.d.height = spec.d.width = n
+    spec.d.planes = 3
+    spec.d.state_bytes = align8(p.off_board + p.cells)
+    spec.d.reset = reset
+    spec.d.check = check
+    spec.d.apply = apply
+    spec.d.legal = legal
+    spec.d.observe = observe
+    spec.name = "tictactoe"
+    spec.kwargs = {"board_size": n, "win_length": k}
+    spec.agents = ("player_0", "player_1")
+    spec.reasons = REASONS
+    spec.plane_info = PLANES
+    spec.symmetry_names = DIHEDRAL
+    spec.symmetries = Symmetries(DIHEDRAL, n, n, n * n)
+    spec.action_name = lambda a: point_name(a // n, a % n)
+    return spec
+
+
+cdef class TicTacToeState(State):
+    """Tic-tac-toe / Gomoku position: TicTacToeState(board_size=3, win_length=3)."""
+
+    def __init__(self, board_size=3, win_length=3):
+        self._adopt(make_spec(board_size, win_length))
+        self.reset()
+

@@ -1,0 +1,32 @@
+"""Game names -> modules, for zerogym.make and zerogym.vector.make."""
+import importlib
+
+GAMES = {
+    "go": "zerogym.go_v0",
+    "othello": "zerogym.othello_v0",
+    "hex": "zerogym.hex_v0",
+    "connect_four": "zerogym.connect_four_v0",
+    "tictactoe": "zerogym.tictactoe_v0",
+}
+
+
+def game_module(name):
+    """The env module of game `name` (e.g. "go" or "go_v0")."""
+    key = name[:-3] if name.endswith("_v0") else name
+    if key not in GAMES:
+        raise ValueError(f"unknown game {name!r}; available: {', '.join(GAMES)}")
+    return importlib.import_module(GAMES[key])
+
+
+def make(name, **kwargs):
+    """The wrapped AEC env of game `name`, e.g. make("go", board_size=9)."""
+    return game_module(name).env(**kwargs)
+
+
+def make_raw(name, **kwargs):
+    return game_module(name).raw_env(**kwargs)
+
+
+def make_state(name, **kwargs):
+    """The compiled State of game `name` at the given kwargs (no env around it)."""
+    return game_module(name).raw_env.state_class(**kwargs)

@@ -1,0 +1,115 @@
+"""N games of one kind stepped in one compiled call: the fast path for self-play and rollouts."""
+import numpy as np
+from gymnasium import spaces
+
+from zerogym._core.batch import Batch
+from zerogym.errors import IllegalMoveError
+from zerogym.registry import make_state
+
+
+class VectorEnv:
+    """`num_envs` games of `game`, each reset automatically when it ends.
+
+    reset(seed) -> (obs, infos); step(actions) -> (obs, rewards, terminations, truncations, infos)
+    with obs = {"observation": int8 (N, H, W, C) seen from each game's player to move,
+    "action_mask": int8 (N, A)}, rewards[i] for the player who just moved in game i,
+    infos["to_play"] (N,) the player to move next (0 = first), and for games that just ended
+    infos["final_observation"] (N, H, W, C, valid where infos["_final_observation"]).
+
+    With copy=False the returned arrays are buffers reused by the next step (faster; copy what
+    you keep).
+    """
+
+    def __init__(self, game, num_envs, copy=True, **kwargs):
+        self.game = game
+        self.template = make_state(game, **kwargs)
+        self.spec = self.template.spec
+        self.num_envs = int(num_envs)
+        self.copy = copy
+        self._batch = Batch(self.spec, self.num_envs)
+        n, (h, w, c), a = self.num_envs, self.spec.obs_shape, self.spec.num_actions
+        self.num_actions = a
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0, 1, (h, w, c), np.int8),
+            "action_mask": spaces.Box(0, 1, (a,), np.int8),
+        })
+        self.single_action_space = spaces.Discrete(a)
+        self._obs = np.zeros((n, h, w, c), np.int8)
+        self._mask = np.zeros((n, a), np.int8)
+        self._final = np.zeros((n, h, w, c), np.int8)
+        self._rewards = np.zeros(n, np.float32)
+        self._term = np.zeros(n, np.uint8)
+        self._trunc = np.zeros(n, np.uint8)
+        self._done = np.zeros(n, np.uint8)
+        self._to_play = np.zeros(n, np.int32)
+        self._flat_obs = self._obs.reshape(n, -1)
+        self._flat_final = self._final.reshape(n, -1)
+        self.np_random = np.random.default_rng()
+
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self.np_random = np.random.default_rng(seed)
+            self.single_action_space.seed(seed)
+        self._batch.reset(self._flat_obs, self._mask, self._to_play)
+        return self._out_obs(), {"to_play": self._maybe_copy(self._to_play)}
+
+    def step(self, actions):
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        bad, code = self._batch.step(actions, self._flat_obs, self._mask, self._rewards, self._term,
+                                     self._trunc, self._to_play, self._flat_final, self._done)
+        if bad >= 0:
+            self._raise(bad, int(actions[bad]), code)
+        done = self._done.view(bool)
+        infos = {"to_play": self._maybe_copy(self._to_play),
+                 "final_observation": self._maybe_copy(self._final),
+                 "_final_observation": self._maybe_copy(done)}
+        return (self._out_obs(), self._maybe_copy(self._rewards), self._maybe_copy(self._term.view(bool)),
+                self._maybe_copy(self._trunc.view(bool)), infos)
+
+    def _raise(self, i, a, code):
+        st = self.get_state(i)
+        reason = self.spec.reason(code)
+        move = f"action {a}" if not 0 <= a < self.num_actions else f"{self.spec.action_name(a)} (action {a})"
+        player = self.spec.agents[st.current_player]
+        raise IllegalMoveError(f"game {i}: illegal move {move} by {player}: {reason}; no game was changed",
+                               action=a, player=player, reason=reason, game_index=i)
+
+    def _out_obs(self):
+        return {"observation": self._maybe_copy(self._obs), "action_mask": self._maybe_copy(self._mask)}
+
+    def _maybe_copy(self, x):
+        return x.copy() if self.copy else x
+
+    def get_state(self, i):
+        """A copy of game i as a State."""
+        st = self.template.copy()
+        self._batch.get_state(i, st)
+        return st
+
+    def set_state(self, i, state):
+        """Replace game i by `state`; its observation and mask are refreshed by the next step/reset only."""
+        self._batch.set_state(i, state)
+
+    def encode(self, out=None):
+        """float32 (N, C, H, W): every game's planes from its mover's view, for a network."""
+        h, w, c = self.spec.obs_shape
+        if out is None:
+            out = np.empty((self.num_envs, c, h, w), np.float32)
+        self._batch.encode(out)
+        return out
+
+    def sample_actions(self, mask=None):
+        """One uniformly random legal action per game (seeded by reset(seed))."""
+        m = self._mask if mask is None else mask
+        u = self.np_random.random(m.shape) * m
+        return u.argmax(axis=1)
+
+    def close(self):
+        pass
+
+
+def make(game, num_envs, copy=True, **kwargs):
+    """zerogym.vector.make("go", num_envs=1024, board_size=9)."""
+    return VectorEnv(game, num_envs, copy=copy, **kwargs)

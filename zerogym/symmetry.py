@@ -17,6 +17,7 @@ _TRANSFORMS = {
     "transpose": lambda r, c, H, W: (c, r),
     "antitranspose": lambda r, c, H, W: (W - 1 - c, H - 1 - r),
 }
+_SQUARE_ONLY = {"rot90", "rot270", "transpose", "antitranspose"}
 DIHEDRAL = ("identity", "rot90", "rot180", "rot270", "flip_lr", "flip_ud", "transpose", "antitranspose")
 
 
@@ -29,6 +30,12 @@ class Symmetries:
 
     def __init__(self, names, height, width, num_actions, action_kind="cells"):
         self.names = tuple(names)
+        unknown = [n for n in self.names if n not in _TRANSFORMS]
+        if unknown:
+            raise ValueError(f"unknown transforms {unknown}; known: {', '.join(_TRANSFORMS)}")
+        square_only = [n for n in self.names if n in _SQUARE_ONLY]
+        if square_only and height != width:
+            raise ValueError(f"transforms {square_only} need a square board, got {height}x{width}")
         self.height, self.width, self.num_actions = height, width, num_actions
         r, c = np.divmod(np.arange(height * width), width)
         cells, actions = [], []

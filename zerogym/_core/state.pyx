@@ -12,6 +12,9 @@ from zerogym.errors import IllegalMoveError
 
 cnp.import_array()
 
+cdef enum:
+    MAX_STACK_ACTIONS = 1024   # every supported game has fewer actions (Go 25x25: 626)
+
 
 cdef class State:
     """A game position: reset, copy, step, legal moves, observations, hashing.
@@ -126,17 +129,28 @@ cdef class State:
 
     def legal_mask(self, out=None):
         """int8 array (num_actions,): 1 where the action is legal."""
+        cdef cnp.npy_intp n = self.g.num_actions
         if out is None:
-            out = np.empty(self.g.num_actions, dtype=np.int8)
-        cdef int8_t[::1] m = out
-        if m.shape[0] != self.g.num_actions:
-            raise ValueError(f"out has {m.shape[0]} entries, need {self.g.num_actions}")
-        self.g.legal(self.g.params, self.s, &m[0])
+            out = cnp.PyArray_EMPTY(1, &n, cnp.NPY_INT8, 0)
+        else:
+            _check_out(out, cnp.NPY_INT8, (self.g.num_actions,))
+        self.g.legal(self.g.params, self.s, <int8_t*> cnp.PyArray_DATA(out))
         return out
 
     def legal_actions(self):
         """Sorted int64 array of the legal actions."""
-        return np.flatnonzero(self.legal_mask())
+        cdef int8_t stack_mask[MAX_STACK_ACTIONS]
+        if self.g.num_actions > MAX_STACK_ACTIONS:
+            return np.flatnonzero(self.legal_mask())
+        cdef cnp.npy_intp count = self.g.legal(self.g.params, self.s, stack_mask)
+        cdef cnp.ndarray out = cnp.PyArray_EMPTY(1, &count, cnp.NPY_INT64, 0)
+        cdef cnp.int64_t* o = <cnp.int64_t*> cnp.PyArray_DATA(out)
+        cdef int i, j = 0
+        for i in range(self.g.num_actions):
+            if stack_mask[i]:
+                o[j] = i
+                j += 1
+        return out
 
     cdef int _check(self, int action) noexcept nogil:
         if header(self.s).status != RUNNING:
@@ -181,30 +195,31 @@ cdef class State:
 
     def observation(self, player=None, out=None):
         """int8 array (H, W, C): the planes (see spec.plane_info) seen from `player` (default: to move)."""
+        cdef cnp.npy_intp dims[3]
+        cdef int p = header(self.s).to_play if player is None else _player(player)
         if out is None:
-            out = np.empty(self.spec.obs_shape, dtype=np.int8)
-        cdef int8_t[:, :, ::1] o = out
-        if tuple(out.shape) != self.spec.obs_shape:
-            raise ValueError(f"out has shape {out.shape}, need {self.spec.obs_shape}")
-        cdef int p = header(self.s).to_play if player is None else player
-        if p not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
-        self.g.observe(self.g.params, self.s, p, &o[0, 0, 0])
+            dims[0], dims[1], dims[2] = self.g.height, self.g.width, self.g.planes
+            out = cnp.PyArray_EMPTY(3, dims, cnp.NPY_INT8, 0)
+        else:
+            _check_out(out, cnp.NPY_INT8, self.spec.obs_shape)
+        self.g.observe(self.g.params, self.s, p, <int8_t*> cnp.PyArray_DATA(out))
         return out
 
     def encode(self, out=None):
         """float32 array (C, H, W) from the mover's view: the observation planes, channels first."""
         cdef int H = self.g.height, W = self.g.width, C = self.g.planes
+        cdef cnp.npy_intp dims[3]
         if out is None:
-            out = np.empty((C, H, W), dtype=np.float32)
-        cdef float[:, :, ::1] o = out
-        if tuple(out.shape) != (C, H, W):
-            raise ValueError(f"out has shape {out.shape}, need {(C, H, W)}")
-        cdef int i, c
+            dims[0], dims[1], dims[2] = C, H, W
+            out = cnp.PyArray_EMPTY(3, dims, cnp.NPY_FLOAT32, 0)
+        else:
+            _check_out(out, cnp.NPY_FLOAT32, (C, H, W))
+        cdef float* o = <float*> cnp.PyArray_DATA(out)
+        cdef int i, c, HW = H * W
         self.g.observe(self.g.params, self.s, header(self.s).to_play, <int8_t*> self._scratch)
-        for i in range(H * W):
+        for i in range(HW):
             for c in range(C):
-                o[c, i // W, i % W] = self._scratch[i * C + c]
+                o[c * HW + i] = self._scratch[i * C + c]
         return out
 
     def __call__(self):
@@ -234,6 +249,19 @@ cdef class State:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.spec.name} move {self.move_count}, player {self.current_player} to play>"
+
+
+cdef int _player(object player) except -1:
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 or 1, got {player!r}")
+    return player
+
+
+cdef _check_out(object out, int typenum, tuple shape):
+    if not cnp.PyArray_Check(out) or cnp.PyArray_TYPE(out) != typenum or not cnp.PyArray_IS_C_CONTIGUOUS(out) \
+            or out.shape != shape:
+        raise ValueError(f"out must be a C-contiguous {np.dtype(cnp.PyArray_DescrFromType(typenum))} array "
+                         f"of shape {shape}, got {getattr(out, 'dtype', type(out))} {getattr(out, 'shape', '')}")
 
 
 def _restore(cls, kwargs, blob):

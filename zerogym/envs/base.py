@@ -1,9 +1,11 @@
 """The shared PettingZoo AEC base for every zerogym game."""
+import operator
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils import BaseWrapper
 
 from zerogym._validate import choice_arg
 from zerogym.errors import IllegalMoveError
@@ -39,6 +41,7 @@ class BoardGameEnv(AECEnv):
         }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
         self._window = None
+        self.np_random, _ = seeding.np_random(None)
         self.reset()
 
     # ---- PettingZoo API ----------------------------------------------------------------------
@@ -130,15 +133,80 @@ class BoardGameEnv(AECEnv):
         return f"{self.metadata['name']}({', '.join(f'{k}={v!r}' for k, v in self.state.spec.kwargs.items())})"
 
 
-def wrap(raw, illegal="terminate"):
-    """PettingZoo classic wrapping: an illegal move ends the game with -1 for the offender
-    (illegal="terminate"), or raises IllegalMoveError and changes nothing (illegal="raise")."""
-    choice_arg(raw.metadata["name"], "illegal", illegal, ("terminate", "raise"))
-    env = raw
-    if illegal == "terminate":
-        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+def _forward(name):
+    return property(operator.attrgetter("_raw." + name), doc=f"the wrapped env's {name}")
+
+
+class ClassicWrapper(BaseWrapper):
+    """PettingZoo's classic wrapping in one thin layer.
+
+    Same behaviour as TerminateIllegalWrapper(-1) + AssertOutOfBoundsWrapper + OrderEnforcingWrapper,
+    without their per-attribute __getattr__ chains: step/observe need a reset() first; with
+    illegal="terminate" a legal-range but illegal move ends the game, the offender gets -1 and the
+    other 0 (info["illegal_move"] says why); with illegal="raise" it raises IllegalMoveError and
+    changes nothing. An action outside 0..A-1 (or not an int) always raises IllegalMoveError.
+    """
+
+    agent_selection = _forward("agent_selection")
+    agents = _forward("agents")
+    possible_agents = _forward("possible_agents")
+    rewards = _forward("rewards")
+    terminations = _forward("terminations")
+    truncations = _forward("truncations")
+    infos = _forward("infos")
+    _cumulative_rewards = _forward("_cumulative_rewards")
+    metadata = _forward("metadata")
+    render_mode = _forward("render_mode")
+
+    def __init__(self, env, illegal="terminate"):
+        super().__init__(env)
+        self._raw = env.unwrapped
+        self.illegal = choice_arg(self._raw.metadata["name"], "illegal", illegal, ("terminate", "raise"))
+        self._has_reset = False
+
+    def reset(self, seed=None, options=None):
+        self._has_reset = True
+        self._raw.reset(seed=seed, options=options)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            raise AttributeError("observe() cannot be called before reset()")
+        return self._raw.observe(agent)
+
+    def last(self, observe=True):
+        if not self._has_reset:
+            raise AttributeError("last() cannot be called before reset()")
+        raw = self._raw
+        agent = raw.agent_selection
+        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent],
+                raw.terminations[agent], raw.truncations[agent], raw.infos[agent])
+
+    def step(self, action):
+        if not self._has_reset:
+            raise AttributeError("step() cannot be called before reset()")
+        raw = self._raw
+        if self.illegal == "terminate" and raw.agents:
+            agent = raw.agent_selection
+            st = raw.state
+            if not (raw.terminations[agent] or raw.truncations[agent]) and action is not None \
+                    and isinstance(action, (int, np.integer)) and 0 <= action < st.num_actions \
+                    and not st.is_legal(action):
+                return self._terminate_illegal(agent, st.illegal_reason(action))
+        raw.step(action)
+
+    def _terminate_illegal(self, agent, reason):
+        raw = self._raw
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = {a: True for a in raw.agents}
+        raw.rewards = {a: 0 for a in raw.agents}
+        raw.rewards[agent] = -1.0
+        for a in raw.agents:
+            raw.infos[a] = dict(raw.infos[a], illegal_move=f"{agent}: {reason}")
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+
+    def __str__(self):
+        return str(self._raw)
 
 
 def env_factories(raw_class):
@@ -148,9 +216,9 @@ def env_factories(raw_class):
         return raw_class(render_mode=render_mode, **kwargs)
 
     def env(render_mode=None, illegal="terminate", **kwargs):
-        return wrap(raw_class(render_mode=render_mode, **kwargs), illegal=illegal)
+        return ClassicWrapper(raw_class(render_mode=render_mode, **kwargs), illegal=illegal)
 
     raw_env.__doc__ = f"Unwrapped AEC env: {raw_class.__doc__}"
-    env.__doc__ = f"Wrapped AEC env (PettingZoo classic wrappers): {raw_class.__doc__}"
+    env.__doc__ = f"Wrapped AEC env (PettingZoo classic conventions, see ClassicWrapper): {raw_class.__doc__}"
     raw_env.state_class = raw_class.state_class
     return env, raw_env

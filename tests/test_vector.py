@@ -1,0 +1,118 @@
+"""The vector path: auto-reset, rewards, final observations, illegal actions, buffers."""
+import numpy as np
+import pytest
+
+import zerogym
+import zerogym.vector
+from zerogym.errors import IllegalMoveError
+from conftest import GAME_CASES, case_id
+
+
+@pytest.fixture(params=GAME_CASES, ids=case_id)
+def case(request):
+    return request.param
+
+
+def test_matches_states_through_auto_reset(case):
+    """Every game i follows a State stepped alike, including resets and final observations."""
+    game, kwargs = case
+    n = 6
+    venv = zerogym.vector.make(game, n, **kwargs)
+    obs, infos = venv.reset(seed=0)
+    states = [zerogym.make_state(game, **kwargs) for _ in range(n)]
+    rng = np.random.default_rng(1)
+    finished = 0
+    for _ in range(300):
+        for i, st in enumerate(states):
+            assert np.array_equal(obs["observation"][i], st.observation())
+            assert np.array_equal(obs["action_mask"][i], st.legal_mask())
+            assert infos["to_play"][i] == st.current_player
+        actions = np.array([rng.choice(st.legal_actions()) for st in states])
+        obs, rewards, term, trunc, infos = venv.step(actions)
+        for i, st in enumerate(states):
+            mover = st.current_player
+            st.step(int(actions[i]))
+            assert term[i] == st.is_terminal() and trunc[i] == st.is_truncated()
+            assert infos["_final_observation"][i] == st.is_over()
+            if st.is_over():
+                finished += 1
+                assert rewards[i] == st.returns()[mover]
+                assert np.array_equal(infos["final_observation"][i], st.observation())
+                st.reset()
+            else:
+                assert rewards[i] == 0
+    assert finished > 0
+
+
+def test_illegal_action_names_game_and_changes_nothing(case):
+    game, kwargs = case
+    venv = zerogym.vector.make(game, 4, **kwargs)
+    obs, _ = venv.reset(seed=0)
+    obs_mask = venv.step(venv.sample_actions(obs["action_mask"]))[0]["action_mask"]
+    before = [venv.get_state(i).to_bytes() for i in range(4)]
+    actions = venv.sample_actions(obs_mask)
+    illegal = np.flatnonzero(obs_mask[2] == 0)
+    if len(illegal) == 0:
+        pytest.skip("no illegal action in this position")
+    actions[2] = illegal[0]
+    with pytest.raises(IllegalMoveError, match="game 2") as err:
+        venv.step(actions)
+    assert err.value.game_index == 2
+    assert [venv.get_state(i).to_bytes() for i in range(4)] == before
+    actions[2] = venv.num_actions          # out of range
+    with pytest.raises(IllegalMoveError, match=f"action {venv.num_actions}"):
+        venv.step(actions)
+    assert [venv.get_state(i).to_bytes() for i in range(4)] == before
+
+
+def test_actions_shape_is_checked():
+    venv = zerogym.vector.make("tictactoe", 3)
+    venv.reset()
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        venv.step(np.zeros(2, dtype=int))
+
+
+def test_copy_false_reuses_buffers_copy_true_does_not():
+    fast = zerogym.vector.make("tictactoe", 2, copy=False)
+    o1, _ = fast.reset()
+    o2, *_ = fast.step(np.array([0, 1]))
+    assert o1["observation"] is not None and np.shares_memory(o1["observation"], o2["observation"])
+    safe = zerogym.vector.make("tictactoe", 2)
+    o1, _ = safe.reset()
+    snapshot = o1["observation"].copy()
+    safe.step(np.array([0, 1]))
+    assert np.array_equal(o1["observation"], snapshot)
+
+
+def test_encode_is_channels_first_observation():
+    venv = zerogym.vector.make("tictactoe", 3, board_size=4, win_length=3)
+    obs, _ = venv.reset()
+    obs, *_ = venv.step(np.array([0, 5, 15]))
+    planes = venv.encode()
+    assert planes.dtype == np.float32
+    assert np.array_equal(planes, obs["observation"].transpose(0, 3, 1, 2).astype(np.float32))
+
+
+def test_sample_actions_are_legal_and_seeded():
+    a = zerogym.vector.make("tictactoe", 16, board_size=5, win_length=4)
+    b = zerogym.vector.make("tictactoe", 16, board_size=5, win_length=4)
+    oa, _ = a.reset(seed=3)
+    ob, _ = b.reset(seed=3)
+    for _ in range(20):
+        xa, xb = a.sample_actions(), b.sample_actions()
+        assert np.array_equal(xa, xb)
+        assert oa["action_mask"][np.arange(16), xa].all()
+        oa, *_ = a.step(xa)
+        ob, *_ = b.step(xb)
+
+
+def test_set_state_round_trip():
+    venv = zerogym.vector.make("tictactoe", 2)
+    venv.reset()
+    st = zerogym.make_state("tictactoe").step(4).step(0)
+    venv.set_state(1, st)
+    assert venv.get_state(1) == st
+    with pytest.raises(IndexError, match="out of range"):
+        venv.get_state(2)
+    with pytest.raises(ValueError, match="does not fit"):
+        venv.set_state(0, zerogym.make_state("tictactoe", board_size=4))

@@ -4,7 +4,7 @@ import pytest
 
 import zerogym
 from zerogym.symmetry import Symmetries
-from conftest import GAME_CASES, case_id
+from cases import GAME_CASES, case_id
 
 EXPECTED_COUNT = {"go": 8, "othello": 8, "tictactoe": 8, "connect_four": 2, "hex": 2}
 

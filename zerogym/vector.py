@@ -50,6 +50,7 @@ class VectorEnv:
         if seed is not None:
             self.np_random = np.random.default_rng(seed)
             self.single_action_space.seed(seed)
+            self._batch.seed(seed)
         self._batch.reset(self._flat_obs, self._mask, self._to_play)
         return self._out_obs(), {"to_play": self._maybe_copy(self._to_play)}
 
@@ -101,10 +102,14 @@ class VectorEnv:
         return out
 
     def sample_actions(self, mask=None):
-        """One uniformly random legal action per game (seeded by reset(seed))."""
-        m = self._mask if mask is None else mask
-        u = self.np_random.random(m.shape) * m
-        return u.argmax(axis=1)
+        """One uniformly random legal action per game, drawn in compiled code (seeded by reset(seed)).
+
+        `mask` defaults to the current legal masks; pass the "action_mask" you got to be explicit.
+        """
+        m = self._mask if mask is None else np.ascontiguousarray(mask, dtype=np.int8)
+        out = np.empty(m.shape[0], np.int64)
+        self._batch.sample(m, out)
+        return out
 
     def close(self):
         pass

@@ -1,11 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Batch: N games of one GameSpec stepped together in compiled loops (the vector fast path)."""
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
 from libc.string cimport memcpy
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 import numpy as np
 
-from zerogym._core.game cimport GameDef, Header, header, REASON_OK, REASON_RANGE, RUNNING, TERMINAL, TRUNCATED
+from zerogym._core.game cimport (GameDef, Header, header, splitmix64, REASON_OK, REASON_RANGE,
+                                 RUNNING, TERMINAL, TRUNCATED)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 
@@ -21,6 +22,7 @@ cdef class Batch:
     cdef readonly int n
     cdef char* blobs
     cdef Py_ssize_t stride
+    cdef uint64_t rng
 
     def __cinit__(self, GameSpec spec, int n):
         if n < 1:
@@ -29,7 +31,8 @@ cdef class Batch:
         self.g = &spec.d
         self.n = n
         self.stride = spec.d.state_bytes
-        self.blobs = <char*> PyMem_Malloc(self.stride * n)
+        self.rng = splitmix64(0) | 1
+        self.blobs = <char*> PyMem_Calloc(n, self.stride)   # zeroed padding, as in State
         if self.blobs == NULL:
             raise MemoryError()
 
@@ -93,6 +96,36 @@ cdef class Batch:
                 self.g.observe(self.g.params, s, h.to_play, &obs[i, 0])
                 self.g.legal(self.g.params, s, &mask[i, 0])
         return (-1, 0)
+
+    def seed(self, uint64_t seed):
+        """Seed the generator of sample()."""
+        self.rng = splitmix64(seed) | 1
+
+    def sample(self, const int8_t[:, ::1] mask, int64_t[::1] out):
+        """out[i] = a uniformly random action with mask[i, a] == 1 (0 where none is legal)."""
+        cdef int i, a, k, count, na = mask.shape[1]
+        cdef uint64_t x = self.rng
+        if mask.shape[0] != out.shape[0]:
+            raise ValueError(f"mask has {mask.shape[0]} rows, out has {out.shape[0]} entries")
+        with nogil:
+            for i in range(mask.shape[0]):
+                count = 0
+                for a in range(na):
+                    count += mask[i, a] != 0
+                out[i] = 0
+                if count == 0:
+                    continue
+                x ^= x << 13          # xorshift64
+                x ^= x >> 7
+                x ^= x << 17
+                k = <int> ((x >> 11) % <uint64_t> count)
+                for a in range(na):
+                    if mask[i, a] != 0:
+                        if k == 0:
+                            out[i] = a
+                            break
+                        k -= 1
+        self.rng = x
 
     def encode(self, float[:, :, :, ::1] out):
         """Write every game's planes from its mover's view as float32 (N, C, H, W)."""

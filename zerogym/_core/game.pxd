@@ -41,7 +41,8 @@ ctypedef struct GameDef:
     int planes
     Py_ssize_t state_bytes
     const void* params       # the game's parameter struct (owned by its GameSpec)
-    # reset: write the start position into s.
+    # reset: write the start position into s.  Blobs are allocated zeroed; reset and apply write
+    # only the bytes the game uses, so padding stays zero and equal positions are equal bytes.
     reset_fn reset
     # check: REASON_OK if action a is legal in s (s not over, a in range), else the game's reason
     # code (>= REASON_GAME).  Must not change s; callers check range and game over first.

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """State: one game position, driven through the compiled GameDef of its GameSpec."""
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
 from libc.string cimport memcpy, memcmp
 from libc.stdint cimport int8_t
 cimport numpy as cnp
@@ -35,7 +35,7 @@ cdef class State:
     cdef void _adopt(self, GameSpec spec) except *:
         self.spec = spec
         self.g = &spec.d
-        self.s = <char*> PyMem_Malloc(spec.d.state_bytes)
+        self.s = <char*> PyMem_Calloc(1, spec.d.state_bytes)   # zeroed: padding bytes stay 0, so memcmp/pickle see positions only
         self._scratch = <signed char*> PyMem_Malloc(spec.d.height * spec.d.width * spec.d.planes)
         if self.s == NULL or self._scratch == NULL:
             raise MemoryError()

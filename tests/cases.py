@@ -1,4 +1,4 @@
-"""Shared test cases: every game at a few sizes."""
+"""Shared test cases: every game at a few sizes (importable: tests/ is on pytest's pythonpath)."""
 GAME_CASES = [
     ("go", {"board_size": 5}),
     ("go", {"board_size": 9}),

@@ -1,0 +1,61 @@
+"""zerogym.make and friends: names, kwargs, errors, independent instances."""
+import pytest
+from pettingzoo.utils.env import AECEnv
+
+import zerogym
+from cases import GAME_CASES, case_id
+
+
+@pytest.mark.parametrize("case", GAME_CASES, ids=case_id)
+def test_make_builds_the_named_game(case):
+    game, kwargs = case
+    env = zerogym.make(game, **kwargs)
+    assert isinstance(env, AECEnv)
+    assert env.unwrapped.metadata["name"] == f"{game}_v0"
+    for k, v in kwargs.items():
+        assert env.unwrapped.state.spec.kwargs[k] == v
+    assert zerogym.make(f"{game}_v0", **kwargs).unwrapped.state.spec.kwargs == env.unwrapped.state.spec.kwargs
+    assert type(zerogym.make_raw(game, **kwargs)) is type(env.unwrapped)
+
+
+def test_unknown_game_lists_the_known_ones():
+    with pytest.raises(ValueError, match="unknown game 'chess'.*go.*othello.*hex.*connect_four.*tictactoe"):
+        zerogym.make("chess")
+
+
+@pytest.mark.parametrize("game,kwargs,allowed", [
+    ("go", {"board_size": 1}, "2..25"),
+    ("go", {"board_size": 26}, "2..25"),
+    ("go", {"superko": "situational"}, "positional"),
+    ("othello", {"board_size": 7}, "even"),
+    ("othello", {"board_size": 18}, "4..16"),
+    ("hex", {"board_size": 20}, "2..19"),
+    ("connect_four", {"connect": 8}, "connect"),
+    ("tictactoe", {"board_size": 3, "win_length": 4}, "win_length"),
+    ("tictactoe", {"board_size": "3"}, "board_size"),
+    ("tictactoe", {"board_size": True}, "board_size"),
+])
+def test_bad_kwargs_say_what_is_allowed(game, kwargs, allowed):
+    with pytest.raises(ValueError, match=allowed):
+        zerogym.make(game, **kwargs)
+
+
+def test_unknown_kwarg_is_an_error():
+    with pytest.raises(TypeError):
+        zerogym.make("tictactoe", size=3)
+
+
+def test_bad_render_mode_and_illegal_option():
+    with pytest.raises(ValueError, match="render_mode"):
+        zerogym.make("tictactoe", render_mode="svg")
+    with pytest.raises(ValueError, match="illegal"):
+        zerogym.make("tictactoe", illegal="ignore")
+
+
+def test_sizes_live_side_by_side():
+    small, big = zerogym.make_state("tictactoe", board_size=3), zerogym.make_state("tictactoe", board_size=15, win_length=5)
+    small.step(4)
+    big.step(112)
+    assert small.num_actions == 9 and big.num_actions == 225
+    assert small.legal_actions().tolist() == [0, 1, 2, 3, 5, 6, 7, 8]
+    assert len(big.legal_actions()) == 224

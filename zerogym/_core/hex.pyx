@@ -1,0 +1,324 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Hex on an N x N rhombus, with the optional swap (pie) rule.
+
+Black (player 0) moves first and connects row 0 to row N-1; white (player 1) connects column 0
+to column N-1.  Neighbours of (r, c): (r-1, c), (r-1, c+1), (r, c-1), (r, c+1), (r+1, c-1),
+(r+1, c).  Action r*N + c places a stone; action N*N is the swap, legal only as the second move
+of a game with swap=True: it removes black's stone at (r, c), puts a white stone at (c, r), and
+black moves next.  Hex has no draws.
+
+Layout of a state blob: Header, then int8 board[N*N] (0 empty, 1 black, 2 white), then int16
+parent[N*N + 4], a union-find forest over the cells and four virtual edge nodes (TOP, BOTTOM,
+LEFT, RIGHT = N*N .. N*N+3).  A black stone is joined to TOP / BOTTOM when it lies on row 0 / N-1,
+a white stone to LEFT / RIGHT on column 0 / N-1; a side wins when its two edge nodes share a root.
+Only apply() links and compresses (path halving); check/legal/observe only read.
+
+Hash: XOR of a Zobrist key per stone (cell, colour), XOR SIDE_KEY when white is to move.
+"""
+from libc.stdint cimport int8_t, int16_t, uint64_t
+from libc.string cimport memset
+import numpy as np
+
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
+                                 REASON_OK, REASON_GAME, RUNNING)
+from zerogym._core.spec cimport GameSpec
+from zerogym._core.state cimport State
+from zerogym._validate import int_arg, choice_arg
+from zerogym.coords import point_name
+from zerogym.symmetry import Symmetries
+
+MAX_SIZE = 19
+
+cdef enum:
+    OCCUPIED = REASON_GAME
+    NO_SWAP = REASON_GAME + 1
+
+cdef enum:
+    SALT = 0x48455800          # "HEX\0"
+    MAX_CELLS = 19 * 19
+
+ctypedef struct Params:
+    int n
+    int cells              # N*N; also the swap action and the TOP node
+    int swap               # 1 if the pie rule is on
+    int top
+    int bottom
+    int left
+    int right
+    Py_ssize_t off_board
+    Py_ssize_t off_parent
+    Py_ssize_t state_bytes
+
+
+cdef inline int8_t* board_of(const Params* p, char* s) noexcept nogil:
+    return <int8_t*> (s + p.off_board)
+
+
+cdef inline int16_t* parent_of(const Params* p, char* s) noexcept nogil:
+    return <int16_t*> (s + p.off_parent)
+
+
+cdef inline uint64_t key(int cell, int player) noexcept nogil:
+    return splitmix64(<uint64_t> (cell * 2 + player) + <uint64_t> SALT)
+
+
+cdef inline uint64_t side_key() noexcept nogil:
+    # an index past every (cell, colour) key
+    return splitmix64(<uint64_t> (2 * MAX_CELLS + 7) + <uint64_t> SALT)
+
+
+cdef inline int find_mut(int16_t* par, int x) noexcept nogil:
+    # root of x with path halving (apply only)
+    while par[x] != x:
+        par[x] = par[par[x]]
+        x = par[x]
+    return x
+
+
+cdef inline int find_ro(const int16_t* par, int x) noexcept nogil:
+    while par[x] != x:
+        x = par[x]
+    return x
+
+
+cdef inline void link(int16_t* par, int a, int b) noexcept nogil:
+    cdef int ra = find_mut(par, a), rb = find_mut(par, b)
+    if ra != rb:
+        # keep the virtual edge nodes as roots (they are the nodes looked up most)
+        if ra >= rb:
+            par[rb] = <int16_t> ra
+        else:
+            par[ra] = <int16_t> rb
+
+
+cdef void reset(const void* pp, char* s) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Header* h = header(s)
+    cdef int16_t* par = parent_of(p, s)
+    cdef int i
+    # the whole blob, padding included, so that equal positions have equal bytes (memcmp, pickle)
+    memset(s, 0, p.state_bytes)
+    h.hash = 0
+    h.to_play = 0
+    h.status = RUNNING
+    h.winner = -1
+    h.moves = 0
+    h.last_action = -1
+    for i in range(p.cells + 4):
+        par[i] = <int16_t> i
+
+
+cdef int check(const void* pp, char* s, int a) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    if a == p.cells:
+        return REASON_OK if (p.swap and header(s).moves == 1) else NO_SWAP
+    return OCCUPIED if board_of(p, s)[a] != 0 else REASON_OK
+
+
+cdef void apply(const void* pp, char* s, int a) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Header* h = header(s)
+    cdef int8_t* b = board_of(p, s)
+    cdef int16_t* par = parent_of(p, s)
+    cdef int me = h.to_play, n = p.n, i, a0, r, c, t
+    cdef int8_t v = <int8_t> (me + 1)
+    if a == p.cells:
+        # swap: black's only stone at (r, c) becomes a white stone at (c, r)
+        a0 = h.last_action
+        r = a0 // n
+        c = a0 % n
+        t = c * n + r
+        b[a0] = 0
+        b[t] = 2
+        h.hash ^= key(a0, 0) ^ key(t, 1)
+        for i in range(p.cells + 4):
+            par[i] = <int16_t> i
+        if r == 0:                 # the white stone's column is r
+            par[t] = <int16_t> p.left
+        elif r == n - 1:
+            par[t] = <int16_t> p.right
+    else:
+        r = a // n
+        c = a % n
+        b[a] = v
+        h.hash ^= key(a, me)
+        if r > 0:
+            if b[a - n] == v:
+                link(par, a, a - n)
+            if c + 1 < n and b[a - n + 1] == v:
+                link(par, a, a - n + 1)
+        if c > 0 and b[a - 1] == v:
+            link(par, a, a - 1)
+        if c + 1 < n and b[a + 1] == v:
+            link(par, a, a + 1)
+        if r + 1 < n:
+            if b[a + n] == v:
+                link(par, a, a + n)
+            if c > 0 and b[a + n - 1] == v:
+                link(par, a, a + n - 1)
+        if me == 0:
+            if r == 0:
+                link(par, a, p.top)
+            if r == n - 1:
+                link(par, a, p.bottom)
+            if find_mut(par, p.top) == find_mut(par, p.bottom):
+                finish(h, 0)
+        else:
+            if c == 0:
+                link(par, a, p.left)
+            if c == n - 1:
+                link(par, a, p.right)
+            if find_mut(par, p.left) == find_mut(par, p.right):
+                finish(h, 1)
+    h.hash ^= side_key()
+    h.moves += 1
+    h.last_action = a
+    h.to_play = 1 - me
+
+
+cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef int8_t* b = board_of(p, s)
+    cdef int i, k = 0
+    if header(s).status != RUNNING:
+        memset(mask, 0, p.cells + 1)
+        return 0
+    for i in range(p.cells):
+        mask[i] = b[i] == 0
+        k += mask[i]
+    mask[p.cells] = p.swap != 0 and header(s).moves == 1
+    return k + mask[p.cells]
+
+
+cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef int8_t* b = board_of(p, s)
+    cdef int i
+    cdef int8_t mine = <int8_t> (player + 1), black = player == 0, v
+    for i in range(p.cells):
+        v = b[i]
+        out[4 * i] = v == mine
+        out[4 * i + 1] = v != 0 and v != mine
+        out[4 * i + 2] = black
+        out[4 * i + 3] = 1
+
+
+PLANES = (
+    ("own", "stones of the player the observation is for"),
+    ("opponent", "stones of the other player"),
+    ("connects_top_bottom", "1 on every cell if the observer is black (connects row 0 to row N-1), else 0"),
+    ("ones", "1 on every cell (marks the board inside zero padding)"),
+)
+REASONS = ("legal", "action out of range", "the game is over", "that point is occupied",
+           "swap is only legal as the second move of a game with swap=True")
+SYMMETRIES = ("identity", "rot180")
+
+
+def make_spec(board_size=11, swap=True):
+    """GameSpec for Hex on a board_size x board_size rhombus, with the pie rule when `swap`."""
+    n = int_arg("hex", "board_size", board_size, 2, MAX_SIZE)
+    sw = bool(choice_arg("hex", "swap", swap, (True, False)))
+    cdef GameSpec spec = GameSpec()
+    cdef Params* p = <Params*> spec.alloc_params(sizeof(Params))
+    p.n, p.cells, p.swap = n, n * n, sw
+    p.top, p.bottom, p.left, p.right = n * n, n * n + 1, n * n + 2, n * n + 3
+    p.off_board = align8(sizeof(Header))
+    p.off_parent = align8(p.off_board + p.cells)
+    spec.d.num_actions = n * n + 1
+    spec.d.height = spec.d.width = n
+    spec.d.planes = 4
+    spec.d.state_bytes = align8(p.off_parent + (p.cells + 4) * sizeof(int16_t))
+    p.state_bytes = spec.d.state_bytes
+    spec.d.reset = reset
+    spec.d.check = check
+    spec.d.apply = apply
+    spec.d.legal = legal
+    spec.d.observe = observe
+    spec.name = "hex"
+    spec.kwargs = {"board_size": n, "swap": sw}
+    spec.agents = ("black_0", "white_0")
+    spec.reasons = REASONS
+    spec.plane_info = PLANES
+    spec.symmetry_names = SYMMETRIES
+    spec.symmetries = Symmetries(SYMMETRIES, n, n, n * n + 1)
+    spec.action_name = lambda a: "swap" if a == n * n else point_name(a // n, a % n)
+    return spec
+
+
+cdef class HexState(State):
+    """Hex position: HexState(board_size=11, swap=True).  Black (player 0) connects top-bottom."""
+
+    def __init__(self, board_size=11, swap=True):
+        self._adopt(make_spec(board_size, swap))
+        self.reset()
+
+    def board(self):
+        """int8 (N, N): 0 empty, 1 black, 2 white."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef int8_t* b = board_of(p, self.s)
+        out = np.empty((p.n, p.n), dtype=np.int8)
+        cdef int8_t[:, ::1] o = out
+        cdef int i
+        for i in range(p.cells):
+            o[i // p.n, i % p.n] = b[i]
+        return out
+
+    def recompute_hash(self):
+        """The Zobrist hash computed from scratch from the board and the player to move."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef int8_t* b = board_of(p, self.s)
+        cdef uint64_t hsh = 0
+        cdef int i
+        for i in range(p.cells):
+            if b[i] != 0:
+                hsh ^= key(i, b[i] - 1)
+        if header(self.s).to_play == 1:
+            hsh ^= side_key()
+        return hsh
+
+    def components(self):
+        """int64 (N*N + 4,): the union-find root of every cell and of the edge nodes TOP, BOTTOM,
+        LEFT, RIGHT (indices N*N .. N*N+3), read without compressing paths."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef const int16_t* par = parent_of(p, self.s)
+        out = np.empty(p.cells + 4, dtype=np.int64)
+        cdef long long[::1] o = out
+        cdef int i
+        for i in range(p.cells + 4):
+            o[i] = find_ro(par, i)
+        return out
+
+    def winning_path(self):
+        """For a finished game, a shortest chain of the winner's stones joining its two edges, as
+        a list of (row, col) from the first edge (row 0 / column 0); None while the game runs."""
+        if not self.is_terminal():
+            return None
+        b = self.board()
+        n = b.shape[0]
+        w = self.winner
+        colour = w + 1
+        starts = [(0, c) for c in range(n)] if w == 0 else [(r, 0) for r in range(n)]
+        prev = {}
+        queue = []
+        for q in starts:
+            if b[q] == colour:
+                prev[q] = None
+                queue.append(q)
+        i = 0
+        while i < len(queue):
+            r, c = queue[i]
+            i += 1
+            if (w == 0 and r == n - 1) or (w == 1 and c == n - 1):
+                path = []
+                cur = (r, c)
+                while cur is not None:
+                    path.append(cur)
+                    cur = prev[cur]
+                path.reverse()
+                return path
+            for dr, dc in ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)):
+                q = (r + dr, c + dc)
+                if 0 <= q[0] < n and 0 <= q[1] < n and b[q] == colour and q not in prev:
+                    prev[q] = (r, c)
+                    queue.append(q)
+        return None

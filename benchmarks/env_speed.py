@@ -37,7 +37,7 @@ CASES = {
     "Tic-tac-toe 3x3": ("tictactoe", {}, ("pettingzoo.classic.tictactoe_v3", {}),
                         ("tic_tac_toe", {}), "tic_tac_toe"),
     "Gomoku 15x15": ("tictactoe", {"board_size": 15, "win_length": 5}, None,
-                     ("mnk", {"m": 15, "n": 15, "k": 5}), "gomoku_9x9"),
+                     ("mnk", {"m": 15, "n": 15, "k": 5}), None),
 }
 QUICK = ["Go 9x9", "Connect Four 6x7"]
 

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Batch: N games of one GameSpec stepped together in compiled loops (the vector fast path)."""
 from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 import numpy as np
 
@@ -44,6 +44,7 @@ cdef class Batch:
         cdef int i
         cdef char* s
         with nogil:
+            memset(self.blobs, 0, self.n * self.stride)
             for i in range(self.n):
                 s = self.blobs + i * self.stride
                 self.g.reset(self.g.params, s)

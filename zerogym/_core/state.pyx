@@ -1,9 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """State: one game position, driven through the compiled GameDef of its GameSpec."""
 from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
-from libc.string cimport memcpy, memcmp
+from libc.string cimport memcpy, memcmp, memset
 from libc.stdint cimport int8_t
 cimport numpy as cnp
+import operator
+
 import numpy as np
 
 from zerogym._core.game cimport (Header, header, REASON_OK, REASON_RANGE, REASON_OVER,
@@ -50,7 +52,8 @@ cdef class State:
 
     # ---- lifecycle -------------------------------------------------------------------------
     def reset(self):
-        """Back to the start position."""
+        """Back to the start position (every byte of the blob rewritten, so equal positions are equal bytes)."""
+        memset(self.s, 0, self.g.state_bytes)
         self.g.reset(self.g.params, self.s)
         return self
 
@@ -175,7 +178,7 @@ cdef class State:
         """
         cdef long long a
         try:
-            a = action
+            a = operator.index(action)
         except (TypeError, OverflowError):
             raise IllegalMoveError(f"action must be an int in 0..{self.g.num_actions - 1}, got {action!r}") from None
         cdef int code = self._check(a) if -2**31 <= a < 2**31 else REASON_RANGE

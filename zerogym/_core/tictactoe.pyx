@@ -117,8 +117,8 @@ REASONS = ("legal", "action out of range", "the game is over", "that point is oc
 
 def make_spec(board_size=3, win_length=3):
     """GameSpec for an N x N board where `win_length` in a row wins."""
-    n = int_arg("tictactoe", "board_size", board_size, 1, MAX_SIZE)
-    k = int_arg("tictactoe", "win_length", win_length, 1, n, f" (at most board_size={n})")
+    n = int_arg("tictactoe", "board_size", board_size, 2, MAX_SIZE)
+    k = int_arg("tictactoe", "win_length", win_length, 2, n, f" (at most board_size={n})")
     cdef GameSpec spec = GameSpec()
     cdef Params* p = <Params*> spec.alloc_params(sizeof(Params))
     p.n, p.k, p.cells = n, k, n * n
@@ -150,3 +150,13 @@ cdef class TicTacToeState(State):
         self._adopt(make_spec(board_size, win_length))
         self.reset()
 
+    def recompute_hash(self):
+        """The Zobrist hash computed from the board alone (the incremental one must equal it)."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef int8_t* b = board_of(p, self.s)
+        cdef uint64_t h = 0
+        cdef int i
+        for i in range(p.cells):
+            if b[i]:
+                h ^= key(i, b[i] - 1)
+        return h

@@ -1,0 +1,212 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Connect Four on a rows x cols board: pieces drop to the lowest empty cell of a column,
+`connect` or more in a row (horizontal, vertical, either diagonal) wins, a full board is a draw.
+
+Layout of a state blob: Header, then int8 board[rows*cols] (row 0 is the TOP row as displayed;
+0 empty, 1 first player, 2 second), then int8 heights[cols] (pieces in each column).
+The action is the column; Header.last_action is the column of the last piece.
+"""
+from libc.stdint cimport int8_t, uint64_t
+from libc.string cimport memset
+import numpy as np
+
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
+                                 REASON_OK, REASON_GAME, RUNNING)
+from zerogym._core.spec cimport GameSpec
+from zerogym._core.state cimport State
+from zerogym._validate import int_arg
+from zerogym.symmetry import Symmetries
+
+MAX_SIZE = 25
+SYMMETRIES = ("identity", "flip_lr")
+
+cdef enum:
+    FULL = REASON_GAME
+
+ctypedef struct Params:
+    int rows
+    int cols
+    int k
+    int cells
+    Py_ssize_t nbytes
+    Py_ssize_t off_board
+    Py_ssize_t off_heights
+
+
+cdef inline int8_t* board_of(const Params* p, char* s) noexcept nogil:
+    return <int8_t*> (s + p.off_board)
+
+
+cdef inline int8_t* heights_of(const Params* p, char* s) noexcept nogil:
+    return <int8_t*> (s + p.off_heights)
+
+
+cdef inline uint64_t key(int cell, int player) noexcept nogil:
+    return splitmix64(<uint64_t> (cell * 2 + player) + <uint64_t> 0xC4C4C4C400000000ULL)
+
+
+cdef void reset(const void* pp, char* s) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Header* h = header(s)
+    # the whole blob, padding included, so that equal positions are equal bytes (== is memcmp)
+    memset(s, 0, p.nbytes)
+    h.hash = 0
+    h.to_play = 0
+    h.status = RUNNING
+    h.winner = -1
+    h.moves = 0
+    h.last_action = -1
+
+
+cdef int check(const void* pp, char* s, int a) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    return FULL if heights_of(p, s)[a] >= p.rows else REASON_OK
+
+
+cdef inline int run_length(const Params* p, int8_t* b, int r, int c, int dr, int dc, int8_t v) noexcept nogil:
+    # pieces of value v from (r, c) exclusive, stepping (dr, dc)
+    cdef int n = 0
+    r += dr
+    c += dc
+    while 0 <= r < p.rows and 0 <= c < p.cols and b[r * p.cols + c] == v:
+        n += 1
+        r += dr
+        c += dc
+    return n
+
+
+cdef void apply(const void* pp, char* s, int a) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Header* h = header(s)
+    cdef int8_t* b = board_of(p, s)
+    cdef int8_t* hts = heights_of(p, s)
+    cdef int me = h.to_play, c = a
+    cdef int r = p.rows - 1 - hts[c]
+    cdef int cell = r * p.cols + c
+    cdef int8_t v = <int8_t> (me + 1)
+    b[cell] = v
+    hts[c] += 1
+    h.hash ^= key(cell, me)
+    h.moves += 1
+    h.last_action = a
+    h.to_play = 1 - me
+    # only lines through the new piece can be new; nothing lies above it in its column
+    if (1 + run_length(p, b, r, c, 1, 0, v) >= p.k or
+            1 + run_length(p, b, r, c, 0, 1, v) + run_length(p, b, r, c, 0, -1, v) >= p.k or
+            1 + run_length(p, b, r, c, 1, 1, v) + run_length(p, b, r, c, -1, -1, v) >= p.k or
+            1 + run_length(p, b, r, c, 1, -1, v) + run_length(p, b, r, c, -1, 1, v) >= p.k):
+        finish(h, me)
+    elif h.moves == p.cells:
+        finish(h, -1)
+
+
+cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef int8_t* hts = heights_of(p, s)
+    cdef int c, n = 0
+    if header(s).status != RUNNING:
+        memset(mask, 0, p.cols)
+        return 0
+    for c in range(p.cols):
+        mask[c] = hts[c] < p.rows
+        n += mask[c]
+    return n
+
+
+cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef int8_t* b = board_of(p, s)
+    cdef int i
+    cdef int8_t mine = <int8_t> (player + 1), other = <int8_t> (2 - player), x
+    for i in range(p.cells):
+        x = b[i]
+        out[3 * i] = x == mine
+        out[3 * i + 1] = x == other
+        out[3 * i + 2] = 1
+
+
+PLANES = (
+    ("own", "pieces of the player the observation is for"),
+    ("opponent", "pieces of the other player"),
+    ("ones", "1 on every cell (marks the board inside zero padding)"),
+)
+REASONS = ("legal", "action out of range", "the game is over", "that column is full")
+
+
+def _column_name(a):
+    return f"column {a + 1}"
+
+
+def make_spec(rows=6, cols=7, connect=4):
+    """GameSpec for a rows x cols board where `connect` or more in a row wins."""
+    nr = int_arg("connect_four", "rows", rows, 1, MAX_SIZE)
+    nc = int_arg("connect_four", "cols", cols, 1, MAX_SIZE)
+    longest = max(nr, nc)
+    if longest < 2:
+        raise ValueError(f"connect_four: connect must be in 2..max(rows, cols), and a {nr}x{nc} board "
+                         f"allows none; use rows or cols of at least 2")
+    k = int_arg("connect_four", "connect", connect, 2, longest, f" (at most max(rows, cols)={longest})")
+    cdef GameSpec spec = GameSpec()
+    cdef Params* p = <Params*> spec.alloc_params(sizeof(Params))
+    p.rows, p.cols, p.k, p.cells = nr, nc, k, nr * nc
+    p.off_board = align8(sizeof(Header))
+    p.off_heights = align8(p.off_board + p.cells)
+    spec.d.num_actions = nc
+    spec.d.height = nr
+    spec.d.width = nc
+    spec.d.planes = 3
+    p.nbytes = align8(p.off_heights + nc)
+    spec.d.state_bytes = p.nbytes
+    spec.d.reset = reset
+    spec.d.check = check
+    spec.d.apply = apply
+    spec.d.legal = legal
+    spec.d.observe = observe
+    spec.name = "connect_four"
+    spec.kwargs = {"rows": nr, "cols": nc, "connect": k}
+    spec.agents = ("player_0", "player_1")
+    spec.reasons = REASONS
+    spec.plane_info = PLANES
+    spec.symmetry_names = SYMMETRIES
+    spec.symmetries = Symmetries(SYMMETRIES, nr, nc, nc, action_kind="columns")
+    spec.action_name = _column_name
+    return spec
+
+
+cdef class ConnectFourState(State):
+    """Connect Four position: ConnectFourState(rows=6, cols=7, connect=4); action = column."""
+
+    def __init__(self, rows=6, cols=7, connect=4):
+        self._adopt(make_spec(rows, cols, connect))
+        self.reset()
+
+    def board(self):
+        """int8 (rows, cols), row 0 on top: 0 empty, 1 a first-player piece, 2 a second-player piece."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef int8_t[::1] view = <int8_t[:p.cells]> board_of(p, self.s)
+        return np.array(view, dtype=np.int8).reshape(p.rows, p.cols)
+
+    def heights(self):
+        """int64 (cols,): the number of pieces in each column."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef int8_t[::1] view = <int8_t[:p.cols]> heights_of(p, self.s)
+        return np.array(view, dtype=np.int64)
+
+    def last_point(self):
+        """(row, col) of the last piece played (row 0 on top), or None at the start."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef int c = header(self.s).last_action
+        if c < 0:
+            return None
+        return (p.rows - heights_of(p, self.s)[c], c)
+
+    def recompute_hash(self):
+        """The Zobrist hash computed from scratch from the pieces on the board (for tests)."""
+        cdef const Params* p = <const Params*> self.g.params
+        cdef int8_t* b = board_of(p, self.s)
+        cdef uint64_t h = 0
+        cdef int i
+        for i in range(p.cells):
+            if b[i] != 0:
+                h ^= key(i, b[i] - 1)
+        return h

@@ -64,12 +64,15 @@ def _polygon(img, pts, color):
     y0, x0 = max(y0, 0), max(x0, 0)
     y1, x1 = min(y1, img.shape[0]), min(x1, img.shape[1])
     yy, xx = np.mgrid[y0:y1, x0:x1] + 0.5
-    inside = np.ones(yy.shape, bool)
+    pos = np.ones(yy.shape, bool)
+    neg = np.ones(yy.shape, bool)
     n = len(pts)
-    for i in range(n):            # convex polygon, points in clockwise screen order
+    for i in range(n):            # convex polygon, either orientation
         (ay, ax), (by, bx) = pts[i], pts[(i + 1) % n]
-        inside &= (bx - ax) * (yy - ay) - (by - ay) * (xx - ax) >= -0.5
-    img[y0:y1, x0:x1][inside] = color
+        cross = (bx - ax) * (yy - ay) - (by - ay) * (xx - ax)
+        pos &= cross >= -0.5
+        neg &= cross <= 0.5
+    img[y0:y1, x0:x1][pos | neg] = color
 
 
 STONE = {1: (20, 20, 20), 2: (240, 240, 240)}
@@ -112,22 +115,29 @@ def _grid_game(board, last, background, line, hoshi=False, lines_on_points=True,
 def _hex_game(board, last):
     n = board.shape[0]
     s = CELL * 0.55                     # hexagon radius
-    dx, dy = s * np.sqrt(3), s * 1.5    # pointy-top hexagons
+    dx, dy = s * np.sqrt(3), s * 1.5    # pointy-top hexagons; row r+1 sits half a cell to the right
     width = int(dx * (n + (n - 1) / 2) + 2 * CELL)
     height = int(dy * (n - 1) + 2 * s + 2 * CELL)
     img = np.empty((height, width, 3), np.uint8)
     img[:] = (235, 225, 200)
-    # coloured borders: black owns top and bottom, white left and right
-    img[: CELL // 2] = (40, 40, 40)
-    img[-CELL // 2:] = (40, 40, 40)
-    img[CELL // 2:-CELL // 2, : CELL // 3] = (250, 250, 250)
-    img[CELL // 2:-CELL // 2, -CELL // 3:] = (250, 250, 250)
+
+    def centre(r, c):
+        return CELL + s + r * dy, CELL + dx / 2 + c * dx + r * dx / 2
+
+    # each player's edges as bands along the rhombus: black top and bottom, white left and right
+    band = s * 0.9
+    for (r0, c0), (r1, c1), (oy, ox), color in [
+            ((0, 0), (0, n - 1), (-1.0, 0.0), STONE[1]), ((n - 1, 0), (n - 1, n - 1), (1.0, 0.0), STONE[1]),
+            ((0, 0), (n - 1, 0), (0.0, -1.0), STONE[2]), ((0, n - 1), (n - 1, n - 1), (0.0, 1.0), STONE[2])]:
+        (ay, ax), (by, bx) = centre(r0, c0), centre(r1, c1)
+        near, far = band, band + s * 0.5
+        _polygon(img, [(ay + oy * near, ax + ox * near), (by + oy * near, bx + ox * near),
+                       (by + oy * far, bx + ox * far), (ay + oy * far, ax + ox * far)], color)
     angles = np.deg2rad(np.arange(6) * 60 - 90)
     for r in range(n):
         for c in range(n):
-            cy, cx = CELL + s + r * dy, CELL + dx / 2 + c * dx + r * dx / 2
-            pts = [(cy + s * np.sin(t), cx + s * np.cos(t)) for t in angles]
-            _polygon(img, pts, (90, 80, 60))
+            cy, cx = centre(r, c)
+            _polygon(img, [(cy + s * np.sin(t), cx + s * np.cos(t)) for t in angles], (90, 80, 60))
             _polygon(img, [(cy + (s - 2) * np.sin(t), cx + (s - 2) * np.cos(t)) for t in angles], (200, 170, 110))
             if board[r, c]:
                 _disc(img, cy, cx, s * 0.7, STONE[board[r, c]], outline=(0, 0, 0))

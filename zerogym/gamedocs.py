@@ -21,7 +21,7 @@ def game_section(name):
     lines = [f"## `{GAMES[name].split('.')[-1]}`", "", (module.__doc__ or "").strip(), "",
              f"Example below: `{kw}`. Agents: {', '.join(f'`{a}`' for a in spec.agents)} (first moves first).", "",
              f"**Actions** ({n_act}): "
-             + ", ".join(f"{a} = {spec.action_name(a)}" for a in sorted({0, 1, w, n_act - 1})) + ".", "",
+             + ", ".join(f"{a} = {spec.action_name(a)}" for a in sorted({0, 1, w, n_act - 1}) if a < n_act) + ".", "",
              f"**Observation**: int8 `({h}, {w}, {c})` seen from the observing agent; planes:", "",
              "| plane | name | meaning |", "|---|---|---|"]
     lines += [f"| {i} | {p} | {d} |" for i, (p, d) in enumerate(spec.plane_info)]

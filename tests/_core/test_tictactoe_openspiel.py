@@ -63,7 +63,7 @@ def test_tic_tac_toe_equals_mnk_3_3_3():
 
 
 @pytest.mark.parametrize("n, k, games", [(15, 5, 60), (5, 4, 200), (4, 3, 100), (6, 4, 60), (7, 5, 40),
-                                         (2, 2, 30), (1, 1, 3), (4, 4, 60), (9, 3, 40)])
+                                         (2, 2, 30), (4, 4, 60), (9, 3, 40)])
 def test_mnk_matches_openspiel(n, k, games):
     game = pyspiel.load_game("mnk", {"m": n, "n": n, "k": k})
     outcomes = run_games(game, n, k, games, seed=n * 100 + k)

@@ -11,6 +11,15 @@ from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 
 
+cdef inline void observe_and_mask(const GameDef* g, char* s, int8_t* obs, int8_t* mask) noexcept nogil:
+    # the mover's observation and the legal mask, fused where the game offers it
+    if g.observe_mover != NULL:
+        g.observe_mover(g.params, s, obs, mask)
+    else:
+        g.observe(g.params, s, header(s).to_play, obs)
+        g.legal(g.params, s, mask)
+
+
 cdef class Batch:
     """N independent games laid end to end in one buffer.
 
@@ -48,8 +57,7 @@ cdef class Batch:
             for i in range(self.n):
                 s = self.blobs + i * self.stride
                 self.g.reset(self.g.params, s)
-                self.g.observe(self.g.params, s, 0, &obs[i, 0])
-                self.g.legal(self.g.params, s, &mask[i, 0])
+                observe_and_mask(self.g, s, &obs[i, 0], &mask[i, 0])
                 to_play[i] = 0
 
     def step(self, const int64_t[::1] actions, int8_t[:, ::1] obs, int8_t[:, ::1] mask,
@@ -94,8 +102,7 @@ cdef class Batch:
                     self.g.observe(self.g.params, s, h.to_play, &final_obs[i, 0])
                     self.g.reset(self.g.params, s)
                 to_play[i] = h.to_play
-                self.g.observe(self.g.params, s, h.to_play, &obs[i, 0])
-                self.g.legal(self.g.params, s, &mask[i, 0])
+                observe_and_mask(self.g, s, &obs[i, 0], &mask[i, 0])
         return (-1, 0)
 
     def seed(self, uint64_t seed):

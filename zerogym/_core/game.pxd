@@ -33,6 +33,7 @@ ctypedef int (*check_fn)(const void* p, char* s, int a) noexcept nogil
 ctypedef void (*apply_fn)(const void* p, char* s, int a) noexcept nogil
 ctypedef int (*legal_fn)(const void* p, char* s, int8_t* mask) noexcept nogil
 ctypedef void (*observe_fn)(const void* p, char* s, int player, int8_t* out) noexcept nogil
+ctypedef int (*observe_mover_fn)(const void* p, char* s, int8_t* out, int8_t* mask) noexcept nogil
 
 ctypedef struct GameDef:
     int num_actions
@@ -54,6 +55,9 @@ ctypedef struct GameDef:
     legal_fn legal
     # observe: write the H*W*C int8 observation (row-major H, W, C) seen from `player`.
     observe_fn observe
+    # observe_mover (optional, may be NULL): observe(s, to_play, out) and legal(s, mask) in one
+    # pass, for games where the two share work (Go); the vector path uses it when present.
+    observe_mover_fn observe_mover
 
 
 cdef inline Header* header(char* s) noexcept nogil:

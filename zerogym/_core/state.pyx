@@ -163,11 +163,12 @@ cdef class State:
         return self.g.check(self.g.params, self.s, action)
 
     def is_legal(self, action):
-        return self._check(action) == REASON_OK
+        """True if `action` is legal here (an int of any size; anything else raises IllegalMoveError)."""
+        return _reason(self, action) == REASON_OK
 
     def illegal_reason(self, action):
         """None if `action` is legal here, else a sentence saying why not."""
-        cdef int code = self._check(action)
+        cdef int code = _reason(self, action)
         return None if code == REASON_OK else self.spec.reason(code)
 
     def step(self, action):
@@ -176,18 +177,13 @@ cdef class State:
         Raises IllegalMoveError (a ValueError) naming the move, the player and the reason; the
         state is then unchanged.
         """
-        cdef long long a
-        try:
-            a = operator.index(action)
-        except (TypeError, OverflowError):
-            raise IllegalMoveError(f"action must be an int in 0..{self.g.num_actions - 1}, got {action!r}") from None
-        cdef int code = self._check(a) if -2**31 <= a < 2**31 else REASON_RANGE
+        cdef int code = _reason(self, action)
         if code != REASON_OK:
-            self._raise_illegal(a, code)
-        self.g.apply(self.g.params, self.s, <int> a)
+            self._raise_illegal(operator.index(action), code)
+        self.g.apply(self.g.params, self.s, <int> action)
         return self
 
-    def _raise_illegal(self, long long a, int code):
+    def _raise_illegal(self, a, int code):
         player = self.spec.agents[header(self.s).to_play]
         if code == REASON_RANGE:
             move = f"action {a}"
@@ -252,6 +248,17 @@ cdef class State:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.spec.name} move {self.move_count}, player {self.current_player} to play>"
+
+
+cdef int _reason(State st, object action) except -1:
+    """The GameDef reason code for `action` (REASON_RANGE for ints outside the int32 range)."""
+    try:
+        a = operator.index(action)
+    except TypeError:
+        raise IllegalMoveError(f"action must be an int in 0..{st.g.num_actions - 1}, got {action!r}") from None
+    if not 0 <= a < st.g.num_actions:
+        return REASON_OVER if header(st.s).status != RUNNING else REASON_RANGE
+    return st._check(<int> a)
 
 
 cdef int _player(object player) except -1:

@@ -13,7 +13,8 @@ Layout of a state blob (all offsets 8-aligned, stored in Params; no pointers):
     int16 head[P]      chain representative ("head") of a stone
     int16 nxt[P]       next stone of the same chain (circular linked list)
     Chain chain[P]     per chain, indexed by its head: stones, pseudo-liberties (count, sum of the
-                       liberty points, sum of their squares) and the XOR of the chain's stone keys
+                       liberty points, sum of their squares)
+    uint64 zx[P]       per chain head: the XOR of the chain's stone keys
     int32 seen[cells+1]  how many stored positions have k stones (positional superko only)
     uint64 seen_set[cap] open-addressing set of the board-only hashes of every position of this
                        game, including the start (positional superko only; 0 marks a free slot)
@@ -60,6 +61,8 @@ cdef enum:
 
 cdef enum:
     PLANES_N = 7
+    LIB = 1             # scan(): a neighbour that gives the new stone a liberty
+    CAP = 2             # scan(): a neighbour chain that the new stone captures
 
 # salt of this game's Zobrist keys; a stone's key uses pt * 4 + colour (colour 1 or 2), so
 # pt * 4 + 0 and pt * 4 + 3 are free: K_BOARD and K_WHITE use them.
@@ -81,19 +84,21 @@ ctypedef struct Params:
     Py_ssize_t off_head
     Py_ssize_t off_next
     Py_ssize_t off_chain
+    Py_ssize_t off_zx
     Py_ssize_t off_seen
     Py_ssize_t off_set
 
 ctypedef struct Extra:
+    uint64_t bloom[8]   # 512-bit Bloom filter of the superko set (two bits per key): most
+                        # candidate positions are ruled out here, without probing the set
     uint64_t bhash      # board-only hash: K_BOARD ^ stone keys (what the superko set stores)
     int32_t ko          # padded point banned by simple ko for the player to move, or -1
     int32_t passes      # consecutive passes just played
     int32_t nblack      # stones on the board
     int32_t nwhite
 
-ctypedef struct Chain:
-    uint64_t zx         # XOR of the stone keys of the chain
-    int64_t lsq         # sum of squares of the pseudo-liberty points
+ctypedef struct Chain:        # 12 bytes, so the chains of a 9x9 board fit in 20 cache lines
+    int32_t lsq         # sum of squares of the pseudo-liberty points (< 2500 * 702**2 < 2**31)
     int32_t lsum        # sum of the pseudo-liberty points
     int16_t libs        # number of pseudo-liberties (a liberty counted once per adjacent stone)
     int16_t size        # stones
@@ -106,6 +111,7 @@ ctypedef struct Go:
     int16_t* head
     int16_t* nxt
     Chain* ch
+    uint64_t* zx        # per chain head: XOR of the stone keys of the chain
     int32_t* seen
     uint64_t* tab
 
@@ -117,6 +123,7 @@ cdef inline void view(const Params* p, char* s, Go* g) noexcept nogil:
     g.head = <int16_t*> (s + p.off_head)
     g.nxt = <int16_t*> (s + p.off_next)
     g.ch = <Chain*> (s + p.off_chain)
+    g.zx = <uint64_t*> (s + p.off_zx)
     g.seen = <int32_t*> (s + p.off_seen)
     g.tab = <uint64_t*> (s + p.off_set)
 
@@ -145,16 +152,32 @@ cdef inline bint in_atari(const Chain* c) noexcept nogil:
 cdef inline void add_lib(Chain* c, int pt) noexcept nogil:
     c.libs += 1
     c.lsum += pt
-    c.lsq += <int64_t> pt * pt
+    c.lsq += pt * pt
 
 
 cdef inline void del_lib(Chain* c, int pt) noexcept nogil:
     c.libs -= 1
     c.lsum -= pt
-    c.lsq -= <int64_t> pt * pt
+    c.lsq -= pt * pt
 
 
 # ---- superko set (board-only hashes) ----------------------------------------------------------
+cdef inline bint bloom_maybe(const Extra* x, uint64_t key) noexcept nogil:
+    # False: key is surely not in the set; True: it may be (the set decides)
+    cdef int b1 = <int> (key >> 55), b2 = <int> ((key >> 46) & 511)
+    return ((x.bloom[b1 >> 6] >> (b1 & 63)) & 1) and ((x.bloom[b2 >> 6] >> (b2 & 63)) & 1)
+
+
+cdef inline void bloom_add(Extra* x, uint64_t key) noexcept nogil:
+    cdef int b1 = <int> (key >> 55), b2 = <int> ((key >> 46) & 511)
+    x.bloom[b1 >> 6] |= (<uint64_t> 1) << (b1 & 63)
+    x.bloom[b2 >> 6] |= (<uint64_t> 1) << (b2 & 63)
+
+
+cdef inline bint seen_before(const Params* p, Go* g, uint64_t key) noexcept nogil:
+    return bloom_maybe(g.x, key) and set_has(p, g.tab, key)
+
+
 cdef inline bint set_has(const Params* p, const uint64_t* tab, uint64_t key) noexcept nogil:
     cdef int m = p.cap - 1
     cdef int i = <int> (key & <uint64_t> m)
@@ -201,6 +224,7 @@ cdef void reset(const void* pp, char* s) noexcept nogil:
             g.b[(r + 1) * p.w + c] = EMPTY
     if not p.simple:
         set_add(p, g.tab, g.x.bhash)
+        bloom_add(g.x, g.x.bhash)
         g.seen[0] = 1
 
 
@@ -239,9 +263,9 @@ cdef inline int check_pt(const Params* p, Go* g, int pt) noexcept nogil:
         return SUICIDE
     if p.simple:
         return REASON_OK
-    # positional superko: the board after the move, as stone count and board-only hash
+    # positional superko: the board after the move repeats an earlier one only if an earlier board
+    # had as many stones (cheap test first), and then only if the hashes match
     count = g.x.nblack + g.x.nwhite + 1
-    key = g.x.bhash ^ stone_key(pt, me)
     if captures:
         for d in range(4):
             q = dirs[d]
@@ -255,12 +279,13 @@ cdef inline int check_pt(const Params* p, Go* g, int pt) noexcept nogil:
                     if not dup:
                         caps[ncap] = hd
                         ncap += 1
-                        key ^= g.ch[hd].zx
                         count -= g.ch[hd].size
-    # a board with `count` stones can repeat only if an earlier one had as many stones
     if g.seen[count] == 0:
         return REASON_OK
-    if set_has(p, g.tab, key):
+    key = g.x.bhash ^ stone_key(pt, me)
+    for j in range(ncap):
+        key ^= g.zx[caps[j]]
+    if seen_before(p, g, key):
         return SUPERKO
     return REASON_OK
 
@@ -298,7 +323,7 @@ cdef inline int merge(Go* g, int a, int bh) noexcept nogil:
     big.libs += small.libs
     big.lsum += small.lsum
     big.lsq += small.lsq
-    big.zx ^= small.zx
+    g.zx[a] ^= g.zx[bh]
     return a
 
 
@@ -307,7 +332,7 @@ cdef inline void remove_chain(const Params* p, Go* g, int hd) noexcept nogil:
     cdef int cur = hd, t, d
     cdef int8_t v
     cdef int dirs[4]
-    g.x.bhash ^= g.ch[hd].zx
+    g.x.bhash ^= g.zx[hd]
     while True:
         g.b[cur] = EMPTY
         dirs[0] = cur + p.w
@@ -413,7 +438,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
         c.libs = 0
         c.lsum = 0
         c.lsq = 0
-        c.zx = k
+        g.zx[pt] = k
         hd = pt
         dirs[0] = pt + p.w
         dirs[1] = pt - p.w
@@ -451,6 +476,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
         g.x.ko = last_cap if (in_eye and captured == 1) else -1
         if not p.simple:
             if set_add(p, g.tab, g.x.bhash):
+                bloom_add(g.x, g.x.bhash)
                 g.seen[g.x.nblack + g.x.nwhite] += 1
     g.h.to_play = 1 - me
     g.h.hash = g.x.bhash ^ (k_white() if g.h.to_play == 1 else 0)
@@ -460,26 +486,6 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     elif g.h.moves >= p.max_moves:
         g.h.status = TRUNCATED
         g.h.winner = -1
-
-
-cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
-    cdef const Params* p = <const Params*> pp
-    cdef Go g
-    cdef int r, c, base, i = 0, n = 0
-    cdef int8_t ok
-    if header(s).status != RUNNING:
-        memset(mask, 0, p.cells + 1)
-        return 0
-    view(p, s, &g)
-    for r in range(p.n):
-        base = (r + 1) * p.w
-        for c in range(p.n):
-            ok = check_pt(p, &g, base + c) == REASON_OK
-            mask[i] = ok
-            n += ok
-            i += 1
-    mask[p.cells] = 1
-    return n + 1
 
 
 # Observation patterns: the 7 plane bytes of one point, plus one spare byte so that a point is
@@ -520,6 +526,72 @@ cdef inline int stone_pattern(Go* g, int pt, int8_t v, int8_t mine) noexcept nog
     return (PAT_OWN if v == mine else PAT_OPP) + 2 * in_atari(&g.ch[g.head[pt]])
 
 
+cdef int scan(const Params* p, Go* g, int8_t* mask, int8_t* out) noexcept nogil:
+    # The legal mask of the player to move and, if out != NULL, its observation: one pass.
+    # First every padded point gets a class byte, colour | atari << 2 (each chain's atari test
+    # once per stone, not once per neighbour); an empty point then ORs the flags of its four
+    # neighbours' classes (LIB: gives a liberty, CAP: captures).  Only moves that capture, or
+    # that could repeat an earlier stone count, need the full superko test.
+    cdef uint8_t cls[MAXP]
+    cdef uint8_t flags[8]
+    cdef uint64_t pat[PAT_N]
+    cdef int r, c, pt, code, n = 0, i = 0, last = p.cells - 1, w = p.w
+    cdef int8_t v, me = <int8_t> (g.h.to_play + 1), opp = 3 - me
+    cdef uint8_t f
+    cdef int8_t* b = g.b
+    cdef bint maybe_repeat
+    memset(flags, 0, 8)
+    flags[EMPTY] = LIB
+    flags[me] = LIB                # own chain with two or more liberties
+    flags[opp | 4] = CAP           # opponent chain in atari
+    for pt in range(p.npad):
+        v = b[pt]
+        cls[pt] = <uint8_t> v
+        if v == BLACK or v == WHITE:
+            cls[pt] |= in_atari(&g.ch[g.head[pt]]) << 2
+    maybe_repeat = not p.simple and g.seen[g.x.nblack + g.x.nwhite + 1] != 0
+    if out != NULL:
+        make_patterns(pat, g.h.to_play == 0)
+    for r in range(p.n):
+        pt = (r + 1) * w
+        for c in range(p.n):
+            v = b[pt]
+            if v != EMPTY:
+                mask[i] = 0
+                if out != NULL:
+                    put(out, i, last, pat, (PAT_OWN if v == me else PAT_OPP) + 2 * (cls[pt] >> 2))
+            else:
+                f = flags[cls[pt + w]] | flags[cls[pt - w]] | flags[cls[pt + 1]] | flags[cls[pt - 1]]
+                if pt == g.x.ko:
+                    code = KO
+                elif f == 0:
+                    code = SUICIDE
+                elif f & CAP:
+                    code = check_pt(p, g, pt)
+                elif maybe_repeat and seen_before(p, g, g.x.bhash ^ stone_key(pt, me)):
+                    code = SUPERKO    # no capture: the new board is this one plus the stone
+                else:
+                    code = REASON_OK
+                mask[i] = code == REASON_OK
+                n += code == REASON_OK
+                if out != NULL:
+                    put(out, i, last, pat, PAT_BANNED if code == KO or code == SUPERKO else PAT_EMPTY)
+            i += 1
+            pt += 1
+    mask[p.cells] = 1
+    return n + 1
+
+
+cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Go g
+    if header(s).status != RUNNING:
+        memset(mask, 0, p.cells + 1)
+        return 0
+    view(p, s, &g)
+    return scan(p, &g, mask, NULL)
+
+
 cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nogil:
     cdef const Params* p = <const Params*> pp
     cdef Go g
@@ -546,36 +618,15 @@ cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nog
 
 
 cdef int observe_mover(const void* pp, char* s, int8_t* out, int8_t* mask) noexcept nogil:
-    # observe(s, to_play) and legal(s) in one pass: the legality check of each empty point also
-    # decides its ko_banned plane
+    # observe(s, to_play) and legal(s) in one pass (see scan)
     cdef const Params* p = <const Params*> pp
     cdef Go g
-    cdef int r, c, pt, code, n = 0, i = 0, last = p.cells - 1
-    cdef int8_t v, mine
-    cdef uint64_t pat[PAT_N]
     view(p, s, &g)
     if g.h.status != RUNNING:
         observe(pp, s, g.h.to_play, out)
         memset(mask, 0, p.cells + 1)
         return 0
-    mine = <int8_t> (g.h.to_play + 1)
-    make_patterns(pat, g.h.to_play == 0)
-    for r in range(p.n):
-        pt = (r + 1) * p.w
-        for c in range(p.n):
-            v = g.b[pt]
-            if v != EMPTY:
-                mask[i] = 0
-                put(out, i, last, pat, stone_pattern(&g, pt, v, mine))
-            else:
-                code = check_pt(p, &g, pt)
-                mask[i] = code == REASON_OK
-                n += code == REASON_OK
-                put(out, i, last, pat, PAT_BANNED if code == KO or code == SUPERKO else PAT_EMPTY)
-            i += 1
-            pt += 1
-    mask[p.cells] = 1
-    return n + 1
+    return scan(p, &g, mask, out)
 
 
 PLANES = (
@@ -627,7 +678,8 @@ def make_spec(board_size=19, komi=7.5, superko="positional", max_moves=None):
     p.off_head = align8(p.off_board + p.npad)
     p.off_next = align8(p.off_head + p.npad * sizeof(int16_t))
     p.off_chain = align8(p.off_next + p.npad * sizeof(int16_t))
-    p.off_seen = align8(p.off_chain + p.npad * sizeof(Chain))
+    p.off_zx = align8(p.off_chain + p.npad * sizeof(Chain))
+    p.off_seen = align8(p.off_zx + p.npad * sizeof(uint64_t))
     p.off_set = align8(p.off_seen + ((p.cells + 1) * sizeof(int32_t) if cap else 0))
     spec.d.num_actions = n * n + 1
     spec.d.height = spec.d.width = n
@@ -782,7 +834,7 @@ cdef class GoState(State):
                 ch = g.ch[hd]
                 assert ch.size == len(stones), "chain size"
                 assert ch.libs == libs_pseudo and ch.lsum == lsum and ch.lsq == lsq, "pseudo-liberties"
-                assert ch.zx == zx, "chain hash"
+                assert g.zx[hd] == zx, "chain hash"
         total = sum(len(v) for v in seen.values())
         on_board = int(np.count_nonzero(self.board()))
         assert total == on_board, "stones missing from chain lists (chain of a stone not connected)"

@@ -10,6 +10,31 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 only = [w for w in os.environ.get("ZEROGYM_ONLY", "").split(",") if w]
+PARALLEL = {"zerogym._core.batch"}   # modules with prange loops: built with OpenMP when available
+
+
+def openmp_flags():
+    """["-fopenmp"] if the C compiler builds and links OpenMP code, else [] (loops then run serially)."""
+    if os.environ.get("ZEROGYM_NO_OPENMP"):
+        return []
+    import tempfile
+    from setuptools._distutils.ccompiler import new_compiler
+    from setuptools._distutils.sysconfig import customize_compiler
+    cc = new_compiler()
+    customize_compiler(cc)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "omp.c")
+        with open(src, "w") as f:
+            f.write("#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n")
+        try:
+            objs = cc.compile([src], output_dir=tmp, extra_postargs=["-fopenmp"])
+            cc.link_executable(objs, os.path.join(tmp, "omp"), extra_postargs=["-fopenmp"])
+        except Exception:
+            return []
+    return ["-fopenmp"]
+
+
+OPENMP = openmp_flags()
 extensions = []
 for pyx in sorted(glob.glob("zerogym/**/*.pyx", recursive=True) + glob.glob("zerogym_agents/**/*.pyx", recursive=True)):
     module = pyx[:-4].replace(os.sep, ".")
@@ -19,7 +44,9 @@ for pyx in sorted(glob.glob("zerogym/**/*.pyx", recursive=True) + glob.glob("zer
         module, [pyx],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-Wno-unused-function", "-Wno-unreachable-code"],
+        extra_compile_args=["-O3", "-Wno-unused-function", "-Wno-unreachable-code"]
+        + (OPENMP if module in PARALLEL else []),
+        extra_link_args=OPENMP if module in PARALLEL else [],
     ))
 
 setup(ext_modules=cythonize(

@@ -119,3 +119,25 @@ def test_set_state_round_trip():
         venv.get_state(2)
     with pytest.raises(ValueError, match="does not fit"):
         venv.set_state(0, zerogym.make_state("tictactoe", board_size=4))
+
+
+@pytest.mark.parametrize("game,kwargs", [("go", {"board_size": 5}), ("connect_four", {}), ("hex", {"board_size": 4})])
+def test_threads_give_the_same_games(game, kwargs):
+    """Seeded play is the same whatever num_threads is (OpenMP or not)."""
+    runs = []
+    for threads in (1, 2):
+        venv = zerogym.vector.make(game, 33, num_threads=threads, **kwargs)
+        obs, _ = venv.reset(seed=4)
+        trace = []
+        for _ in range(60):
+            actions = venv.sample_actions(obs["action_mask"])
+            obs, rewards, term, trunc, infos = venv.step(actions)
+            trace.append((actions, obs["observation"], rewards, term, infos["final_observation"]))
+        runs.append(trace)
+    for a, b in zip(*runs):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_num_threads_is_validated():
+    with pytest.raises(ValueError, match="num_threads"):
+        zerogym.vector.make("tictactoe", 2, num_threads=0)

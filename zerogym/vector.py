@@ -3,6 +3,7 @@ import numpy as np
 from gymnasium import spaces
 
 from zerogym._core.batch import Batch
+from zerogym._validate import int_arg
 from zerogym.errors import IllegalMoveError
 from zerogym.registry import make_state
 
@@ -17,15 +18,17 @@ class VectorEnv:
     infos["final_observation"] (N, H, W, C, valid where infos["_final_observation"]).
 
     With copy=False the returned arrays are buffers reused by the next step (faster; copy what
-    you keep).
+    you keep). num_threads > 1 splits each step between threads (OpenMP builds; otherwise the
+    games are stepped one after another all the same).
     """
 
-    def __init__(self, game, num_envs, copy=True, **kwargs):
+    def __init__(self, game, num_envs, copy=True, num_threads=1, **kwargs):
         self.game = game
         self.template = make_state(game, **kwargs)
         self.spec = self.template.spec
         self.num_envs = int(num_envs)
         self.copy = copy
+        self.num_threads = int_arg("vector", "num_threads", num_threads, 1, 1024)
         self._batch = Batch(self.spec, self.num_envs)
         n, (h, w, c), a = self.num_envs, self.spec.obs_shape, self.spec.num_actions
         self.num_actions = a
@@ -42,8 +45,8 @@ class VectorEnv:
         self._trunc = np.zeros(n, np.uint8)
         self._done = np.zeros(n, np.uint8)
         self._to_play = np.zeros(n, np.int32)
-        self._flat_obs = self._obs.reshape(n, -1)
-        self._flat_final = self._final.reshape(n, -1)
+        self._batch.bind(self._obs.reshape(n, -1), self._mask, self._rewards, self._term, self._trunc,
+                         self._to_play, self._final.reshape(n, -1), self._done)
         self.np_random = np.random.default_rng()
 
     def reset(self, seed=None, options=None):
@@ -51,15 +54,15 @@ class VectorEnv:
             self.np_random = np.random.default_rng(seed)
             self.single_action_space.seed(seed)
             self._batch.seed(seed)
-        self._batch.reset(self._flat_obs, self._mask, self._to_play)
+        self._batch.reset(self.num_threads)
         return self._out_obs(), {"to_play": self._maybe_copy(self._to_play)}
 
     def step(self, actions):
-        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.flags.c_contiguous):
+            actions = np.ascontiguousarray(actions, dtype=np.int64)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
-        bad, code = self._batch.step(actions, self._flat_obs, self._mask, self._rewards, self._term,
-                                     self._trunc, self._to_play, self._flat_final, self._done)
+        bad, code = self._batch.step(actions, self.num_threads)
         if bad >= 0:
             self._raise(bad, int(actions[bad]), code)
         done = self._done.view(bool)
@@ -108,13 +111,13 @@ class VectorEnv:
         """
         m = self._mask if mask is None else np.ascontiguousarray(mask, dtype=np.int8)
         out = np.empty(m.shape[0], np.int64)
-        self._batch.sample(m, out)
+        self._batch.sample(m, out, self.num_threads)
         return out
 
     def close(self):
         pass
 
 
-def make(game, num_envs, copy=True, **kwargs):
+def make(game, num_envs, copy=True, num_threads=1, **kwargs):
     """zerogym.vector.make("go", num_envs=1024, board_size=9)."""
-    return VectorEnv(game, num_envs, copy=copy, **kwargs)
+    return VectorEnv(game, num_envs, copy=copy, num_threads=num_threads, **kwargs)

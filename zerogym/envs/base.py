@@ -83,7 +83,6 @@ class BoardGameEnv(AECEnv):
                                        f"or reset() for a new game (got action {action!r})")
             return self._was_dead_step(action)
         self.state.step(action)          # raises IllegalMoveError, state unchanged
-        self._cumulative_rewards[agent] = 0
         if self.state.is_over():
             ret = self.state.returns()
             done = {a: True for a in self.agents}
@@ -94,8 +93,9 @@ class BoardGameEnv(AECEnv):
             self.rewards = {a: ret[self._player[a]] for a in self.agents}
             info = self.final_info()
             self.infos = {a: dict(info) for a in self.agents}
+            self._cumulative_rewards[agent] = 0
+            self._accumulate_rewards()      # rewards are 0 until the end: nothing to add before
         self.agent_selection = self.possible_agents[self.state.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -185,14 +185,13 @@ class ClassicWrapper(BaseWrapper):
         if not self._has_reset:
             raise AttributeError("step() cannot be called before reset()")
         raw = self._raw
-        if self.illegal == "terminate" and raw.agents:
-            agent = raw.agent_selection
-            st = raw.state
-            if not (raw.terminations[agent] or raw.truncations[agent]) and action is not None \
-                    and isinstance(action, (int, np.integer)) and 0 <= action < st.num_actions \
-                    and not st.is_legal(action):
-                return self._terminate_illegal(agent, st.illegal_reason(action))
-        raw.step(action)
+        try:
+            raw.step(action)          # changes nothing when it raises
+        except IllegalMoveError as err:
+            if self.illegal == "raise" or err.action is None or not 0 <= err.action < raw.state.num_actions \
+                    or not raw.agents or raw.state.is_over():
+                raise                 # out of range, not an int, or no game to end: a caller's bug
+            self._terminate_illegal(raw.agent_selection, err.reason)
 
     def _terminate_illegal(self, agent, reason):
         raw = self._raw

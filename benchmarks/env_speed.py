@@ -190,7 +190,7 @@ def measure(labels, seconds, with_pgx=True):
             r[impl] = timed(openspiel_loop(*osp), seconds)
         elif impl in ("zg_vector", "zg_vector_mt"):
             threads = 1 if impl == "zg_vector" else CORES
-            rates = {n: vector_speed(game, kwargs, seconds / 3, num_envs=n, num_threads=threads) for n in VECTOR_SIZES}
+            rates = {n: vector_speed(game, kwargs, seconds, num_envs=n, num_threads=threads) for n in VECTOR_SIZES}
             r[impl + "_n"] = max(rates, key=rates.get)
             r[impl] = rates[r[impl + "_n"]]
         elif impl == "pgx" and pgx_id and with_pgx:

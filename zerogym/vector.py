@@ -47,6 +47,11 @@ class VectorEnv:
         self._to_play = np.zeros(n, np.int32)
         self._batch.bind(self._obs.reshape(n, -1), self._mask, self._rewards, self._term, self._trunc,
                          self._to_play, self._final.reshape(n, -1), self._done)
+        # what copy=False returns every step: the buffers themselves, in prebuilt containers
+        self._shared_obs = {"observation": self._obs, "action_mask": self._mask}
+        self._shared_infos = {"to_play": self._to_play, "final_observation": self._final,
+                              "_final_observation": self._done.view(bool)}
+        self._term_b, self._trunc_b = self._term.view(bool), self._trunc.view(bool)
         self.np_random = np.random.default_rng()
 
     def reset(self, seed=None, options=None):
@@ -55,7 +60,7 @@ class VectorEnv:
             self.single_action_space.seed(seed)
             self._batch.seed(seed)
         self._batch.reset(self.num_threads)
-        return self._out_obs(), {"to_play": self._maybe_copy(self._to_play)}
+        return self._out_obs(), {"to_play": self._to_play.copy() if self.copy else self._to_play}
 
     def step(self, actions):
         if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.flags.c_contiguous):
@@ -65,12 +70,10 @@ class VectorEnv:
         bad, code = self._batch.step(actions, self.num_threads)
         if bad >= 0:
             self._raise(bad, int(actions[bad]), code)
-        done = self._done.view(bool)
-        infos = {"to_play": self._maybe_copy(self._to_play),
-                 "final_observation": self._maybe_copy(self._final),
-                 "_final_observation": self._maybe_copy(done)}
-        return (self._out_obs(), self._maybe_copy(self._rewards), self._maybe_copy(self._term.view(bool)),
-                self._maybe_copy(self._trunc.view(bool)), infos)
+        if not self.copy:
+            return self._shared_obs, self._rewards, self._term_b, self._trunc_b, self._shared_infos
+        infos = {k: v.copy() for k, v in self._shared_infos.items()}
+        return self._out_obs(), self._rewards.copy(), self._term_b.copy(), self._trunc_b.copy(), infos
 
     def _raise(self, i, a, code):
         st = self.get_state(i)
@@ -81,10 +84,9 @@ class VectorEnv:
                                action=a, player=player, reason=reason, game_index=i)
 
     def _out_obs(self):
-        return {"observation": self._maybe_copy(self._obs), "action_mask": self._maybe_copy(self._mask)}
-
-    def _maybe_copy(self, x):
-        return x.copy() if self.copy else x
+        if not self.copy:
+            return self._shared_obs
+        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
 
     def get_state(self, i):
         """A copy of game i as a State."""

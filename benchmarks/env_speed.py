@@ -171,10 +171,10 @@ def pgx_speed(env_id, seconds, batches=(1024, 4096)):
     return best
 
 
-def measure(labels, seconds, with_pgx=True):
+def measure(labels, seconds, with_pgx=True, threaded=True):
     rows = []
-    tasks = [(label, impl) for label in labels
-             for impl in ("zg_env", "pz_env", "zg_state", "openspiel", "zg_vector", "zg_vector_mt", "pgx")]
+    impls = ("zg_env", "pz_env", "zg_state", "openspiel", "zg_vector") + (("zg_vector_mt",) if threaded else ()) + ("pgx",)
+    tasks = [(label, impl) for label in labels for impl in impls]
     results = {label: {} for label in labels}
     for label, impl in tqdm(tasks, desc="env speed", unit="run"):
         game, kwargs, pz, osp, pgx_id = CASES[label]
@@ -249,12 +249,12 @@ def plot(rows, path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
-    ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, no Pgx")
+    ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, one core, no Pgx")
     ap.add_argument("--no-pgx", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     args = ap.parse_args(argv)
     labels = QUICK if args.quick else list(CASES)
-    rows = measure(labels, args.seconds, with_pgx=not (args.quick or args.no_pgx))
+    rows = measure(labels, args.seconds, with_pgx=not (args.quick or args.no_pgx), threaded=not args.quick)
     text = table(rows)
     print(text)
     if not args.quick:

@@ -19,7 +19,8 @@ class VectorEnv:
 
     With copy=False the returned arrays are buffers reused by the next step (faster; copy what
     you keep). num_threads > 1 splits each step between threads (OpenMP builds; otherwise the
-    games are stepped one after another all the same).
+    games are stepped one after another all the same); it pays only on otherwise idle cores:
+    OpenMP threads wait for each other at every step, so a busy core slows them all down.
     """
 
     def __init__(self, game, num_envs, copy=True, num_threads=1, **kwargs):

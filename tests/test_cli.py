@@ -22,4 +22,4 @@ def test_unknown_command_fails_with_usage():
 
 def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "zerogym.cli", "--help"], capture_output=True, text=True)
-    assert out.returncode == 0 and "demo" in out.stdout and "bench" in out.stdout
+    assert out.returncode == 0 and all(c in out.stdout for c in ("demo", "bench", "arena"))

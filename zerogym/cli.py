@@ -63,6 +63,8 @@ def main(argv=None):
     b.add_argument("--no-pgx", action="store_true")
     b.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     b.set_defaults(func=bench)
+    from zerogym_agents.arena.cli import add_arena_parser
+    add_arena_parser(sub)
     args = ap.parse_args(argv)
     args.func(args)
 

@@ -1,0 +1,209 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled exact game solver: negamax with alpha-beta over game values {-1, 0, +1} and a
+transposition table keyed by the State's Zobrist hash (used by zerogym_agents.minimax).
+
+Every game is driven through its GameDef (zerogym/_core/game.pxd): positions live on a stack of
+state blobs allocated once, so a search allocates nothing per node.
+"""
+from cpython.mem cimport PyMem_Calloc, PyMem_Malloc, PyMem_Free
+from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
+from libc.string cimport memcpy, memset
+cimport numpy as cnp
+
+import numpy as np
+
+from zerogym._core.game cimport GameDef, Header, header, RUNNING, TRUNCATED
+from zerogym._core.state cimport State
+
+cnp.import_array()
+
+cdef enum:
+    EXACT = 1
+    LOWER = 2      # the true value is >= the stored value
+    UPPER = 3      # the true value is <= the stored value
+
+cdef uint64_t SIDE_KEY = 0x5851F42D4C957F2DULL   # mixed into the key when the second player moves
+
+ctypedef struct Entry:
+    uint64_t key
+    int16_t move
+    int8_t value
+    int8_t flag
+
+
+cdef class Solver:
+    """Exact values of positions of one game (fixed GameSpec), memoized across calls.
+
+    Solver(state, tt_bits=20, order=None, node_limit=0): `state` fixes the game; the table has
+    2**tt_bits entries (16 bytes each, always-replace); `order` is the move order tried at every
+    node after the table's best move (default 0..A-1); node_limit > 0 aborts a search that visits
+    more nodes (then a RuntimeError).
+    """
+    cdef object spec
+    cdef const GameDef* g
+    cdef Py_ssize_t sb
+    cdef int A, max_depth, aborted
+    cdef char* stack
+    cdef int8_t* masks
+    cdef int32_t* order
+    cdef Entry* tt
+    cdef uint64_t tt_mask
+    cdef readonly long long nodes
+    cdef public long long node_limit
+
+    def __cinit__(self):
+        self.stack = NULL
+        self.masks = NULL
+        self.order = NULL
+        self.tt = NULL
+
+    def __init__(self, State state, int tt_bits=20, order=None, long long node_limit=0):
+        if not 4 <= tt_bits <= 30:
+            raise ValueError(f"tt_bits must be in 4..30, got {tt_bits}")
+        self.spec = state.spec
+        self.g = state.g
+        self.sb = self.g.state_bytes
+        self.A = self.g.num_actions
+        # no supported game lasts longer than 2 * (cells + 2) moves (Othello passes alternate with placements)
+        self.max_depth = 2 * (self.g.height * self.g.width + 2) + 8
+        self.stack = <char*> PyMem_Calloc(self.max_depth + 1, self.sb)
+        self.masks = <int8_t*> PyMem_Malloc((self.max_depth + 1) * self.A)
+        self.order = <int32_t*> PyMem_Malloc(self.A * sizeof(int32_t))
+        self.tt = <Entry*> PyMem_Calloc((<size_t> 1) << tt_bits, sizeof(Entry))
+        if self.stack == NULL or self.masks == NULL or self.order == NULL or self.tt == NULL:
+            raise MemoryError("minimax solver: not enough memory for the transposition table")
+        self.tt_mask = ((<uint64_t> 1) << tt_bits) - 1
+        self.node_limit = node_limit
+        ordered = np.arange(self.A) if order is None else np.asarray(order, dtype=np.int64)
+        if sorted(ordered.tolist()) != list(range(self.A)):
+            raise ValueError(f"order must be a permutation of 0..{self.A - 1}")
+        cdef int i
+        for i in range(self.A):
+            self.order[i] = ordered[i]
+
+    def __dealloc__(self):
+        PyMem_Free(self.stack)
+        PyMem_Free(self.masks)
+        PyMem_Free(self.order)
+        PyMem_Free(self.tt)
+
+    def clear(self):
+        """Forget every stored position."""
+        memset(self.tt, 0, (self.tt_mask + 1) * sizeof(Entry))
+
+    cdef int _search(self, int d, int alpha, int beta) noexcept nogil:
+        # value of stack[d] (running) for its player to move
+        cdef char* s = self.stack + d * self.sb
+        cdef char* child = s + self.sb
+        cdef Header* h = header(s)
+        cdef Header* ch
+        cdef int p = h.to_play, alpha0 = alpha, best = -2, best_move = -1, tt_move = -1, k, a, v
+        cdef uint64_t key = h.hash ^ (SIDE_KEY if p else 0)
+        cdef Entry* e = &self.tt[key & self.tt_mask]
+        cdef int8_t* mask = self.masks + d * self.A
+        if e.flag and e.key == key:
+            if e.flag == EXACT:
+                return e.value
+            if e.flag == LOWER and e.value > alpha:
+                alpha = e.value
+            elif e.flag == UPPER and e.value < beta:
+                beta = e.value
+            if alpha >= beta:
+                return e.value
+            tt_move = e.move
+        self.nodes += 1
+        if (self.node_limit > 0 and self.nodes > self.node_limit) or d + 1 >= self.max_depth:
+            self.aborted = 1 if d + 1 < self.max_depth else 2
+            return 0
+        self.g.legal(self.g.params, s, mask)
+        for k in range(-1, self.A):
+            if k < 0:
+                a = tt_move
+                if a < 0:
+                    continue
+            else:
+                a = self.order[k]
+                if a == tt_move:
+                    continue
+            if not mask[a]:
+                continue
+            memcpy(child, s, self.sb)
+            self.g.apply(self.g.params, child, a)
+            ch = header(child)
+            if ch.status != RUNNING:
+                v = 0 if (ch.status == TRUNCATED or ch.winner < 0) else (1 if ch.winner == p else -1)
+            elif ch.to_play == p:
+                v = self._search(d + 1, alpha, beta)
+            else:
+                v = -self._search(d + 1, -beta, -alpha)
+            if self.aborted:
+                return 0
+            if v > best:
+                best = v
+                best_move = a
+            if v > alpha:
+                alpha = v
+            if alpha >= beta:
+                break
+        e.key = key
+        e.value = best
+        e.move = best_move
+        e.flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
+        return best
+
+    cdef void _load(self, State st) except *:
+        if st.spec is not self.spec and (st.spec.name != self.spec.name or st.spec.kwargs != self.spec.kwargs):
+            raise ValueError(f"this solver is for {self.spec!r}, got a {st.spec!r} state")
+        if st.is_over():
+            raise ValueError("the game is over: there is nothing to solve")
+        memcpy(self.stack, st.s, self.sb)
+
+    cdef void _raise_if_aborted(self) except *:
+        cdef int why = self.aborted
+        self.aborted = 0
+        if why == 1:
+            raise RuntimeError(f"minimax: searched more than node_limit={self.node_limit} nodes; this position "
+                               f"is too large for exact search (raise node_limit, or use a smaller board)")
+        if why == 2:
+            raise RuntimeError(f"minimax: game longer than {self.max_depth} moves; not a game this solver supports")
+
+    def value(self, State st):
+        """Exact game value for the player to move: +1 win, 0 draw, -1 loss (with perfect play)."""
+        self._load(st)
+        self.nodes = 0
+        cdef int v
+        with nogil:
+            v = self._search(0, -1, 1)
+        self._raise_if_aborted()
+        return v
+
+    def action_values(self, State st):
+        """int8 array (A,): the exact value of each legal action for the player to move
+        (+1 / 0 / -1), and -2 for illegal actions."""
+        self._load(st)
+        self.nodes = 0
+        cdef cnp.ndarray out = np.full(self.A, -2, dtype=np.int8)
+        cdef int8_t* o = <int8_t*> cnp.PyArray_DATA(out)
+        cdef char* s = self.stack
+        cdef char* child = self.stack + self.sb
+        cdef int p = header(s).to_play, a, v
+        cdef Header* ch
+        self.g.legal(self.g.params, s, self.masks)
+        with nogil:
+            for a in range(self.A):
+                if not self.masks[a]:
+                    continue
+                memcpy(child, s, self.sb)
+                self.g.apply(self.g.params, child, a)
+                ch = header(child)
+                if ch.status != RUNNING:
+                    v = 0 if (ch.status == TRUNCATED or ch.winner < 0) else (1 if ch.winner == p else -1)
+                elif ch.to_play == p:
+                    v = self._search(1, -1, 1)
+                else:
+                    v = -self._search(1, -1, 1)
+                if self.aborted:
+                    break
+                o[a] = v
+        self._raise_if_aborted()
+        return out

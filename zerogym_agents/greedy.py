@@ -1,0 +1,272 @@
+"""GreedyAgent: the best move one ply ahead by a simple heuristic per game."""
+from collections import deque
+
+import numpy as np
+
+from zerogym_agents.base import Agent, game_state
+
+_LINES = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+def line_length(board, r, c, colour):
+    """Longest run of `colour` through (r, c) along a row, column or diagonal, counting (r, c) as `colour`."""
+    h, w = board.shape
+    best = 1
+    for dr, dc in _LINES:
+        n = 1
+        for sgn in (1, -1):
+            rr, cc = r + sgn * dr, c + sgn * dc
+            while 0 <= rr < h and 0 <= cc < w and board[rr, cc] == colour:
+                n += 1
+                rr += sgn * dr
+                cc += sgn * dc
+        best = max(best, n)
+    return best
+
+
+class GreedyAgent(Agent):
+    """One-ply heuristic baseline (as the Greedy players of AlphaOthelloZero, paper 004); every tie is
+    broken uniformly by the agent's seeded generator.
+
+    - Tic-tac-toe / Gomoku and Connect Four: win now if a move completes `win_length` / `connect`;
+      else block a cell where the opponent would win now; else the move that makes the longest own
+      line through the new stone, nearer the centre on equal length.
+    - Othello: a corner if one is legal; else avoid X-squares (the diagonal neighbour of an empty
+      corner) when possible; among the rest, the most own discs after the move.  Pass only when forced.
+    - Hex: win now; else, if the opponent is one stone from connecting, stop that; else minimize
+      (own distance - opponent distance) after the move, where a side's distance is the fewest empty
+      cells it still needs to join its edges (0-1 BFS: own stones cost 0, empty cells 1, the
+      opponent's stones block); centre preference on ties.  The swap is scored the same way.
+    - Go: never fill an own single-point eye (an empty point whose orthogonal neighbours are all
+      own stones, with no opponent stone on a diagonal at the edge, at most one in the middle); then
+      capture the most stones; else save the most own stones in atari (the chain has >= 2 liberties
+      after the move); else a random move that is not self-atari (a non-capturing move leaving the
+      new chain one liberty); else a random self-atari; pass only when nothing else is left.
+    - Any other game: a random legal move.
+    """
+
+    name = "greedy"
+
+    def act(self, env):
+        st = game_state(env)
+        legal = st.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        game = st.spec.name
+        if game == "tictactoe":
+            return self._lines(st, legal, st.spec.kwargs["win_length"], cells=None)
+        if game == "connect_four":
+            return self._lines(st, legal, st.spec.kwargs["connect"], cells=self._drop_cells(st, legal))
+        if game == "othello":
+            return self._othello(st, legal)
+        if game == "hex":
+            return self._hex(st, legal)
+        if game == "go":
+            return self._go(st, legal)
+        return int(legal[self.rng.integers(len(legal))])
+
+    def _pick(self, actions, keys):
+        """An action of the largest key (keys compare as tuples), ties broken by the generator."""
+        best = max(keys)
+        top = [a for a, k in zip(actions, keys) if k == best]
+        return int(top[self.rng.integers(len(top))])
+
+    # ---- Tic-tac-toe / Gomoku / Connect Four -----------------------------------------------------
+    @staticmethod
+    def _drop_cells(st, legal):
+        rows = st.spec.kwargs["rows"]
+        heights = st.heights()
+        return [(rows - 1 - int(heights[a]), int(a)) for a in legal]
+
+    def _lines(self, st, legal, win, cells):
+        board = st.board()
+        h, w = board.shape
+        me = st.current_player + 1
+        opp = 3 - me
+        if cells is None:
+            cells = [divmod(int(a), w) for a in legal]
+        own = [line_length(board, r, c, me) for r, c in cells]
+        wins = [a for a, n in zip(legal, own) if n >= win]
+        if wins:
+            return int(wins[self.rng.integers(len(wins))])
+        blocks = [a for a, (r, c) in zip(legal, cells) if line_length(board, r, c, opp) >= win]
+        if blocks:
+            return int(blocks[self.rng.integers(len(blocks))])
+        keys = [(n, -round(float(np.hypot(r - (h - 1) / 2, c - (w - 1) / 2)), 9)) for n, (r, c) in zip(own, cells)]
+        return self._pick(legal, keys)
+
+    # ---- Othello -------------------------------------------------------------------------------
+    def _othello(self, st, legal):
+        n = st.board_size
+        board = st.board()
+        me = st.current_player
+        corners = {(0, 0), (0, n - 1), (n - 1, 0), (n - 1, n - 1)}
+        xsq = {(1, 1): (0, 0), (1, n - 2): (0, n - 1), (n - 2, 1): (n - 1, 0), (n - 2, n - 2): (n - 1, n - 1)}
+        actions, keys = [], []
+        for a in legal:
+            if a == n * n:
+                continue                       # pass is legal only when nothing else is
+            r, c = divmod(int(a), n)
+            corner = xsq.get((r, c))
+            is_x = corner is not None and board[corner] == 0
+            child = st.copy()
+            child.step(int(a))
+            actions.append(a)
+            keys.append(((r, c) in corners, not is_x, child.counts()[me]))
+        return self._pick(actions, keys)
+
+    # ---- Hex -----------------------------------------------------------------------------------
+    @staticmethod
+    def _hex_distances(board, colour, start_side, blocked=-1):
+        """0-1 BFS cost from `colour`'s first edge (start_side 0) or second edge (1) to every cell,
+        counting each cell's own cost (0 own stone, 1 empty); None where unreachable."""
+        n = board.shape[0]
+        flat = board.ravel().tolist()
+        inf = 1 << 30
+        dist = [inf] * (n * n)
+        dq = deque()
+        edge_index = 0 if start_side == 0 else n - 1
+        for k in range(n):
+            cell = edge_index * n + k if colour == 1 else k * n + edge_index
+            v = flat[cell]
+            if cell == blocked or (v != 0 and v != colour):
+                continue
+            d = 0 if v == colour else 1
+            if d < dist[cell]:
+                dist[cell] = d
+                if d == 0:
+                    dq.appendleft(cell)
+                else:
+                    dq.append(cell)
+        while dq:
+            cell = dq.popleft()
+            d = dist[cell]
+            r, c = divmod(cell, n)
+            for rr, cc in ((r - 1, c), (r - 1, c + 1), (r, c - 1), (r, c + 1), (r + 1, c - 1), (r + 1, c)):
+                if 0 <= rr < n and 0 <= cc < n:
+                    q = rr * n + cc
+                    v = flat[q]
+                    if q == blocked or (v != 0 and v != colour):
+                        continue
+                    nd = d + (0 if v == colour else 1)
+                    if nd < dist[q]:
+                        dist[q] = nd
+                        if v == colour:
+                            dq.appendleft(q)
+                        else:
+                            dq.append(q)
+        return dist
+
+    def _hex_distance(self, board, colour, blocked=-1):
+        """Fewest empty cells `colour` still needs to join its two edges (1 << 30 if it cannot)."""
+        n = board.shape[0]
+        dist = self._hex_distances(board, colour, 0, blocked)
+        far = [(n - 1) * n + k if colour == 1 else k * n + n - 1 for k in range(n)]
+        return min(dist[q] for q in far)
+
+    def _hex(self, st, legal):
+        board = st.board()
+        n = board.shape[0]
+        me = st.current_player + 1
+        opp = 3 - me
+        ma, mb = self._hex_distances(board, me, 0), self._hex_distances(board, me, 1)
+        oa, ob = self._hex_distances(board, opp, 0), self._hex_distances(board, opp, 1)
+        own_now = self._hex_distance(board, me)
+        opp_now = self._hex_distance(board, opp)
+        actions, scores, centre = [], [], []
+        for a in legal:
+            a = int(a)
+            if a == n * n:                     # the swap: score the position it makes directly
+                child = st.copy()
+                child.step(a)
+                b = child.board()
+                own, other = self._hex_distance(b, me), self._hex_distance(b, opp)
+                dc = float(n)
+            else:
+                own = min(own_now, ma[a] + mb[a] - 2)
+                # blocking cell a changes the opponent's distance only if a lies on one of its shortest paths
+                on_path = oa[a] + ob[a] - 1 <= opp_now
+                other = self._hex_distance(board, opp, blocked=a) if on_path else opp_now
+                r, c = divmod(a, n)
+                dc = float(np.hypot(r - (n - 1) / 2, c - (n - 1) / 2))
+            actions.append(a)
+            scores.append((own, other))
+            centre.append(dc)
+        wins = [a for a, (own, _) in zip(actions, scores) if own == 0]
+        if wins:
+            return int(wins[self.rng.integers(len(wins))])
+        keep = range(len(actions))
+        if opp_now == 1:                       # the opponent wins next move unless we stop it
+            stops = [i for i in keep if scores[i][1] > 1]
+            keep = stops or list(keep)
+        acts = [actions[i] for i in keep]
+        keys = [(-(scores[i][0] - scores[i][1]), -round(centre[i], 9)) for i in keep]
+        return self._pick(acts, keys)
+
+    # ---- Go ------------------------------------------------------------------------------------
+    @staticmethod
+    def _go_chains(flat, n):
+        """(chain id per point or -1, [(colour, stones, liberties set)]) by flood fill."""
+        label = [-1] * (n * n)
+        chains = []
+        for p in range(n * n):
+            if flat[p] == 0 or label[p] >= 0:
+                continue
+            colour = flat[p]
+            cid = len(chains)
+            stack, size, libs = [p], 0, set()
+            label[p] = cid
+            while stack:
+                q = stack.pop()
+                size += 1
+                r, c = divmod(q, n)
+                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                    if 0 <= rr < n and 0 <= cc < n:
+                        x = rr * n + cc
+                        if flat[x] == 0:
+                            libs.add(x)
+                        elif flat[x] == colour and label[x] < 0:
+                            label[x] = cid
+                            stack.append(x)
+            chains.append((colour, size, libs))
+        return label, chains
+
+    def _go(self, st, legal):
+        n = st.spec.kwargs["board_size"]
+        flat = st.board().ravel().tolist()
+        me = st.current_player + 1
+        opp = 3 - me
+        label, chains = self._go_chains(flat, n)
+        cand, captures, saves, safe = [], [], [], []
+        for a in legal:
+            a = int(a)
+            if a == n * n:
+                continue
+            r, c = divmod(a, n)
+            nbrs = [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < n and 0 <= cc < n]
+            if all(flat[q] == me for q in nbrs):
+                diag = [(rr, cc) for rr, cc in ((r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1))]
+                on = [rr * n + cc for rr, cc in diag if 0 <= rr < n and 0 <= cc < n]
+                bad = sum(flat[q] == opp for q in on)
+                if bad <= (0 if len(on) < 4 else 1):
+                    continue                   # an own eye: never fill it
+            adj = {label[q] for q in nbrs if flat[q] != 0}
+            captured = sum(chains[k][1] for k in adj if chains[k][0] == opp and chains[k][2] == {a})
+            libs = {q for q in nbrs if flat[q] == 0}
+            for k in adj:
+                if chains[k][0] == me:
+                    libs |= chains[k][2]
+            libs.discard(a)
+            in_atari = sum(chains[k][1] for k in adj if chains[k][0] == me and chains[k][2] == {a})
+            cand.append(a)
+            captures.append(captured)
+            saves.append(in_atari if (len(libs) >= 2 or captured) else 0)
+            safe.append(captured > 0 or len(libs) >= 2)
+        if not cand:
+            return n * n                       # only pass, or only own eyes left
+        if max(captures) > 0:
+            return self._pick(cand, captures)
+        if max(saves) > 0:
+            return self._pick(cand, saves)
+        pool = [a for a, ok in zip(cand, safe) if ok] or cand
+        return int(pool[self.rng.integers(len(pool))])

@@ -1,0 +1,1 @@
+"""AlphaZero: self-play with batched PUCT search, replay buffer, training, tournament pool."""

@@ -1,0 +1,100 @@
+"""The replay buffer of self-play positions: cyclic, bounded, each sample reused a limited number of times."""
+import numpy as np
+import torch
+
+from zerogym._validate import int_arg
+
+
+class ReplayBuffer:
+    """Positions (planes, legal mask, search policy, final outcome from the mover's view).
+
+    Cyclic: past `capacity` the oldest positions are overwritten. A position is drawn at most
+    `max_reuse` times (Polygames uses about 8), so training cannot run far ahead of self-play.
+    With `symmetries` (a zerogym.symmetry.Symmetries), sample() applies a random board transform
+    to each position: planes, mask and policy alike. Planes are stored as int8 (every zerogym
+    observation plane is 0/1) and returned as float32.
+    """
+
+    def __init__(self, capacity, planes_shape, num_actions, max_reuse=8, symmetries=None, seed=None):
+        self.capacity = int_arg("ReplayBuffer", "capacity", capacity, 1, 10**9)
+        self.max_reuse = int_arg("ReplayBuffer", "max_reuse", max_reuse, 1, 10**6)
+        self.planes_shape = tuple(planes_shape)
+        self.num_actions = int(num_actions)
+        self.symmetries = symmetries
+        self.rng = np.random.default_rng(seed)
+        self.planes = np.zeros((self.capacity,) + self.planes_shape, np.int8)
+        self.masks = np.zeros((self.capacity, self.num_actions), np.int8)
+        self.policies = np.zeros((self.capacity, self.num_actions), np.float32)
+        self.values = np.zeros(self.capacity, np.float32)
+        self.uses = np.zeros(self.capacity, np.int32)
+        self.size = 0            # positions stored
+        self.next = 0            # slot the next position goes to
+        self.added = 0           # positions ever added
+
+    def __len__(self):
+        return self.size
+
+    def available(self):
+        """How many stored positions may still be drawn."""
+        return int(np.count_nonzero(self.uses[:self.size] < self.max_reuse))
+
+    def add(self, planes, masks, policies, values):
+        """Append a batch: planes (B, C, H, W) of 0/1, masks (B, A), policies (B, A), values (B,)."""
+        planes = np.asarray(planes)
+        b = len(planes)
+        if planes.shape[1:] != self.planes_shape:
+            raise ValueError(f"planes must have shape (B, {', '.join(map(str, self.planes_shape))}), got {planes.shape}")
+        for name, arr, shape in (("masks", masks, (b, self.num_actions)), ("policies", policies, (b, self.num_actions)),
+                                 ("values", values, (b,))):
+            if np.shape(arr) != shape:
+                raise ValueError(f"{name} must have shape {shape}, got {np.shape(arr)}")
+        idx = (self.next + np.arange(b)) % self.capacity
+        self.planes[idx] = planes
+        self.masks[idx] = masks
+        self.policies[idx] = policies
+        self.values[idx] = values
+        self.uses[idx] = 0
+        self.next = int((self.next + b) % self.capacity)
+        self.size = min(self.capacity, self.size + b)
+        self.added += b
+
+    def sample(self, batch_size):
+        """A training batch of `batch_size` distinct positions still under their reuse cap, as
+        float32 arrays {planes, masks, policies, values}; None when fewer are available."""
+        open_ = np.flatnonzero(self.uses[:self.size] < self.max_reuse)
+        if len(open_) < batch_size:
+            return None
+        idx = self.rng.choice(open_, size=batch_size, replace=False)
+        self.uses[idx] += 1
+        planes = self.planes[idx].astype(np.float32)
+        masks, policies = self.masks[idx].copy(), self.policies[idx].copy()
+        if self.symmetries is not None and len(self.symmetries) > 1:
+            ks = self.rng.integers(len(self.symmetries), size=batch_size)
+            for k in np.unique(ks):
+                sel = ks == k
+                planes[sel] = self.symmetries.planes(planes[sel], k)
+                masks[sel] = self.symmetries.policy(masks[sel], k)
+                policies[sel] = self.symmetries.policy(policies[sel], k)
+        return {"planes": planes, "masks": masks, "policies": policies, "values": self.values[idx].copy()}
+
+    def state_dict(self):
+        """The stored positions and counters as tensors and plain data (for weights_only checkpoints)."""
+        n = self.size
+        return {"planes": torch.from_numpy(self.planes[:n].copy()), "masks": torch.from_numpy(self.masks[:n].copy()),
+                "policies": torch.from_numpy(self.policies[:n].copy()), "values": torch.from_numpy(self.values[:n].copy()),
+                "uses": torch.from_numpy(self.uses[:n].copy()), "size": n, "next": self.next, "added": self.added,
+                "capacity": self.capacity, "max_reuse": self.max_reuse, "rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state):
+        if state["capacity"] != self.capacity or tuple(state["planes"].shape[1:]) != self.planes_shape:
+            raise ValueError(f"replay buffer state of capacity {state['capacity']} and planes "
+                             f"{tuple(state['planes'].shape[1:])} does not fit capacity {self.capacity}, "
+                             f"planes {self.planes_shape}")
+        n = state["size"]
+        self.planes[:n] = state["planes"].numpy()
+        self.masks[:n] = state["masks"].numpy()
+        self.policies[:n] = state["policies"].numpy()
+        self.values[:n] = state["values"].numpy()
+        self.uses[:n] = state["uses"].numpy()
+        self.size, self.next, self.added, self.max_reuse = n, state["next"], state["added"], state["max_reuse"]
+        self.rng.bit_generator.state = state["rng"]

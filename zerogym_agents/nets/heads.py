@@ -1,0 +1,69 @@
+"""Size-independent heads: a fully convolutional policy and a global-pooling value.
+
+Neither head holds a weight whose shape depends on the board, so the same weights run on every
+board size (Polygames, paper 000, section 2.1; Cazenave, paper 001).
+"""
+import torch
+from torch import nn
+
+LAYOUTS = ("cells", "columns")
+
+
+def global_pool(x):
+    """(B, C, H, W) -> (B, 2C): the mean then the max of every channel over the board."""
+    return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+
+
+class PolicyHead(nn.Module):
+    """Policy logits for a board of any size.
+
+    Cell logits come from 1x1 convolutions (conv-BN-ReLU to `hidden` channels, then a conv to one
+    plane; a single 1x1 conv when hidden=0), one logit per cell, flattened row-major (r * W + c).
+    Layout "cells": the output is the H*W cell logits followed by `extra_actions` logits (pass,
+    swap) from a linear map of the globally pooled (mean, max) trunk features.
+    Layout "columns" (Connect Four, action = column): the logit of column c is
+    logsumexp_r(cell logit[r, c]), so the softmax over columns is exactly the column marginal of
+    the softmax over cells; no extra actions.
+    """
+
+    def __init__(self, channels, hidden=32, extra_actions=0, layout="cells"):
+        super().__init__()
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown action layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
+        if layout == "columns" and extra_actions:
+            raise ValueError(f"the 'columns' layout has no extra actions, got extra_actions={extra_actions}")
+        self.layout, self.extra_actions = layout, extra_actions
+        if hidden:
+            self.cells = nn.Sequential(nn.Conv2d(channels, hidden, 1, bias=False), nn.BatchNorm2d(hidden),
+                                       nn.ReLU(inplace=True), nn.Conv2d(hidden, 1, 1))
+        else:
+            self.cells = nn.Conv2d(channels, 1, 1)
+        self.extra = nn.Linear(2 * channels, extra_actions) if extra_actions else None
+
+    def num_actions(self, height, width):
+        """How many logits this head gives on a height x width board."""
+        return width if self.layout == "columns" else height * width + self.extra_actions
+
+    def forward(self, x):
+        cell = self.cells(x)[:, 0]                      # (B, H, W)
+        if self.layout == "columns":
+            return torch.logsumexp(cell, dim=1)         # (B, W)
+        logits = cell.flatten(1)
+        if self.extra is not None:
+            logits = torch.cat([logits, self.extra(global_pool(x))], dim=1)
+        return logits
+
+
+class ValueHead(nn.Module):
+    """Global pooling (mean and max per channel) -> Linear(2C, hidden) -> ReLU -> Linear(hidden, 1).
+
+    forward returns the pre-activation z (B,); the value is tanh(z) in [-1, 1]. Keeping z lets the
+    BCE loss on (v + 1) / 2 = sigmoid(2 z) be computed stably from logits.
+    """
+
+    def __init__(self, channels, hidden=64):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(2 * channels, hidden), nn.ReLU(inplace=True), nn.Linear(hidden, 1))
+
+    def forward(self, x):
+        return self.mlp(global_pool(x))[:, 0]

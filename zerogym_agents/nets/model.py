@@ -1,0 +1,326 @@
+"""The policy-value network: config, model, loss, and safe save/load.
+
+One set of weights runs on every board size of a game (fully convolutional policy, pooled value:
+Polygames, paper 000; Cazenave, paper 001). L2 regularisation is not part of `loss`: pass it as the
+optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.9, weight_decay=1e-4).
+"""
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file
+from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead
+from zerogym_agents.nets.trunks import TRUNKS, make_trunk
+
+FILE_FORMAT = "zerogym.PolicyValueNet"
+FILE_VERSION = 1
+VALUE_LOSSES = ("mse", "bce")
+
+
+class NetFileError(CheckpointError):
+    """A network file that cannot be read, is not a zerogym network, or does not fit what was asked."""
+
+
+@dataclasses.dataclass
+class NetConfig:
+    """Everything that defines a PolicyValueNet's shape and training loss (JSON-able).
+
+    trunk: "resnet" (AlphaZero blocks) or "mobilenet" (MobileNetV2 blocks); blocks, channels: its
+    depth and width; expansion: mobilenet's inner width factor. in_planes: input planes (C of the
+    game's obs_shape). action_layout: "cells" (action r*W+c, then extra_actions pass/swap logits)
+    or "columns" (action = column). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
+    value_hidden: width of the value MLP. value_loss: "mse" on v or "bce" on (v+1)/2 (Cazenave,
+    paper 001); value_weight multiplies it. game: the zerogym game name it was made for (or None).
+    """
+
+    trunk: str = "resnet"
+    blocks: int = 4
+    channels: int = 32
+    expansion: float = 4.0
+    in_planes: int = 3
+    action_layout: str = "cells"
+    extra_actions: int = 0
+    policy_hidden: int = 32
+    value_hidden: int = 64
+    value_loss: str = "mse"
+    value_weight: float = 1.0
+    game: Optional[str] = None
+
+    def __post_init__(self):
+        def need_int(name, low):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise ValueError(f"NetConfig.{name} must be an integer >= {low}, got {v!r}")
+
+        def need_float(name, positive):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0 if positive else v >= 0):
+                raise ValueError(f"NetConfig.{name} must be a number {'>' if positive else '>='} 0, got {v!r}")
+            setattr(self, name, float(v))
+
+        def need_choice(name, choices):
+            v = getattr(self, name)
+            if v not in choices:
+                raise ValueError(f"NetConfig.{name} must be one of {', '.join(choices)}, got {v!r}")
+
+        need_choice("trunk", TRUNKS)
+        need_choice("action_layout", LAYOUTS)
+        need_choice("value_loss", VALUE_LOSSES)
+        need_int("blocks", 0)
+        need_int("channels", 1)
+        need_int("in_planes", 1)
+        need_int("extra_actions", 0)
+        need_int("policy_hidden", 0)
+        need_int("value_hidden", 1)
+        need_float("expansion", True)
+        need_float("value_weight", False)
+        if self.action_layout == "columns" and self.extra_actions:
+            raise ValueError(f"NetConfig: the 'columns' layout has no extra actions, got extra_actions={self.extra_actions}")
+        if self.game is not None and not isinstance(self.game, str):
+            raise ValueError(f"NetConfig.game must be a game name or None, got {self.game!r}")
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        if not isinstance(d, Mapping):
+            raise ValueError(f"NetConfig.from_dict needs a mapping, got {type(d).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown NetConfig fields {unknown}; known: {', '.join(sorted(known))}")
+        return cls(**d)
+
+    def to_json(self):
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text):
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def for_game(cls, game, *, game_kwargs=None, **overrides):
+        """A config that fits `game`: a name (with optional game_kwargs), a State, a GameSpec or an env.
+
+        in_planes, action_layout, extra_actions and game come from the game; `overrides` set the
+        other fields (trunk, blocks, channels, ...).
+        """
+        fit = _game_fields(_spec_of(game, game_kwargs))
+        clash = sorted(k for k in fit if k in overrides and overrides[k] != fit[k])
+        if clash:
+            raise ValueError(f"for_game: {', '.join(f'{k}={overrides[k]!r}' for k in clash)} does not fit "
+                             f"game {fit['game']!r}, which needs {', '.join(f'{k}={fit[k]!r}' for k in clash)}")
+        return cls(**{**overrides, **fit})
+
+    def check_game(self, game, game_kwargs=None):
+        """Raise ValueError unless this config fits `game` (same forms as for_game)."""
+        fit = _game_fields(_spec_of(game, game_kwargs))
+        name = fit.pop("game") if self.game is None else fit["game"]
+        bad = {k: v for k, v in fit.items() if getattr(self, k) != v}
+        if bad:
+            mine = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
+            need = ", ".join(f"{k}={v!r}" for k, v in bad.items())
+            raise ValueError(f"network made for {self.game or 'an unnamed game'} ({mine}) does not fit "
+                             f"game {name!r}, which needs {need}")
+
+
+def _spec_of(game, game_kwargs=None):
+    """The GameSpec of a game name, State, GameSpec or zerogym env."""
+    if isinstance(game, str):
+        import zerogym
+        return zerogym.make_state(game, **(game_kwargs or {})).spec
+    if game_kwargs:
+        raise ValueError("game_kwargs only apply when the game is given by name")
+    for get in (lambda g: g.unwrapped.state.spec, lambda g: g.spec, lambda g: g):
+        try:
+            spec = get(game)
+            spec.num_actions, spec.obs_shape, spec.name
+            return spec
+        except AttributeError:
+            continue
+    raise ValueError(f"expected a game name, State, GameSpec or zerogym env, got {type(game).__name__}")
+
+
+def _game_fields(spec):
+    """The NetConfig fields fixed by a game: in_planes, action_layout, extra_actions, game."""
+    h, w, c = spec.obs_shape
+    a = spec.num_actions
+    if a >= h * w:
+        layout, extra = "cells", a - h * w
+    elif a == w:
+        layout, extra = "columns", 0
+    else:
+        raise ValueError(f"game {spec.name!r}: {a} actions on a {h}x{w} board is neither a cells nor a columns layout")
+    return {"in_planes": c, "action_layout": layout, "extra_actions": extra, "game": spec.name}
+
+
+def for_game(game, *, game_kwargs=None, **overrides):
+    """NetConfig.for_game: a NetConfig that fits a zerogym game."""
+    return NetConfig.for_game(game, game_kwargs=game_kwargs, **overrides)
+
+
+class PolicyValueNet(nn.Module):
+    """Trunk + fully convolutional policy head + global-pooling value head, for any board size.
+
+    forward(planes float32 (B, C, H, W)) -> (policy logits (B, A), value (B,) in [-1, 1]) where
+    A = H*W + extra_actions (layout "cells") or W (layout "columns"); the value is from the view of
+    the player to move (the planes are encoded from that player's view).
+    """
+
+    def __init__(self, config=None):
+        super().__init__()
+        if config is None:
+            config = NetConfig()
+        elif isinstance(config, Mapping):
+            config = NetConfig.from_dict(config)
+        elif not isinstance(config, NetConfig):
+            raise ValueError(f"PolicyValueNet needs a NetConfig (or its dict), got {type(config).__name__}")
+        self.config = config
+        self.trunk = make_trunk(config.trunk, config.in_planes, config.channels, config.blocks, config.expansion)
+        self.policy = PolicyHead(config.channels, config.policy_hidden, config.extra_actions, config.action_layout)
+        self.value = ValueHead(config.channels, config.value_hidden)
+
+    def num_actions(self, height, width):
+        """How many policy logits the net gives on a height x width board."""
+        return self.policy.num_actions(height, width)
+
+    def num_parameters(self):
+        """Number of trainable parameters (BatchNorm running statistics are buffers, not counted)."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+    def forward_raw(self, planes):
+        """(policy logits (B, A), value pre-activation z (B,)); the value is tanh(z)."""
+        if planes.dim() != 4 or planes.shape[1] != self.config.in_planes:
+            raise ValueError(f"planes must have shape (B, {self.config.in_planes}, H, W), got {tuple(planes.shape)}")
+        x = self.trunk(planes)
+        return self.policy(x), self.value(x)
+
+    def forward(self, planes):
+        logits, z = self.forward_raw(planes)
+        return logits, torch.tanh(z)
+
+    def describe(self):
+        c = self.config
+        width = f"{c.channels}" + (f"/{self.trunk.hidden}" if c.trunk == "mobilenet" else "")
+        return f"{c.trunk} {c.blocks}x{width}, {self.num_parameters():,} parameters"
+
+    def save(self, path):
+        save_net(self, path)
+
+    @classmethod
+    def load(cls, path, *, game=None, game_kwargs=None, config=None, device="cpu"):
+        return load_net(path, game=game, game_kwargs=game_kwargs, config=config, device=device)
+
+
+def _as_tensor(x, dtype, device):
+    return torch.as_tensor(x).to(device=device, dtype=dtype)
+
+
+def loss(net, planes, target_policy, target_value, mask=None):
+    """(total, policy cross-entropy, value loss), each a scalar tensor averaged over the batch.
+
+    planes (B, C, H, W); target_policy (B, A) (probabilities, zero on illegal actions);
+    target_value (B,) in [-1, 1] from the mover's view; mask (B, A) of legal actions (bool or 0/1),
+    or None. Illegal actions are left out of the policy softmax. The value loss is the net's
+    config.value_loss: "mse" on v = tanh(z), or "bce" on (v + 1) / 2 = sigmoid(2 z) against
+    (target + 1) / 2; total = policy CE + config.value_weight * value loss. Add L2 through the
+    optimizer's weight_decay. Tensors or numpy arrays are accepted.
+    """
+    device = next(net.parameters()).device
+    planes = _as_tensor(planes, torch.float32, device)
+    logits, z = net.forward_raw(planes)
+    target_policy = _as_tensor(target_policy, torch.float32, device)
+    target_value = _as_tensor(target_value, torch.float32, device)
+    b, a = logits.shape
+    if tuple(target_policy.shape) != (b, a):
+        raise ValueError(f"target_policy must have shape {(b, a)} for these planes, got {tuple(target_policy.shape)}")
+    if tuple(target_value.shape) != (b,):
+        raise ValueError(f"target_value must have shape {(b,)}, got {tuple(target_value.shape)}")
+    bad_value = (target_value.abs() > 1).any()
+    if mask is not None:
+        mask = _as_tensor(mask, torch.bool, device)
+        if tuple(mask.shape) != (b, a):
+            raise ValueError(f"mask must have shape {(b, a)} for these planes, got {tuple(mask.shape)}")
+        illegal_mass = (target_policy * ~mask).sum(dim=1).amax()
+        no_legal = ~mask.any(dim=1).all()
+        flags = torch.stack([bad_value, illegal_mass > 1e-6, no_legal]).tolist()
+        if flags[1]:
+            raise ValueError("target_policy puts probability on actions the mask marks illegal")
+        if flags[2]:
+            raise ValueError("mask has a row with no legal action")
+        logp = torch.where(mask, torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=1), 0.0)
+    else:
+        flags = [bool(bad_value)]
+        logp = torch.log_softmax(logits, dim=1)
+    if flags[0]:
+        raise ValueError("target_value must lie in [-1, 1]")
+    policy_ce = -(target_policy * logp).sum(dim=1).mean()
+    cfg = net.config
+    if cfg.value_loss == "mse":
+        value_loss = F.mse_loss(torch.tanh(z), target_value)
+    else:
+        value_loss = F.binary_cross_entropy_with_logits(2 * z, (target_value + 1) / 2)
+    return policy_ce + cfg.value_weight * value_loss, policy_ce, value_loss
+
+
+# ---- save / load -------------------------------------------------------------------------------
+
+def net_payload(net):
+    """The dict a network file holds (config JSON + state_dict); embed it in larger checkpoints."""
+    return {"format": FILE_FORMAT, "version": FILE_VERSION, "config": net.config.to_json(),
+            "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()}}
+
+
+def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, config=None, device="cpu"):
+    """Rebuild a PolicyValueNet (in eval mode) from net_payload's dict, checking it and what it must fit."""
+    if not isinstance(payload, Mapping) or payload.get("format") != FILE_FORMAT:
+        found = sorted(map(str, payload))[:8] if isinstance(payload, Mapping) else type(payload).__name__
+        raise NetFileError(f"{source} is not a zerogym network (expected format {FILE_FORMAT!r}; found {found})")
+    if payload.get("version") != FILE_VERSION:
+        raise NetFileError(f"{source}: network format version {payload.get('version')!r} is not supported "
+                           f"(this zerogym reads version {FILE_VERSION})")
+    try:
+        saved = NetConfig.from_json(payload["config"])
+        net = PolicyValueNet(saved)
+        net.load_state_dict(payload["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise NetFileError(f"{source}: corrupt zerogym network ({type(e).__name__}: {e})") from e
+    if config is not None and saved != config:
+        diff = ", ".join(f"{k}: saved {v!r}, wanted {getattr(config, k)!r}"
+                         for k, v in saved.to_dict().items() if getattr(config, k) != v)
+        raise NetFileError(f"{source} holds a network with another config ({diff})")
+    if game is not None:
+        try:
+            saved.check_game(game, game_kwargs)
+        except ValueError as e:
+            raise NetFileError(f"{source}: {e}") from e
+    return net.to(device).eval()
+
+
+def save_net(net, path):
+    """Write net's config and weights to `path` atomically (temp file in the same folder + os.replace)."""
+    atomic_save(net_payload(net), path)
+
+
+def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
+    """Load a network written by save_net, with torch.load(weights_only=True) (data, never code).
+
+    Returns the PolicyValueNet on `device`, in eval mode (call .train() before training it).
+    game (name + game_kwargs, State, GameSpec or env) and config, when given, are checked: a file
+    made for another game or config raises NetFileError, as does a corrupt or foreign file.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no network file at {path}")
+    try:
+        payload = read_torch_file(path, what="zerogym network file")
+    except CheckpointError as e:
+        raise NetFileError(str(e)) from None
+    return net_from_payload(payload, source=path, game=game, game_kwargs=game_kwargs, config=config, device=device)

@@ -63,8 +63,10 @@ def main(argv=None):
     b.add_argument("--no-pgx", action="store_true")
     b.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     b.set_defaults(func=bench)
+    from zerogym_agents.alphazero.cli import add_train_parser
     from zerogym_agents.arena.cli import add_arena_parser
     add_arena_parser(sub)
+    add_train_parser(sub)
     args = ap.parse_args(argv)
     args.func(args)
 

@@ -1,0 +1,73 @@
+"""AlphaZero trainer: a short run completes, checkpoints resume exactly, bad checkpoints are refused."""
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from zerogym_agents.alphazero.config import AlphaZeroConfig
+from zerogym_agents.alphazero.trainer import CHECKPOINT, AlphaZeroTrainer
+from zerogym_agents.checkpoint import CheckpointError
+
+
+def tiny(**over):
+    kw = dict(game="tictactoe", concurrent_games=8, simulations=12, max_steps=24, checkpoint_every=8,
+              batch_size=16, min_buffer=32, net={"trunk": "resnet", "blocks": 1, "channels": 8}, seed=3)
+    kw.update(over)
+    return AlphaZeroConfig(**kw)
+
+
+def weights(trainer):
+    return {k: v.clone() for k, v in trainer.net.state_dict().items()}
+
+
+def test_short_run_plays_games_trains_and_checkpoints(tmp_path):
+    tr = AlphaZeroTrainer(tiny(), tmp_path, log_dir=False)
+    before = weights(tr)
+    history = tr.run(progress=False)
+    assert [h["step"] for h in history] == [8, 16, 24]
+    assert tr.games > 0 and tr.positions >= tr.games * 5      # a tic-tac-toe game has at least 5 moves
+    assert tr.train_steps > 0
+    assert any(not torch.equal(before[k], v) for k, v in tr.net.state_dict().items())
+    assert os.path.exists(tmp_path / CHECKPOINT)
+    assert json.loads((tmp_path / "config.json").read_text())["simulations"] == 12
+
+
+def test_resume_continues_exactly(tmp_path):
+    full = AlphaZeroTrainer(tiny(), tmp_path / "a", log_dir=False)
+    full.run(progress=False)
+    cut = AlphaZeroTrainer(tiny(), tmp_path / "b", log_dir=False)
+    cut.run(progress=False, stop_at=8)        # killed right after the first checkpoint
+    resumed = AlphaZeroTrainer(tiny(), tmp_path / "b", resume=True, log_dir=False)
+    assert resumed.step == 8
+    resumed.run(progress=False)
+    assert (resumed.games, resumed.positions, resumed.train_steps) == (full.games, full.positions, full.train_steps)
+    for k, v in full.net.state_dict().items():
+        assert torch.equal(v, resumed.net.state_dict()[k]), k
+    assert np.array_equal(full.replay.values, resumed.replay.values)
+
+
+def test_value_targets_are_the_game_result_from_the_movers_view(tmp_path):
+    tr = AlphaZeroTrainer(tiny(max_steps=12), tmp_path, log_dir=False)
+    tr.run(progress=False)
+    n = len(tr.replay)
+    planes, values = tr.replay.planes[:n], tr.replay.values[:n]
+    assert set(np.unique(values)) <= {-1.0, 0.0, 1.0}
+    # tic-tac-toe: the mover's stones (plane 0) are never more than the opponent's (plane 1) + 1,
+    # and a position with one more stone for the opponent was reached by the opponent's move
+    own, opp = planes[:, 0].sum(axis=(1, 2)), planes[:, 1].sum(axis=(1, 2))
+    assert np.all((own == opp) | (own + 1 == opp))
+
+
+def test_resume_refuses_another_game(tmp_path):
+    AlphaZeroTrainer(tiny(max_steps=8), tmp_path, log_dir=False).run(progress=False)
+    with pytest.raises(CheckpointError, match="connect_four"):
+        AlphaZeroTrainer(tiny(game="connect_four", max_steps=8), tmp_path, resume=True, log_dir=False)
+
+
+def test_bad_config_is_refused():
+    with pytest.raises(ValueError, match="simulations"):
+        AlphaZeroConfig(simulations=0)
+    with pytest.raises(ValueError, match="unknown AlphaZeroConfig fields"):
+        AlphaZeroConfig.from_dict({"sims": 3})

@@ -1,0 +1,46 @@
+"""`zerogym train alphazero`: train from the command line, resume with --resume."""
+import json
+import os
+
+from zerogym_agents.arena.cli import parse_kwargs
+
+
+def add_train_parser(subparsers):
+    train = subparsers.add_parser("train", help="train an agent (alphazero)")
+    algos = train.add_subparsers(dest="algo", required=True)
+    az = algos.add_parser("alphazero", help="AlphaZero self-play training",
+                          description="AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, "
+                                      "then --config FILE (JSON), then --set key=value pairs.")
+    az.add_argument("--game", required=True, help="go, othello, hex, connect_four or tictactoe")
+    az.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
+    az.add_argument("--config", help="a JSON file of AlphaZeroConfig fields")
+    az.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
+    az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
+    az.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    az.add_argument("--no-progress", action="store_true")
+    az.set_defaults(func=run_train_alphazero)
+
+
+def build_config(args):
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    fields = {}
+    if args.config:
+        with open(args.config) as f:
+            fields.update(json.load(f))
+    fields.update(parse_kwargs(args.set) if args.set else {})
+    fields["game"] = args.game
+    fields["game_kwargs"] = parse_kwargs(args.kwargs)
+    return AlphaZeroConfig.from_dict(fields)
+
+
+def run_train_alphazero(args):
+    from zerogym_agents.alphazero.trainer import train
+    try:
+        cfg = build_config(args)
+    except (ValueError, OSError) as err:
+        raise SystemExit(f"zerogym train alphazero: {err}")
+    out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
+    trainer = train(cfg, out, resume=args.resume, progress=not args.no_progress)
+    last = trainer.history[-1] if trainer.history else {}
+    print(f"{trainer.games} games, {trainer.positions} positions, {trainer.train_steps} training steps; "
+          f"last loss {last.get('loss')}; checkpoint in {out}")

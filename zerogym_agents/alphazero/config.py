@@ -1,0 +1,65 @@
+"""AlphaZeroConfig: everything that defines a training run, saved as JSON beside its checkpoints."""
+import dataclasses
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass
+class AlphaZeroConfig:
+    """One AlphaZero run. Defaults suit a small game on a 2-core CPU."""
+
+    game: str = "tictactoe"
+    game_kwargs: dict = field(default_factory=dict)
+    net: dict = field(default_factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32})
+    seed: int = 0
+    # self-play
+    concurrent_games: int = 64        # G games searched together, one evaluator call per batch of leaves
+    simulations: int = 100
+    c_puct: float = 1.5
+    dirichlet_alpha: float = 0.3
+    dirichlet_epsilon: float = 0.25
+    fpu_reduction: float = 0.25
+    leaves_per_tree: int = 1
+    temperature_moves: int = 8        # moves sampled in proportion to visits, then the most visited
+    # replay and training
+    buffer_size: int = 50_000
+    max_reuse: int = 8                # Polygames: each position is trained on about 8 times at most
+    batch_size: int = 128
+    min_buffer: int = 512             # positions stored before training starts
+    lr: float = 0.02
+    lr_final: float = 0.002           # cosine decay from lr to lr_final over max_steps search steps
+    momentum: float = 0.9
+    weight_decay: float = 1e-4        # the L2 term
+    max_train_per_step: int = 4       # training steps after each self-play search step, at most
+    # schedule (in self-play search steps, so that runs are reproducible)
+    max_steps: int = 2000
+    checkpoint_every: int = 200
+    pool_size: int = 10
+
+    def __post_init__(self):
+        for name in ("concurrent_games", "simulations", "buffer_size", "batch_size", "max_steps",
+                     "checkpoint_every", "pool_size", "max_reuse", "leaves_per_tree"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"AlphaZeroConfig.{name} must be a positive integer, got {value!r}")
+        if self.min_buffer < self.batch_size:
+            raise ValueError(f"AlphaZeroConfig.min_buffer ({self.min_buffer}) must be at least batch_size "
+                             f"({self.batch_size})")
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown AlphaZeroConfig fields {unknown}; known: {sorted(known)}")
+        return cls(**d)
+
+    def to_json(self):
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text):
+        return cls.from_dict(json.loads(text))

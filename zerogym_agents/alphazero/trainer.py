@@ -1,0 +1,210 @@
+"""AlphaZero training: batched self-play, replay, SGD, checkpoints that resume exactly."""
+import os
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import zerogym
+from zerogym_agents.alphazero.config import AlphaZeroConfig
+from zerogym_agents.alphazero.replay import ReplayBuffer
+from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from zerogym_agents.mcts.search import BatchedMCTS
+from zerogym_agents.nets import PolicyValueNet, for_game, loss, make_evaluator, net_from_payload, net_payload
+
+CHECKPOINT = "checkpoint.pt"
+
+
+def _blob(state):
+    return torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8)
+
+
+class AlphaZeroTrainer:
+    """Self-play of `concurrent_games` games through the compiled batched search, a replay buffer
+    with symmetry augmentation and a reuse cap, and SGD on policy cross-entropy + value loss + L2.
+
+    Everything advances in search steps (one search of every game, then a move in each), so that a
+    run is a function of its config: checkpoints fall every `checkpoint_every` steps, and at each
+    one the search trees are rebuilt from their roots and their random streams reseeded, in the
+    run that continues and in one resumed from that checkpoint alike, so resuming gives exactly the
+    run that was not interrupted.
+    """
+
+    def __init__(self, config, out_dir, resume=False, log_dir=None):
+        self.cfg = config if isinstance(config, AlphaZeroConfig) else AlphaZeroConfig.from_dict(config)
+        cfg = self.cfg
+        self.out = os.fspath(out_dir)
+        os.makedirs(self.out, exist_ok=True)
+        torch.manual_seed(cfg.seed)
+        self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
+        spec = self.template.spec
+        h, w, c = spec.obs_shape
+        self.net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=cfg.lr, momentum=cfg.momentum,
+                                   weight_decay=cfg.weight_decay)
+        self.evaluator = make_evaluator(self.net)
+        self.mcts = BatchedMCTS(cfg.game, num_games=cfg.concurrent_games, simulations=cfg.simulations,
+                                c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha, epsilon=cfg.dirichlet_epsilon,
+                                fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
+                                seed=cfg.seed, **cfg.game_kwargs)
+        self.replay = ReplayBuffer(cfg.buffer_size, (c, h, w), spec.num_actions, cfg.max_reuse,
+                                   symmetries=spec.symmetries, seed=cfg.seed + 1)
+        self.rng = np.random.default_rng(cfg.seed + 2)
+        self.step = self.games = self.positions = self.train_steps = 0
+        self.history = []                 # (step, games, positions, train_steps, mean losses) per checkpoint
+        G = cfg.concurrent_games
+        self.pending = [[] for _ in range(G)]     # per game: (planes, mask, policy, mover) of its moves
+        self.move_no = np.zeros(G, np.int64)
+        self.roots = [self.template.copy() for _ in range(G)]
+        self._losses = []
+        self._rebuild_trees()
+        if resume:
+            self._load(os.path.join(self.out, CHECKPOINT))
+        with open(os.path.join(self.out, "config.json"), "w") as f:
+            f.write(self.cfg.to_json())
+        self.writer = None
+        if log_dir is not False:
+            from torch.utils.tensorboard import SummaryWriter
+            self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
+
+    # ---- self-play ----------------------------------------------------------------------------
+    def _rebuild_trees(self):
+        self.mcts.seed(int(np.random.SeedSequence([self.cfg.seed, self.step]).generate_state(1)[0]))
+        self.mcts.set_roots(self.roots)
+
+    def self_play_step(self):
+        """One search of every game, then one move in each; finished games go to the replay buffer."""
+        cfg = self.cfg
+        policies, _ = self.mcts.run(self.evaluator)
+        sampled = self.mcts.select_actions(1.0)
+        best = self.mcts.select_actions(0.0)
+        actions = np.where(self.move_no < cfg.temperature_moves, sampled, best)
+        for i, root in enumerate(self.roots):
+            self.pending[i].append((root.encode(), root.legal_mask(), policies[i].copy(), root.current_player))
+        self.mcts.advance(actions)
+        self.move_no += 1
+        for i, root in enumerate(self.roots):
+            root.step(int(actions[i]))
+            if root.is_over():
+                self._finish_game(i, root.returns())
+                root.reset()
+                self.mcts.set_root(i, root)
+                self.move_no[i] = 0
+        self.step += 1
+
+    def _finish_game(self, i, returns):
+        moves = self.pending[i]
+        planes = np.stack([m[0] for m in moves])
+        masks = np.stack([m[1] for m in moves])
+        policies = np.stack([m[2] for m in moves])
+        values = np.array([returns[m[3]] for m in moves], np.float32)
+        self.replay.add(planes.astype(np.int8), masks, policies, values)
+        self.games += 1
+        self.positions += len(moves)
+        self.pending[i] = []
+
+    # ---- training -----------------------------------------------------------------------------
+    def learning_rate(self):
+        cfg = self.cfg
+        t = min(1.0, self.step / cfg.max_steps)
+        return float(cfg.lr_final + 0.5 * (cfg.lr - cfg.lr_final) * (1 + np.cos(np.pi * t)))
+
+    def train_some(self):
+        """Up to max_train_per_step SGD steps on replay batches (none before min_buffer positions)."""
+        cfg = self.cfg
+        if len(self.replay) < cfg.min_buffer:
+            return
+        for group in self.opt.param_groups:
+            group["lr"] = self.learning_rate()
+        self.net.train()
+        for _ in range(cfg.max_train_per_step):
+            batch = self.replay.sample(cfg.batch_size)
+            if batch is None:
+                break
+            total, pol, val = loss(self.net, torch.from_numpy(batch["planes"]), torch.from_numpy(batch["policies"]),
+                                   torch.from_numpy(batch["values"]), torch.from_numpy(batch["masks"]))
+            self.opt.zero_grad()
+            total.backward()
+            self.opt.step()
+            self.train_steps += 1
+            self._losses.append((total.item(), pol.item(), val.item()))
+        self.net.eval()
+
+    # ---- the run ------------------------------------------------------------------------------
+    def run(self, progress=True, stop_at=None):
+        """Train until max_steps search steps (or stop_at, to interrupt a run); returns self.history."""
+        cfg = self.cfg
+        end = cfg.max_steps if stop_at is None else min(stop_at, cfg.max_steps)
+        bar = tqdm(total=cfg.max_steps, initial=self.step, desc=f"alphazero {cfg.game}", unit="step",
+                   disable=not progress)
+        t0, positions0 = time.perf_counter(), self.positions
+        while self.step < end:
+            self.self_play_step()
+            self.train_some()
+            bar.update(1)
+            if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps:
+                elapsed = time.perf_counter() - t0
+                self._log(elapsed, self.positions - positions0)
+                self.save()
+                bar.set_postfix(games=self.games, train_steps=self.train_steps,
+                                loss=f"{self.history[-1]['loss']:.3f}" if self.history[-1]["loss"] else "-")
+        bar.close()
+        if self.writer:
+            self.writer.flush()
+        return self.history
+
+    def _log(self, elapsed, new_positions):
+        mean = [float(x) for x in np.mean(self._losses, axis=0)] if self._losses else [None] * 3
+        self._losses = []
+        entry = {"step": self.step, "games": self.games, "positions": self.positions, "train_steps": self.train_steps,
+                 "loss": mean[0], "policy_loss": mean[1], "value_loss": mean[2], "lr": self.learning_rate(),
+                 "positions_per_s": new_positions / max(elapsed, 1e-9)}
+        self.history.append(entry)
+        if self.writer:
+            for k, v in entry.items():
+                if k != "step" and v is not None:
+                    self.writer.add_scalar(f"alphazero/{k}", v, self.step)
+
+    # ---- checkpoints --------------------------------------------------------------------------
+    def save(self):
+        """Write the checkpoint (atomically) and rebuild the search trees (see the class docstring)."""
+        pending = [[(torch.from_numpy(p), torch.from_numpy(m), torch.from_numpy(q), int(mv)) for p, m, q, mv in g]
+                   for g in self.pending]
+        save_checkpoint(os.path.join(self.out, CHECKPOINT), "alphazero", {
+            "config": self.cfg.to_json(), "net": net_payload(self.net), "optimizer": self.opt.state_dict(),
+            "replay": self.replay.state_dict(), "rng": self.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "counters": {"step": self.step, "games": self.games, "positions": self.positions,
+                         "train_steps": self.train_steps},
+            "history": [{k: (float(v) if v is not None else None) for k, v in h.items()} for h in self.history],
+            "roots": [_blob(r) for r in self.roots], "move_no": torch.from_numpy(self.move_no.copy()),
+            "pending": pending})
+        self._rebuild_trees()
+
+    def _load(self, path):
+        data = load_checkpoint(path, kind="alphazero")
+        saved = AlphaZeroConfig.from_json(data["config"])
+        if (saved.game, saved.game_kwargs) != (self.cfg.game, self.cfg.game_kwargs):
+            raise CheckpointError(f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, "
+                                  f"not {self.cfg.game} {self.cfg.game_kwargs}")
+        self.net.load_state_dict(net_from_payload(data["net"], source=path).state_dict())
+        self.opt.load_state_dict(data["optimizer"])
+        self.replay.load_state_dict(data["replay"])
+        self.rng.bit_generator.state = data["rng"]
+        torch.set_rng_state(data["torch_rng"])
+        c = data["counters"]
+        self.step, self.games, self.positions, self.train_steps = c["step"], c["games"], c["positions"], c["train_steps"]
+        self.history = list(data["history"])
+        for root, blob in zip(self.roots, data["roots"]):
+            root.load_bytes(bytes(blob.numpy()))
+        self.move_no = data["move_no"].numpy().copy()
+        self.pending = [[(p.numpy(), m.numpy(), q.numpy(), mv) for p, m, q, mv in g] for g in data["pending"]]
+        self._rebuild_trees()
+
+
+def train(config, out_dir, resume=False, progress=True):
+    """Run AlphaZero training as configured; returns the trainer (its net is the result)."""
+    trainer = AlphaZeroTrainer(config, out_dir, resume=resume)
+    trainer.run(progress=progress)
+    return trainer

@@ -1,0 +1,1 @@
+"""Compiled tree search: batched PUCT (AlphaZero) and UCT with random rollouts."""

@@ -1,0 +1,558 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Batched PUCT tree search over G games in flat node arrays (the compiled half of BatchedMCTS).
+
+The selection rule and the root Dirichlet noise follow AlphaZero (Silver et al. 2018); several
+leaves per tree are gathered with virtual loss and evaluated in one batch, as in Cazenave's
+"Spatial Average Pooling for Computer Go" (papers/003) and Polygames (papers/000).
+
+Tree layout: tree g owns nodes[g * cap : (g + 1) * cap]; node 0 is its root; the children of an
+expanded node are contiguous (first_child .. first_child + num_children - 1), one per legal action
+in increasing action order.  No state is stored per node: a simulation copies the root's state blob
+into a scratch buffer and replays the actions down the tree.
+
+Sign convention: a node's value sum `w` is from the view of `mover`, the player who chose the edge
+into it (the player to move at its parent), so a parent picks the child with the best Q = w / n as
+is.  The evaluator's value and terminal results are from the view of the player to move at the
+leaf; backing up adds +v to nodes whose mover is that player and -v to the others.  Nothing assumes
+that players alternate.
+"""
+from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
+from libc.math cimport sqrt, isfinite, pow
+from libc.string cimport memcpy, memset
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+cimport numpy as cnp
+
+import numpy as np
+
+from zerogym._core.game cimport GameDef, Header, header, splitmix64, RUNNING, TERMINAL, REASON_OK
+from zerogym._core.spec cimport GameSpec
+from zerogym._core.state cimport State
+from zerogym_agents.mcts._rng cimport next_u64, below, uniform01, gamma_sample
+
+cnp.import_array()
+
+cdef enum:
+    # descend() results
+    D_LEAF = 0         # a leaf was queued for the evaluator
+    D_BACKED = 1       # ended on a terminal state (or a dead end): backed up at once
+    D_COLLISION = 2    # met a leaf already queued in this batch: nothing done
+
+
+ctypedef struct Node:
+    int32_t first_child    # -1 until expanded
+    int32_t parent         # -1 for the root
+    float prior
+    float w                # value sum from the view of `mover`
+    int32_t n              # completed visits
+    int16_t action         # the edge from the parent
+    int16_t num_children
+    int16_t inflight       # descents in flight through this node (virtual loss)
+    int8_t mover           # the player who chose the edge into this node
+    int8_t pending         # queued for evaluation in the current batch
+
+
+cdef inline double leaf_result(Header* h) noexcept nogil:
+    # value of a finished game from the view of the player to move there (truncation: 0)
+    if h.status != TERMINAL or h.winner < 0:
+        return 0.0
+    return 1.0 if h.winner == h.to_play else -1.0
+
+
+cdef class PUCTCore:
+    """G PUCT trees over one game; driven by zerogym_agents.mcts.search.BatchedMCTS."""
+    cdef readonly GameSpec spec
+    cdef const GameDef* g
+    cdef readonly int num_games, num_actions, leaves_per_tree, capacity
+    cdef int C, H, W
+    cdef Py_ssize_t stride
+    cdef char* roots           # G state blobs
+    cdef char* scratch         # one blob replayed per descent
+    cdef int8_t* obs           # one (H, W, C) observation
+    cdef Node* nodes           # G * capacity
+    cdef Node* spare           # capacity, for compaction on advance
+    cdef int32_t* used         # nodes in use per tree
+    cdef int32_t* done         # simulations done per tree in the current run
+    cdef uint64_t* rng         # one stream per tree
+    cdef uint8_t* noised       # root noise applied since the root was set
+    cdef uint8_t* has_root
+    cdef int32_t* leaf_tree
+    cdef int32_t* leaf_node
+    cdef int8_t* leaf_player   # the player to move at each queued leaf
+    cdef double* noise         # num_actions gamma draws
+    cdef readonly int pending_leaves
+    cdef readonly int64_t full_events     # leaves left unexpanded because their tree was full
+    cdef int target
+    cdef public double c_puct, fpu_reduction, virtual_loss, dirichlet_alpha, epsilon
+    cdef readonly object planes            # float32 (G*k, C, H, W)
+    cdef readonly object masks             # int8 (G*k, A)
+    cdef float* planes_p
+    cdef int8_t* masks_p
+
+    def __cinit__(self, GameSpec spec, int num_games, int leaves_per_tree, int capacity):
+        self.spec = spec
+        self.g = &spec.d
+        self.num_games = num_games
+        self.num_actions = spec.d.num_actions
+        self.leaves_per_tree = leaves_per_tree
+        self.capacity = capacity
+        self.C, self.H, self.W = spec.d.planes, spec.d.height, spec.d.width
+        self.stride = spec.d.state_bytes
+        cdef Py_ssize_t G = num_games, L = <Py_ssize_t> num_games * leaves_per_tree
+        self.roots = <char*> PyMem_Calloc(G, self.stride)
+        self.scratch = <char*> PyMem_Calloc(1, self.stride)
+        self.obs = <int8_t*> PyMem_Malloc(self.H * self.W * self.C)
+        self.nodes = <Node*> PyMem_Malloc(G * capacity * sizeof(Node))
+        self.spare = <Node*> PyMem_Malloc(capacity * sizeof(Node))
+        self.used = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
+        self.done = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
+        self.rng = <uint64_t*> PyMem_Calloc(G, sizeof(uint64_t))
+        self.noised = <uint8_t*> PyMem_Calloc(G, 1)
+        self.has_root = <uint8_t*> PyMem_Calloc(G, 1)
+        self.leaf_tree = <int32_t*> PyMem_Malloc(L * sizeof(int32_t))
+        self.leaf_node = <int32_t*> PyMem_Malloc(L * sizeof(int32_t))
+        self.leaf_player = <int8_t*> PyMem_Malloc(L)
+        self.noise = <double*> PyMem_Malloc(self.num_actions * sizeof(double))
+        if (self.roots == NULL or self.scratch == NULL or self.obs == NULL or self.nodes == NULL or
+                self.spare == NULL or self.used == NULL or self.done == NULL or self.rng == NULL or
+                self.noised == NULL or self.has_root == NULL or self.leaf_tree == NULL or self.leaf_node == NULL or
+                self.leaf_player == NULL or self.noise == NULL):
+            raise MemoryError(f"cannot allocate {num_games} search trees of {capacity} nodes")
+        self.planes = np.zeros((L, self.C, self.H, self.W), np.float32)
+        self.masks = np.zeros((L, self.num_actions), np.int8)
+        self.planes_p = <float*> cnp.PyArray_DATA(self.planes)
+        self.masks_p = <int8_t*> cnp.PyArray_DATA(self.masks)
+
+    def __dealloc__(self):
+        PyMem_Free(self.roots)
+        PyMem_Free(self.scratch)
+        PyMem_Free(self.obs)
+        PyMem_Free(self.nodes)
+        PyMem_Free(self.spare)
+        PyMem_Free(self.used)
+        PyMem_Free(self.done)
+        PyMem_Free(self.rng)
+        PyMem_Free(self.noised)
+        PyMem_Free(self.has_root)
+        PyMem_Free(self.leaf_tree)
+        PyMem_Free(self.leaf_node)
+        PyMem_Free(self.leaf_player)
+        PyMem_Free(self.noise)
+
+    @property
+    def node_bytes(self):
+        return sizeof(Node)
+
+    # ---- roots ---------------------------------------------------------------------------
+    def seed_tree(self, int i, uint64_t seed):
+        """Seed tree i's random stream (root noise, move choice)."""
+        self.rng[i] = splitmix64(seed)
+
+    def set_root(self, int i, State st):
+        """Make `st` (a copy of it) the root of tree i, with an empty tree."""
+        self._idle()
+        memcpy(self.roots + i * self.stride, st.s, self.stride)
+        self._fresh_root(i)
+        self.has_root[i] = 1
+
+    cdef void _fresh_root(self, int i) noexcept nogil:
+        cdef Node* r = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Header* h = header(self.roots + i * self.stride)
+        r.first_child = -1
+        r.parent = -1
+        r.prior = 1.0
+        r.w = 0.0
+        r.n = 0
+        r.action = -1
+        r.num_children = 0
+        r.inflight = 0
+        r.mover = <int8_t> (1 - h.to_play)
+        r.pending = 0
+        self.used[i] = 1
+        self.noised[i] = 0
+
+    def get_root(self, int i, State out):
+        """Copy tree i's root state into `out`."""
+        memcpy(out.s, self.roots + i * self.stride, self.stride)
+
+    def root_over(self, int i):
+        return header(self.roots + i * self.stride).status != RUNNING
+
+    def abort(self):
+        """Drop the leaves of the last collect() (their virtual loss included), e.g. after the
+        evaluator failed: the trees are as they were before collect()."""
+        cdef int j
+        cdef Node* base
+        for j in range(self.pending_leaves):
+            base = self.nodes + <Py_ssize_t> self.leaf_tree[j] * self.capacity
+            base[self.leaf_node[j]].pending = 0
+            self._undo(base, self.leaf_node[j])
+        self.pending_leaves = 0
+
+    cdef _idle(self):
+        if self.pending_leaves:
+            raise RuntimeError("leaves are waiting for their evaluation: call backup() after collect()")
+
+    cdef int _check_roots(self) except -1:
+        cdef int i
+        for i in range(self.num_games):
+            if not self.has_root[i]:
+                raise RuntimeError(f"tree {i} has no root: call set_roots() first")
+        return 0
+
+    # ---- one search ----------------------------------------------------------------------
+    def begin(self, int simulations):
+        """Start a search of `simulations` new simulations per tree (noise goes on expanded roots now)."""
+        self._idle()
+        self._check_roots()
+        cdef int i
+        self.target = simulations
+        for i in range(self.num_games):
+            self.done[i] = 0
+            if self.nodes[<Py_ssize_t> i * self.capacity].first_child >= 0:
+                self._noise_root(i)
+
+    def finished(self):
+        """True when every tree with a running root has done its simulations."""
+        cdef int i
+        for i in range(self.num_games):
+            if self.done[i] < self.target and header(self.roots + i * self.stride).status == RUNNING:
+                return False
+        return True
+
+    def collect(self):
+        """Descend every unfinished tree up to leaves_per_tree times; return the number L of leaves
+        queued (their planes and masks are rows 0..L-1 of .planes / .masks).  Terminal leaves are
+        backed up at once and not queued."""
+        self._idle()
+        cdef int i, t, tries, r
+        with nogil:
+            for i in range(self.num_games):
+                if header(self.roots + i * self.stride).status != RUNNING:
+                    continue
+                tries = self.target - self.done[i]
+                if tries > self.leaves_per_tree:
+                    tries = self.leaves_per_tree
+                for t in range(tries):
+                    r = self._descend(i)
+                    if r != D_COLLISION:
+                        self.done[i] += 1
+        return self.pending_leaves
+
+    cdef int _descend(self, int i) noexcept nogil:
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef char* s = self.scratch
+        cdef Header* h = header(s)
+        cdef int node = 0, best, j, L, count
+        cdef Node* nd
+        cdef Node* c
+        cdef double cs, q_parent, fpu, vl = self.virtual_loss, score, best_score, n_eff, q
+        memcpy(s, self.roots + i * self.stride, self.stride)
+        while True:
+            nd = base + node
+            nd.inflight += 1
+            if h.status != RUNNING:
+                self._backup(base, node, leaf_result(h), h.to_play)
+                return D_BACKED
+            if nd.pending:
+                self._undo(base, node)
+                return D_COLLISION
+            if nd.first_child < 0:
+                L = self.pending_leaves
+                count = self._encode(s, L)
+                if count == 0:       # no legal move in a running game: score it as a draw
+                    self._backup(base, node, 0.0, h.to_play)
+                    return D_BACKED
+                nd.pending = 1
+                self.leaf_tree[L] = i
+                self.leaf_node[L] = node
+                self.leaf_player[L] = <int8_t> h.to_play
+                self.pending_leaves = L + 1
+                return D_LEAF
+            # PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N); unvisited children get parent Q - fpu
+            cs = self.c_puct * sqrt(nd.n + vl * nd.inflight)
+            q_parent = nd.w / nd.n if nd.n > 0 else 0.0
+            if nd.mover != h.to_play:
+                q_parent = -q_parent
+            fpu = q_parent - self.fpu_reduction
+            best = 0
+            best_score = -1e300
+            c = base + nd.first_child
+            for j in range(nd.num_children):
+                if c.n == 0 and c.inflight == 0:
+                    score = fpu + cs * c.prior
+                else:
+                    n_eff = c.n + vl * c.inflight
+                    score = (c.w - vl * c.inflight) / n_eff + cs * c.prior / (1.0 + n_eff)
+                if score > best_score:
+                    best_score = score
+                    best = j
+                c += 1
+            node = nd.first_child + best
+            self.g.apply(self.g.params, s, base[node].action)
+
+    cdef int _encode(self, char* s, int row) noexcept nogil:
+        # write the mover's planes (C, H, W) as float32 and the legal mask into row `row`
+        cdef int HW = self.H * self.W, C = self.C, k, ch, count
+        cdef int8_t* o = self.obs
+        cdef int8_t* m = self.masks_p + <Py_ssize_t> row * self.num_actions
+        cdef float* out = self.planes_p + <Py_ssize_t> row * C * HW
+        if self.g.observe_mover != NULL:
+            count = self.g.observe_mover(self.g.params, s, o, m)
+        else:
+            self.g.observe(self.g.params, s, header(s).to_play, o)
+            count = self.g.legal(self.g.params, s, m)
+        for ch in range(C):
+            for k in range(HW):
+                out[ch * HW + k] = o[k * C + ch]
+        return count
+
+    cdef void _backup(self, Node* base, int node, double v, int player) noexcept nogil:
+        # add one visit of value v (from `player`'s view) from `node` up to the root, releasing virtual loss
+        cdef Node* nd
+        while node >= 0:
+            nd = base + node
+            nd.inflight -= 1
+            nd.n += 1
+            nd.w += <float> (v if nd.mover == player else -v)
+            node = nd.parent
+
+    cdef void _undo(self, Node* base, int node) noexcept nogil:
+        while node >= 0:
+            base[node].inflight -= 1
+            node = base[node].parent
+
+    def backup(self, const float[:, ::1] priors, const float[::1] values):
+        """Expand the queued leaves with `priors` (renormalised over legal actions) and back up `values`.
+
+        Returns -1, or the index of the first leaf with a non-finite or negative prior or a
+        non-finite value (then nothing was changed and the leaves stay queued)."""
+        cdef int L = self.pending_leaves, A = self.num_actions, j
+        if priors.shape[0] != L or priors.shape[1] != A or values.shape[0] != L:
+            raise ValueError(f"expected priors ({L}, {A}) and values ({L},), got priors "
+                             f"({priors.shape[0]}, {priors.shape[1]}) and values ({values.shape[0]},)")
+        with nogil:
+            j = self._validate(priors, values)
+            if j < 0:
+                for j in range(L):
+                    self._expand(j, &priors[j, 0], values[j])
+                self.pending_leaves = 0
+        return j if self.pending_leaves else -1
+
+    cdef int _validate(self, const float[:, ::1] priors, const float[::1] values) noexcept nogil:
+        cdef int j, a, A = self.num_actions
+        cdef int8_t* m
+        for j in range(self.pending_leaves):
+            if not isfinite(values[j]):
+                return j
+            m = self.masks_p + <Py_ssize_t> j * A
+            for a in range(A):
+                if m[a] and not (priors[j, a] >= 0 and isfinite(priors[j, a])):
+                    return j
+        return -1
+
+    cdef void _expand(self, int j, const float* prior, float value) noexcept nogil:
+        cdef int i = self.leaf_tree[j], node = self.leaf_node[j], A = self.num_actions, a, count = 0, first
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Node* nd = base + node
+        cdef Node* c
+        cdef int8_t* m = self.masks_p + <Py_ssize_t> j * A
+        cdef double total = 0.0, scale
+        cdef int player = self.leaf_player[j]
+        for a in range(A):
+            if m[a]:
+                count += 1
+                total += prior[a]
+        nd.pending = 0
+        if self.used[i] + count <= self.capacity:
+            first = self.used[i]
+            self.used[i] += count
+            scale = 1.0 / total if total > 0 else 0.0
+            c = base + first
+            for a in range(A):
+                if m[a]:
+                    c.first_child = -1
+                    c.parent = node
+                    c.prior = <float> (prior[a] * scale if total > 0 else 1.0 / count)
+                    c.w = 0.0
+                    c.n = 0
+                    c.action = <int16_t> a
+                    c.num_children = 0
+                    c.inflight = 0
+                    c.mover = <int8_t> player
+                    c.pending = 0
+                    c += 1
+            nd.first_child = first
+            nd.num_children = <int16_t> count
+            if node == 0:
+                self._noise_root(i)
+        else:
+            self.full_events += 1
+        self._backup(base, node, value, player)
+
+    cdef void _noise_root(self, int i) noexcept nogil:
+        # mix Dirichlet(alpha) noise into the root priors, once per root
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef int j, n = base.num_children
+        cdef double total = 0.0, eps = self.epsilon
+        cdef Node* c
+        if self.noised[i] or eps <= 0 or n == 0:
+            return
+        self.noised[i] = 1
+        for j in range(n):
+            self.noise[j] = gamma_sample(&self.rng[i], self.dirichlet_alpha)
+            total += self.noise[j]
+        for j in range(n):
+            c = base + base.first_child + j
+            c.prior = <float> ((1.0 - eps) * c.prior + eps * (self.noise[j] / total if total > 0 else 1.0 / n))
+
+    # ---- results and moves ---------------------------------------------------------------
+    def root_stats(self, int32_t[:, ::1] counts, float[:, ::1] policy, float[::1] value, float[:, ::1] priors):
+        """Per tree: child visit counts, the visit distribution, the root value (player to move's
+        view; for a finished root, its result), and the root priors (after noise)."""
+        cdef int i, j, A = self.num_actions
+        cdef Node* base
+        cdef Node* c
+        cdef Header* h
+        cdef int64_t total
+        with nogil:
+            for i in range(self.num_games):
+                base = self.nodes + <Py_ssize_t> i * self.capacity
+                h = header(self.roots + i * self.stride)
+                memset(&counts[i, 0], 0, A * sizeof(int32_t))
+                memset(&policy[i, 0], 0, A * sizeof(float))
+                memset(&priors[i, 0], 0, A * sizeof(float))
+                if h.status != RUNNING:
+                    value[i] = <float> leaf_result(h)
+                    continue
+                value[i] = 0.0
+                if base.n > 0:
+                    value[i] = base.w / base.n if base.mover == h.to_play else -base.w / base.n
+                total = 0
+                for j in range(base.num_children if base.first_child >= 0 else 0):
+                    c = base + base.first_child + j
+                    counts[i, c.action] = c.n
+                    priors[i, c.action] = c.prior
+                    total += c.n
+                if total > 0:
+                    for j in range(A):
+                        policy[i, j] = <float> (<double> counts[i, j] / total)
+
+    def choose(self, double temperature, int64_t[::1] out):
+        """out[i] = a move for tree i from its root visit counts: argmax for temperature 0 (ties
+        broken at random), else sampled with probability proportional to N^(1/temperature).
+        With no child visits the priors are used the same way; -1 for a finished root."""
+        cdef int i
+        with nogil:
+            for i in range(self.num_games):
+                out[i] = self._choose(i, temperature)
+
+    cdef int _choose(self, int i, double temperature) noexcept nogil:
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Node* kids = base + base.first_child
+        cdef int j, n = base.num_children, ties = 0, pick = -1, visited = 0
+        cdef double x, best = -1.0, total = 0.0, r
+        if header(self.roots + i * self.stride).status != RUNNING or base.first_child < 0 or n == 0:
+            return -1
+        for j in range(n):
+            visited += kids[j].n > 0
+        if temperature <= 0:
+            for j in range(n):
+                x = kids[j].n if visited else kids[j].prior
+                if x > best:
+                    best, ties, pick = x, 1, j
+                elif x == best:
+                    ties += 1
+                    if below(&self.rng[i], ties) == 0:   # reservoir: each tied child kept with chance 1/ties
+                        pick = j
+            return kids[pick].action
+        for j in range(n):
+            best = max(best, <double> (kids[j].n if visited else kids[j].prior))
+        for j in range(n):
+            x = (kids[j].n if visited else kids[j].prior) / best
+            total += pow(x, 1.0 / temperature) if x > 0 else 0.0
+        r = uniform01(&self.rng[i]) * total
+        for j in range(n):
+            x = (kids[j].n if visited else kids[j].prior) / best
+            x = pow(x, 1.0 / temperature) if x > 0 else 0.0
+            if x > 0:
+                pick = j
+                r -= x
+                if r < 0:
+                    break
+        return kids[pick].action
+
+    def check_moves(self, const int64_t[::1] actions):
+        """(-1, 0) if actions[i] is legal at every root, else (i, reason code) for the first that is not."""
+        cdef int i, code
+        cdef int64_t a
+        for i in range(self.num_games):
+            a = actions[i]
+            if header(self.roots + i * self.stride).status != RUNNING:
+                return (i, 2)
+            if a < 0 or a >= self.num_actions:
+                return (i, 1)
+            code = self.g.check(self.g.params, self.roots + i * self.stride, <int> a)
+            if code != REASON_OK:
+                return (i, code)
+        return (-1, 0)
+
+    def advance(self, const int64_t[::1] actions):
+        """Play actions[i] at root i (legality checked by check_moves first) and keep that child's
+        subtree, compacted to the front of the tree's node array, as the new root."""
+        self._idle()
+        cdef int i, j, keep
+        cdef Node* base
+        with nogil:
+            for i in range(self.num_games):
+                base = self.nodes + <Py_ssize_t> i * self.capacity
+                keep = -1
+                for j in range(base.num_children if base.first_child >= 0 else 0):
+                    if base[base.first_child + j].action == actions[i]:
+                        keep = base.first_child + j
+                self.g.apply(self.g.params, self.roots + i * self.stride, <int> actions[i])
+                if keep < 0:
+                    self._fresh_root(i)
+                else:
+                    self._compact(i, keep)
+
+    cdef void _compact(self, int i, int keep) noexcept nogil:
+        # copy the subtree under `keep` breadth first into spare (children stay contiguous), then back
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Node* out = self.spare
+        cdef int head = 0, tail = 1, cnt, k
+        out[0] = base[keep]
+        out[0].parent = -1
+        while head < tail:
+            if out[head].first_child >= 0:
+                cnt = out[head].num_children
+                memcpy(out + tail, base + out[head].first_child, cnt * sizeof(Node))
+                for k in range(cnt):
+                    out[tail + k].parent = head
+                out[head].first_child = tail
+                tail += cnt
+            head += 1
+        memcpy(base, out, tail * sizeof(Node))
+        self.used[i] = tail
+        self.noised[i] = 0
+
+    def tree_size(self, int i):
+        """Nodes in use in tree i."""
+        return self.used[i]
+
+    def node_stats(self, int i, path):
+        """(visits, value sum from the mover's view, mover, child visit counts (A,)) of the node
+        reached from tree i's root by the actions in `path`; None if that node is not in the tree."""
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef int node = 0, j, found
+        for a in path:
+            found = -1
+            for j in range(base[node].num_children if base[node].first_child >= 0 else 0):
+                if base[base[node].first_child + j].action == a:
+                    found = base[node].first_child + j
+            if found < 0:
+                return None
+            node = found
+        counts = np.zeros(self.num_actions, np.int32)
+        for j in range(base[node].num_children if base[node].first_child >= 0 else 0):
+            counts[base[base[node].first_child + j].action] = base[base[node].first_child + j].n
+        return base[node].n, base[node].w, base[node].mover, counts

@@ -1,0 +1,283 @@
+"""BatchedMCTS: AlphaZero's PUCT search over G games at once, one evaluator call per batch of leaves.
+
+    mcts = BatchedMCTS("go", num_games=64, simulations=200, seed=0, board_size=9)
+    mcts.set_roots(states)                      # G zerogym States
+    policies, values = mcts.run(evaluator)      # (G, A) visit distributions, (G,) root values
+    actions = mcts.select_actions(temperature=1.0)
+    mcts.advance(actions)                       # tree reuse: the chosen children become the roots
+
+An evaluator is any callable ``evaluator(planes, masks) -> (priors, values)`` with planes float32
+(L, C, H, W) from the view of each leaf's player to move, masks int8 (L, A), priors (L, A) (any
+non-negative weights; they are renormalised over the legal actions, so uniform_evaluator may return
+the mask itself) and values (L,) in [-1, 1] from the view of the player to move at the leaf.  It is
+called once per batch with up to num_games * leaves_per_tree leaves.  Averaging over board
+symmetries, if wanted, is the evaluator's job (zerogym_agents.nets.evaluate.make_evaluator).
+
+Search (Silver et al. 2018, "A general reinforcement learning algorithm that masters chess, shogi
+and Go through self-play"): at a node choose the child maximising
+    Q + c_puct * P * sqrt(N_parent) / (1 + N),
+with Q = parent's Q - fpu_reduction for children without visits (first-play urgency), Dirichlet
+noise P = (1 - epsilon) P + epsilon Dir(alpha) on the root priors, and virtual loss so that
+leaves_per_tree leaves per tree go into one batch (each descent in flight counts as virtual_loss
+lost visits on its path).  Finished positions are scored by the game result, without the evaluator.
+"""
+import numbers
+import operator
+
+import numpy as np
+
+from zerogym.errors import IllegalMoveError
+from zerogym.registry import make_state
+from zerogym_agents.mcts._puct import PUCTCore
+
+DEFAULT_NODES_LIMIT = 1 << 20     # default tree capacity is at most this many nodes per tree
+
+
+def uniform_evaluator(planes, masks):
+    """Priors uniform over the legal actions (the mask, renormalised by the search), value 0."""
+    return masks.astype(np.float32), np.zeros(len(masks), np.float32)
+
+
+def game_spec(game, kwargs):
+    """(GameSpec, template State) from a game name, a GameSpec or a State."""
+    from zerogym._core.spec import GameSpec
+    from zerogym._core.state import State
+    if isinstance(game, State):
+        if kwargs:
+            raise ValueError("game kwargs go with a game name, not with a State")
+        return game.spec, game.copy().reset()
+    if isinstance(game, GameSpec):
+        if kwargs:
+            raise ValueError("game kwargs go with a game name, not with a GameSpec")
+        return game, make_state(game.name, **game.kwargs)
+    if isinstance(game, str):
+        st = make_state(game, **kwargs)
+        return st.spec, st
+    raise ValueError(f"game must be a game name (e.g. 'go'), a GameSpec or a State, got {game!r}")
+
+
+def _int(name, value, lo, hi=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        raise ValueError(f"{name} must be in {lo}..{hi}, got {value}" if hi is not None
+                         else f"{name} must be >= {lo}, got {value}")
+    return int(value)
+
+
+def _real(name, value, lo, hi=None, open_lo=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    bad = value <= lo if open_lo else value < lo
+    if bad or (hi is not None and value > hi):
+        rng = f"{'>' if open_lo else '>='} {lo}" + (f" and <= {hi}" if hi is not None else "")
+        raise ValueError(f"{name} must be {rng}, got {value}")
+    return float(value)
+
+
+def tree_seeds(seed, n):
+    """n 64-bit seeds, one per tree: an int seed gives tree i a stream derived from (seed, i); a
+    sequence of n ints gives tree i exactly seeds[i] (so tree i searches as a one-tree search with
+    seed=[seeds[i]] does); None draws fresh entropy."""
+    if seed is None:
+        return [int(x) for x in np.random.SeedSequence().generate_state(n, np.uint64)]
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        return [int(x) for x in np.random.SeedSequence(int(seed) & ((1 << 128) - 1)).generate_state(n, np.uint64)]
+    try:
+        seeds = [operator.index(s) for s in seed]
+    except TypeError:
+        raise ValueError(f"seed must be None, an int or a sequence of {n} ints, got {seed!r}") from None
+    if len(seeds) != n:
+        raise ValueError(f"seed sequence must have one int per game ({n}), got {len(seeds)}")
+    return [s & ((1 << 64) - 1) for s in seeds]
+
+
+class BatchedMCTS:
+    """PUCT search over num_games trees of one game (see the module docstring).
+
+    game: a game name with its kwargs (``BatchedMCTS("go", board_size=9)``), a GameSpec or a State.
+    simulations: new simulations per tree in each run() (a reused subtree keeps its earlier visits).
+    c_puct, fpu_reduction, virtual_loss: the selection constants above.  dirichlet_alpha, epsilon:
+    root noise (epsilon=0 turns it off).  leaves_per_tree: descents per tree per batch.
+    capacity: nodes per tree (default: enough for one search, at most 2**20); when a tree is full,
+    new leaves are evaluated and backed up but not expanded (counted in .full_events).
+    seed: None, an int, or one int per tree (see tree_seeds); it drives the noise and move choice.
+    """
+
+    def __init__(self, game, num_games=1, simulations=800, c_puct=1.5, dirichlet_alpha=0.3, epsilon=0.25,
+                 fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=1, capacity=None, seed=None,
+                 **game_kwargs):
+        self.spec, self._template = game_spec(game, game_kwargs)
+        self.num_games = _int("num_games", num_games, 1)
+        self.simulations = _int("simulations", simulations, 1)
+        self.num_actions = self.spec.num_actions
+        k = _int("leaves_per_tree", leaves_per_tree, 1, 1024)
+        if capacity is None:
+            capacity = min(DEFAULT_NODES_LIMIT, (self.simulations + 1) * self.num_actions + 1)
+        capacity = _int("capacity", capacity, self.num_actions + 1, (1 << 31) - 1)
+        self._core = PUCTCore(self.spec, self.num_games, k, capacity)
+        self.c_puct = c_puct
+        self.fpu_reduction = fpu_reduction
+        self.virtual_loss = virtual_loss
+        self.dirichlet_alpha = dirichlet_alpha
+        self.epsilon = epsilon
+        self.seed(seed)
+        G, A = self.num_games, self.num_actions
+        self._counts = np.zeros((G, A), np.int32)
+        self._policy = np.zeros((G, A), np.float32)
+        self._value = np.zeros(G, np.float32)
+        self._priors = np.zeros((G, A), np.float32)
+        self.evaluator_calls = 0
+
+    # ---- parameters (validated; the compiled core reads them on every simulation) ----------
+    c_puct = property(lambda self: self._core.c_puct,
+                      lambda self, v: setattr(self._core, "c_puct", _real("c_puct", v, 0.0)))
+    fpu_reduction = property(lambda self: self._core.fpu_reduction,
+                             lambda self, v: setattr(self._core, "fpu_reduction", _real("fpu_reduction", v, -2.0, 2.0)))
+    virtual_loss = property(lambda self: self._core.virtual_loss,
+                            lambda self, v: setattr(self._core, "virtual_loss", _real("virtual_loss", v, 0.0)))
+    dirichlet_alpha = property(lambda self: self._core.dirichlet_alpha,
+                               lambda self, v: setattr(self._core, "dirichlet_alpha",
+                                                       _real("dirichlet_alpha", v, 0.0, open_lo=True)))
+    epsilon = property(lambda self: self._core.epsilon,
+                       lambda self, v: setattr(self._core, "epsilon", _real("epsilon", v, 0.0, 1.0)))
+    leaves_per_tree = property(lambda self: self._core.leaves_per_tree)
+    capacity = property(lambda self: self._core.capacity)
+    full_events = property(lambda self: self._core.full_events)
+
+    def seed(self, seed):
+        """Reseed every tree's random stream (see tree_seeds)."""
+        for i, s in enumerate(tree_seeds(seed, self.num_games)):
+            self._core.seed_tree(i, s)
+
+    # ---- roots ---------------------------------------------------------------------------
+    def set_roots(self, states):
+        """Start a fresh tree at each of the num_games States (copied)."""
+        states = list(states)
+        if len(states) != self.num_games:
+            raise ValueError(f"set_roots needs {self.num_games} states, got {len(states)}")
+        for i, st in enumerate(states):
+            self.set_root(i, st)
+
+    def set_root(self, i, state):
+        """Start a fresh tree for game i at `state` (copied)."""
+        i = _int("game index", i, 0, self.num_games - 1)
+        spec = getattr(state, "spec", None)
+        if spec is None or (spec is not self.spec and (spec.name, spec.kwargs) != (self.spec.name, self.spec.kwargs)):
+            raise ValueError(f"state {i} must be a State of {self.spec!r}, got {state!r}")
+        self._core.set_root(i, state)
+
+    def root_state(self, i):
+        """A copy of tree i's root position."""
+        st = self._template.copy()
+        self._core.get_root(_int("game index", i, 0, self.num_games - 1), st)
+        return st
+
+    # ---- search --------------------------------------------------------------------------
+    def collect(self):
+        """Gather the next batch of leaves: (planes (L, C, H, W), masks (L, A)), views valid until
+        backup().  L may be 0 when every descent ended on a finished position."""
+        n = self._core.collect()
+        return self._core.planes[:n], self._core.masks[:n]
+
+    def backup(self, priors, values):
+        """Expand the leaves of the last collect() with the evaluator's priors and back up its values."""
+        n = self._core.pending_leaves
+        priors = _as_f32(priors, "priors")
+        values = _as_f32(values, "values")
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values[:, 0]
+        if priors.shape != (n, self.num_actions) or values.shape != (n,):
+            raise ValueError(f"the evaluator must return priors of shape ({n}, {self.num_actions}) and values "
+                             f"of shape ({n},), got {priors.shape} and {values.shape}")
+        bad = self._core.backup(np.ascontiguousarray(priors), np.ascontiguousarray(values))
+        if bad >= 0:
+            raise ValueError(f"the evaluator returned a non-finite value or a negative / non-finite prior on a "
+                             f"legal action for leaf {bad} (value {values[bad]!r}); priors must be "
+                             "probabilities or non-negative weights, not logits")
+
+    def run(self, evaluator):
+        """Run `simulations` new simulations in every tree whose root game is not over.
+
+        Returns (policies (G, A) float32: root visit counts / their sum, values (G,) float32: the
+        root value from the view of the player to move there; finished roots give zeros and their result).
+        """
+        if not callable(evaluator):
+            raise ValueError(f"evaluator must be a callable (planes, masks) -> (priors, values), got {evaluator!r}")
+        core = self._core
+        core.begin(self.simulations)
+        while not core.finished():
+            planes, masks = self.collect()
+            if len(masks):
+                try:
+                    out = evaluator(planes, masks)
+                    try:
+                        priors, values = out
+                    except (TypeError, ValueError):
+                        raise ValueError("the evaluator must return a pair (priors, values)") from None
+                    self.evaluator_calls += 1
+                    self.backup(priors, values)
+                except BaseException:
+                    core.abort()      # the trees stay usable: the failed leaves are dropped
+                    raise
+        self._stats()
+        return self._policy.copy(), self._value.copy()
+
+    def _stats(self):
+        self._core.root_stats(self._counts, self._policy, self._value, self._priors)
+
+    def visit_counts(self):
+        """(G, A) int32: visits of each root child."""
+        self._stats()
+        return self._counts.copy()
+
+    def root_values(self):
+        self._stats()
+        return self._value.copy()
+
+    def root_priors(self):
+        """(G, A) float32: the priors of the root children as searched (after Dirichlet noise)."""
+        self._stats()
+        return self._priors.copy()
+
+    def node_stats(self, i, path=()):
+        """(visits, value sum from the mover's view, mover, child visit counts (A,)) of the node reached
+        by `path` (actions from tree i's root), or None if it is not in the tree."""
+        return self._core.node_stats(_int("game index", i, 0, self.num_games - 1), [int(a) for a in path])
+
+    def tree_size(self, i):
+        return self._core.tree_size(_int("game index", i, 0, self.num_games - 1))
+
+    # ---- moves ---------------------------------------------------------------------------
+    def select_actions(self, temperature=0.0):
+        """A move per tree from its root visit counts: temperature 0 takes the most visited (ties at
+        random), otherwise samples with probability proportional to N ** (1 / temperature).  -1 for
+        a game that is over."""
+        t = _real("temperature", temperature, 0.0)
+        out = np.empty(self.num_games, np.int64)
+        self._core.choose(t, out)
+        return out
+
+    def advance(self, actions):
+        """Play actions[i] in game i and keep its subtree (tree reuse).  Illegal actions raise
+        IllegalMoveError naming the game, and then no tree is changed."""
+        a = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
+        if a.shape != (self.num_games,):
+            raise ValueError(f"advance needs {self.num_games} actions, got shape {np.shape(actions)}")
+        bad, code = self._core.check_moves(a)
+        if bad >= 0:
+            st = self.root_state(bad)
+            raise IllegalMoveError(f"game {bad}: illegal move {int(a[bad])} for {self.spec.agents[st.current_player]}: "
+                                   f"{self.spec.reason(code)}", action=int(a[bad]),
+                                   player=self.spec.agents[st.current_player], reason=self.spec.reason(code),
+                                   game_index=bad)
+        self._core.advance(a)
+
+
+def _as_f32(x, name):
+    if hasattr(x, "detach"):        # a torch tensor
+        x = x.detach().cpu().numpy()
+    try:
+        return np.asarray(x, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ValueError(f"the evaluator's {name} must be an array of numbers, got {type(x).__name__}") from None

@@ -1,0 +1,163 @@
+"""Search agents: UCTAgent (classic MCTS with random rollouts) and AlphaZeroAgent (PUCT guided by a
+policy-value evaluator).  Both read the compiled State behind the env (env.unwrapped.state)."""
+import numpy as np
+
+from zerogym_agents.base import Agent, game_state
+from zerogym_agents.mcts._uct import UCTCore
+from zerogym_agents.mcts.search import BatchedMCTS, _int, _real
+
+UCT_NODES_LIMIT = 1 << 22      # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
+
+
+def _seed_draw(rng):
+    return int(rng.integers(0, 2**63))
+
+
+def _running_state(env, who):
+    st = game_state(env)
+    if st.is_over():
+        raise ValueError(f"{who}: the game is over, there is no move to choose")
+    return st
+
+
+class UCTAgent(Agent):
+    """Classic MCTS: UCB1 with exploration constant c and one uniformly random rollout per
+    simulation, compiled (zerogym_agents.mcts._uct).  Plays the most visited root move.
+
+    After act(), .last_visits (A,) and .last_value (mean result for the player who moved) describe the search.
+    """
+
+    name = "uct"
+
+    def __init__(self, simulations=1000, c=1.4, seed=None):
+        super().__init__(seed)
+        self.simulations = _int("simulations", simulations, 1)
+        self.c = _real("c", c, 0.0)
+        self.name = f"uct{self.simulations}"
+        self._core = None
+        self.last_visits = None
+        self.last_value = None
+
+    def _core_for(self, st):
+        spec = st.spec
+        if self._core is None or (self._core.spec is not spec and
+                                  (self._core.spec.name, self._core.spec.kwargs) != (spec.name, spec.kwargs)):
+            self._core = UCTCore(spec, 1)
+            self._visits = np.zeros(spec.num_actions, np.int64)
+        self._core.reserve(min(UCT_NODES_LIMIT, self.simulations * spec.num_actions + 1))
+        return self._core
+
+    def search(self, state):
+        """(action, root child visit counts (A,), value for the player to move) for a State."""
+        if state.is_over():
+            raise ValueError("UCTAgent: the game is over, there is no move to choose")
+        core = self._core_for(state)
+        action, value = core.search(state, self.simulations, self.c, _seed_draw(self.rng), self._visits)
+        self.last_visits, self.last_value = self._visits.copy(), value
+        return int(action), self.last_visits, value
+
+    def act(self, env):
+        return self.search(_running_state(env, "UCTAgent"))[0]
+
+
+def _as_evaluator(evaluator_or_net, symmetries):
+    """A callable (planes, masks) -> (priors, values): evaluators as they are, torch nets through
+    zerogym_agents.nets.evaluate.make_evaluator."""
+    try:
+        import torch
+        is_net = isinstance(evaluator_or_net, torch.nn.Module)
+    except ImportError:
+        is_net = False
+    if is_net:
+        from zerogym_agents.nets.evaluate import make_evaluator
+        return make_evaluator(evaluator_or_net, symmetries=symmetries) if symmetries is not None \
+            else make_evaluator(evaluator_or_net)
+    if not callable(evaluator_or_net):
+        raise ValueError("AlphaZeroAgent needs a policy-value net (torch.nn.Module) or an evaluator callable "
+                         f"(planes, masks) -> (priors, values), got {evaluator_or_net!r}")
+    if symmetries is not None:
+        raise ValueError("symmetries is for nets; an evaluator callable averages over symmetries itself")
+    return evaluator_or_net
+
+
+class AlphaZeroAgent(Agent):
+    """PUCT search (BatchedMCTS with one tree) guided by a policy-value evaluator.
+
+    evaluator_or_net: a callable (planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A),
+    values (B,)), or a torch net (wrapped by zerogym_agents.nets.evaluate.make_evaluator, optionally
+    averaging over `symmetries`).  temperature: 0 plays the most visited move, > 0 samples
+    N ** (1 / temperature).  dirichlet: add root noise (dirichlet_alpha, epsilon).  leaves_per_tree:
+    leaves evaluated per evaluator call (virtual loss).  reuse_tree: keep the subtree of the moves
+    played since the last act() when the new position follows from them.
+    After act(), .last_policy (A,) holds the visit distribution and .last_value the root value.
+    """
+
+    name = "alphazero"
+
+    def __init__(self, evaluator_or_net, simulations=200, c_puct=1.5, temperature=0.0, dirichlet=False,
+                 dirichlet_alpha=0.3, epsilon=0.25, fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=8,
+                 reuse_tree=True, symmetries=None, seed=None):
+        super().__init__(seed)
+        self.evaluator = _as_evaluator(evaluator_or_net, symmetries)
+        self.options = dict(simulations=_int("simulations", simulations, 1), c_puct=_real("c_puct", c_puct, 0.0),
+                            dirichlet_alpha=_real("dirichlet_alpha", dirichlet_alpha, 0.0, open_lo=True),
+                            epsilon=_real("epsilon", epsilon, 0.0, 1.0) if dirichlet else 0.0,
+                            fpu_reduction=_real("fpu_reduction", fpu_reduction, -2.0, 2.0),
+                            virtual_loss=_real("virtual_loss", virtual_loss, 0.0),
+                            leaves_per_tree=_int("leaves_per_tree", leaves_per_tree, 1, 1024))
+        self.temperature = _real("temperature", temperature, 0.0)
+        if not isinstance(reuse_tree, (bool, np.bool_)):
+            raise ValueError(f"reuse_tree must be True or False, got {reuse_tree!r}")
+        self.reuse_tree = bool(reuse_tree)
+        self.simulations = self.options["simulations"]
+        self._mcts = None
+        self._last_root = None
+        self.last_policy = None
+        self.last_value = None
+
+    def seed(self, seed):
+        super().seed(seed)
+        if self._mcts is not None:
+            self._mcts.seed(_seed_draw(self.rng))
+
+    def reset(self):
+        self._last_root = None
+
+    def _tree_for(self, st):
+        m = self._mcts
+        if m is None or (m.spec is not st.spec and (m.spec.name, m.spec.kwargs) != (st.spec.name, st.spec.kwargs)):
+            self._mcts = m = BatchedMCTS(st, num_games=1, seed=[_seed_draw(self.rng)], **self.options)
+            self._last_root = None
+        if self.reuse_tree and self._last_root is not None:
+            path = self._path_from_last(st)
+            if path is not None:
+                for a in path:
+                    m.advance([a])
+                return m
+        m.set_root(0, st)
+        return m
+
+    def _path_from_last(self, st):
+        # the actions from the last searched root to st: our move, then maybe the opponent's
+        root, mine = self._last_root, self._last_action
+        after = root.copy().step(mine)
+        if after == st:
+            return [mine]
+        if not after.is_over() and st.last_action >= 0 and after.is_legal(st.last_action):
+            if after.copy().step(st.last_action) == st:
+                return [mine, st.last_action]
+        return None
+
+    def search(self, state):
+        """(action, visit distribution (A,), root value for the player to move) for a State."""
+        if state.is_over():
+            raise ValueError("AlphaZeroAgent: the game is over, there is no move to choose")
+        m = self._tree_for(state)
+        policy, value = m.run(self.evaluator)
+        action = int(m.select_actions(self.temperature)[0])
+        self._last_root, self._last_action = state.copy(), action
+        self.last_policy, self.last_value = policy[0], float(value[0])
+        return action, self.last_policy, self.last_value
+
+    def act(self, env):
+        return self.search(_running_state(env, "AlphaZeroAgent"))[0]

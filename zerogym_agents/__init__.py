@@ -14,7 +14,8 @@ _LAZY = {
     "loss": "zerogym_agents.nets", "save_net": "zerogym_agents.nets", "load_net": "zerogym_agents.nets",
     "NetFileError": "zerogym_agents.nets", "make_evaluator": "zerogym_agents.nets",
     "uniform_evaluator": "zerogym_agents.nets", "CheckpointError": "zerogym_agents.checkpoint",
-    "OpponentPool": "zerogym_agents.pool",
+    "OpponentPool": "zerogym_agents.pool", "load_agent": "zerogym_agents.saved", "save_agent": "zerogym_agents.saved",
+    "UCTAgent": "zerogym_agents.search_agents", "AlphaZeroAgent": "zerogym_agents.search_agents",
 }
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MinimaxAgent", "game_state", *_LAZY]

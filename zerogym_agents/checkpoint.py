@@ -23,6 +23,9 @@ def atomic_save(obj, path):
             torch.save(obj, f)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)       # mkstemp makes 0600; give the usual mode of a new file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -3,7 +3,7 @@ import json
 import shlex
 import sys
 
-AGENT_SPECS = "random, greedy, minimax, uct:N (N simulations per move)"
+AGENT_SPECS = "random, greedy, minimax, uct:N (N simulations per move), pretrained:NAME, or a saved agent's path"
 
 
 def agent_from_spec(spec, game=None, kwargs=None, seed=None):
@@ -40,6 +40,9 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
             raise ValueError(f"agent spec {spec!r}: the number of simulations must be >= 1")
         from zerogym_agents.search_agents import UCTAgent     # imported only when asked for
         return UCTAgent(simulations=sims, seed=seed)
+    if kind == "pretrained" or spec.endswith(".pt"):
+        from zerogym_agents.saved import load_agent
+        return load_agent(spec, seed=seed)
     raise ValueError(f"unknown agent spec {spec!r}; known: {AGENT_SPECS}")
 
 

@@ -1,0 +1,130 @@
+"""AlphaZero trained from scratch on one game, its Elo against fixed baselines over training, and a
+final match; the trained agent is saved with a model card (optionally into the package's pretrained/).
+
+    python benchmarks/az_strength.py --game tictactoe [--steps 300] [--eval-every 50] [--final-games 200]
+                                     [--save-pretrained tictactoe]
+
+Writes benchmarks/results/az_strength_<game>.md and .png, TensorBoard logs under runs/.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from zerogym_agents import GreedyAgent, MinimaxAgent, RandomAgent  # noqa: E402
+from zerogym_agents.alphazero.config import AlphaZeroConfig  # noqa: E402
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer  # noqa: E402
+from zerogym_agents.arena.elo import fit_elo  # noqa: E402
+from zerogym_agents.arena.match import play_match  # noqa: E402
+from zerogym_agents.saved import PRETRAINED_DIR, save_agent  # noqa: E402
+from zerogym_agents.search_agents import AlphaZeroAgent, UCTAgent  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# per game: training config overrides, evaluation simulations, baselines, final opponent
+PRESETS = {
+    "tictactoe": dict(config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512,
+                                  net={"trunk": "resnet", "blocks": 2, "channels": 32}),
+                      steps=300, sims=64, baselines=("random", "greedy", "minimax"), final="minimax"),
+}
+
+
+def baseline(name, seed):
+    return {"random": RandomAgent, "greedy": GreedyAgent, "minimax": MinimaxAgent}[name](seed) if ":" not in name \
+        else UCTAgent(simulations=int(name.split(":")[1]), seed=seed)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", default="tictactoe", choices=sorted(PRESETS))
+    ap.add_argument("--steps", type=int, default=None, help="self-play search steps (default: the preset's)")
+    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--eval-games", type=int, default=20, help="games against each baseline per evaluation")
+    ap.add_argument("--final-games", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--save-pretrained", default=None, metavar="NAME", help="also save as pretrained:NAME")
+    args = ap.parse_args(argv)
+    preset = PRESETS[args.game]
+    steps = args.steps or preset["steps"]
+    cfg = AlphaZeroConfig(game=args.game, max_steps=steps, checkpoint_every=args.eval_every, seed=args.seed,
+                          **preset["config"])
+    trainer = AlphaZeroTrainer(cfg, os.path.join("runs", f"az-strength-{args.game}"))
+    sims = preset["sims"]
+    outcomes, curve, t_train = [], [], 0.0
+    for i, a in enumerate(preset["baselines"]):          # the baselines against each other, once
+        for b in preset["baselines"][i + 1:]:
+            outcomes += play_match(baseline(a, 1), baseline(b, 2), args.game, {}, games=args.eval_games,
+                                   seed=args.seed, names=(a, b)).outcomes()
+    while trainer.step < steps:
+        t0 = time.perf_counter()
+        trainer.run(progress=False, stop_at=trainer.step + args.eval_every)
+        t_train += time.perf_counter() - t0
+        name = f"az@{trainer.step}"
+        for b in preset["baselines"]:
+            agent = AlphaZeroAgent(trainer.net, simulations=sims, seed=trainer.step)
+            outcomes += play_match(agent, baseline(b, 3), args.game, {}, games=args.eval_games,
+                                   seed=args.seed + trainer.step, names=(name, b)).outcomes()
+        elo = fit_elo(outcomes, anchor="random")
+        curve.append((trainer.step, t_train, elo.rating(name), *elo.interval(name)))
+        print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
+    final = play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=7), baseline(preset["final"], 8),
+                       args.game, {}, games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]))
+    others = {b: play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=9), baseline(b, 10), args.game, {},
+                            games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b))
+              for b in preset["baselines"] if b != preset["final"]}
+    cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    card = {"game": args.game, "kwargs": {}, "net": trainer.net.config.to_dict(),
+            "parameters": trainer.net.num_parameters(),
+            "training": {"steps": steps, "self_play_games": trainer.games, "positions": trainer.positions,
+                         "train_steps": trainer.train_steps, "seconds": round(t_train, 1), "config": cfg.to_dict()},
+            "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)}
+                        for m in [final, *others.values()]},
+            "simulations_per_move": sims, "command": cmd}
+    run_dir = os.path.join("runs", f"az-strength-{args.game}")
+    save_agent(os.path.join(run_dir, "agent.pt"), trainer.net, {"simulations": sims}, card)
+    if args.save_pretrained:
+        save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), trainer.net, {"simulations": sims}, card)
+    write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, card)
+
+
+def wdl(x):
+    return f"{x.wins}-{x.draws}-{x.losses}"
+
+
+def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, card):
+    out = os.path.join(HERE, "results")
+    os.makedirs(out, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    steps, secs, elo, lo, hi = np.array(curve).T
+    ax.plot(secs, elo, marker="o", label="AlphaZero")
+    ax.fill_between(secs, lo, hi, alpha=0.2)
+    ax.set_xlabel("training wall time (s)")
+    ax.set_ylabel("Elo (random = 0)")
+    ax.set_title(f"AlphaZero on {args.game}: Elo against fixed baselines")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, f"az_strength_{args.game}.png"), dpi=100)
+    lines = [f"# AlphaZero strength: {args.game}", "", f"Made by `{cmd}` on this machine (2 CPU cores).", "",
+             f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
+             f"steps, {t_train:.0f} s of training wall time; net {trainer.net.config.trunk} "
+             f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
+             f"{sims} simulations per move when playing.", "",
+             "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
+    for m in [final, *others.values()]:
+        lines.append(f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |")
+    lines += ["", "Elo over training (maximum likelihood over every evaluation game, random = 0, 95% interval):", "",
+              "| step | training s | Elo | interval |", "|---|---|---|---|"]
+    lines += [f"| {int(s)} | {t:.0f} | {e:+.0f} | {a:+.0f} .. {b:+.0f} |" for s, t, e, a, b in curve]
+    lines += ["", f"![curve](az_strength_{args.game}.png)", "", "Config:", "", "```json", cfg.to_json(), "```", ""]
+    with open(os.path.join(out, f"az_strength_{args.game}.md"), "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines[:12]))
+
+
+if __name__ == "__main__":
+    main()

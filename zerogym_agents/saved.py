@@ -1,0 +1,60 @@
+"""Saved agents: a network, how to search with it, and a model card, in one checkpoint file.
+
+load_agent("pretrained:tictactoe") loads an agent shipped with the package (zerogym_agents/pretrained/),
+load_agent("path/to/agent.pt") one you saved with save_agent.
+"""
+import json
+import os
+
+from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+
+PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
+
+
+def pretrained_names():
+    """Names usable as load_agent("pretrained:NAME")."""
+    if not os.path.isdir(PRETRAINED_DIR):
+        return []
+    return sorted(f[:-3] for f in os.listdir(PRETRAINED_DIR) if f.endswith(".pt"))
+
+
+def save_agent(path, net, options=None, card=None, kind="alphazero"):
+    """Save a network-based agent: its net (config + weights), the agent's options (e.g.
+    {"simulations": 200}) and a model card dict (game, kwargs, training budget, results, command).
+    The card is also written next to the file as JSON."""
+    from zerogym_agents.nets import net_payload
+    options, card = dict(options or {}), dict(card or {})
+    save_checkpoint(path, "agent", {"agent": kind, "net": net_payload(net), "options": json.dumps(options),
+                                    "card": json.dumps(card)})
+    with open(os.path.splitext(os.fspath(path))[0] + ".json", "w") as f:
+        json.dump({"agent": kind, "options": options, **card}, f, indent=2, sort_keys=True)
+
+
+def resolve(spec):
+    """The file behind an agent spec ("pretrained:NAME" or a path)."""
+    if spec.startswith("pretrained:"):
+        name = spec.split(":", 1)[1]
+        path = os.path.join(PRETRAINED_DIR, f"{name}.pt")
+        if not os.path.isfile(path):
+            raise ValueError(f"no pretrained agent {name!r}; available: {', '.join(pretrained_names()) or 'none'}")
+        return path
+    return spec
+
+
+def load_card(spec):
+    """The model card of a saved agent."""
+    return json.loads(load_checkpoint(resolve(spec), kind="agent")["card"])
+
+
+def load_agent(spec, seed=None, **overrides):
+    """An agent from "pretrained:NAME" or a file written by save_agent (options overridable, e.g.
+    simulations=50). Checkpoints are read with torch.load(weights_only=True)."""
+    from zerogym_agents.nets import net_from_payload
+    path = resolve(spec)
+    data = load_checkpoint(path, kind="agent")
+    net = net_from_payload(data["net"], source=path)
+    options = {**json.loads(data["options"]), **overrides}
+    if data["agent"] == "alphazero":
+        from zerogym_agents.search_agents import AlphaZeroAgent
+        return AlphaZeroAgent(net, seed=seed, **options)
+    raise CheckpointError(f"{path}: unknown agent kind {data['agent']!r}")

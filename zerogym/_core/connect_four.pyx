@@ -12,6 +12,7 @@ import numpy as np
 
 from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
                                  REASON_OK, REASON_GAME, RUNNING)
+from zerogym._core.lines cimport makes_line
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -63,18 +64,6 @@ cdef int check(const void* pp, char* s, int a) noexcept nogil:
     return FULL if heights_of(p, s)[a] >= p.rows else REASON_OK
 
 
-cdef inline int run_length(const Params* p, int8_t* b, int r, int c, int dr, int dc, int8_t v) noexcept nogil:
-    # pieces of value v from (r, c) exclusive, stepping (dr, dc)
-    cdef int n = 0
-    r += dr
-    c += dc
-    while 0 <= r < p.rows and 0 <= c < p.cols and b[r * p.cols + c] == v:
-        n += 1
-        r += dr
-        c += dc
-    return n
-
-
 cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     cdef const Params* p = <const Params*> pp
     cdef Header* h = header(s)
@@ -90,11 +79,8 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     h.moves += 1
     h.last_action = a
     h.to_play = 1 - me
-    # only lines through the new piece can be new; nothing lies above it in its column
-    if (1 + run_length(p, b, r, c, 1, 0, v) >= p.k or
-            1 + run_length(p, b, r, c, 0, 1, v) + run_length(p, b, r, c, 0, -1, v) >= p.k or
-            1 + run_length(p, b, r, c, 1, 1, v) + run_length(p, b, r, c, -1, -1, v) >= p.k or
-            1 + run_length(p, b, r, c, 1, -1, v) + run_length(p, b, r, c, -1, 1, v) >= p.k):
+    # only lines through the new piece can be new
+    if makes_line(b, p.rows, p.cols, r, c, p.k):
         finish(h, me)
     elif h.moves == p.cells:
         finish(h, -1)

@@ -8,6 +8,7 @@ from libc.string cimport memset
 
 from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
                                  REASON_OK, REASON_GAME, RUNNING)
+from zerogym._core.lines cimport makes_line
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -51,18 +52,6 @@ cdef int check(const void* pp, char* s, int a) noexcept nogil:
     return OCCUPIED if board_of(p, s)[a] != 0 else REASON_OK
 
 
-cdef int run_length(const Params* p, int8_t* b, int r, int c, int dr, int dc, int8_t v) noexcept nogil:
-    # stones of value v from (r, c) exclusive, stepping (dr, dc)
-    cdef int n = 0
-    r += dr
-    c += dc
-    while 0 <= r < p.n and 0 <= c < p.n and b[r * p.n + c] == v:
-        n += 1
-        r += dr
-        c += dc
-    return n
-
-
 cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     cdef const Params* p = <const Params*> pp
     cdef Header* h = header(s)
@@ -74,10 +63,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     h.moves += 1
     h.last_action = a
     h.to_play = 1 - me
-    if (1 + run_length(p, b, r, c, 0, 1, v) + run_length(p, b, r, c, 0, -1, v) >= p.k or
-            1 + run_length(p, b, r, c, 1, 0, v) + run_length(p, b, r, c, -1, 0, v) >= p.k or
-            1 + run_length(p, b, r, c, 1, 1, v) + run_length(p, b, r, c, -1, -1, v) >= p.k or
-            1 + run_length(p, b, r, c, 1, -1, v) + run_length(p, b, r, c, -1, 1, v) >= p.k):
+    if makes_line(b, p.n, p.n, r, c, p.k):
         finish(h, me)
     elif h.moves == p.cells:
         finish(h, -1)

@@ -1,5 +1,7 @@
 """Search agents: UCTAgent (classic MCTS with random rollouts) and AlphaZeroAgent (PUCT guided by a
 policy-value evaluator).  Both read the compiled State behind the env (env.unwrapped.state)."""
+import sys
+
 import numpy as np
 
 from zerogym_agents.base import Agent, game_state
@@ -63,11 +65,8 @@ class UCTAgent(Agent):
 def _as_evaluator(evaluator_or_net, symmetries):
     """A callable (planes, masks) -> (priors, values): evaluators as they are, torch nets through
     zerogym_agents.nets.evaluate.make_evaluator."""
-    try:
-        import torch
-        is_net = isinstance(evaluator_or_net, torch.nn.Module)
-    except ImportError:
-        is_net = False
+    torch = sys.modules.get("torch")     # a torch net implies torch is loaded: do not import it here
+    is_net = torch is not None and isinstance(evaluator_or_net, torch.nn.Module)
     if is_net:
         from zerogym_agents.nets.evaluate import make_evaluator
         return make_evaluator(evaluator_or_net, symmetries=symmetries) if symmetries is not None \

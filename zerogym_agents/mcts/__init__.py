@@ -1,1 +1,7 @@
-"""Compiled tree search: batched PUCT (AlphaZero) and UCT with random rollouts."""
+"""Compiled tree search: batched PUCT (AlphaZero) and UCT with random rollouts.
+
+BatchedMCTS (search.py) drives the PUCT trees of _puct.pyx; _uct.pyx is UCTAgent's search.
+"""
+from zerogym_agents.mcts.search import BatchedMCTS, uniform_evaluator
+
+__all__ = ["BatchedMCTS", "uniform_evaluator"]

@@ -269,7 +269,7 @@ cdef class PUCTCore:
                 self.pending_leaves = L + 1
                 return D_LEAF
             # PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N); unvisited children get parent Q - fpu
-            cs = self.c_puct * sqrt(nd.n + vl * nd.inflight)
+            cs = self.c_puct * sqrt(nd.n + vl * (nd.inflight - 1))   # other descents in flight, not this one
             q_parent = nd.w / nd.n if nd.n > 0 else 0.0
             if nd.mover != h.to_play:
                 q_parent = -q_parent
@@ -278,11 +278,11 @@ cdef class PUCTCore:
             best_score = -1e300
             c = base + nd.first_child
             for j in range(nd.num_children):
-                if c.n == 0 and c.inflight == 0:
-                    score = fpu + cs * c.prior
-                else:
-                    n_eff = c.n + vl * c.inflight
+                n_eff = c.n + vl * c.inflight
+                if n_eff > 0:
                     score = (c.w - vl * c.inflight) / n_eff + cs * c.prior / (1.0 + n_eff)
+                else:
+                    score = fpu + cs * c.prior
                 if score > best_score:
                     best_score = score
                     best = j

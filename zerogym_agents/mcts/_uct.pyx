@@ -125,7 +125,8 @@ cdef class UCTCore:
                     visits[ch.action] = ch.n
                     total_n += ch.n
                     total_w += ch.w
-                    if best < 0 or ch.n > self.nodes[best].n or (ch.n == self.nodes[best].n and ch.w > self.nodes[best].w):
+                    if (best < 0 or ch.n > self.nodes[best].n or
+                            (ch.n == self.nodes[best].n and ch.w > self.nodes[best].w)):
                         best = r.first_child + j
         if best < 0:      # too few simulations to expand the root: a random legal move
             self.g.legal(self.g.params, self.root, self.mask)

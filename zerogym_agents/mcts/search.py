@@ -196,11 +196,13 @@ class BatchedMCTS:
                              f"legal action for leaf {bad} (value {values[bad]!r}); priors must be "
                              "probabilities or non-negative weights, not logits")
 
-    def run(self, evaluator):
+    def run(self, evaluator, copy=True):
         """Run `simulations` new simulations in every tree whose root game is not over.
 
         Returns (policies (G, A) float32: root visit counts / their sum, values (G,) float32: the
-        root value from the view of the player to move there; finished roots give zeros and their result).
+        root value from the view of the player to move there; finished roots give zeros and their
+        result).  With copy=False these are buffers that the next call overwrites (no allocation).
+        The planes and masks handed to the evaluator are views of internal buffers, valid during the call.
         """
         if not callable(evaluator):
             raise ValueError(f"evaluator must be a callable (planes, masks) -> (priors, values), got {evaluator!r}")
@@ -221,6 +223,8 @@ class BatchedMCTS:
                     core.abort()      # the trees stay usable: the failed leaves are dropped
                     raise
         self._stats()
+        if not copy:
+            return self._policy, self._value
         return self._policy.copy(), self._value.copy()
 
     def _stats(self):

@@ -1,0 +1,118 @@
+"""UCTAgent and AlphaZeroAgent through zerogym AEC envs."""
+import numpy as np
+import pytest
+
+import zerogym
+from zerogym_agents.base import RandomAgent
+from zerogym_agents.mcts.search import uniform_evaluator
+from zerogym_agents.search_agents import AlphaZeroAgent, UCTAgent
+
+
+def env_after(game, moves, **kwargs):
+    env = zerogym.make(game, **kwargs)
+    env.reset(seed=0)
+    for a in moves:
+        env.step(a)
+    return env
+
+
+def play_game(env, agents):
+    """Play one game; agents indexed by player number. Returns (player 0 reward, moves)."""
+    env.reset(seed=0)
+    for a in agents:
+        a.reset()
+    moves = []
+    for name in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agents[env.unwrapped.state.current_player].act(env)
+        moves.append(a)
+        env.step(a)
+    return env.unwrapped.state.returns()[0], moves
+
+
+@pytest.mark.parametrize("make_agent", [lambda: UCTAgent(2000, seed=0),
+                                        lambda: AlphaZeroAgent(uniform_evaluator, simulations=600, seed=0)])
+@pytest.mark.parametrize("game,moves,good", [("tictactoe", [0, 3, 1, 4], 2), ("tictactoe", [0, 4, 1], 2),
+                                             ("connect_four", [0, 6, 1, 6, 2], 3),
+                                             ("connect_four", [6, 0, 6, 1, 5, 2, 5], 3)])
+def test_agents_win_and_block(make_agent, game, moves, good):
+    assert make_agent().act(env_after(game, moves)) == good
+
+
+def test_agents_never_lose_to_random_at_tictactoe():
+    rand = RandomAgent(seed=1)
+    for agent in (UCTAgent(1000, seed=0), AlphaZeroAgent(uniform_evaluator, simulations=400, seed=0)):
+        for first in (0, 1):
+            for _ in range(3):
+                players = [agent, rand] if first == 0 else [rand, agent]
+                r0, _ = play_game(zerogym.make("tictactoe"), players)
+                assert (r0 if first == 0 else -r0) >= 0
+
+
+def test_seeded_agents_repeat_their_games():
+    def game(seed):
+        a = AlphaZeroAgent(uniform_evaluator, simulations=50, temperature=1.0, dirichlet=True, seed=seed)
+        b = UCTAgent(100, seed=seed + 1)
+        return play_game(zerogym.make("connect_four"), [a, b])[1]
+    assert game(3) == game(3)
+    assert game(3) != game(4)
+
+
+def test_alphazero_reuses_its_tree():
+    agent = AlphaZeroAgent(uniform_evaluator, simulations=300, seed=0, leaves_per_tree=1)
+    env = env_after("tictactoe", [])
+    a = agent.act(env)
+    kept = agent._mcts.node_stats(0, [a, 4 if a != 4 else 0])
+    env.step(a)
+    env.step(4 if a != 4 else 0)
+    agent.act(env)
+    # the root now holds the visits it had as a grandchild plus this search's 300
+    assert agent._mcts.node_stats(0)[0] == (kept[0] if kept else 0) + 300
+    # an unrelated position starts afresh
+    fresh = env_after("tictactoe", [8])
+    agent.act(fresh)
+    assert agent._mcts.node_stats(0)[0] == 300
+    no_reuse = AlphaZeroAgent(uniform_evaluator, simulations=300, seed=0, reuse_tree=False)
+    no_reuse.act(env_after("tictactoe", []))
+    env2 = env_after("tictactoe", [no_reuse._last_action, 4 if no_reuse._last_action != 4 else 0])
+    no_reuse.act(env2)
+    assert no_reuse._mcts.node_stats(0)[0] == 300
+
+
+def test_alphazero_reports_policy_and_value():
+    agent = AlphaZeroAgent(uniform_evaluator, simulations=400, seed=0)
+    a = agent.act(env_after("tictactoe", [0, 3, 1, 4]))
+    assert a == 2 and agent.last_policy.sum() == pytest.approx(1.0) and agent.last_value > 0.8
+
+
+def test_alphazero_accepts_a_torch_net():
+    pytest.importorskip("torch")
+    from zerogym_agents.nets import PolicyValueNet, for_game
+    from zerogym_agents.nets.evaluate import Evaluator
+
+    net = PolicyValueNet(for_game("tictactoe", blocks=1, channels=8))
+    agent = AlphaZeroAgent(net, simulations=50, seed=0)
+    assert isinstance(agent.evaluator, Evaluator)
+    env = env_after("tictactoe", [0, 3, 1, 4])
+    a = agent.act(env)
+    assert env.unwrapped.state.is_legal(a)
+    assert agent.last_policy.sum() == pytest.approx(1.0) and -1.0 <= agent.last_value <= 1.0
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="simulations"):
+        UCTAgent(0)
+    with pytest.raises(ValueError, match="c must"):
+        UCTAgent(10, c=-1)
+    with pytest.raises(ValueError, match="evaluator callable"):
+        AlphaZeroAgent("not a net")
+    with pytest.raises(ValueError, match="temperature"):
+        AlphaZeroAgent(uniform_evaluator, temperature=-1)
+    over = env_after("tictactoe", [0, 3, 1, 4, 2])
+    with pytest.raises(ValueError, match="game is over"):
+        UCTAgent(10).act(over)
+    with pytest.raises(ValueError, match="game is over"):
+        AlphaZeroAgent(uniform_evaluator).act(over)

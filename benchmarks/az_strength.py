@@ -32,6 +32,10 @@ PRESETS = {
     "tictactoe": dict(config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512,
                                   net={"trunk": "resnet", "blocks": 2, "channels": 32}),
                       steps=300, sims=64, baselines=("random", "greedy", "minimax"), final="minimax"),
+    "connect_four": dict(config=dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
+                                     buffer_size=200_000, lr=0.02, lr_final=0.002, temperature_moves=6,
+                                     net={"trunk": "resnet", "blocks": 4, "channels": 32}),
+                         steps=4000, sims=200, baselines=("random", "greedy", "uct:200"), final="uct:1000"),
 }
 
 
@@ -49,6 +53,7 @@ def main(argv=None):
     ap.add_argument("--final-games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--save-pretrained", default=None, metavar="NAME", help="also save as pretrained:NAME")
+    ap.add_argument("--minutes", type=float, default=None, help="stop training after this much training time")
     args = ap.parse_args(argv)
     preset = PRESETS[args.game]
     steps = args.steps or preset["steps"]
@@ -61,7 +66,7 @@ def main(argv=None):
         for b in preset["baselines"][i + 1:]:
             outcomes += play_match(baseline(a, 1), baseline(b, 2), args.game, {}, games=args.eval_games,
                                    seed=args.seed, names=(a, b)).outcomes()
-    while trainer.step < steps:
+    while trainer.step < steps and (args.minutes is None or t_train < 60 * args.minutes):
         t0 = time.perf_counter()
         trainer.run(progress=False, stop_at=trainer.step + args.eval_every)
         t_train += time.perf_counter() - t0
@@ -81,7 +86,7 @@ def main(argv=None):
     cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
     card = {"game": args.game, "kwargs": {}, "net": trainer.net.config.to_dict(),
             "parameters": trainer.net.num_parameters(),
-            "training": {"steps": steps, "self_play_games": trainer.games, "positions": trainer.positions,
+            "training": {"steps": trainer.step, "self_play_games": trainer.games, "positions": trainer.positions,
                          "train_steps": trainer.train_steps, "seconds": round(t_train, 1), "config": cfg.to_dict()},
             "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)}
                         for m in [final, *others.values()]},

@@ -1,0 +1,92 @@
+"""Self-play throughput with a real network: how much of the wall time is spent outside the
+net's forward pass, and how throughput grows with the number of concurrent games G.
+
+    python benchmarks/selfplay_throughput.py [--game connect_four] [--simulations 64] [--seconds 20]
+
+Writes benchmarks/results/selfplay_throughput.md. Target: the share outside the forward pass <= 15%.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import zerogym
+from zerogym_agents.mcts.search import BatchedMCTS
+from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class TimedEvaluator:
+    """Wraps an evaluator and adds up the time spent inside it (the net's forward pass and the
+    softmax around it)."""
+
+    def __init__(self, evaluator):
+        self.evaluator, self.seconds, self.calls, self.positions = evaluator, 0.0, 0, 0
+
+    def __call__(self, planes, masks):
+        t0 = time.perf_counter()
+        out = self.evaluator(planes, masks)
+        self.seconds += time.perf_counter() - t0
+        self.calls += 1
+        self.positions += len(masks)
+        return out
+
+
+def measure(game, kwargs, net, G, simulations, seconds, seed=0):
+    """Self-play moves/s and the share of time outside the evaluator, G games at once."""
+    ev = TimedEvaluator(make_evaluator(net))
+    mcts = BatchedMCTS(game, num_games=G, simulations=simulations, seed=seed, **kwargs)
+    template = zerogym.make_state(game, **kwargs)
+    roots = [template.copy() for _ in range(G)]
+    mcts.set_roots(roots)
+    moves, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        mcts.run(ev)
+        actions = mcts.select_actions(1.0)
+        mcts.advance(actions)
+        for i, root in enumerate(roots):
+            root.step(int(actions[i]))
+            if root.is_over():
+                root.reset()
+                mcts.set_root(i, root)
+        moves += G
+    wall = time.perf_counter() - t0
+    return {"G": G, "moves_per_s": moves / wall, "positions_per_s": ev.positions / wall,
+            "outside_share": 1 - ev.seconds / wall, "batch": ev.positions / max(ev.calls, 1)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", default="connect_four")
+    ap.add_argument("--simulations", type=int, default=64)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--games", type=int, nargs="*", default=[1, 8, 64, 256])
+    args = ap.parse_args(argv)
+    torch.manual_seed(0)
+    net = PolicyValueNet(for_game(args.game, trunk="resnet", blocks=4, channels=32)).eval()
+    rows = [measure(args.game, {}, net, G, args.simulations, args.seconds)
+            for G in tqdm(args.games, desc="self-play throughput", unit="G")]
+    cmd = "python benchmarks/selfplay_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    lines = [f"# Self-play throughput: {args.game}", "",
+             f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, torch threads {torch.get_num_threads()}).",
+             f"Net: ResNet 4x32 ({net.num_parameters()} parameters), {args.simulations} simulations per move, "
+             "one leaf per tree per batch.", "",
+             "| concurrent games G | self-play moves/s | evaluated positions/s | mean batch | time outside the forward pass |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {r['G']} | {r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | {r['batch']:.0f} | "
+              f"{100 * r['outside_share']:.1f}% |" for r in rows]
+    lines += ["", "Outside the forward pass: the compiled search (selection, expansion, backup, leaf encoding), "
+              "the Python glue of each batch and the move bookkeeping. Target <= 15%."]
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    with open(os.path.join(HERE, "results", "selfplay_throughput.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

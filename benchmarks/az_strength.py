@@ -30,11 +30,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # per game: training config overrides, evaluation simulations, baselines, final opponent
 PRESETS = {
     "tictactoe": dict(config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512,
-                                  net={"trunk": "resnet", "blocks": 2, "channels": 32}),
+                                  net={"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce"}),
                       steps=300, sims=64, baselines=("random", "greedy", "minimax"), final="minimax"),
     "connect_four": dict(config=dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
                                      buffer_size=200_000, lr=0.02, lr_final=0.002, temperature_moves=6,
-                                     net={"trunk": "resnet", "blocks": 4, "channels": 32}),
+                                     net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"}),
                          steps=4000, sims=200, baselines=("random", "greedy", "uct:200"), final="uct:1000"),
 }
 

@@ -10,7 +10,8 @@ class AlphaZeroConfig:
 
     game: str = "tictactoe"
     game_kwargs: dict = field(default_factory=dict)
-    net: dict = field(default_factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32})
+    # BCE on the value: unlike MSE on tanh, its gradient does not vanish when the head saturates
+    net: dict = field(default_factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"})
     seed: int = 0
     # self-play
     concurrent_games: int = 64        # G games searched together, one evaluator call per batch of leaves
@@ -31,6 +32,7 @@ class AlphaZeroConfig:
     momentum: float = 0.9
     weight_decay: float = 1e-4        # the L2 term
     max_train_per_step: int = 4       # training steps after each self-play search step, at most
+    grad_clip: float = 5.0            # gradient norm clipping (0: none); keeps early steps from saturating heads
     # schedule (in self-play search steps, so that runs are reproducible)
     max_steps: int = 2000
     checkpoint_every: int = 200

@@ -126,6 +126,8 @@ class AlphaZeroTrainer:
                                    torch.from_numpy(batch["values"]), torch.from_numpy(batch["masks"]))
             self.opt.zero_grad()
             total.backward()
+            if cfg.grad_clip > 0:
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.grad_clip)
             self.opt.step()
             self.train_steps += 1
             self._losses.append((total.item(), pol.item(), val.item()))

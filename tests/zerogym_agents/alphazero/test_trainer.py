@@ -71,3 +71,25 @@ def test_bad_config_is_refused():
         AlphaZeroConfig(simulations=0)
     with pytest.raises(ValueError, match="unknown AlphaZeroConfig fields"):
         AlphaZeroConfig.from_dict({"sims": 3})
+
+
+@pytest.mark.parametrize("value_loss,recovers", [("mse", False), ("bce", True)])
+def test_a_saturated_value_head_recovers_only_with_bce(value_loss, recovers):
+    """The failure behind the default: a value head stuck at +1 never learns under MSE on tanh."""
+    from zerogym_agents.nets import PolicyValueNet, for_game, loss
+    torch.manual_seed(0)
+    net = PolicyValueNet(for_game("connect_four", trunk="resnet", blocks=1, channels=8, value_loss=value_loss))
+    last = [m for m in net.value.modules() if isinstance(m, torch.nn.Linear)][-1]
+    with torch.no_grad():
+        last.bias.fill_(20.0)                       # tanh(20) = 1 to float precision: saturated
+    planes = torch.randint(0, 2, (64, 3, 6, 7)).float()
+    policy = torch.full((64, 7), 1 / 7)
+    target = -torch.ones(64)                        # every position is lost
+    opt = torch.optim.SGD(net.parameters(), lr=0.02, momentum=0.9)
+    for _ in range(100):
+        opt.zero_grad()
+        loss(net, planes, policy, target)[0].backward()
+        opt.step()
+    with torch.no_grad():
+        v = net(planes)[1].mean().item()
+    assert (v < 0) == recovers, v

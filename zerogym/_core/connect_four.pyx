@@ -16,7 +16,6 @@ from zerogym._core.lines cimport makes_line
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
-from zerogym.symmetry import Symmetries
 
 MAX_SIZE = 25
 SYMMETRIES = ("identity", "flip_lr")
@@ -148,14 +147,8 @@ def make_spec(rows=6, cols=7, connect=4):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
-    spec.name = "connect_four"
-    spec.kwargs = {"rows": nr, "cols": nc, "connect": k}
-    spec.agents = ("player_0", "player_1")
-    spec.reasons = REASONS
-    spec.plane_info = PLANES
-    spec.symmetry_names = SYMMETRIES
-    spec.symmetries = Symmetries(SYMMETRIES, nr, nc, nc, action_kind="columns")
-    spec.action_name = _column_name
+    spec.describe("connect_four", {"rows": nr, "cols": nc, "connect": k}, ("player_0", "player_1"),
+                  REASONS, PLANES, SYMMETRIES, _column_name, action_kind="columns")
     return spec
 
 

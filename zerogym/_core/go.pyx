@@ -40,7 +40,7 @@ from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
 from zerogym.coords import point_name
-from zerogym.symmetry import Symmetries, DIHEDRAL
+from zerogym.symmetry import DIHEDRAL
 
 MIN_SIZE = 2
 MAX_SIZE = 25
@@ -144,6 +144,14 @@ cdef inline int pad_of(const Params* p, int a) noexcept nogil:
     return (a // p.n + 1) * p.w + a % p.n
 
 
+cdef inline void neighbours(int pt, int w, int* dirs) noexcept nogil:
+    # the four neighbours of padded point pt (up, down, right, left); border points are EDGE
+    dirs[0] = pt + w
+    dirs[1] = pt - w
+    dirs[2] = pt + 1
+    dirs[3] = pt - 1
+
+
 cdef inline bint in_atari(const Chain* c) noexcept nogil:
     # exactly one liberty: all pseudo-liberties are the same point
     return <int64_t> c.libs * c.lsq == <int64_t> c.lsum * <int64_t> c.lsum
@@ -244,10 +252,7 @@ cdef inline int check_pt(const Params* p, Go* g, int pt) noexcept nogil:
         return KO
     me = <int8_t> (g.h.to_play + 1)
     opp = 3 - me
-    dirs[0] = pt + p.w
-    dirs[1] = pt - p.w
-    dirs[2] = pt + 1
-    dirs[3] = pt - 1
+    neighbours(pt, p.w, dirs)
     for d in range(4):
         q = dirs[d]
         v = b[q]
@@ -335,10 +340,7 @@ cdef inline void remove_chain(const Params* p, Go* g, int hd) noexcept nogil:
     g.x.bhash ^= g.zx[hd]
     while True:
         g.b[cur] = EMPTY
-        dirs[0] = cur + p.w
-        dirs[1] = cur - p.w
-        dirs[2] = cur + 1
-        dirs[3] = cur - 1
+        neighbours(cur, p.w, dirs)
         for d in range(4):
             t = dirs[d]
             v = g.b[t]
@@ -378,10 +380,7 @@ cdef void count_area(const Params* p, char* s, int* black, int* white) noexcept 
                     sp -= 1
                     q = stack[sp]
                     size += 1
-                    dirs[0] = q + p.w
-                    dirs[1] = q - p.w
-                    dirs[2] = q + 1
-                    dirs[3] = q - 1
+                    neighbours(q, p.w, dirs)
                     for d in range(4):
                         t = dirs[d]
                         v = b[t]
@@ -440,10 +439,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
         c.lsq = 0
         g.zx[pt] = k
         hd = pt
-        dirs[0] = pt + p.w
-        dirs[1] = pt - p.w
-        dirs[2] = pt + 1
-        dirs[3] = pt - 1
+        neighbours(pt, p.w, dirs)
         for d in range(4):
             q = dirs[d]
             v = g.b[q]
@@ -692,15 +688,9 @@ def make_spec(board_size=19, komi=7.5, superko="positional", max_moves=None):
     spec.d.legal = legal
     spec.d.observe = observe
     spec.d.observe_mover = observe_mover
-    spec.name = "go"
-    spec.kwargs = {"board_size": n, "komi": k, "superko": sk, "max_moves": mm}
-    spec.agents = ("black_0", "white_0")
-    spec.reasons = REASONS
-    spec.plane_info = PLANES
-    spec.symmetry_names = DIHEDRAL
-    spec.symmetries = Symmetries(DIHEDRAL, n, n, n * n + 1)
     cells = n * n
-    spec.action_name = lambda a: "pass" if a == cells else point_name(a // n, a % n)
+    spec.describe("go", {"board_size": n, "komi": k, "superko": sk, "max_moves": mm}, ("black_0", "white_0"),
+                  REASONS, PLANES, DIHEDRAL, lambda a: "pass" if a == cells else point_name(a // n, a % n))
     return spec
 
 

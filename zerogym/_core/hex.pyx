@@ -25,7 +25,6 @@ from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
 from zerogym.coords import point_name
-from zerogym.symmetry import Symmetries
 
 MAX_SIZE = 19
 
@@ -234,14 +233,8 @@ def make_spec(board_size=11, swap=True):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
-    spec.name = "hex"
-    spec.kwargs = {"board_size": n, "swap": sw}
-    spec.agents = ("black_0", "white_0")
-    spec.reasons = REASONS
-    spec.plane_info = PLANES
-    spec.symmetry_names = SYMMETRIES
-    spec.symmetries = Symmetries(SYMMETRIES, n, n, n * n + 1)
-    spec.action_name = lambda a: "swap" if a == n * n else point_name(a // n, a % n)
+    spec.describe("hex", {"board_size": n, "swap": sw}, ("black_0", "white_0"), REASONS, PLANES, SYMMETRIES,
+                  lambda a: "swap" if a == n * n else point_name(a // n, a % n))
     return spec
 
 

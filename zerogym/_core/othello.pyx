@@ -24,7 +24,7 @@ from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
 from zerogym.coords import COLUMNS
-from zerogym.symmetry import Symmetries, DIHEDRAL
+from zerogym.symmetry import DIHEDRAL
 
 cdef extern from *:
     """
@@ -419,14 +419,8 @@ def make_spec(board_size=8):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
-    spec.name = "othello"
-    spec.kwargs = {"board_size": n}
-    spec.agents = ("black_0", "white_0")
-    spec.reasons = REASONS
-    spec.plane_info = PLANES
-    spec.symmetry_names = DIHEDRAL
-    spec.symmetries = Symmetries(DIHEDRAL, n, n, n * n + 1)
-    spec.action_name = action_namer(n)
+    spec.describe("othello", {"board_size": n}, ("black_0", "white_0"), REASONS, PLANES, DIHEDRAL,
+                  action_namer(n))
     return spec
 
 

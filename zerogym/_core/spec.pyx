@@ -28,6 +28,18 @@ cdef class GameSpec:
         self.d.params = self._params
         return self._params
 
+    def describe(self, name, kwargs, agents, reasons, plane_info, symmetry_names, action_name,
+                 action_kind="cells"):
+        """Set what the Python layer knows of the game (see the class docstring); the board
+        transforms are built from the GameDef's shape and action count."""
+        from zerogym.symmetry import Symmetries
+        self.name, self.kwargs, self.agents = name, dict(kwargs), tuple(agents)
+        self.reasons, self.plane_info = tuple(reasons), tuple(plane_info)
+        self.symmetry_names = tuple(symmetry_names)
+        self.symmetries = Symmetries(self.symmetry_names, self.d.height, self.d.width, self.d.num_actions,
+                                     action_kind=action_kind)
+        self.action_name = action_name
+
     @property
     def num_actions(self):
         return self.d.num_actions

@@ -13,7 +13,7 @@ from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
 from zerogym.coords import point_name
-from zerogym.symmetry import Symmetries, DIHEDRAL
+from zerogym.symmetry import DIHEDRAL
 
 MAX_SIZE = 25
 
@@ -118,14 +118,8 @@ def make_spec(board_size=3, win_length=3):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
-    spec.name = "tictactoe"
-    spec.kwargs = {"board_size": n, "win_length": k}
-    spec.agents = ("player_0", "player_1")
-    spec.reasons = REASONS
-    spec.plane_info = PLANES
-    spec.symmetry_names = DIHEDRAL
-    spec.symmetries = Symmetries(DIHEDRAL, n, n, n * n)
-    spec.action_name = lambda a: point_name(a // n, a % n)
+    spec.describe("tictactoe", {"board_size": n, "win_length": k}, ("player_0", "player_1"), REASONS, PLANES, DIHEDRAL,
+                  lambda a: point_name(a // n, a % n))
     return spec
 
 

@@ -29,13 +29,28 @@ from zerogym_agents.search_agents import AlphaZeroAgent, UCTAgent  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 # per game: training config overrides, evaluation simulations, baselines, final opponent
 PRESETS = {
-    "tictactoe": dict(config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512,
+    "tictactoe": dict(game="tictactoe", kwargs={},
+                      config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512, pool_fraction=0.0,
                                   net={"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce"}),
                       steps=300, sims=64, baselines=("random", "greedy", "minimax"), final="minimax"),
-    "connect_four": dict(config=dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
+    "connect_four": dict(game="connect_four", kwargs={},
+                         config=dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
                                      buffer_size=200_000, lr=0.02, lr_final=0.002, temperature_moves=6,
+                                     pool_fraction=0.0,
                                      net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"}),
-                         steps=4000, sims=200, baselines=("random", "greedy", "uct:200"), final="uct:1000"),
+                         steps=6000, sims=400, baselines=("random", "greedy", "uct:200"), final="uct:1000"),
+    "othello_6x6": dict(game="othello", kwargs={"board_size": 6},
+                        config=dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
+                                    buffer_size=200_000, lr=0.02, lr_final=0.002, temperature_moves=8,
+                                    dirichlet_alpha=0.5, pool_fraction=0.0,
+                                    net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"}),
+                        steps=6000, sims=400, baselines=("random", "greedy", "uct:200"), final="uct:1000"),
+    "go_5x5": dict(game="go", kwargs={"board_size": 5},
+                   config=dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
+                               buffer_size=200_000, lr=0.02, lr_final=0.002, temperature_moves=6,
+                               dirichlet_alpha=0.5,
+                               net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"}),
+                   steps=6000, sims=400, baselines=("random", "greedy", "uct:200"), final="uct:1000"),
 }
 
 
@@ -46,7 +61,7 @@ def baseline(name, seed):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="tictactoe", choices=sorted(PRESETS))
+    ap.add_argument("--game", default="tictactoe", choices=sorted(PRESETS), help="a preset: game and board size")
     ap.add_argument("--steps", type=int, default=None, help="self-play search steps (default: the preset's)")
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--eval-games", type=int, default=20, help="games against each baseline per evaluation")
@@ -57,14 +72,15 @@ def main(argv=None):
     args = ap.parse_args(argv)
     preset = PRESETS[args.game]
     steps = args.steps or preset["steps"]
-    cfg = AlphaZeroConfig(game=args.game, max_steps=steps, checkpoint_every=args.eval_every, seed=args.seed,
+    game, kwargs = preset["game"], preset["kwargs"]
+    cfg = AlphaZeroConfig(game=game, game_kwargs=kwargs, max_steps=steps, checkpoint_every=args.eval_every, seed=args.seed,
                           **preset["config"])
     trainer = AlphaZeroTrainer(cfg, os.path.join("runs", f"az-strength-{args.game}"))
     sims = preset["sims"]
     outcomes, curve, t_train = [], [], 0.0
     for i, a in enumerate(preset["baselines"]):          # the baselines against each other, once
         for b in preset["baselines"][i + 1:]:
-            outcomes += play_match(baseline(a, 1), baseline(b, 2), args.game, {}, games=args.eval_games,
+            outcomes += play_match(baseline(a, 1), baseline(b, 2), game, kwargs, games=args.eval_games,
                                    seed=args.seed, names=(a, b)).outcomes()
     while trainer.step < steps and (args.minutes is None or t_train < 60 * args.minutes):
         t0 = time.perf_counter()
@@ -73,18 +89,18 @@ def main(argv=None):
         name = f"az@{trainer.step}"
         for b in preset["baselines"]:
             agent = AlphaZeroAgent(trainer.net, simulations=sims, seed=trainer.step)
-            outcomes += play_match(agent, baseline(b, 3), args.game, {}, games=args.eval_games,
+            outcomes += play_match(agent, baseline(b, 3), game, kwargs, games=args.eval_games,
                                    seed=args.seed + trainer.step, names=(name, b)).outcomes()
         elo = fit_elo(outcomes, anchor="random")
         curve.append((trainer.step, t_train, elo.rating(name), *elo.interval(name)))
         print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
     final = play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=7), baseline(preset["final"], 8),
-                       args.game, {}, games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]))
-    others = {b: play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=9), baseline(b, 10), args.game, {},
+                       game, kwargs, games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]))
+    others = {b: play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=9), baseline(b, 10), game, kwargs,
                             games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b))
               for b in preset["baselines"] if b != preset["final"]}
     cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    card = {"game": args.game, "kwargs": {}, "net": trainer.net.config.to_dict(),
+    card = {"game": game, "kwargs": kwargs, "net": trainer.net.config.to_dict(),
             "parameters": trainer.net.num_parameters(),
             "training": {"steps": trainer.step, "self_play_games": trainer.games, "positions": trainer.positions,
                          "train_steps": trainer.train_steps, "seconds": round(t_train, 1), "config": cfg.to_dict()},

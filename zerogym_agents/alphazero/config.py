@@ -36,6 +36,9 @@ class AlphaZeroConfig:
     # schedule (in self-play search steps, so that runs are reproducible)
     max_steps: int = 2000
     checkpoint_every: int = 200
+    # tournament pool (Polygames): this share of the games is played against one of the last
+    # pool_size checkpoints, drawn with probability ∝ exp(-(Elo_learner - Elo_i) / 400) at each checkpoint
+    pool_fraction: float = 0.25
     pool_size: int = 10
 
     def __post_init__(self):
@@ -44,6 +47,8 @@ class AlphaZeroConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"AlphaZeroConfig.{name} must be a positive integer, got {value!r}")
+        if not 0.0 <= self.pool_fraction < 1.0:
+            raise ValueError(f"AlphaZeroConfig.pool_fraction must be in [0, 1), got {self.pool_fraction!r}")
         if self.min_buffer < self.batch_size:
             raise ValueError(f"AlphaZeroConfig.min_buffer ({self.min_buffer}) must be at least batch_size "
                              f"({self.batch_size})")

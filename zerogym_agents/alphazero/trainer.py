@@ -12,12 +12,18 @@ from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, loss, make_evaluator, net_from_payload, net_payload
+from zerogym_agents.pool import OpponentPool
 
 CHECKPOINT = "checkpoint.pt"
 
 
 def _blob(state):
     return torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8)
+
+
+def _frozen(net):
+    """A snapshot of the net's weights that later training cannot change."""
+    return {k: v.detach().clone() for k, v in net.state_dict().items()}
 
 
 class AlphaZeroTrainer:
@@ -29,6 +35,13 @@ class AlphaZeroTrainer:
     one the search trees are rebuilt from their roots and their random streams reseeded, in the
     run that continues and in one resumed from that checkpoint alike, so resuming gives exactly the
     run that was not interrupted.
+
+    Tournament pool (Polygames, Cazenave et al. 2020): the last round(pool_fraction * G) games are
+    played by the learner against a past checkpoint (the learner's colour alternates game by game in
+    each of these slots), through a second search over the same positions.  Every checkpoint joins the
+    pool (the last pool_size are kept, each with an Elo updated from these games) and, at each
+    checkpoint, the opponent for the next stretch is drawn with probability
+    ∝ exp(-(Elo_learner - Elo_i) / 400).  Only the learner's moves of these games are trained on.
     """
 
     def __init__(self, config, out_dir, resume=False, log_dir=None):
@@ -58,6 +71,18 @@ class AlphaZeroTrainer:
         self.move_no = np.zeros(G, np.int64)
         self.roots = [self.template.copy() for _ in range(G)]
         self._losses = []
+        self.num_pool = int(round(cfg.pool_fraction * G))     # games G - num_pool .. G - 1 face the pool
+        self.pool = OpponentPool(cfg.pool_size, mode="elo", seed=cfg.seed + 3)
+        self.pool_games = 0
+        if self.num_pool:
+            self.opp_net = PolicyValueNet(self.net.config).eval()
+            self.opp_evaluator = make_evaluator(self.opp_net)
+            self.opp_mcts = BatchedMCTS(cfg.game, num_games=self.num_pool, simulations=cfg.simulations,
+                                        c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha,
+                                        epsilon=cfg.dirichlet_epsilon, fpu_reduction=cfg.fpu_reduction,
+                                        leaves_per_tree=cfg.leaves_per_tree, **cfg.game_kwargs)
+            self.learner_seat = np.arange(self.num_pool) % 2
+            self.pool.add(_frozen(self.net), name="step-0")
         self._rebuild_trees()
         if resume:
             self._load(os.path.join(self.out, CHECKPOINT))
@@ -70,37 +95,63 @@ class AlphaZeroTrainer:
 
     # ---- self-play ----------------------------------------------------------------------------
     def _rebuild_trees(self):
-        self.mcts.seed(int(np.random.SeedSequence([self.cfg.seed, self.step]).generate_state(1)[0]))
+        seed = int(np.random.SeedSequence([self.cfg.seed, self.step]).generate_state(1)[0])
+        self.mcts.seed(seed)
         self.mcts.set_roots(self.roots)
+        if self.num_pool:
+            self.opponent, snapshot = self.pool.sample()
+            self.opp_net.load_state_dict(snapshot)
+            self.opp_mcts.seed(seed + 1)
+            self.opp_mcts.set_roots(self.roots[-self.num_pool:])
+
+    def _choose(self, mcts, move_no):
+        sampled = mcts.select_actions(1.0)
+        best = mcts.select_actions(0.0)
+        return np.where(move_no < self.cfg.temperature_moves, sampled, best)
 
     def self_play_step(self):
         """One search of every game, then one move in each; finished games go to the replay buffer."""
-        cfg = self.cfg
+        G, P = self.cfg.concurrent_games, self.num_pool
         policies, _ = self.mcts.run(self.evaluator)
-        sampled = self.mcts.select_actions(1.0)
-        best = self.mcts.select_actions(0.0)
-        actions = np.where(self.move_no < cfg.temperature_moves, sampled, best)
+        actions = self._choose(self.mcts, self.move_no)
+        theirs = np.zeros(G, bool)         # the pool opponent moves in these games
+        if P:
+            self.opp_mcts.run(self.opp_evaluator, copy=False)
+            theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
+            actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]
         for i, root in enumerate(self.roots):
-            self.pending[i].append((root.encode(), root.legal_mask(), policies[i].copy(), root.current_player))
+            if not theirs[i]:
+                self.pending[i].append((root.encode(), root.legal_mask(), policies[i].copy(), root.current_player))
         self.mcts.advance(actions)
+        if P:
+            self.opp_mcts.advance(actions[G - P:])
         self.move_no += 1
         for i, root in enumerate(self.roots):
             root.step(int(actions[i]))
             if root.is_over():
-                self._finish_game(i, root.returns())
+                returns = root.returns()
+                self._finish_game(i, returns)
                 root.reset()
                 self.mcts.set_root(i, root)
                 self.move_no[i] = 0
+                if i >= G - P:
+                    j = i - (G - P)
+                    self.pool.record(self.opponent, (returns[self.learner_seat[j]] + 1.0) / 2.0)
+                    self.pool_games += 1
+                    self.learner_seat[j] ^= 1
+                    self.opp_mcts.set_root(j, root)
         self.step += 1
 
     def _finish_game(self, i, returns):
         moves = self.pending[i]
+        self.games += 1
+        if not moves:
+            return
         planes = np.stack([m[0] for m in moves])
         masks = np.stack([m[1] for m in moves])
         policies = np.stack([m[2] for m in moves])
         values = np.array([returns[m[3]] for m in moves], np.float32)
         self.replay.add(planes.astype(np.int8), masks, policies, values)
-        self.games += 1
         self.positions += len(moves)
         self.pending[i] = []
 
@@ -140,28 +191,31 @@ class AlphaZeroTrainer:
         end = cfg.max_steps if stop_at is None else min(stop_at, cfg.max_steps)
         bar = tqdm(total=cfg.max_steps, initial=self.step, desc=f"alphazero {cfg.game}", unit="step",
                    disable=not progress)
-        t0, positions0 = time.perf_counter(), self.positions
+        t0, positions0, games0 = time.perf_counter(), self.positions, self.games
         while self.step < end:
             self.self_play_step()
             self.train_some()
             bar.update(1)
             if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps:
                 elapsed = time.perf_counter() - t0
-                self._log(elapsed, self.positions - positions0)
+                self._log(elapsed, self.positions - positions0, self.games - games0)
                 self.save()
                 bar.set_postfix(games=self.games, train_steps=self.train_steps,
                                 loss=f"{self.history[-1]['loss']:.3f}" if self.history[-1]["loss"] else "-")
         bar.close()
         if self.writer:
             self.writer.flush()
+        if self.history:
+            plot_history(self.history, os.path.join(self.out, "training.png"))
         return self.history
 
-    def _log(self, elapsed, new_positions):
+    def _log(self, elapsed, new_positions, new_games):
         mean = [float(x) for x in np.mean(self._losses, axis=0)] if self._losses else [None] * 3
         self._losses = []
         entry = {"step": self.step, "games": self.games, "positions": self.positions, "train_steps": self.train_steps,
                  "loss": mean[0], "policy_loss": mean[1], "value_loss": mean[2], "lr": self.learning_rate(),
-                 "positions_per_s": new_positions / max(elapsed, 1e-9)}
+                 "positions_per_s": new_positions / max(elapsed, 1e-9), "games_per_s": new_games / max(elapsed, 1e-9),
+                 "elo": self.pool.learner_elo if self.num_pool else None}
         self.history.append(entry)
         if self.writer:
             for k, v in entry.items():
@@ -170,7 +224,10 @@ class AlphaZeroTrainer:
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self):
-        """Write the checkpoint (atomically) and rebuild the search trees (see the class docstring)."""
+        """Add the net to the pool, write the checkpoint (atomically) and rebuild the search trees
+        (see the class docstring)."""
+        if self.num_pool and f"step-{self.step}" not in self.pool.entries:
+            self.pool.add(_frozen(self.net), name=f"step-{self.step}")
         pending = [[(torch.from_numpy(p), torch.from_numpy(m), torch.from_numpy(q), int(mv)) for p, m, q, mv in g]
                    for g in self.pending]
         save_checkpoint(os.path.join(self.out, CHECKPOINT), "alphazero", {
@@ -181,11 +238,16 @@ class AlphaZeroTrainer:
                          "train_steps": self.train_steps},
             "history": [{k: (float(v) if v is not None else None) for k, v in h.items()} for h in self.history],
             "roots": [_blob(r) for r in self.roots], "move_no": torch.from_numpy(self.move_no.copy()),
-            "pending": pending})
+            "pending": pending, "pool": self.pool.state_dict(),
+            "pool_snapshots": [e[0] for e in self.pool.entries.values()], "pool_games": self.pool_games,
+            "learner_seat": torch.from_numpy(self.learner_seat.copy()) if self.num_pool else None})
         self._rebuild_trees()
 
     def _load(self, path):
         data = load_checkpoint(path, kind="alphazero")
+        if "pool" not in data:
+            raise CheckpointError(f"{path}: an AlphaZero checkpoint without a tournament pool, written by an older "
+                                  "version of zerogym_agents; this version cannot resume it")
         saved = AlphaZeroConfig.from_json(data["config"])
         if (saved.game, saved.game_kwargs) != (self.cfg.game, self.cfg.game_kwargs):
             raise CheckpointError(f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, "
@@ -202,7 +264,31 @@ class AlphaZeroTrainer:
             root.load_bytes(bytes(blob.numpy()))
         self.move_no = data["move_no"].numpy().copy()
         self.pending = [[(p.numpy(), m.numpy(), q.numpy(), mv) for p, m, q, mv in g] for g in data["pending"]]
+        self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
+        self.pool_games = data["pool_games"]
+        if self.num_pool:
+            self.learner_seat = data["learner_seat"].numpy().copy()
         self._rebuild_trees()
+
+
+def plot_history(history, path):
+    """Losses and the learner's pool Elo against search steps, as a PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    steps = [h["step"] for h in history]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
+    for key in ("loss", "policy_loss", "value_loss"):
+        ax.plot(steps, [np.nan if h[key] is None else h[key] for h in history], label=key)
+    ax.set_xlabel("search step")
+    ax.legend()
+    ax.set_title("training losses")
+    ax2.plot(steps, [np.nan if h.get("elo") is None else h["elo"] for h in history], marker="o")
+    ax2.set_xlabel("search step")
+    ax2.set_title("Elo against the checkpoint pool")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
 
 
 def train(config, out_dir, resume=False, progress=True):

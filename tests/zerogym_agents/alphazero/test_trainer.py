@@ -93,3 +93,38 @@ def test_a_saturated_value_head_recovers_only_with_bce(value_loss, recovers):
     with torch.no_grad():
         v = net(planes)[1].mean().item()
     assert (v < 0) == recovers, v
+
+
+def test_pool_games_train_only_on_the_learners_moves(tmp_path):
+    tr = AlphaZeroTrainer(tiny(concurrent_games=4, pool_fraction=0.5, max_steps=40), tmp_path, log_dir=False)
+    assert tr.num_pool == 2
+    seen_opponent_move = False
+    while tr.step < 40:
+        tr.self_play_step()
+        for j in range(tr.num_pool):
+            movers = [m[3] for m in tr.pending[2 + j]]
+            assert all(mv == tr.learner_seat[j] for mv in movers)
+            seen_opponent_move |= tr.roots[2 + j].move_count > len(movers)
+    assert seen_opponent_move
+    assert tr.pool_games > 0
+    assert tr.pool.learner_elo != 0.0          # every pool game moves the Elo (K > 0, scores 0, 1/2 or 1)
+
+
+def test_pool_holds_frozen_checkpoints_and_the_opponent_plays_one(tmp_path):
+    tr = AlphaZeroTrainer(tiny(max_steps=24, pool_size=3), tmp_path, log_dir=False)
+    tr.run(progress=False, stop_at=8)
+    snap8 = {k: v.clone() for k, v in tr.pool.entries["step-8"][0].items()}
+    assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in snap8.items())
+    tr.run(progress=False)
+    assert list(tr.pool.entries) == ["step-8", "step-16", "step-24"]         # the last pool_size, in order
+    assert all(torch.equal(v, tr.pool.entries["step-8"][0][k]) for k, v in snap8.items())   # unchanged by training
+    assert any(not torch.equal(v, tr.net.state_dict()[k]) for k, v in snap8.items())
+    drawn = tr.pool.entries[tr.opponent][0]
+    assert all(torch.equal(v, tr.opp_net.state_dict()[k]) for k, v in drawn.items())
+
+
+def test_without_pool_every_move_is_trained_on(tmp_path):
+    tr = AlphaZeroTrainer(tiny(pool_fraction=0.0, max_steps=10), tmp_path, log_dir=False)
+    tr.run(progress=False)
+    assert tr.num_pool == 0 and len(tr.pool) == 0
+    assert all(len(p) == r.move_count for p, r in zip(tr.pending, tr.roots))

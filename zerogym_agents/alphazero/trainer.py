@@ -13,8 +13,10 @@ from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_che
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.pool import OpponentPool
+from zerogym_agents.saved import save_agent
 
 CHECKPOINT = "checkpoint.pt"
+AGENT = "agent.pt"        # the latest net as a playable agent: load_agent(path), zerogym arena --agents path
 
 
 def _blob(state):
@@ -241,6 +243,11 @@ class AlphaZeroTrainer:
             "pending": pending, "pool": self.pool.state_dict(),
             "pool_snapshots": [e[0] for e in self.pool.entries.values()], "pool_games": self.pool_games,
             "learner_seat": torch.from_numpy(self.learner_seat.copy()) if self.num_pool else None})
+        save_agent(os.path.join(self.out, AGENT), self.net, {"simulations": self.cfg.simulations}, {
+            "game": self.cfg.game, "kwargs": self.cfg.game_kwargs, "net": self.net.config.to_dict(),
+            "parameters": self.net.num_parameters(),
+            "training": {"steps": self.step, "self_play_games": self.games, "positions": self.positions,
+                         "train_steps": self.train_steps, "config": self.cfg.to_dict()}})
         self._rebuild_trees()
 
     def _load(self, path):

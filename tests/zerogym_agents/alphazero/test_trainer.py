@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 import torch
 
+import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
-from zerogym_agents.alphazero.trainer import CHECKPOINT, AlphaZeroTrainer
+from zerogym_agents.alphazero.trainer import AGENT, CHECKPOINT, AlphaZeroTrainer
 from zerogym_agents.checkpoint import CheckpointError
+from zerogym_agents.saved import load_agent, load_card
 
 
 def tiny(**over):
@@ -31,6 +33,11 @@ def test_short_run_plays_games_trains_and_checkpoints(tmp_path):
     assert tr.train_steps > 0
     assert any(not torch.equal(before[k], v) for k, v in tr.net.state_dict().items())
     assert os.path.exists(tmp_path / CHECKPOINT)
+    agent = load_agent(str(tmp_path / AGENT))
+    env = zerogym.make("tictactoe")
+    env.reset(seed=0)
+    assert env.unwrapped.state.is_legal(agent.act(env))
+    assert load_card(str(tmp_path / AGENT))["training"]["steps"] == 24
     assert json.loads((tmp_path / "config.json").read_text())["simulations"] == 12
 
 

@@ -17,6 +17,8 @@ def add_train_parser(subparsers):
     az.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
     az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
     az.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    az.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
+                                                         "(same game, any board size)")
     az.add_argument("--no-progress", action="store_true")
     az.set_defaults(func=run_train_alphazero)
 
@@ -30,6 +32,8 @@ def build_config(args):
     fields.update(parse_kwargs(args.set) if args.set else {})
     fields["game"] = args.game
     fields["game_kwargs"] = parse_kwargs(args.kwargs)
+    if args.init_from:
+        fields["init_from"] = args.init_from
     return AlphaZeroConfig.from_dict(fields)
 
 

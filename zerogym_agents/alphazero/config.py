@@ -13,6 +13,9 @@ class AlphaZeroConfig:
     # BCE on the value: unlike MSE on tanh, its gradient does not vanish when the head saturates
     net: dict = field(default_factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"})
     seed: int = 0
+    # start from these weights (a net, agent or checkpoint file of the same game, any board size);
+    # the net's shape then comes from that file and `net` is ignored
+    init_from: str = None
     # self-play
     concurrent_games: int = 64        # G games searched together, one evaluator call per batch of leaves
     simulations: int = 100

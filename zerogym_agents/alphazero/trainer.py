@@ -1,4 +1,5 @@
 """AlphaZero training: batched self-play, replay, SGD, checkpoints that resume exactly."""
+import copy
 import os
 import time
 
@@ -11,7 +12,7 @@ from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from zerogym_agents.mcts.search import BatchedMCTS
-from zerogym_agents.nets import PolicyValueNet, for_game, loss, make_evaluator, net_from_payload, net_payload
+from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.pool import OpponentPool
 from zerogym_agents.saved import save_agent
 
@@ -46,7 +47,7 @@ class AlphaZeroTrainer:
     ∝ exp(-(Elo_learner - Elo_i) / 400).  Only the learner's moves of these games are trained on.
     """
 
-    def __init__(self, config, out_dir, resume=False, log_dir=None):
+    def __init__(self, config, out_dir, resume=False, log_dir=None, net=None):
         self.cfg = config if isinstance(config, AlphaZeroConfig) else AlphaZeroConfig.from_dict(config)
         cfg = self.cfg
         self.out = os.fspath(out_dir)
@@ -55,10 +56,11 @@ class AlphaZeroTrainer:
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
         spec = self.template.spec
         h, w, c = spec.obs_shape
-        self.net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
-        self.opt = torch.optim.SGD(self.net.parameters(), lr=cfg.lr, momentum=cfg.momentum,
-                                   weight_decay=cfg.weight_decay)
-        self.evaluator = make_evaluator(self.net)
+        if net is None and cfg.init_from and not resume:
+            net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
+        if net is None:
+            net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
+        self._set_net(net)
         self.mcts = BatchedMCTS(cfg.game, num_games=cfg.concurrent_games, simulations=cfg.simulations,
                                 c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha, epsilon=cfg.dirichlet_epsilon,
                                 fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
@@ -77,8 +79,6 @@ class AlphaZeroTrainer:
         self.pool = OpponentPool(cfg.pool_size, mode="elo", seed=cfg.seed + 3)
         self.pool_games = 0
         if self.num_pool:
-            self.opp_net = PolicyValueNet(self.net.config).eval()
-            self.opp_evaluator = make_evaluator(self.opp_net)
             self.opp_mcts = BatchedMCTS(cfg.game, num_games=self.num_pool, simulations=cfg.simulations,
                                         c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha,
                                         epsilon=cfg.dirichlet_epsilon, fpu_reduction=cfg.fpu_reduction,
@@ -94,6 +94,15 @@ class AlphaZeroTrainer:
         if log_dir is not False:
             from torch.utils.tensorboard import SummaryWriter
             self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
+
+    def _set_net(self, net):
+        """Train `net`: a fresh optimizer, its evaluator, and a separate copy for pool opponents."""
+        cfg = self.cfg
+        self.net = net.eval()
+        self.opt = torch.optim.SGD(net.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
+        self.evaluator = make_evaluator(net)
+        self.opp_net = copy.deepcopy(net).eval()
+        self.opp_evaluator = make_evaluator(self.opp_net)
 
     # ---- self-play ----------------------------------------------------------------------------
     def _rebuild_trees(self):
@@ -259,7 +268,7 @@ class AlphaZeroTrainer:
         if (saved.game, saved.game_kwargs) != (self.cfg.game, self.cfg.game_kwargs):
             raise CheckpointError(f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, "
                                   f"not {self.cfg.game} {self.cfg.game_kwargs}")
-        self.net.load_state_dict(net_from_payload(data["net"], source=path).state_dict())
+        self._set_net(net_from_payload(data["net"], source=path))
         self.opt.load_state_dict(data["optimizer"])
         self.replay.load_state_dict(data["replay"])
         self.rng.bit_generator.state = data["rng"]

@@ -310,7 +310,9 @@ def save_net(net, path):
 
 
 def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
-    """Load a network written by save_net, with torch.load(weights_only=True) (data, never code).
+    """Load a network with torch.load(weights_only=True) (data, never code) from a file written by
+    save_net, or from any zerogym file that holds one: a saved agent (save_agent) or a training
+    checkpoint (e.g. a run's checkpoint.pt or agent.pt).
 
     Returns the PolicyValueNet on `device`, in eval mode (call .train() before training it).
     game (name + game_kwargs, State, GameSpec or env) and config, when given, are checked: a file
@@ -323,4 +325,6 @@ def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
         payload = read_torch_file(path, what="zerogym network file")
     except CheckpointError as e:
         raise NetFileError(str(e)) from None
+    if isinstance(payload, Mapping) and payload.get("format") != FILE_FORMAT and isinstance(payload.get("net"), Mapping):
+        payload = payload["net"]          # an agent file or a training checkpoint
     return net_from_payload(payload, source=path, game=game, game_kwargs=game_kwargs, config=config, device=device)

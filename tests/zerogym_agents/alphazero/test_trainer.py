@@ -10,6 +10,7 @@ import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.trainer import AGENT, CHECKPOINT, AlphaZeroTrainer
 from zerogym_agents.checkpoint import CheckpointError
+from zerogym_agents.nets import load_net
 from zerogym_agents.saved import load_agent, load_card
 
 
@@ -38,6 +39,8 @@ def test_short_run_plays_games_trains_and_checkpoints(tmp_path):
     env.reset(seed=0)
     assert env.unwrapped.state.is_legal(agent.act(env))
     assert load_card(str(tmp_path / AGENT))["training"]["steps"] == 24
+    for f in (AGENT, CHECKPOINT):              # load_net reads the net out of agent and checkpoint files
+        assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in load_net(tmp_path / f).state_dict().items())
     assert json.loads((tmp_path / "config.json").read_text())["simulations"] == 12
 
 
@@ -135,3 +138,21 @@ def test_without_pool_every_move_is_trained_on(tmp_path):
     tr.run(progress=False)
     assert tr.num_pool == 0 and len(tr.pool) == 0
     assert all(len(p) == r.move_count for p, r in zip(tr.pending, tr.roots))
+
+
+def test_init_from_starts_from_a_net_of_another_board_size(tmp_path):
+    from zerogym_agents.nets import NetFileError, PolicyValueNet, for_game, save_net
+    small = PolicyValueNet(for_game("go", game_kwargs={"board_size": 5}, blocks=1, channels=8))
+    save_net(small, tmp_path / "go5.pt")
+    cfg = tiny(game="go", game_kwargs={"board_size": 7}, init_from=str(tmp_path / "go5.pt"), max_steps=4,
+               checkpoint_every=2)
+    tr = AlphaZeroTrainer(cfg, tmp_path / "run", log_dir=False)
+    assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in small.state_dict().items())
+    tr.run(progress=False, stop_at=2)
+    os.remove(tmp_path / "go5.pt")                 # resuming needs only the run's own checkpoint
+    resumed = AlphaZeroTrainer(cfg, tmp_path / "run", resume=True, log_dir=False)
+    assert all(torch.equal(v, resumed.net.state_dict()[k]) for k, v in tr.net.state_dict().items())
+    save_net(PolicyValueNet(for_game("othello", blocks=1, channels=8)), tmp_path / "othello.pt")
+    with pytest.raises(NetFileError, match="othello"):
+        AlphaZeroTrainer(tiny(game="go", game_kwargs={"board_size": 5}, init_from=str(tmp_path / "othello.pt")),
+                         tmp_path / "bad", log_dir=False)

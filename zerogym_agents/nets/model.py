@@ -5,6 +5,7 @@ Polygames, paper 000; Cazenave, paper 001). L2 regularisation is not part of `lo
 optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.9, weight_decay=1e-4).
 """
 import dataclasses
+import importlib
 import json
 import os
 from collections.abc import Mapping
@@ -21,6 +22,9 @@ from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 FILE_FORMAT = "zerogym.PolicyValueNet"
 FILE_VERSION = 1
 VALUE_LOSSES = ("mse", "bce")
+# the "format" tag of a network payload -> "module:Class" of the net it holds (imported when first read)
+NET_FORMATS = {FILE_FORMAT: __name__ + ":PolicyValueNet",
+               "zerogym.CompositeNet": "zerogym_agents.transfer.composite:CompositeNet"}
 
 
 class NetFileError(CheckpointError):
@@ -37,6 +41,7 @@ class NetConfig:
     or "columns" (action = column). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
     value_hidden: width of the value MLP. value_loss: "mse" on v or "bce" on (v+1)/2 (Cazenave,
     paper 001); value_weight multiplies it. game: the zerogym game name it was made for (or None).
+    kernel_size: the trunk's spatial kernel (odd; 3 = 3x3; grown with zerogym_agents.transfer.grow).
     """
 
     trunk: str = "resnet"
@@ -51,6 +56,7 @@ class NetConfig:
     value_loss: str = "mse"
     value_weight: float = 1.0
     game: Optional[str] = None
+    kernel_size: int = 3
 
     def __post_init__(self):
         def need_int(name, low):
@@ -80,6 +86,9 @@ class NetConfig:
         need_int("value_hidden", 1)
         need_float("expansion", True)
         need_float("value_weight", False)
+        need_int("kernel_size", 1)
+        if self.kernel_size % 2 == 0:
+            raise ValueError(f"NetConfig.kernel_size must be odd, got {self.kernel_size}")
         if self.action_layout == "columns" and self.extra_actions:
             raise ValueError(f"NetConfig: the 'columns' layout has no extra actions, got extra_actions={self.extra_actions}")
         if self.game is not None and not isinstance(self.game, str):
@@ -174,6 +183,8 @@ class PolicyValueNet(nn.Module):
     the player to move (the planes are encoded from that player's view).
     """
 
+    file_format, file_version, config_class = FILE_FORMAT, FILE_VERSION, NetConfig
+
     def __init__(self, config=None):
         super().__init__()
         if config is None:
@@ -183,9 +194,15 @@ class PolicyValueNet(nn.Module):
         elif not isinstance(config, NetConfig):
             raise ValueError(f"PolicyValueNet needs a NetConfig (or its dict), got {type(config).__name__}")
         self.config = config
-        self.trunk = make_trunk(config.trunk, config.in_planes, config.channels, config.blocks, config.expansion)
+        self.trunk = make_trunk(config.trunk, config.in_planes, config.channels, config.blocks, config.expansion,
+                                config.kernel_size)
         self.policy = PolicyHead(config.channels, config.policy_hidden, config.extra_actions, config.action_layout)
         self.value = ValueHead(config.channels, config.value_hidden)
+
+    @classmethod
+    def from_config(cls, config):
+        """A fresh net of this config (what net_from_payload fills with saved weights)."""
+        return cls(config)
 
     def num_actions(self, height, width):
         """How many policy logits the net gives on a height x width board."""
@@ -209,7 +226,8 @@ class PolicyValueNet(nn.Module):
     def describe(self):
         c = self.config
         width = f"{c.channels}" + (f"/{self.trunk.hidden}" if c.trunk == "mobilenet" else "")
-        return f"{c.trunk} {c.blocks}x{width}, {self.num_parameters():,} parameters"
+        kernel = f" ({c.kernel_size}x{c.kernel_size} kernels)" if c.kernel_size != 3 else ""
+        return f"{c.trunk} {c.blocks}x{width}{kernel}, {self.num_parameters():,} parameters"
 
     def save(self, path):
         save_net(self, path)
@@ -272,29 +290,49 @@ def loss(net, planes, target_policy, target_value, mask=None):
 
 # ---- save / load -------------------------------------------------------------------------------
 
+def _net_class(fmt):
+    module, name = NET_FORMATS[fmt].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def net_payload(net):
-    """The dict a network file holds (config JSON + state_dict); embed it in larger checkpoints."""
-    return {"format": FILE_FORMAT, "version": FILE_VERSION, "config": net.config.to_json(),
+    """The dict a network file holds (format tag, config JSON, state_dict); embed it in larger
+    checkpoints. Works for every net class named in NET_FORMATS (PolicyValueNet, CompositeNet)."""
+    fmt = getattr(type(net), "file_format", None)
+    if fmt not in NET_FORMATS:
+        raise TypeError(f"net_payload needs a zerogym network ({', '.join(NET_FORMATS)}), got {type(net).__name__}")
+    return {"format": fmt, "version": type(net).file_version, "config": net.config.to_json(),
             "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()}}
 
 
 def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, config=None, device="cpu"):
-    """Rebuild a PolicyValueNet (in eval mode) from net_payload's dict, checking it and what it must fit."""
-    if not isinstance(payload, Mapping) or payload.get("format") != FILE_FORMAT:
+    """Rebuild a network (in eval mode) from net_payload's dict, checking it and what it must fit.
+
+    The payload's "format" tag picks the class (NET_FORMATS): a PolicyValueNet, or a
+    zerogym_agents.transfer CompositeNet.
+    """
+    fmt = payload.get("format") if isinstance(payload, Mapping) else None
+    if not isinstance(fmt, str) or fmt not in NET_FORMATS:
         found = sorted(map(str, payload))[:8] if isinstance(payload, Mapping) else type(payload).__name__
-        raise NetFileError(f"{source} is not a zerogym network (expected format {FILE_FORMAT!r}; found {found})")
-    if payload.get("version") != FILE_VERSION:
-        raise NetFileError(f"{source}: network format version {payload.get('version')!r} is not supported "
-                           f"(this zerogym reads version {FILE_VERSION})")
+        raise NetFileError(f"{source} is not a zerogym network (expected format "
+                           f"{' or '.join(map(repr, NET_FORMATS))}; found {found})")
+    cls = _net_class(fmt)
+    if payload.get("version") != cls.file_version:
+        raise NetFileError(f"{source}: {fmt} format version {payload.get('version')!r} is not supported "
+                           f"(this zerogym reads version {cls.file_version})")
     try:
-        saved = NetConfig.from_json(payload["config"])
-        net = PolicyValueNet(saved)
+        saved = cls.config_class.from_json(payload["config"])
+        net = cls.from_config(saved)
         net.load_state_dict(payload["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise NetFileError(f"{source}: corrupt zerogym network ({type(e).__name__}: {e})") from e
     if config is not None and saved != config:
-        diff = ", ".join(f"{k}: saved {v!r}, wanted {getattr(config, k)!r}"
-                         for k, v in saved.to_dict().items() if getattr(config, k) != v)
+        if type(config) is not type(saved):
+            raise NetFileError(f"{source} holds a {cls.__name__} ({type(saved).__name__}), "
+                               f"not a net of the {type(config).__name__} asked for")
+        want = config.to_dict()
+        diff = ", ".join(f"{k}: saved {v!r}, wanted {want.get(k)!r}"
+                         for k, v in saved.to_dict().items() if want.get(k) != v)
         raise NetFileError(f"{source} holds a network with another config ({diff})")
     if game is not None:
         try:
@@ -314,7 +352,8 @@ def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
     save_net, or from any zerogym file that holds one: a saved agent (save_agent) or a training
     checkpoint (e.g. a run's checkpoint.pt or agent.pt).
 
-    Returns the PolicyValueNet on `device`, in eval mode (call .train() before training it).
+    Returns the PolicyValueNet (or CompositeNet) on `device`, in eval mode (call .train() before
+    training it).
     game (name + game_kwargs, State, GameSpec or env) and config, when given, are checked: a file
     made for another game or config raises NetFileError, as does a corrupt or foreign file.
     """
@@ -325,6 +364,7 @@ def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
         payload = read_torch_file(path, what="zerogym network file")
     except CheckpointError as e:
         raise NetFileError(str(e)) from None
-    if isinstance(payload, Mapping) and payload.get("format") != FILE_FORMAT and isinstance(payload.get("net"), Mapping):
+    if isinstance(payload, Mapping) and payload.get("format") not in tuple(NET_FORMATS) \
+            and isinstance(payload.get("net"), Mapping):
         payload = payload["net"]          # an agent file or a training checkpoint
     return net_from_payload(payload, source=path, game=game, game_kwargs=game_kwargs, config=config, device=device)

@@ -1,27 +1,37 @@
 """Convolutional trunks that run on any board size: a residual ResNet and a MobileNetV2.
 
-Every convolution pads 'same' (3x3 with padding 1, or 1x1), so a trunk maps (B, C_in, H, W) to
-(B, channels, H, W) for every H x W, and the same weights serve every board size.
+Every convolution pads 'same' (k x k with padding k // 2, or 1x1), so a trunk maps (B, C_in, H, W)
+to (B, channels, H, W) for every H x W, and the same weights serve every board size. The spatial
+kernels (stem, residual convs, depthwise convs) are kernel_size x kernel_size, 3 by default.
 """
 from torch import nn
 
 TRUNKS = ("resnet", "mobilenet")
 
 
-def _stem(in_planes, channels):
-    """3x3 conv -> BN -> ReLU from the input planes to the trunk width."""
-    return nn.Sequential(nn.Conv2d(in_planes, channels, 3, padding=1, bias=False),
+def _check_kernel(kernel_size):
+    if isinstance(kernel_size, bool) or not isinstance(kernel_size, int) or kernel_size < 1 or kernel_size % 2 == 0:
+        raise ValueError(f"kernel_size must be an odd integer >= 1, got {kernel_size!r}")
+    return kernel_size
+
+
+def _stem(in_planes, channels, kernel_size=3):
+    """k x k conv -> BN -> ReLU from the input planes to the trunk width."""
+    k = _check_kernel(kernel_size)
+    return nn.Sequential(nn.Conv2d(in_planes, channels, k, padding=k // 2, bias=False),
                          nn.BatchNorm2d(channels), nn.ReLU(inplace=True))
 
 
 class ResidualBlock(nn.Module):
-    """The AlphaZero residual block: conv3x3-BN-ReLU-conv3x3-BN, add the input, ReLU."""
+    """The AlphaZero residual block: conv3x3-BN-ReLU-conv3x3-BN, add the input, ReLU (k x k convs
+    when kernel_size=k)."""
 
-    def __init__(self, channels):
+    def __init__(self, channels, kernel_size=3):
         super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        k = _check_kernel(kernel_size)
+        self.conv1 = nn.Conv2d(channels, channels, k, padding=k // 2, bias=False)
         self.bn1 = nn.BatchNorm2d(channels)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.conv2 = nn.Conv2d(channels, channels, k, padding=k // 2, bias=False)
         self.bn2 = nn.BatchNorm2d(channels)
         self.relu = nn.ReLU(inplace=True)
 
@@ -34,13 +44,15 @@ class ResidualBlock(nn.Module):
 class InvertedResidual(nn.Module):
     """MobileNetV2 block (Sandler et al. 2018), as used for Go by Cazenave, "Mobile Networks for
     Computer Go" (paper 001): 1x1 expand -> BN -> ReLU, depthwise 3x3 -> BN -> ReLU, 1x1 linear
-    squeeze -> BN (no activation), plus the input when input and output shapes match."""
+    squeeze -> BN (no activation), plus the input when input and output shapes match (a k x k
+    depthwise conv when kernel_size=k)."""
 
-    def __init__(self, in_channels, out_channels, hidden):
+    def __init__(self, in_channels, out_channels, hidden, kernel_size=3):
         super().__init__()
+        k = _check_kernel(kernel_size)
         self.expand = nn.Conv2d(in_channels, hidden, 1, bias=False)
         self.bn1 = nn.BatchNorm2d(hidden)
-        self.depthwise = nn.Conv2d(hidden, hidden, 3, padding=1, groups=hidden, bias=False)
+        self.depthwise = nn.Conv2d(hidden, hidden, k, padding=k // 2, groups=hidden, bias=False)
         self.bn2 = nn.BatchNorm2d(hidden)
         self.squeeze = nn.Conv2d(hidden, out_channels, 1, bias=False)
         self.bn3 = nn.BatchNorm2d(out_channels)
@@ -55,31 +67,37 @@ class InvertedResidual(nn.Module):
 
 
 class ResNetTrunk(nn.Sequential):
-    """Stem (3x3 conv-BN-ReLU) then `blocks` AlphaZero residual blocks of width `channels`."""
+    """Stem (k x k conv-BN-ReLU) then `blocks` AlphaZero residual blocks of width `channels`."""
 
-    def __init__(self, in_planes, channels, blocks):
-        super().__init__(_stem(in_planes, channels), *[ResidualBlock(channels) for _ in range(blocks)])
+    def __init__(self, in_planes, channels, blocks, kernel_size=3):
+        super().__init__(_stem(in_planes, channels, kernel_size),
+                         *[ResidualBlock(channels, kernel_size) for _ in range(blocks)])
         self.out_channels = channels
-        self.radius = 1 + 2 * blocks   # how far (in cells) an output depends on its input
+        self.radius = (kernel_size // 2) * (1 + 2 * blocks)   # how far (in cells) an output depends on its input
 
 
 class MobileNetTrunk(nn.Sequential):
-    """Stem (3x3 conv-BN-ReLU) then `blocks` inverted residual blocks: trunk width `channels`,
+    """Stem (k x k conv-BN-ReLU) then `blocks` inverted residual blocks: trunk width `channels`,
     expanded to round(channels * expansion) inside each block."""
 
-    def __init__(self, in_planes, channels, blocks, expansion):
-        hidden = max(1, int(round(channels * expansion)))
-        super().__init__(_stem(in_planes, channels),
-                         *[InvertedResidual(channels, channels, hidden) for _ in range(blocks)])
+    def __init__(self, in_planes, channels, blocks, expansion, kernel_size=3):
+        hidden = mobilenet_hidden(channels, expansion)
+        super().__init__(_stem(in_planes, channels, kernel_size),
+                         *[InvertedResidual(channels, channels, hidden, kernel_size) for _ in range(blocks)])
         self.out_channels = channels
         self.hidden = hidden
-        self.radius = 1 + blocks
+        self.radius = (kernel_size // 2) * (1 + blocks)
 
 
-def make_trunk(kind, in_planes, channels, blocks, expansion=4.0):
+def mobilenet_hidden(channels, expansion):
+    """The inner width of a MobileNetTrunk's blocks: round(channels * expansion), at least 1."""
+    return max(1, int(round(channels * expansion)))
+
+
+def make_trunk(kind, in_planes, channels, blocks, expansion=4.0, kernel_size=3):
     """The trunk named `kind` ("resnet" or "mobilenet"); `expansion` only matters for mobilenet."""
     if kind == "resnet":
-        return ResNetTrunk(in_planes, channels, blocks)
+        return ResNetTrunk(in_planes, channels, blocks, kernel_size)
     if kind == "mobilenet":
-        return MobileNetTrunk(in_planes, channels, blocks, expansion)
+        return MobileNetTrunk(in_planes, channels, blocks, expansion, kernel_size)
     raise ValueError(f"unknown trunk {kind!r}; choose one of {', '.join(TRUNKS)}")

@@ -1,28 +1,47 @@
-"""Rendering: text boards with coordinates, and RGB pictures (numpy only) for every game."""
+"""Rendering: text boards with coordinates, pictures (RGB arrays, numpy only) and SVG drawings of
+every game, and whole games saved as an animated GIF or one SVG per position.
+
+A picture is built once as a scene (rectangles, discs, polygons, labels) and then either rasterized
+(`draw`) or written as SVG (`svg`), so both show the same board: coordinates as the player types
+them (zerogym.coords), the last move marked.
+"""
+import math
+import os
+
 import numpy as np
 
-from zerogym.coords import COLUMNS
+from zerogym._font import draw_text, text_size
+from zerogym.coords import COLUMNS, format_action
 
 CELL = 36  # pixels per board cell
+
+# where row 0 (rank 1) is drawn, per game: Go and Tic-tac-toe/Gomoku at the bottom, the others on top
+ROW0_AT_BOTTOM = {"go": True, "tictactoe": True, "othello": False, "hex": False, "connect_four": False}
 
 
 # ---- text ------------------------------------------------------------------------------------
 def last_point(state):
-    """(row, col) of the last move's piece, or None (pass, swap, start)."""
+    """(row, col) of the last move's piece, or None (pass, start).  After a Hex swap: the swapped stone."""
     if hasattr(state, "last_point"):
         return state.last_point()
     h, w, _ = state.spec.obs_shape
     a = state.last_action
-    return divmod(a, w) if 0 <= a < h * w else None
+    if 0 <= a < h * w:
+        return divmod(a, w)
+    if state.spec.name == "hex" and a == h * w:
+        stones = np.argwhere(state.board())
+        if len(stones) == 1:
+            return tuple(int(v) for v in stones[0])
+    return None
 
 
-def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labels="letters"):
-    """The board as text: column labels, row numbers, the last move in brackets."""
+def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labels="letters", row_labels=True):
+    """The board as text: column labels, row numbers (unless row_labels=False), the last move in brackets."""
     board = state.board()
     h, w = board.shape
     last = last_point(state)
     labels = [COLUMNS[c] if column_labels == "letters" else str(c + 1) for c in range(w)]
-    pad = len(str(h)) + 1
+    pad = len(str(h)) + 1 if row_labels else 0
     lines = [" " * pad + "".join(f"{lab:>2}"[-2:] for lab in labels)]
     order = range(h - 1, -1, -1) if row0_at_bottom else range(h)
     for r in order:
@@ -33,7 +52,11 @@ def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labe
             chars[2 * last[1]] = "["
             chars[2 * last[1] + 2] = "]"
         indent = " " * r if hex else ""
-        lines.append(f"{r + 1:>{pad}}" + indent + "".join(chars).rstrip() + ("" if hex else f" {r + 1}"))
+        body = "".join(chars).rstrip()
+        if row_labels:
+            lines.append(f"{r + 1:>{pad}}" + indent + body + ("" if hex else f" {r + 1}"))
+        else:
+            lines.append(indent + body)
     if not hex:
         lines.append(lines[0])
     to_move = state.spec.agents[state.current_player]
@@ -42,19 +65,235 @@ def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labe
     return "\n".join(lines)
 
 
-# ---- pictures --------------------------------------------------------------------------------
-def _disc(img, cy, cx, radius, color, outline=None):
+# ---- scenes: what a picture contains -----------------------------------------------------------
+# items, drawn in order:  ("rect", y0, x0, y1, x1, fill or None)
+#                         ("disc", cy, cx, r, fill, stroke or None[, stroke_width])   (stroke inside r)
+#                         ("poly", [(y, x), ...], fill, stroke or None, stroke_width)   (convex)
+#                         ("text", y, x, text, scale, colour, anchor)   (5x7 glyphs times scale; y is the centre)
+STONE = {1: (20, 20, 20), 2: (240, 240, 240)}
+MARK = (220, 40, 40)
+MARK_X, MARK_O, LAST_SQUARE = (40, 70, 170), (200, 50, 40), (250, 232, 150)
+OUTLINE = (0, 0, 0)
+PLAYER_WORDS = {"connect_four": ("red", "yellow"), "tictactoe": ("X", "O")}
+
+
+def _label_scale(m):
+    return max(1, int(m * 0.3 / 7 + 0.5))
+
+
+def _x_or_o(player, y, x, m, surface):
+    """Tic-tac-toe marks: an X (two bars) for the first player, an O (a ring) for the second."""
+    if player == 2:
+        return [("disc", y, x, m * 0.33, surface, MARK_O, m * 0.11)]
+    a, t = m * 0.27, m * 0.055          # half the diagonal's reach, half the bar's thickness
+    return [("poly", [(y - a - t, x - a + t), (y - a + t, x - a - t), (y + a + t, x + a - t), (y + a - t, x + a + t)],
+             MARK_X, None, 0),
+            ("poly", [(y - a - t, x + a - t), (y - a + t, x + a + t), (y + a + t, x - a + t), (y + a - t, x - a - t)],
+             MARK_X, None, 0)]
+
+
+def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=False):
+    """Go (points=True: lines through the points) or a board of squares (Othello; Tic-tac-toe with
+    marks=True: X and O instead of stones)."""
+    h, w = board.shape
+    background, surface, line, ink = colours
+    lw = max(1, round(m / 36))
+    items = [("rect", 0, 0, h * m, w * m, surface)]
+    if points:
+        x0, x1, y0, y1 = m / 2 - lw / 2, (w - 0.5) * m + lw / 2, m / 2 - lw / 2, (h - 0.5) * m + lw / 2
+        items += [("rect", (i + 0.5) * m - lw / 2, x0, (i + 0.5) * m + lw / 2, x1, line) for i in range(h)]
+        items += [("rect", y0, (j + 0.5) * m - lw / 2, y1, (j + 0.5) * m + lw / 2, line) for j in range(w)]
+        for y, x in _hoshi(h, w):
+            items.append(("disc", (y + 0.5) * m, (x + 0.5) * m, max(2.0, m * 0.08), line, None))
+    else:
+        items += [("rect", i * m - lw / 2, -lw / 2, i * m + lw / 2, w * m + lw / 2, line) for i in range(h + 1)]
+        items += [("rect", -lw / 2, j * m - lw / 2, h * m + lw / 2, j * m + lw / 2, line) for j in range(w + 1)]
+
+    def screen_row(r):
+        return (h - 1 - r) if row0_at_bottom else r
+
+    if marks and last is not None:      # X and O: the last move's square is highlighted
+        y, x = screen_row(last[0]) * m, last[1] * m
+        items.insert(1, ("rect", y + lw / 2, x + lw / 2, y + m - lw / 2, x + m - lw / 2, LAST_SQUARE))
+    for r in range(h):
+        for c in range(w):
+            y, x = (screen_row(r) + 0.5) * m, (c + 0.5) * m
+            if board[r, c] and marks:
+                items += _x_or_o(board[r, c], y, x, m, surface)
+            elif board[r, c]:
+                items.append(("disc", y, x, m * 0.45, STONE[board[r, c]], OUTLINE))
+    if last is not None and not marks:
+        items.append(("disc", (screen_row(last[0]) + 0.5) * m, (last[1] + 0.5) * m, m * 0.13, MARK, None))
+    if labels:
+        s, off = _label_scale(m), m * 0.45
+        for c in range(w):
+            for y in (-off, h * m + off):
+                items.append(("text", y, (c + 0.5) * m, COLUMNS[c], s, ink, "center"))
+        for r in range(h):
+            for x in (-off - m * 0.05, w * m + off + m * 0.05):
+                items.append(("text", (screen_row(r) + 0.5) * m, x, str(r + 1), s, ink, "center"))
+    return items, background
+
+
+def _hoshi(h, w):
+    """Star points of a square Go board: the 3-3 (4-4 from 13x13) corners, the centre of odd
+    boards from 7x7, and the side midpoints from 15x15."""
+    if h != w or h < 7:
+        return []
+    e = 2 if h < 13 else 3
+    pts = [(e, e), (e, h - 1 - e), (h - 1 - e, e), (h - 1 - e, h - 1 - e)]
+    if h % 2:
+        mid = h // 2
+        pts.append((mid, mid))
+        if h >= 15:
+            pts += [(e, mid), (mid, e), (mid, h - 1 - e), (h - 1 - e, mid)]
+    return pts
+
+
+def _hex_items(board, last, m, labels):
+    """A rhombus of pointy-top hexagons; row r+1 sits half a cell right of row r; black's edges
+    (top and bottom) and white's (left and right) as coloured borders."""
+    n = board.shape[0]
+    s = m * 0.55
+    dx, dy = s * math.sqrt(3), s * 1.5
+
+    def centre(r, c):
+        return r * dy, c * dx + r * dx / 2
+
+    tl, tr, bl, br = centre(-1, -1), centre(-1, n), centre(n, -1), centre(n, n)
+    mid = centre((n - 1) / 2, (n - 1) / 2)
+    black, white = (40, 40, 40), (250, 250, 250)
+    items = [("poly", [tl, tr, mid], black, None, 0), ("poly", [bl, br, mid], black, None, 0),
+             ("poly", [tl, bl, mid], white, None, 0), ("poly", [tr, br, mid], white, None, 0)]
+    corners = [(math.sin(t) * s, math.cos(t) * s) for t in np.deg2rad(np.arange(6) * 60 - 90)]
+    lw = max(1.5, m / 24)
+    for r in range(n):
+        for c in range(n):
+            cy, cx = centre(r, c)
+            items.append(("poly", [(cy + y, cx + x) for y, x in corners], (205, 175, 120), (90, 75, 50), lw))
+            if board[r, c]:
+                items.append(("disc", cy, cx, s * 0.68, STONE[board[r, c]], OUTLINE))
+    if last is not None:
+        items.append(("disc", *centre(*last), s * 0.22, MARK, None))
+    if labels:
+        sc = _label_scale(m)
+        for c in range(n):
+            y, x = centre(-1, c)
+            items.append(("text", y - dy * 0.35, x + dx / 2, COLUMNS[c], sc, (60, 50, 40), "center"))
+        for r in range(n):
+            y, x = centre(r, -1)
+            items.append(("text", y, x - dx * 0.3, str(r + 1), sc, (60, 50, 40), "right"))
+    return items, (225, 210, 180)
+
+
+def _connect_four_items(board, last, m, labels):
+    """A blue frame with a hole per cell (row 0 on top), column numbers above."""
+    h, w = board.shape
+    colours = {0: (245, 245, 245), 1: (225, 40, 40), 2: (245, 200, 30)}
+    items = [("rect", 0, 0, h * m, w * m, (30, 70, 180))]
+    for r in range(h):
+        for c in range(w):
+            items.append(("disc", (r + 0.5) * m, (c + 0.5) * m, m * 0.4, colours[board[r, c]],
+                          (20, 40, 110) if board[r, c] == 0 else (90, 30, 10)))
+    if last is not None:
+        items.append(("disc", (last[0] + 0.5) * m, (last[1] + 0.5) * m, m * 0.13, (20, 20, 20), None))
+    if labels:
+        scale = _label_scale(m)
+        items += [("text", -m * 0.4, (c + 0.5) * m, str(c + 1), scale, (40, 40, 40), "center") for c in range(w)]
+    return items, (245, 245, 245)
+
+
+def scene(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
+    """(height, width, background, items) of a picture of `state` (see the item list above).
+
+    row0_at_bottom: where row 0 goes for Othello / Tic-tac-toe (default ROW0_AT_BOTTOM of the game);
+    caption: a line of text under the board (None: none)."""
+    game = state.spec.name
+    board, last, m = state.board(), last_point(state), float(cell)
+    if row0_at_bottom is None:
+        row0_at_bottom = ROW0_AT_BOTTOM.get(game, True)
+    if game == "go":
+        items, bg = _grid_items(board, last, m, labels, True, True,
+                                ((220, 180, 100), (220, 180, 100), (40, 30, 20), (40, 30, 20)))
+    elif game == "othello":
+        items, bg = _grid_items(board, last, m, labels, row0_at_bottom, False,
+                                ((20, 75, 40), (30, 120, 60), (10, 40, 20), (220, 235, 220)))
+    elif game == "hex":
+        items, bg = _hex_items(board, last, m, labels)
+    elif game == "connect_four":
+        items, bg = _connect_four_items(board, last, m, labels)
+    else:
+        items, bg = _grid_items(board, last, m, labels, row0_at_bottom, False,
+                                ((235, 235, 225), (235, 235, 225), (60, 60, 60), (60, 60, 60)), marks=True)
+    height, width, items = _fit(items, pad=m * 0.3)
+    if caption:
+        strip = m * 0.8
+        scale = _label_scale(m)
+        while scale > 1 and text_size(caption, scale)[1] > width - m * 0.5:
+            scale -= 1
+        wider = int(math.ceil(text_size(caption, scale)[1] + m * 0.5)) - width
+        if wider > 0:             # widen the picture rather than cut the caption
+            items = [_shift(it, 0, wider / 2) for it in items]
+            width += wider
+        items += [("rect", height, 0, height + strip, width, (250, 250, 250)),
+                  ("text", height + strip / 2, m * 0.25, caption, scale, (30, 30, 30), "left")]
+        height += int(math.ceil(strip))
+    return height, width, bg, items
+
+
+def _bounds(item):
+    kind = item[0]
+    if kind == "rect":
+        return item[1:5]
+    if kind == "disc":
+        _, y, x, r = item[:4]
+        return y - r, x - r, y + r, x + r
+    if kind == "poly":
+        ys, xs = zip(*item[1])
+        return min(ys), min(xs), max(ys), max(xs)
+    _, y, x, text, scale, _, anchor = item
+    th, tw = text_size(text, scale)
+    left = x - (tw / 2 if anchor == "center" else tw if anchor == "right" else 0)
+    return y - th / 2, left, y + th / 2, left + tw
+
+
+def _shift(item, dy, dx):
+    kind = item[0]
+    if kind == "rect":
+        return (kind, item[1] + dy, item[2] + dx, item[3] + dy, item[4] + dx, item[5])
+    if kind == "poly":
+        return (kind, [(y + dy, x + dx) for y, x in item[1]]) + tuple(item[2:])
+    return (kind, item[1] + dy, item[2] + dx) + tuple(item[3:])
+
+
+def _fit(items, pad):
+    """Move the items so their bounding box starts at (pad, pad); (height, width, items)."""
+    b = np.array([_bounds(it) for it in items])
+    y0, x0, y1, x1 = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
+    dy, dx = pad - y0, pad - x0
+    return (int(math.ceil(y1 - y0 + 2 * pad)), int(math.ceil(x1 - x0 + 2 * pad)),
+            [_shift(it, dy, dx) for it in items])
+
+
+# ---- raster ----------------------------------------------------------------------------------
+def _disc(img, cy, cx, radius, color, outline=None, width=None):
+    """An antialiased disc (with an outline ring of `width` pixels inside its edge, if outline)."""
     h, w, _ = img.shape
     y0, y1 = max(int(cy - radius - 1), 0), min(int(cy + radius + 2), h)
     x0, x1 = max(int(cx - radius - 1), 0), min(int(cx + radius + 2), w)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
+    if y0 >= y1 or x0 >= x1:
+        return
+    yy, xx = np.mgrid[y0:y1, x0:x1] + 0.5
     d = np.sqrt((yy - cy) ** 2 + (xx - cx) ** 2)
-    region = img[y0:y1, x0:x1]
+    region = img[y0:y1, x0:x1].astype(float)
+    layers = [(radius, color)]
     if outline is not None:
-        region[d <= radius] = outline
-        region[d <= radius - 1.5] = color
-    else:
-        region[d <= radius] = color
+        width = width if width is not None else max(1.0, radius / 14)
+        layers = [(radius, outline), (radius - width, color)]
+    for rad, col in layers:
+        alpha = np.clip(rad + 0.5 - d, 0.0, 1.0)[..., None]
+        region = region * (1 - alpha) + np.asarray(col, float) * alpha
+    img[y0:y1, x0:x1] = np.round(region).astype(np.uint8)
 
 
 def _polygon(img, pts, color):
@@ -63,6 +302,8 @@ def _polygon(img, pts, color):
     y1, x1 = np.ceil(pts.max(axis=0)).astype(int) + 1
     y0, x0 = max(y0, 0), max(x0, 0)
     y1, x1 = min(y1, img.shape[0]), min(x1, img.shape[1])
+    if y0 >= y1 or x0 >= x1:
+        return
     yy, xx = np.mgrid[y0:y1, x0:x1] + 0.5
     pos = np.ones(yy.shape, bool)
     neg = np.ones(yy.shape, bool)
@@ -70,113 +311,193 @@ def _polygon(img, pts, color):
     for i in range(n):            # convex polygon, either orientation
         (ay, ax), (by, bx) = pts[i], pts[(i + 1) % n]
         cross = (bx - ax) * (yy - ay) - (by - ay) * (xx - ax)
-        pos &= cross >= -0.5
-        neg &= cross <= 0.5
+        pos &= cross >= 0
+        neg &= cross <= 0
     img[y0:y1, x0:x1][pos | neg] = color
 
 
-STONE = {1: (20, 20, 20), 2: (240, 240, 240)}
-MARK = (220, 40, 40)
+def _shrink(pts, width):
+    """A convex polygon moved `width` pixels inwards (towards its centroid)."""
+    pts = np.asarray(pts, float)
+    centre = pts.mean(axis=0)
+    inner = min(abs((b[0] - a[0]) * (centre[1] - a[1]) - (b[1] - a[1]) * (centre[0] - a[0])) / np.hypot(*(b - a))
+                for a, b in zip(pts, np.roll(pts, -1, axis=0)))
+    return centre + (pts - centre) * max(0.0, 1 - width / inner)
 
 
-def _grid_game(board, last, background, line, hoshi=False, lines_on_points=True, row0_at_bottom=True):
-    h, w = board.shape
-    m = CELL
-    img = np.empty((h * m + m, w * m + m, 3), np.uint8)
-    img[:] = background
-    off = m   # centre of point / cell (0, 0) on screen
-    if lines_on_points:   # Go: lines through points
-        for r in range(h):
-            img[off + r * m, off:off + (w - 1) * m + 1] = line
-        for c in range(w):
-            img[off:off + (h - 1) * m + 1, off + c * m] = line
-    else:                 # cells
-        for r in range(h + 1):
-            img[m // 2 + r * m, m // 2:m // 2 + w * m + 1] = line
-        for c in range(w + 1):
-            img[m // 2:m // 2 + h * m + 1, m // 2 + c * m] = line
-    if hoshi and h == w and h >= 7:
-        e = 2 if h < 13 else 3
-        pts = {e, h // 2, h - 1 - e} if h % 2 else {e, h - 1 - e}
-        for r in pts:
-            for c in pts:
-                _disc(img, off + r * m, off + c * m, 3, line)
-    for r in range(h):
-        for c in range(w):
-            if board[r, c]:
-                y, x = off + ((h - 1 - r) if row0_at_bottom else r) * m, off + c * m
-                _disc(img, y, x, m * 0.45, STONE[board[r, c]], outline=(0, 0, 0))
-    if last is not None:
-        r, c = last
-        _disc(img, off + ((h - 1 - r) if row0_at_bottom else r) * m, off + c * m, m * 0.12, MARK)
-    return img
-
-
-def _hex_game(board, last):
-    n = board.shape[0]
-    s = CELL * 0.55                     # hexagon radius
-    dx, dy = s * np.sqrt(3), s * 1.5    # pointy-top hexagons; row r+1 sits half a cell to the right
-    width = int(dx * (n + (n - 1) / 2) + 2 * CELL)
-    height = int(dy * (n - 1) + 2 * s + 2 * CELL)
+def rasterize(height, width, background, items):
+    """An RGB uint8 picture (height, width, 3) of a scene."""
     img = np.empty((height, width, 3), np.uint8)
-    img[:] = (235, 225, 200)
-
-    def centre(r, c):
-        return CELL + s + r * dy, CELL + dx / 2 + c * dx + r * dx / 2
-
-    # each player's edges as bands along the rhombus: black top and bottom, white left and right
-    band = s * 0.9
-    for (r0, c0), (r1, c1), (oy, ox), color in [
-            ((0, 0), (0, n - 1), (-1.0, 0.0), STONE[1]), ((n - 1, 0), (n - 1, n - 1), (1.0, 0.0), STONE[1]),
-            ((0, 0), (n - 1, 0), (0.0, -1.0), STONE[2]), ((0, n - 1), (n - 1, n - 1), (0.0, 1.0), STONE[2])]:
-        (ay, ax), (by, bx) = centre(r0, c0), centre(r1, c1)
-        near, far = band, band + s * 0.5
-        _polygon(img, [(ay + oy * near, ax + ox * near), (by + oy * near, bx + ox * near),
-                       (by + oy * far, bx + ox * far), (ay + oy * far, ax + ox * far)], color)
-    angles = np.deg2rad(np.arange(6) * 60 - 90)
-    for r in range(n):
-        for c in range(n):
-            cy, cx = centre(r, c)
-            _polygon(img, [(cy + s * np.sin(t), cx + s * np.cos(t)) for t in angles], (90, 80, 60))
-            _polygon(img, [(cy + (s - 2) * np.sin(t), cx + (s - 2) * np.cos(t)) for t in angles], (200, 170, 110))
-            if board[r, c]:
-                _disc(img, cy, cx, s * 0.7, STONE[board[r, c]], outline=(0, 0, 0))
-            if last == (r, c):
-                _disc(img, cy, cx, s * 0.2, MARK)
+    img[:] = background
+    for it in items:
+        kind = it[0]
+        if kind == "rect" and it[5] is not None:
+            y0, x0, y1, x1 = (int(math.floor(v + 0.5)) for v in it[1:5])
+            img[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = it[5]
+        elif kind == "disc":
+            _disc(img, *it[1:])
+        elif kind == "poly":
+            _, pts, fill, stroke, sw = it
+            if stroke is not None:
+                _polygon(img, pts, stroke)
+                pts = _shrink(pts, sw)
+            _polygon(img, pts, fill)
+        elif kind == "text":
+            _, y, x, text, scale, colour, anchor = it
+            draw_text(img, text, y, x, scale, colour, anchor)
     return img
 
 
-def _connect_four(board, last):
-    h, w = board.shape
-    m = CELL
-    img = np.empty((h * m + m, w * m + m, 3), np.uint8)
-    img[:] = (245, 245, 245)
-    img[m // 2:m // 2 + h * m, m // 2:m // 2 + w * m] = (30, 70, 180)
-    colors = {0: (245, 245, 245), 1: (230, 40, 40), 2: (240, 200, 30)}
-    for r in range(h):
-        for c in range(w):
-            _disc(img, m + r * m, m + c * m, m * 0.4, colors[board[r, c]])
-    if last is not None:
-        _disc(img, m + last[0] * m, m + last[1] * m, m * 0.12, (20, 20, 20))
-    return img
+def draw(state, name=None, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
+    """An RGB picture (uint8 H x W x 3) of `state`: the board with coordinates, the last move marked.
+
+    name: ignored (the game comes from the state; kept for callers that pass the env's name);
+    cell: pixels per board cell; caption: a line of text under the board."""
+    return rasterize(*scene(state, row0_at_bottom, cell, labels, caption))
 
 
-def draw(state, name, row0_at_bottom=True):
-    """An RGB picture (uint8 H x W x 3) of `state`; `name` is the env's metadata name."""
-    board, last = state.board(), last_point(state)
-    if name.startswith("go"):
-        return _grid_game(board, last, (220, 180, 100), (40, 30, 20), hoshi=True)
-    if name.startswith("hex"):
-        return _hex_game(board, last)
-    if name.startswith("connect_four"):
-        return _connect_four(board, last)
-    if name.startswith("othello"):
-        return _grid_game(board, last, (30, 120, 60), (10, 40, 20), lines_on_points=False,
-                          row0_at_bottom=row0_at_bottom)
-    return _grid_game(board, last, (235, 235, 225), (60, 60, 60), lines_on_points=False,
-                      row0_at_bottom=row0_at_bottom)
+# ---- SVG -------------------------------------------------------------------------------------
+def _rgb(colour):
+    return "#%02x%02x%02x" % tuple(int(v) for v in colour)
 
 
+def svg(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
+    """The picture of `state` as an SVG document (text), the same drawing as draw()."""
+    height, width, background, items = scene(state, row0_at_bottom, cell, labels, caption)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}">',
+           f'<rect width="{width}" height="{height}" fill="{_rgb(background)}"/>']
+    for it in items:
+        kind = it[0]
+        if kind == "rect" and it[5] is not None:
+            _, y0, x0, y1, x1, fill = it
+            out.append(f'<rect x="{x0:.2f}" y="{y0:.2f}" width="{x1 - x0:.2f}" height="{y1 - y0:.2f}" '
+                       f'fill="{_rgb(fill)}"/>')
+        elif kind == "disc":
+            _, cy, cx, r, fill, stroke = it[:6]
+            if stroke is None:
+                out.append(f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="{r:.2f}" fill="{_rgb(fill)}"/>')
+            else:
+                sw = it[6] if len(it) > 6 else max(1.0, r / 14)
+                out.append(f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="{r - sw / 2:.2f}" fill="{_rgb(fill)}" '
+                           f'stroke="{_rgb(stroke)}" stroke-width="{sw:.2f}"/>')
+        elif kind == "poly":
+            _, pts, fill, stroke, sw = it
+            points = " ".join(f"{x:.2f},{y:.2f}" for y, x in pts)
+            extra = "" if stroke is None else \
+                f' stroke="{_rgb(stroke)}" stroke-width="{sw:.2f}" stroke-linejoin="round"'
+            out.append(f'<polygon points="{points}" fill="{_rgb(fill)}"{extra}/>')
+        elif kind == "text":
+            _, y, x, text, scale, colour, anchor = it
+            h, w = text_size(text, scale)
+            left = x - (w / 2 if anchor == "center" else w if anchor == "right" else 0)
+            out.append(f'<text x="{left + w / 2:.2f}" y="{y:.2f}" font-size="{h * 1.35:.1f}" fill="{_rgb(colour)}" '
+                       'text-anchor="middle" dominant-baseline="central" font-weight="bold" '
+                       f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace">{_escape(text)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _escape(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# ---- whole games -----------------------------------------------------------------------------
+def replay(game, actions, **kwargs):
+    """The positions of a game: [start, after action 1, ...].  game: a name ("go") with the game's
+    kwargs, or a State to start from (not changed).  An illegal action raises IllegalMoveError."""
+    if isinstance(game, str):
+        from zerogym.registry import make_state
+        state = make_state(game, **kwargs)
+    else:
+        if kwargs:
+            raise ValueError("replay: kwargs go with a game name, not with a start State")
+        state = game.copy()
+    states = [state.copy()]
+    for a in actions:
+        state.step(int(a))
+        states.append(state.copy())
+    return states
+
+
+def result_text(state):
+    """The result of a finished game in a few words ("black wins by 3.5", "draw"), else ""."""
+    if not state.is_over():
+        return ""
+    game = state.spec.name
+    words = PLAYER_WORDS.get(game, ("black", "white"))
+    if state.is_truncated():
+        return "move limit: no result"
+    if state.winner < 0:
+        return "draw"
+    text = f"{words[state.winner]} wins"
+    if game == "go":
+        text += f" by {abs(state.score()):g}"
+    elif game == "othello":
+        text += " {}-{}".format(*sorted(state.counts(), reverse=True))
+    return text
+
+
+def move_caption(state):
+    """A caption for a position: its move number, who played what, and the result at the end."""
+    if state.move_count == 0 or state.last_action < 0:
+        text = "start"
+    else:
+        words = PLAYER_WORDS.get(state.spec.name, ("black", "white"))
+        mover = (state.move_count - 1) % 2        # players alternate (a pass or a swap is a move)
+        move = format_action(state.spec, state.last_action)
+        if state.spec.name == "connect_four":
+            move = "column " + move
+        text = f"{state.move_count}. {words[mover]} {move}"
+    result = result_text(state)
+    return f"{text} - {result}" if result else text
+
+
+def save_gif(states, path, fps=2.0, cell=24, labels=True, captions=True, hold_last=2.0):
+    """Write the positions `states` (e.g. replay(...)) as an animated GIF, one frame per position,
+    each shown 1/fps seconds and the last one at least `hold_last` seconds; returns the path.
+    Needs Pillow.  With captions=False, identical consecutive pictures (a pass) merge into one frame."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError("saving a GIF needs Pillow: pip install pillow") from None
+    states = list(states)
+    if not states:
+        raise ValueError("save_gif: no positions to draw")
+    if not fps > 0:
+        raise ValueError(f"save_gif: fps must be > 0, got {fps!r}")
+    frames = [Image.fromarray(draw(st, cell=cell, labels=labels, caption=move_caption(st) if captions else None))
+              for st in states]
+    step = max(20, int(round(1000 / fps)))
+    durations = [step] * (len(frames) - 1) + [max(step, int(hold_last * 1000))]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0)
+    return path
+
+
+def save_svgs(states, folder, prefix="position", cell=CELL, labels=True, captions=True):
+    """Write one SVG per position into `folder` (created if needed): prefix_000.svg, prefix_001.svg, ...;
+    returns the paths in order."""
+    os.makedirs(folder, exist_ok=True)
+    states = list(states)
+    digits = max(3, len(str(len(states) - 1)))
+    paths = []
+    for i, st in enumerate(states):
+        path = os.path.join(folder, f"{prefix}_{i:0{digits}d}.svg")
+        with open(path, "w") as f:
+            f.write(svg(st, cell=cell, labels=labels, caption=move_caption(st) if captions else None))
+        paths.append(path)
+    return paths
+
+
+def save_game(states, path, **options):
+    """Save positions as a GIF (path ending in .gif) or as one SVG per position (any other path: a
+    folder); options go to save_gif / save_svgs.  Returns what they return."""
+    if os.fspath(path).lower().endswith(".gif"):
+        return save_gif(states, path, **options)
+    return save_svgs(states, path, **options)
+
+
+# ---- windows ---------------------------------------------------------------------------------
 def show(image, window, title):
     """Show `image` in a pygame window (render_mode="human"); returns the window."""
     try:

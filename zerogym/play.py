@@ -1,0 +1,380 @@
+"""`zerogym play`: a person against an agent in the terminal.
+
+play(game, agent, ...) runs one game; input and output go through input_fn / print_fn, so a whole
+game can be scripted.  Moves are typed as zerogym.coords names them ("D4", "pass", "swap", or a
+column number in Connect Four); commands: undo, hint, resign, help, quit.
+"""
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+
+from zerogym.coords import format_action, input_help, parse_action
+from zerogym.errors import IllegalMoveError
+
+TITLES = {"go": "Go", "othello": "Othello", "hex": "Hex", "connect_four": "Connect Four", "tictactoe": "Tic-tac-toe"}
+COLOURS = {"go": ("black", "white"), "othello": ("black", "white"), "hex": ("black", "white")}
+DEFAULT_AGENT = "uct:400"
+
+
+@dataclass
+class PlayResult:
+    """How a game of `play` ended, from the person's side."""
+    outcome: str                 # "win", "loss", "draw", "no result" (Go move limit), "resigned" or "quit"
+    human: int                   # the person's player index (0 moves first)
+    actions: list = field(default_factory=list)   # every move played, in order
+    state: object = None         # the final State
+    winner: int = -1             # player index of the winner, -1 for none
+
+
+def player_name(game, player):
+    """'black (X)', 'white (O)', or 'X' / 'O' for the games named after players."""
+    symbol = "XO"[player]
+    return f"{COLOURS[game][player]} ({symbol})" if game in COLOURS else symbol
+
+
+def move_text(spec, action):
+    """A move as a person reads it: "D4", "pass", "swap", "column 3"."""
+    text = format_action(spec, action)
+    return f"column {text}" if spec.name == "connect_four" else text
+
+
+def agent_move_line(name, spec, action, history):
+    """What the agent did, in words."""
+    if spec.name in ("go", "othello") and action == spec.num_actions - 1:
+        return f"{name} passes."
+    if spec.name == "hex" and action == spec.num_actions - 1:
+        n = spec.kwargs["board_size"]
+        r, c = divmod(history[0][1], n)
+        return (f"{name} swaps: the black stone on {format_action(spec, r * n + c)} becomes a white "
+                f"stone on {format_action(spec, c * n + r)}, and black moves again.")
+    return f"{name} plays {move_text(spec, action)}."
+
+
+def board_text(state):
+    """The board with the coordinates a person types; the last move in brackets."""
+    from zerogym.render import ROW0_AT_BOTTOM, text_board
+    game = state.spec.name
+    return text_board(state, symbols=".XO", row0_at_bottom=ROW0_AT_BOTTOM[game], hex=game == "hex",
+                      column_labels="numbers" if game == "connect_four" else "letters",
+                      row_labels=game != "connect_four")
+
+
+def rules_line(state):
+    """One sentence on how this game is won, with its kwargs."""
+    spec, game = state.spec, state.spec.name
+    kw = spec.kwargs
+    if game == "go":
+        return (f"{kw['board_size']}x{kw['board_size']}, komi {kw['komi']:g}, area scoring; two passes in a row "
+                "end the game (play it out: dead stones are not removed).")
+    if game == "othello":
+        return f"{kw['board_size']}x{kw['board_size']}; most discs wins. Pass only when you cannot place."
+    if game == "hex":
+        return (f"{kw['board_size']}x{kw['board_size']}; black joins top and bottom, white left and right"
+                + ("; white may swap instead of its first move." if kw["swap"] else "."))
+    if game == "connect_four":
+        return f"{kw['rows']} rows x {kw['cols']} columns; {kw['connect']} in a row wins."
+    return f"{kw['board_size']}x{kw['board_size']}; {kw['win_length']} in a row wins."
+
+
+def help_text(state):
+    """How to type a move, and the commands."""
+    return "\n".join([
+        f"Type a move: {input_help(state.spec)}.",
+        "Commands: undo (take back your last move and the reply), hint (what the agent would play for you),",
+        "          resign, help, quit.",
+    ])
+
+
+def score_lines(state):
+    """The final score explained, line by line."""
+    game = state.spec.name
+    if game == "go":
+        board = state.board()
+        stones = [int((board == 1).sum()), int((board == 2).sum())]
+        area = state.area()
+        komi = state.spec.kwargs["komi"]
+        terr = [area[0] - stones[0], area[1] - stones[1]]
+        lines = ["Area scoring (Tromp-Taylor): stones on the board + empty points reached by that colour only:",
+                 f"  black: {stones[0]} stones + {terr[0]} territory = {area[0]}",
+                 f"  white: {stones[1]} stones + {terr[1]} territory + {komi:g} komi = {area[1] + komi:g}"]
+        score = state.score()
+        if state.is_truncated():
+            lines.append(f"The game reached the move limit (max_moves={state.spec.kwargs['max_moves']}): no result.")
+        elif score == 0:
+            lines.append("Equal scores: a draw.")
+        else:
+            lines.append(f"{'Black' if score > 0 else 'White'} wins by {abs(score):g}.")
+        return lines
+    if game == "othello":
+        black, white = state.counts()
+        leader = "black" if black > white else "white"
+        verdict = "a draw" if black == white else f"{leader} wins by {abs(black - white)}"
+        return [f"Neither side can place a disc. Discs: black {black}, white {white}: {verdict}."]
+    if state.winner < 0:
+        return ["The board is full and nobody made a line: a draw."]
+    who = player_name(game, state.winner)
+    if game == "hex":
+        path = state.winning_path() or []
+        sides = "top and bottom" if state.winner == 0 else "left and right"
+        chain = " ".join(format_action(state.spec, r * state.board().shape[1] + c) for r, c in path)
+        return [f"{who[0].upper()}{who[1:]} connected {sides}: {chain}."]
+    line = winning_line(state)
+    if game == "connect_four":
+        cols = sorted({c + 1 for _, c in line})
+        where = f"column {cols[0]}" if len(cols) == 1 else f"columns {cols[0]}-{cols[-1]}"
+        return [f"{who} made {len(line)} in a row ({where})."]
+    w = state.board().shape[1]
+    names = " ".join(format_action(state.spec, r * w + c) for r, c in line)
+    return [f"{who} made {len(line)} in a row: {names}."]
+
+
+def winning_line(state):
+    """The cells (row, col) of the longest line through the last piece, in order."""
+    from zerogym.render import last_point
+    board, last = state.board(), last_point(state)
+    if last is None:
+        return []
+    h, w = board.shape
+    colour = board[last]
+    best = [last]
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        cells = [last]
+        for sign in (1, -1):
+            r, c = last[0] + sign * dr, last[1] + sign * dc
+            while 0 <= r < h and 0 <= c < w and board[r, c] == colour:
+                cells.append((r, c))
+                r, c = r + sign * dr, c + sign * dc
+        if len(cells) > len(best):
+            best = sorted(cells, key=lambda rc: (rc[1], rc[0]) if dc else rc)
+    return [(int(r), int(c)) for r, c in best]
+
+
+def default_agent(game, kwargs):
+    """A pretrained agent made for exactly this game and kwargs, else DEFAULT_AGENT."""
+    from zerogym.registry import make_state
+    want = make_state(game, **kwargs).spec
+    for name, card in pretrained_cards().items():
+        try:
+            if card.get("game") == want.name and \
+                    make_state(want.name, **card.get("kwargs", {})).spec.kwargs == want.kwargs:
+                return f"pretrained:{name}"
+        except (ValueError, TypeError):
+            continue
+    return DEFAULT_AGENT
+
+
+def pretrained_cards():
+    """{name: model card} of the agents shipped with zerogym_agents (read from their JSON cards)."""
+    try:
+        from zerogym_agents.saved import PRETRAINED_DIR, pretrained_names
+    except ImportError:
+        return {}
+    cards = {}
+    for name in pretrained_names():
+        try:
+            with open(os.path.join(PRETRAINED_DIR, f"{name}.json")) as f:
+                cards[name] = json.load(f)
+        except (OSError, ValueError):
+            cards[name] = {}
+    return cards
+
+
+def make_agent(spec, game, kwargs, seed=None):
+    """An agent from a spec (see zerogym_agents.arena.cli.agent_from_spec), refusing a pretrained
+    agent made for another game."""
+    from zerogym_agents.arena.cli import agent_from_spec
+    if spec.startswith("pretrained:"):
+        card = pretrained_cards().get(spec.split(":", 1)[1], {})
+        want = game[:-3] if game.endswith("_v0") else game
+        if card.get("game") not in (None, want):
+            raise ValueError(f"{spec} plays {card['game']}, not {want}")
+    return agent_from_spec(spec, game, kwargs, seed=seed)
+
+
+class _Quit(Exception):
+    pass
+
+
+class Session:
+    """One game of a person against an agent; run() plays it.
+
+    game, kwargs: the game; agent: an Agent or a spec ("uct:400", "pretrained:NAME", a path; None
+    picks default_agent); human: "first" or "second" (or 0 / 1); input_fn(prompt) -> str and
+    print_fn(text) do all the talking (the end of input counts as quit).  While it runs, .env,
+    .state (the live State) and .history ((player, action) per move) show the game.
+    """
+
+    def __init__(self, game, agent=None, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print):
+        import zerogym
+        self.kwargs = dict(kwargs or {})
+        self.env = zerogym.make(game, illegal="raise", **self.kwargs)
+        self.env.reset(seed=seed)
+        self.state = self.env.unwrapped.state
+        self.spec = self.state.spec
+        if human in ("first", 0):
+            self.me = 0
+        elif human in ("second", 1):
+            self.me = 1
+        else:
+            raise ValueError(f"human must be 'first' or 'second', got {human!r}")
+        if agent is None:
+            agent = default_agent(game, self.kwargs)
+        self.name = agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
+        self.agent = make_agent(agent, game, self.kwargs, seed) if isinstance(agent, str) else agent
+        self.input_fn, self.print_fn = input_fn, print_fn
+        self.history = []
+
+    def run(self):
+        """Play until the game ends, the person resigns or quits; returns a PlayResult."""
+        spec, me, say = self.spec, self.me, self.print_fn
+        self._reset_agent()
+        say(f"{TITLES[spec.name]}: {rules_line(self.state)}")
+        say(f"You play {player_name(spec.name, me)}, moving {'first' if me == 0 else 'second'}; "
+            f"{self.name} plays {player_name(spec.name, 1 - me)}.")
+        say(help_text(self.state))
+        say(board_text(self.state))
+        try:
+            while not self.state.is_over():
+                if self.state.current_player != me:
+                    self._agent_move()
+                elif self._human_turn() == "resigned":
+                    return self._result("resigned")
+        except _Quit:
+            say("Game abandoned.")
+            return self._result("quit")
+        if self.history[-1][0] == me:
+            say(board_text(self.state))
+        for line in score_lines(self.state):
+            say(line)
+        if self.state.is_truncated() or self.state.winner < 0:
+            outcome = "no result" if self.state.is_truncated() else "draw"
+            say("No result." if self.state.is_truncated() else "A draw.")
+        else:
+            outcome = "win" if self.state.winner == me else "loss"
+            say("You win!" if outcome == "win" else f"{self.name} wins.")
+        return self._result(outcome)
+
+    def _result(self, outcome):
+        winner = 1 - self.me if outcome == "resigned" else self.state.winner
+        return PlayResult(outcome, self.me, [a for _, a in self.history], self.state.copy(), winner)
+
+    def _reset_agent(self):
+        if hasattr(self.agent, "reset"):
+            self.agent.reset()
+
+    def _agent_move(self):
+        action = int(self.agent.act(self.env))
+        self.env.step(action)
+        self.history.append((1 - self.me, action))
+        self.print_fn(agent_move_line(self.name, self.spec, action, self.history))
+        self.print_fn(board_text(self.state))
+
+    def undo(self):
+        """Take back the person's last move and everything after it; False if they have not moved."""
+        mine = [i for i, (p, _) in enumerate(self.history) if p == self.me]
+        if not mine:
+            self.print_fn("Nothing to undo: you have not moved yet.")
+            return False
+        taken = [move_text(self.spec, a) for _, a in self.history[mine[-1]:]]
+        del self.history[mine[-1]:]
+        self.env.reset()
+        for _, a in self.history:
+            self.env.step(a)
+        self._reset_agent()
+        self.print_fn(f"Took back {', '.join(taken)}.")
+        self.print_fn(board_text(self.state))
+        return True
+
+    def _human_turn(self):
+        """Ask until the person moves (None) or resigns ("resigned"); raises _Quit on quit."""
+        spec, say = self.spec, self.print_fn
+        if spec.name == "othello" and list(self.state.legal_actions()) == [spec.num_actions - 1]:
+            say("You have no legal placement: type pass.")
+        while True:
+            try:
+                text = self.input_fn(f"{player_name(spec.name, self.me)} to move> ")
+            except EOFError:
+                raise _Quit() from None
+            word = text.strip().lower()
+            if word in ("quit", "exit", "q"):
+                raise _Quit()
+            if word in ("help", "?", "h"):
+                say(help_text(self.state))
+            elif word == "resign":
+                say(f"You resigned: {player_name(spec.name, 1 - self.me)} wins.")
+                return "resigned"
+            elif word == "hint":
+                say(f"hint: the agent would play {move_text(spec, int(self.agent.act(self.env)))}")
+            elif word in ("undo", "u"):
+                self.undo()
+            else:
+                try:
+                    action = parse_action(spec, text)
+                    self.env.step(action)
+                except IllegalMoveError as err:
+                    say(f"{move_text(spec, action)} is not allowed: {err.reason}. Try again (help lists the commands).")
+                except ValueError as err:
+                    say(str(err))
+                else:
+                    self.history.append((self.me, action))
+                    return None
+
+
+def play(game, agent=None, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print):
+    """Play `game` against `agent` in the terminal (see Session); returns a PlayResult."""
+    return Session(game, agent, kwargs, human, seed, input_fn, print_fn).run()
+
+
+# ---- command line ----------------------------------------------------------------------------
+def add_play_parser(subparsers):
+    """Add the `play` sub-command to an argparse subparsers object; returns its parser."""
+    p = subparsers.add_parser("play", help="play against an agent in the terminal",
+                              description="A person against an agent: type moves like D4 (a column "
+                                          "number in Connect Four), or undo, hint, resign, help, quit.")
+    p.add_argument("game", nargs="?", help="go, othello, hex, connect_four or tictactoe")
+    p.add_argument("--kwargs", nargs="*", default=[], metavar="KW",
+                   help="game kwargs: key=value words or one JSON object, e.g. board_size=9 komi=7.5")
+    p.add_argument("--agent", default=None,
+                   help=f"pretrained:NAME, a saved agent's path, uct:N, random, greedy, minimax "
+                        f"(default: a pretrained agent for this game and kwargs, else {DEFAULT_AGENT})")
+    p.add_argument("--human", choices=("first", "second"), default="first", help="your side (default first)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--gif", default=None, metavar="PATH", help="save the game as an animated GIF")
+    p.add_argument("--svg", default=None, metavar="DIR", help="save one SVG per position in this folder")
+    p.add_argument("--list", action="store_true", help="list the pretrained agents and exit")
+    p.set_defaults(func=run_play)
+    return p
+
+
+def run_play(args, input_fn=None, print_fn=None):
+    """Run `zerogym play` for parsed `args` (talking through input() / print() unless given other
+    functions); returns the PlayResult (None for --list)."""
+    input_fn, print_fn = input_fn or input, print_fn or print
+    if args.list:
+        cards = pretrained_cards()
+        if not cards:
+            print_fn("No pretrained agents are installed.")
+        for name, card in cards.items():
+            kw = ", ".join(f"{k}={v}" for k, v in (card.get("kwargs") or {}).items())
+            print_fn(f"pretrained:{name}  ({card.get('game', '?')}{' ' + kw if kw else ''})")
+        return None
+    if not args.game:
+        sys.exit("zerogym play: name a game (go, othello, hex, connect_four, tictactoe), or --list")
+    from zerogym_agents.arena.cli import parse_kwargs
+    try:
+        kwargs = parse_kwargs(args.kwargs)
+        outcome = play(args.game, args.agent, kwargs, args.human, args.seed, input_fn, print_fn)
+    except ValueError as err:
+        sys.exit(f"zerogym play: {err}")
+    except KeyboardInterrupt:
+        print_fn("\nGame abandoned.")
+        return None
+    if args.gif or args.svg:
+        from zerogym import render
+        states = render.replay(args.game, outcome.actions, **kwargs)
+        if args.gif:
+            print_fn(f"wrote {render.save_gif(states, args.gif)}")
+        if args.svg:
+            print_fn(f"wrote {len(render.save_svgs(states, args.svg))} SVG files to {args.svg}")
+    return outcome

@@ -63,10 +63,16 @@ def main(argv=None):
     b.add_argument("--no-pgx", action="store_true")
     b.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     b.set_defaults(func=bench)
+    from zerogym.play import add_play_parser
+    add_play_parser(sub)
     from zerogym_agents.alphazero.cli import add_train_parser
     from zerogym_agents.arena.cli import add_arena_parser
+    from zerogym_agents.gtp import add_gtp_parser
     add_arena_parser(sub)
+    add_gtp_parser(sub)
     add_train_parser(sub)
+    from zerogym_agents.transfer.cli import add_transfer_parser
+    add_transfer_parser(sub)
     args = ap.parse_args(argv)
     args.func(args)
 

@@ -3,11 +3,12 @@ import json
 import shlex
 import sys
 
-AGENT_SPECS = "random, greedy, minimax, uct:N (N simulations per move), pretrained:NAME, or a saved agent's path"
+AGENT_SPECS = ("random, greedy, minimax, uct:N (N simulations per move), gnugo[:LEVEL] (GNU Go, Go only), "
+               "pretrained:NAME, or a saved agent's path")
 
 
 def agent_from_spec(spec, game=None, kwargs=None, seed=None):
-    """An agent from a spec string: "random", "greedy", "minimax", "uct:N".
+    """An agent from a spec string: "random", "greedy", "minimax", "uct:N", "gnugo:LEVEL".
 
     game / kwargs say which game it will play (minimax refuses games it cannot solve).  Others
     extend this hook (e.g. "pretrained:NAME", checkpoint paths) by handling their specs first and
@@ -40,6 +41,18 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
             raise ValueError(f"agent spec {spec!r}: the number of simulations must be >= 1")
         from zerogym_agents.search_agents import UCTAgent     # imported only when asked for
         return UCTAgent(simulations=sims, seed=seed)
+    if kind == "gnugo":
+        try:
+            level = int(arg) if arg else 10
+        except ValueError:
+            raise ValueError(f"agent spec {spec!r}: gnugo takes a GNU Go level, e.g. gnugo:1 (default 10)") from None
+        if game is not None:
+            from zerogym.registry import game_module
+            name = game_module(game).raw_env.state_class(**(kwargs or {})).spec.name
+            if name != "go":
+                raise ValueError(f"agent spec {spec!r}: GNU Go plays Go only, not {name}")
+        from zerogym_agents.gnugo import GnuGoAgent
+        return GnuGoAgent(level=level, seed=seed)
     if kind == "pretrained" or spec.endswith(".pt"):
         from zerogym_agents.saved import load_agent
         return load_agent(spec, seed=seed)

@@ -1,6 +1,7 @@
 """Games, matches with alternating colours, round robins, and game records (JSON lines, SGF)."""
 import itertools
 import json
+import math
 import operator
 from dataclasses import dataclass, field
 
@@ -33,10 +34,12 @@ def play_game(agents, game, kwargs=None, seed=0):
     """Play one game of `game` (a registry name) with kwargs between agents (first, second).
 
     The env is reset with `seed` and each agent is seeded from it (agent.seed(), then reset()).
-    An illegal move ends the game and loses it (PettingZoo classic).  Returns a record dict:
-    game, kwargs, seed, players (names, first mover first), actions, moves, winner (0 first player,
-    1 second, -1 draw), returns (per player), truncated, illegal (None or why), info (final info:
-    Go adds its score).
+    An illegal move ends the game and loses it (PettingZoo classic); so does resigning: an agent
+    whose act() leaves a true `.resigned` attribute (GnuGoAgent) resigns, and its action is not
+    played.  Returns a record dict: game, kwargs, seed, players (names, first mover first),
+    actions, moves, winner (0 first player, 1 second, -1 draw), returns (per player), truncated,
+    illegal (None or why), resigned (None or the position, 0 / 1, of who resigned), info (final
+    info: Go adds its score).
     """
     import zerogym
     first, second = agents
@@ -52,24 +55,32 @@ def play_game(agents, game, kwargs=None, seed=0):
             agent.reset()
     order = {players[0]: first, players[1]: second}
     actions = []
+    resigned = None
     while True:
         _, _, term, trunc, _ = env.last(observe=False)
         if term or trunc:
             break
-        action = order[env.agent_selection].act(env)
+        mover = order[env.agent_selection]
+        action = mover.act(env)
+        if getattr(mover, "resigned", False):
+            resigned = players.index(env.agent_selection)
+            break
         actions.append(int(action))
         env.step(action)
     raw = env.unwrapped
     rewards = [float(raw.rewards[a]) for a in players]
     illegal = next((raw.infos[a]["illegal_move"] for a in players if "illegal_move" in raw.infos[a]), None)
-    final = {} if illegal else {k: (float(v) if isinstance(v, (float, np.floating)) else v)
-                                for k, v in raw.final_info().items()}
+    final = {} if illegal or resigned is not None else {k: (float(v) if isinstance(v, (float, np.floating)) else v)
+                                                        for k, v in raw.final_info().items()}
+    if resigned is not None:
+        rewards = [1.0, 1.0]
+        rewards[resigned] = -1.0
     state = raw.state
     winner = 0 if rewards[0] > rewards[1] else 1 if rewards[1] > rewards[0] else DRAW
     return {"game": game, "kwargs": kwargs, "seed": seed,
             "players": [_agent_name(first), _agent_name(second)],
             "actions": actions, "moves": len(actions), "winner": winner, "returns": rewards,
-            "truncated": bool(state.is_truncated()), "illegal": illegal, "info": final}
+            "truncated": bool(state.is_truncated()), "illegal": illegal, "resigned": resigned, "info": final}
 
 
 @dataclass
@@ -274,7 +285,8 @@ def to_sgf(record, board_size, komi):
 
     Row 0 (rank 1) is the bottom line, so action r * N + c is SGF point column letter c, row letter
     N - 1 - r.  RE is B+score / W+score from the final info when known, "0" for a draw, "Void" for a
-    game cut by the move limit, B+F / W+F when the loser played an illegal move."""
+    game cut by the move limit, B+F / W+F when the loser played an illegal move, B+R / W+R when it
+    resigned, "?" when the record has no winner (None).  from_sgf reads it back."""
     n = int(board_size)
     if not 1 <= n <= 25:
         raise ValueError(f"board_size must be in 1..25 for SGF coordinates, got {board_size!r}")
@@ -282,12 +294,16 @@ def to_sgf(record, board_size, komi):
     winner = record.get("winner", DRAW)
     if record.get("truncated"):
         result = "Void"
+    elif winner is None:
+        result = "?"
     elif winner == DRAW:
         result = "0"
     else:
         side = "B" if winner == 0 else "W"
         score = (record.get("info") or {}).get("score")
-        if record.get("illegal"):
+        if record.get("resigned") is not None:
+            result = f"{side}+R"
+        elif record.get("illegal"):
             result = f"{side}+F"
         elif score is not None:
             result = f"{side}+{abs(float(score)):g}"
@@ -307,3 +323,173 @@ def to_sgf(record, board_size, komi):
             r, c = divmod(a, n)
             moves.append(f";{colour}[{letters[c]}{letters[n - 1 - r]}]")
     return head + "".join(moves) + ")\n"
+
+
+def _sgf_main_line(text):
+    """The nodes of the main line (first variation everywhere) of the first game tree of an SGF
+    collection, each a dict ident -> list of values (escapes resolved); ValueError if malformed."""
+    def fail(why, at):
+        line = text.count("\n", 0, at) + 1
+        raise ValueError(f"malformed SGF: {why} (line {line}, character {at})")
+
+    i, end = 0, len(text)
+    stack = []                  # per open game tree: [on the main line, has a child tree]
+    main, node = [], None
+    while True:
+        while i < end and text[i].isspace():
+            i += 1
+        if i >= end:
+            fail("unexpected end (a game tree is not closed with ')')" if stack else "no game tree '('", i)
+        ch = text[i]
+        if not stack and ch != "(":
+            fail(f"expected '(' to open a game tree, found {ch!r}", i)
+        if ch == "(":
+            on_main = not stack or (stack[-1][0] and not stack[-1][1])
+            if stack:
+                stack[-1][1] = True
+            stack.append([on_main, False])
+            node = None
+            i += 1
+            while i < end and text[i].isspace():
+                i += 1
+            if i >= end or text[i] != ";":
+                fail("a game tree must start with a node ';'", i)
+        elif ch == ")":
+            stack.pop()
+            node = None
+            i += 1
+            if not stack:
+                break
+        elif ch == ";":
+            if stack[-1][1]:
+                fail("a node after a variation", i)
+            node = {}
+            if stack[-1][0]:
+                main.append(node)
+            i += 1
+        elif ch.isascii() and ch.isalpha():
+            if node is None:
+                fail("a property outside a node", i)
+            j = i
+            while j < end and text[j].isascii() and text[j].isalpha():
+                j += 1
+            ident = "".join(c for c in text[i:j] if c.isupper())   # FF[3] allowed lower case letters
+            if not ident:
+                fail(f"property name {text[i:j]!r} has no upper case letter", i)
+            values, i = [], j
+            while True:
+                while i < end and text[i].isspace():
+                    i += 1
+                if i >= end or text[i] != "[":
+                    break
+                value, i = [], i + 1
+                while i < end and text[i] != "]":
+                    if text[i] == "\\":
+                        i += 1
+                        if i < end and text[i] in "\r\n":        # soft line break: removed
+                            i += 2 if text[i:i + 2] in ("\r\n", "\n\r") else 1
+                            continue
+                    if i < end:
+                        value.append(text[i])
+                        i += 1
+                if i >= end:
+                    fail(f"value of {ident} is not closed with ']'", j)
+                values.append("".join(value))
+                i += 1
+            if not values:
+                fail(f"property {ident} has no value", j)
+            if ident in node:
+                fail(f"property {ident} twice in one node", j)
+            node[ident] = values
+        else:
+            fail(f"unexpected {ch!r}", i)
+    if not main:
+        fail("no node", i)
+    return main
+
+
+def _sgf_point(value, n, where):
+    """Action of an SGF move value on an N x N board ('' or 'tt' on boards up to 19 = pass)."""
+    if value == "" or (value == "tt" and n <= 19):
+        return n * n
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    if len(value) != 2 or value[0] not in letters[:n] or value[1] not in letters[:n]:
+        raise ValueError(f"malformed SGF: {where}: {value!r} is not a point of a {n}x{n} board (or pass)")
+    return (n - 1 - letters.index(value[1])) * n + letters.index(value[0])
+
+
+def from_sgf(text):
+    """The game record (as play_game's, game "go") of an SGF Go game: SZ, KM, PB, PW, RE and the
+    main line's B / W moves (pass as [] or, up to 19x19, [tt]).
+
+    kwargs are {"board_size": SZ (default 19), "komi": KM (default 0)}; RE gives winner (None
+    when absent or "?"), returns, resigned (B+R / W+R), illegal (B+F / W+F: a forfeit), truncated
+    (Void) and info["score"] (B+3.5 -> 3.5, W+2 -> -2.0).  Moves must alternate, black first,
+    from the empty board: setup stones (AB, AW, AE) or handicap raise ValueError, as does
+    malformed SGF.  replay(from_sgf(text)) replays the game (and checks its moves are legal)."""
+    if not isinstance(text, str):
+        raise ValueError(f"from_sgf needs the SGF text as a str, got {type(text).__name__}")
+    nodes = _sgf_main_line(text[1:] if text.startswith("\ufeff") else text)
+    root = nodes[0]
+    one = lambda key, default=None: root.get(key, [default])[0]  # noqa: E731
+    if one("GM", "1").strip() != "1":
+        raise ValueError(f"SGF game type GM[{one('GM')}] is not Go (GM[1])")
+    size = one("SZ", "19").strip()
+    cols, _, rows = size.partition(":")
+    if not cols.isdigit() or rows and rows != cols:
+        raise ValueError(f"SGF board size SZ[{size}] is not a square board")
+    n = int(cols)
+    if not 2 <= n <= 25:
+        raise ValueError(f"SGF board size SZ[{size}]: zerogym plays Go on 2..25")
+    try:
+        komi = float(one("KM", "0"))
+    except ValueError:
+        raise ValueError(f"SGF komi KM[{one('KM')}] is not a number") from None
+    if not math.isfinite(komi):
+        raise ValueError(f"SGF komi KM[{one('KM')}] is not a finite number")
+    if one("HA", "0").strip() not in ("", "0"):
+        raise ValueError(f"SGF handicap HA[{one('HA')}] is not supported (zerogym records start from the empty board)")
+    actions = []
+    for k, node in enumerate(nodes):
+        setup = [key for key in ("AB", "AW", "AE") if key in node]
+        if setup:
+            raise ValueError(f"SGF setup stones ({', '.join(setup)} in node {k}) are not supported: "
+                             f"a zerogym record starts from the empty board")
+        moves = [key for key in ("B", "W") if key in node]
+        if len(moves) > 1:
+            raise ValueError(f"malformed SGF: node {k} holds both a black and a white move")
+        if moves:
+            colour = moves[0]
+            expected = "B" if len(actions) % 2 == 0 else "W"
+            if colour != expected:
+                raise ValueError(f"SGF move {len(actions) + 1} is {colour} but {expected} is to play: zerogym "
+                                 f"records alternate, black first (write passes explicitly)")
+            actions.append(_sgf_point(node[colour][0].strip(), n, f"move {len(actions) + 1}"))
+    rec = {"game": "go", "kwargs": {"board_size": n, "komi": komi}, "seed": None,
+           "players": [one("PB", "black"), one("PW", "white")], "actions": actions, "moves": len(actions),
+           "winner": None, "returns": [0.0, 0.0], "truncated": False, "illegal": None, "resigned": None, "info": {}}
+    result = one("RE", "?").strip()
+    upper = result.upper()
+    if upper in ("0", "DRAW", "JIGO"):
+        rec["winner"] = DRAW
+    elif upper == "VOID":
+        rec["winner"], rec["truncated"] = DRAW, True
+    elif upper[:2] in ("B+", "W+"):
+        winner = 0 if upper[0] == "B" else 1
+        rec["winner"] = winner
+        rec["returns"] = [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
+        how = upper[2:]
+        if how in ("R", "RESIGN"):
+            rec["resigned"] = 1 - winner
+        elif how in ("F", "FORFEIT"):
+            rec["illegal"] = f"{('black', 'white')[1 - winner]}: forfeit (SGF RE[{result}])"
+        elif how:
+            try:
+                score = float(how)
+            except ValueError:
+                score = None            # B+T (time) and the like: a winner, no score
+            if score is not None and math.isfinite(score):
+                rec["info"]["score"] = score if winner == 0 else -score
+    elif upper not in ("?", ""):
+        raise ValueError(f"SGF result RE[{result}] is not B+..., W+..., 0, Draw, Void or ?")
+    return rec

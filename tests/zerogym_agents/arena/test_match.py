@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from zerogym_agents.arena import (load_records, play_game, play_match, replay, round_robin, save_records, to_sgf)
+from zerogym_agents.arena import (from_sgf, load_records, play_game, play_match, replay, round_robin, save_records,
+                                  to_sgf)
 from zerogym_agents.arena.match import _seed_int
 from zerogym_agents.base import Agent, RandomAgent
 from zerogym_agents.greedy import GreedyAgent
@@ -144,3 +145,111 @@ def test_sgf_corner_coordinates():
     assert [v for _, v in moves] == ["as", "ss", "sa", ""]
     with pytest.raises(ValueError, match="action"):
         to_sgf({"actions": [400], "winner": -1}, 19, 7.5)
+
+
+# ---- resigning -------------------------------------------------------------------------------
+class ResignsAtMove(Agent):
+    """Plays its lowest legal action, and resigns (returning pass) once the game has k moves."""
+    name = "resigner"
+    resigned = False
+
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+
+    def act(self, env):
+        st = env.unwrapped.state
+        self.resigned = st.move_count >= self.k
+        return int(st.num_actions - 1) if self.resigned else int(st.legal_actions()[0])
+
+
+def test_resigning_ends_the_game_and_loses():
+    rec = play_game((RandomAgent(), ResignsAtMove(5)), "go", {"board_size": 5}, seed=1)
+    assert rec["resigned"] == 1 and rec["winner"] == 0 and rec["returns"] == [1.0, -1.0]
+    assert rec["moves"] == len(rec["actions"]) == 5       # the resigning pass is not played
+    assert not replay(rec).is_over()
+    assert "RE[B+R]" in to_sgf(rec, 5, 7.5)
+    rec = play_game((ResignsAtMove(0), RandomAgent()), "go", {"board_size": 5}, seed=1)
+    assert rec["resigned"] == 0 and rec["winner"] == 1 and rec["actions"] == [] and rec["returns"] == [-1.0, 1.0]
+    back = from_sgf(to_sgf(rec, 5, 7.5))
+    assert back["resigned"] == 0 and back["winner"] == 1
+    m = play_match(ResignsAtMove(2), RandomAgent(), "go", {"board_size": 5}, games=4, seed=0)
+    assert m.total.losses == 4
+    rec = play_game((RandomAgent(), RandomAgent()), "go", {"board_size": 5}, seed=1)
+    assert rec["resigned"] is None
+
+
+# ---- SGF round trip --------------------------------------------------------------------------
+@pytest.mark.parametrize("n, komi", [(5, 0.5), (9, 7.5), (13, 6.5), (19, 7.5)])
+def test_sgf_round_trip_of_random_games(n, komi):
+    m = play_match(RandomAgent(), GreedyAgent(), "go", {"board_size": n, "komi": komi}, games=2, seed=n)
+    for rec in m.records:
+        back = from_sgf(to_sgf(rec, n, komi))
+        assert back["actions"] == rec["actions"] and back["moves"] == rec["moves"]
+        assert back["kwargs"] == {"board_size": n, "komi": komi} and back["players"] == rec["players"]
+        assert back["winner"] == rec["winner"] and back["truncated"] == rec["truncated"]
+        if rec["winner"] != -1:
+            assert back["returns"] == rec["returns"]
+        if not rec["truncated"]:
+            assert back["info"]["score"] == rec["info"]["score"]
+        assert replay(back) == replay(rec)             # the same final state, superko history included
+
+
+def test_sgf_escapes_and_passes():
+    rec = {"actions": [0, 25, 24, 25, 25], "winner": 0, "players": ["a]b\\c", "d\\]e]"],
+           "info": {"score": 3.5}}
+    text = to_sgf(rec, 5, 0.5)
+    back = from_sgf(text)
+    assert back["players"] == rec["players"] and back["actions"] == rec["actions"]
+    assert back["winner"] == 0 and back["info"]["score"] == 3.5 and back["kwargs"] == {"board_size": 5, "komi": 0.5}
+    with pytest.raises(ValueError, match="str"):
+        from_sgf(text.encode())
+
+
+def test_sgf_reader_handles_what_other_programs_write():
+    text = """(;FF[4]GM[1]SZ[9]KM[6.5]PB[Black\\
+ player]PW[W\\]hite]RE[W+R]C[a comment with \\] and ; and ( inside]
+      ;B[ee]C[first];W[tt]
+      (;B[dd];W[]  ;B[aa])
+      (;B[cc]))
+      (;SZ[5])"""
+    rec = from_sgf(text)
+    assert rec["kwargs"] == {"board_size": 9, "komi": 6.5}
+    assert rec["players"] == ["Black player", "W]hite"]      # soft line break removed, escape resolved
+    assert rec["actions"] == [4 * 9 + 4, 81, 5 * 9 + 3, 81, 8 * 9 + 0]   # main line; tt and [] are passes
+    assert rec["winner"] == 1 and rec["resigned"] == 0
+    # FF[3] style lower case letters in property names; tt is a point on boards larger than 19
+    rec = from_sgf("(;GaMe[1]SiZe[21]B[tt])")
+    assert rec["kwargs"]["board_size"] == 21 and rec["actions"] == [(21 - 1 - 19) * 21 + 19]
+    rec = from_sgf("\ufeff (;SZ[9]RE[B+12];B[ab])")
+    assert rec["info"]["score"] == 12.0 and rec["kwargs"]["komi"] == 0.0 and rec["actions"] == [7 * 9 + 0]
+    for result, winner, extra in (("0", -1, {}), ("Draw", -1, {}), ("Void", -1, {"truncated": True}),
+                                  ("?", None, {}), ("B+T", 0, {"info": {}}), ("W+F", 1, {})):
+        rec = from_sgf(f"(;SZ[5]RE[{result}])")
+        assert rec["winner"] == winner and all(rec[k] == v for k, v in extra.items()), result
+    assert from_sgf("(;SZ[5]RE[W+F])")["illegal"] and "RE[W+F]" in to_sgf(from_sgf("(;SZ[5]RE[W+F])"), 5, 0)
+    assert "RE[?]" in to_sgf(from_sgf("(;SZ[5])"), 5, 0)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("", "no game tree"), ("   ", "no game tree"), ("SZ[9]", "expected '\\('"), ("(;SZ[9]", "not closed"),
+    ("(SZ[9])", "must start with a node"), ("(;SZ[9", "not closed with"), ("(;SZ[9]B)", "no value"),
+    ("(;SZ[9](;B[aa]);W[bb])", "node after a variation"), ("(;SZ[9]ab[cd])", "no upper case"),
+    ("(;SZ[9];B[aa]B[bb])", "twice"), ("(;SZ[9];B[aa]W[bb])", "both"), ("(;SZ[9];B[aa];B[bb])", "alternate"),
+    ("(;SZ[9];W[aa])", "alternate"), ("(;SZ[9];B[zz])", "not a point"), ("(;SZ[9];B[a])", "not a point"),
+    ("(;SZ[5];B[ff])", "not a point"), ("(;GM[2])", "not Go"), ("(;SZ[9:7])", "square"), ("(;SZ[x])", "square"),
+    ("(;SZ[30])", "2..25"), ("(;SZ[1])", "2..25"), ("(;KM[much])", "komi"), ("(;KM[inf])", "komi"),
+    ("(;RE[maybe])", "RE"), ("(;SZ[9]AB[aa])", "setup"), ("(;SZ[9];B[aa];AW[bb])", "setup"),
+    ("(;SZ[9]HA[2])", "handicap"), ("(;SZ[9]) x", None), ("(;SZ[9]]", "unexpected"),
+])
+def test_malformed_sgf_is_a_clear_value_error(text, match):
+    if match is None:                                   # text after the first game tree is not read
+        assert from_sgf(text)["kwargs"]["board_size"] == 9
+        return
+    with pytest.raises(ValueError, match=match):
+        from_sgf(text)
+
+
+def test_replaying_an_sgf_checks_its_moves():
+    with pytest.raises(ValueError, match="occupied"):
+        replay(from_sgf("(;SZ[5];B[cc];W[cc])"))

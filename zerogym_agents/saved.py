@@ -8,6 +8,7 @@ import os
 
 from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 
+AGENT_KINDS = ("alphazero", "policy")     # alphazero: AlphaZeroAgent (search); policy: PolicyAgent (net only)
 PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
 
 
@@ -21,8 +22,11 @@ def pretrained_names():
 def save_agent(path, net, options=None, card=None, kind="alphazero"):
     """Save a network-based agent: its net (config + weights), the agent's options (e.g.
     {"simulations": 200}) and a model card dict (game, kwargs, training budget, results, command).
-    The card is also written next to the file as JSON."""
+    The card is also written next to the file as JSON. kind: "alphazero" (loads as AlphaZeroAgent) or
+    "policy" (loads as PolicyAgent; options: {"greedy": bool})."""
     from zerogym_agents.nets import net_payload
+    if kind not in AGENT_KINDS:
+        raise ValueError(f"save_agent: kind must be one of {', '.join(AGENT_KINDS)}, got {kind!r}")
     options, card = dict(options or {}), dict(card or {})
     save_checkpoint(path, "agent", {"agent": kind, "net": net_payload(net), "options": json.dumps(options),
                                     "card": json.dumps(card)})
@@ -52,9 +56,12 @@ def load_agent(spec, seed=None, **overrides):
     from zerogym_agents.nets import net_from_payload
     path = resolve(spec)
     data = load_checkpoint(path, kind="agent")
+    if data.get("agent") not in AGENT_KINDS:
+        raise CheckpointError(f"{path}: unknown agent kind {data.get('agent')!r}; known: {', '.join(AGENT_KINDS)}")
     net = net_from_payload(data["net"], source=path)
     options = {**json.loads(data["options"]), **overrides}
     if data["agent"] == "alphazero":
         from zerogym_agents.search_agents import AlphaZeroAgent
         return AlphaZeroAgent(net, seed=seed, **options)
-    raise CheckpointError(f"{path}: unknown agent kind {data['agent']!r}")
+    from zerogym_agents.pg.agent import PolicyAgent
+    return PolicyAgent(net, seed=seed, **options)

@@ -51,3 +51,19 @@ def test_refusals(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"junk")
     with pytest.raises(CheckpointError, match="not a readable"):
         load_agent(str(tmp_path / "junk.pt"))
+
+
+def test_policy_kind_loads_as_a_policy_agent(tmp_path):
+    from zerogym_agents.pg.agent import PolicyAgent
+    net = PolicyValueNet(for_game("tictactoe", trunk="resnet", blocks=1, channels=8))
+    save_agent(tmp_path / "p.pt", net, {"greedy": False}, {"game": "tictactoe"}, kind="policy")
+    agent = agent_from_spec(str(tmp_path / "p.pt"), "tictactoe", {}, seed=0)
+    assert isinstance(agent, PolicyAgent) and not agent.greedy
+    env = zerogym.make("tictactoe")
+    env.reset()
+    assert env.unwrapped.state.is_legal(agent.act(env))
+    from zerogym_agents.nets import net_payload
+    save_checkpoint(tmp_path / "odd.pt", "agent", {"agent": "oracle", "net": net_payload(net), "options": "{}",
+                                                   "card": "{}"})
+    with pytest.raises(CheckpointError, match="unknown agent kind 'oracle'; known: alphazero, policy"):
+        load_agent(str(tmp_path / "odd.pt"))

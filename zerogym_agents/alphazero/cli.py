@@ -3,6 +3,7 @@ import json
 import os
 
 from zerogym_agents.arena.cli import parse_kwargs
+from zerogym_agents.pg.cli import add_pg_parser
 
 
 def add_train_parser(subparsers):
@@ -21,6 +22,7 @@ def add_train_parser(subparsers):
                                                          "(same game, any board size)")
     az.add_argument("--no-progress", action="store_true")
     az.set_defaults(func=run_train_alphazero)
+    add_pg_parser(algos)
 
 
 def build_config(args):

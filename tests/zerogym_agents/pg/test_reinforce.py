@@ -1,0 +1,172 @@
+"""REINFORCE: the update's sign, the value baseline, symmetry augmentation, the trainer and exact resume."""
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import zerogym
+from zerogym_agents.checkpoint import CheckpointError, save_checkpoint
+from zerogym_agents.nets import PolicyValueNet, for_game
+from zerogym_agents.pg.agent import PolicyAgent, select_actions
+from zerogym_agents.pg.base import AGENT, CHECKPOINT, PLOT, learning_mode
+from zerogym_agents.pg.config import PGConfig
+from zerogym_agents.pg.reinforce import ReinforceTrainer, augment, reinforce_loss
+from zerogym_agents.saved import load_agent, load_card
+
+TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
+
+
+def tiny(**over):
+    kw = dict(algo="reinforce", game="tictactoe", num_envs=8, max_steps=4, checkpoint_every=2, log_every=1,
+              snapshot_every=8, pool_size=3, net=TINY, seed=3)
+    kw.update(over)
+    return PGConfig(**kw)
+
+
+def centre_probability(net, planes):
+    net.eval()
+    with torch.no_grad():
+        return torch.softmax(net(planes[:1])[0], dim=1)[0, 4].item()
+
+
+@pytest.mark.parametrize("baseline", [False, True])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_an_action_that_always_wins_gains_probability(baseline, sign):
+    """Moves sampled on the empty tic-tac-toe board: the centre wins (sign=1) or loses (sign=-1), the rest the opposite."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(for_game("tictactoe", **TINY))
+    planes = torch.from_numpy(zerogym.make_state("tictactoe").encode()[None]).repeat(64, 1, 1, 1)
+    masks = torch.ones(64, 9, dtype=torch.bool)
+    opt = torch.optim.Adam(net.parameters(), lr=0.02)
+    rng = np.random.default_rng(0)
+    p0 = centre_probability(net, planes)
+    for _ in range(25):
+        with torch.no_grad():
+            a = select_actions(net.eval().forward_raw(planes)[0].numpy(), masks.numpy(), rng)
+        returns = torch.from_numpy(np.where(a == 4, sign, -sign).astype(np.float32))
+        learning_mode(net)
+        loss, _ = reinforce_loss(net, planes, masks, torch.from_numpy(a), returns, baseline=baseline,
+                                 entropy_coef=0.01)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    p1 = centre_probability(net, planes)
+    if sign > 0:
+        assert p1 > max(0.5, 3 * p0), (p0, p1)
+    else:
+        assert p1 < p0 / 3, (p0, p1)
+
+
+def test_only_the_baseline_variant_trains_the_value_head():
+    torch.manual_seed(0)
+    net = PolicyValueNet(for_game("tictactoe", **TINY))
+    planes = torch.rand(16, 3, 3, 3).round()
+    masks = torch.ones(16, 9, dtype=torch.bool)
+    actions, returns = torch.zeros(16, dtype=torch.long), torch.ones(16)
+    learning_mode(net)
+    reinforce_loss(net, planes, masks, actions, returns, baseline=False)[0].backward()
+    assert all(p.grad is None or not p.grad.any() for p in net.value.parameters())
+    opt = torch.optim.Adam(net.parameters(), lr=0.02)
+    v0 = net.eval()(planes)[1].mean().item()
+    for _ in range(20):
+        learning_mode(net)
+        opt.zero_grad()
+        reinforce_loss(net, planes, masks, actions, returns, baseline=True)[0].backward()
+        opt.step()
+    assert net.eval()(planes)[1].mean().item() > v0 + 0.3        # V(s) moves towards the return (+1)
+
+
+def test_augmented_moves_stay_legal_and_on_empty_cells():
+    st = zerogym.make_state("tictactoe")
+    for a in (0, 4, 1):
+        st.step(a)                                                # X: 0, 1; O: 4; O to move
+    planes = np.stack([st.encode()] * 40).astype(np.int8)
+    masks = np.stack([st.legal_mask()] * 40)
+    actions = np.full(40, 2, np.int64)
+    returns = np.arange(40, dtype=np.float32)
+    sym = st.symmetries()
+    p, m, a, r = augment(sym, planes, masks, actions, returns, "random", np.random.default_rng(0))
+    assert len(set(a.tolist())) > 2                               # several transforms were drawn
+    for i in range(40):
+        assert m[i, a[i]] == 1
+        assert p[i, 0].flat[a[i]] == 0 and p[i, 1].flat[a[i]] == 0   # the transformed cell is empty
+        assert p[i, 0].sum() == 1 and p[i, 1].sum() == 2            # stone counts survive
+    assert np.array_equal(r, returns)
+    p, m, a, r = augment(sym, planes[:2], masks[:2], actions[:2], returns[:2], "all", None)
+    assert len(a) == 16 and sorted(set(a.tolist())) == [0, 2, 6, 8]  # the corner 2 goes to every corner
+    same = augment(sym, planes, masks, actions, returns, "none", None)
+    assert same[0] is planes and same[2] is actions
+
+
+def test_a_short_run_learns_logs_snapshots_and_saves_a_playable_agent(tmp_path):
+    tr = ReinforceTrainer(tiny(algo="reinforce-baseline"), tmp_path, log_dir=False)
+    before = {k: v.clone() for k, v in tr.net.state_dict().items()}
+    history = tr.run(progress=False)
+    assert [h["step"] for h in history] == [1, 2, 3, 4]
+    assert tr.episodes == 32 and tr.learner_moves >= 32 * 2          # every tic-tac-toe game gives both sides 2+ moves
+    assert all(h["value_loss"] is not None and 0 <= h["win_rate"] <= 1 for h in history)
+    assert any(not torch.equal(before[k], v) for k, v in tr.net.state_dict().items())
+    assert list(tr.pool.entries) == ["episodes-16", "episodes-24", "episodes-32"]   # 8 per step, last 3 kept
+    for name in (CHECKPOINT, AGENT, PLOT, "config.json"):
+        assert os.path.exists(tmp_path / name), name
+    agent = load_agent(str(tmp_path / AGENT))
+    assert isinstance(agent, PolicyAgent) and agent.greedy
+    card = load_card(str(tmp_path / AGENT))
+    assert card["training"]["algo"] == "reinforce-baseline" and card["training"]["episodes"] == 32
+    assert json.loads((tmp_path / "config.json").read_text())["num_envs"] == 8
+    env = zerogym.make("tictactoe")
+    env.reset()
+    assert env.unwrapped.state.is_legal(agent.act(env))
+
+
+def test_plain_reinforce_reports_no_value_loss_and_seats_alternate(tmp_path):
+    tr = ReinforceTrainer(tiny(max_steps=2), tmp_path, log_dir=False)
+    first = tr.play()
+    tr.step = 1
+    second = tr.play()
+    assert list(first.seats) == [0, 1] * 4 and list(second.seats) == [1, 0] * 4
+    tr.step = 0
+    tr.run(progress=False)
+    assert all(h["value_loss"] is None for h in tr.history)
+
+
+def test_resume_continues_exactly(tmp_path):
+    full = ReinforceTrainer(tiny(), tmp_path / "a", log_dir=False)
+    full.run(progress=False)
+    cut = ReinforceTrainer(tiny(), tmp_path / "b", log_dir=False)
+    cut.run(progress=False, stop_at=2)                       # interrupted right after the first checkpoint
+    resumed = ReinforceTrainer(tiny(), tmp_path / "b", resume=True, log_dir=False)
+    assert resumed.step == 2
+    resumed.run(progress=False)
+    assert (resumed.episodes, resumed.learner_moves) == (full.episodes, full.learner_moves)
+    for k, v in full.net.state_dict().items():
+        assert torch.equal(v, resumed.net.state_dict()[k]), k
+    assert list(resumed.pool.entries) == list(full.pool.entries)
+    assert resumed.pool.learner_elo == full.pool.learner_elo
+    assert [h["step"] for h in resumed.history] == [h["step"] for h in full.history]
+
+
+def test_resume_refuses_other_runs_and_foreign_files(tmp_path):
+    ReinforceTrainer(tiny(max_steps=2), tmp_path, log_dir=False).run(progress=False)
+    with pytest.raises(CheckpointError, match="game='tictactoe', but this run has game='connect_four'"):
+        ReinforceTrainer(tiny(game="connect_four"), tmp_path, resume=True, log_dir=False)
+    with pytest.raises(CheckpointError, match="algo='reinforce', but this run has algo='reinforce-baseline'"):
+        ReinforceTrainer(tiny(algo="reinforce-baseline"), tmp_path, resume=True, log_dir=False)
+    save_checkpoint(tmp_path / "az" / CHECKPOINT, "alphazero", {})
+    with pytest.raises(CheckpointError, match="a 'alphazero' checkpoint, expected 'pg'"):
+        ReinforceTrainer(tiny(), tmp_path / "az", resume=True, log_dir=False)
+    with pytest.raises(CheckpointError, match="no such file"):
+        ReinforceTrainer(tiny(), tmp_path / "empty", resume=True, log_dir=False)
+    with pytest.raises(ValueError, match="trains reinforce, reinforce-baseline, not algo='ppo'"):
+        ReinforceTrainer(tiny(algo="ppo"), tmp_path / "x", log_dir=False)
+
+
+def test_a_time_budget_stops_early_and_saves(tmp_path):
+    tr = ReinforceTrainer(tiny(max_steps=1000, checkpoint_every=500), tmp_path, log_dir=False)
+    tr.run(progress=False, max_seconds=1e-6)
+    assert tr.step == 1 and tr.history[-1]["step"] == 1
+    assert ReinforceTrainer(tiny(max_steps=1000), tmp_path, resume=True, log_dir=False).step == 1
+    with pytest.raises(ValueError, match="max_seconds"):
+        tr.run(progress=False, max_seconds=0)

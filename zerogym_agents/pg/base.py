@@ -1,0 +1,231 @@
+"""What the policy-gradient trainers share: the pool, counters, logs, the run loop and checkpoints."""
+import os
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from zerogym_agents.nets import net_from_payload, net_payload
+from zerogym_agents.pg.config import PGConfig
+from zerogym_agents.pg.opponents import snapshot
+from zerogym_agents.pool import OpponentPool
+from zerogym_agents.saved import save_agent
+
+CHECKPOINT = "checkpoint.pt"
+AGENT = "agent.pt"          # the learner as a PolicyAgent: load_agent(path), zerogym arena --agents path
+PLOT = "training.png"
+CHECKPOINT_KIND = "pg"
+# stats a trainer's iteration() returns, averaged over each logging interval
+MEAN_KEYS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+
+
+def learning_mode(net, batch_stats=False):
+    """Put `net` in training mode; with batch_stats=False its BatchNorm layers stay in eval mode (they
+    normalise with their running statistics and do not update them), so the trained policy is the
+    one that played."""
+    net.train()
+    if not batch_stats:
+        for m in net.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                m.eval()
+    return net
+
+
+def seed_for(*keys):
+    """A 63-bit seed derived from config.seed and a purpose, so every random stream is independent."""
+    return int(np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
+class PGTrainer:
+    """Base of ReinforceTrainer and PPOTrainer. Subclasses build `self.net` (the learner) in _build(),
+    play and learn in iteration() (one policy update; it advances self.step, self.episodes and
+    self.learner_moves and returns stats), and add their own state to checkpoints.
+
+    The pool starts with a snapshot of the initial net ("episodes-0" or "steps-0"). Everything random is seeded
+    from config.seed. Checkpoints (atomic, data only) fall every checkpoint_every steps and at the
+    end; --resume continues from the last one.
+    """
+
+    algos = ()
+
+    def __init__(self, config, out_dir, resume=False, log_dir=None):
+        cfg = config if isinstance(config, PGConfig) else PGConfig.from_dict(config)
+        if cfg.algo not in self.algos:
+            raise ValueError(f"{type(self).__name__} trains {', '.join(self.algos)}, not algo={cfg.algo!r}")
+        self.cfg = cfg
+        self.out = os.fspath(out_dir)
+        os.makedirs(self.out, exist_ok=True)
+        torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(cfg.seed)
+        self.net_config = cfg.net_config()
+        self.pool = OpponentPool(cfg.pool_size, mode=cfg.pool_mode, k_factor=cfg.pool_k_factor,
+                                 seed=seed_for(cfg.seed, 1))
+        self.step = self.episodes = self.learner_moves = 0
+        self.history = []
+        self._interval = self._new_interval()
+        self._build()
+        self.pool.add(snapshot(self.net), name=f"{cfg.snapshot_unit}-0")
+        if resume:
+            self._load(os.path.join(self.out, CHECKPOINT))
+        with open(os.path.join(self.out, "config.json"), "w") as f:
+            f.write(cfg.to_json())
+        self.writer = None
+        if log_dir is not False:
+            from torch.utils.tensorboard import SummaryWriter
+            self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
+
+    # ---- for subclasses -------------------------------------------------------------------------
+    def _build(self):
+        raise NotImplementedError
+
+    def iteration(self):
+        """One policy update; returns {"wins", "draws", "losses", and any of MEAN_KEYS}."""
+        raise NotImplementedError
+
+    def _algo_state(self):
+        return {}
+
+    def _load_algo_state(self, data):
+        pass
+
+    # ---- the run --------------------------------------------------------------------------------
+    def run(self, progress=True, stop_at=None, max_seconds=None):
+        """Train until max_steps updates, or stop_at (to interrupt a run), or when max_seconds of wall
+        clock have passed (checked after each update; the run then saves a checkpoint). Returns history."""
+        cfg = self.cfg
+        if max_seconds is not None and not max_seconds > 0:
+            raise ValueError(f"max_seconds must be a number > 0 or None, got {max_seconds!r}")
+        end = cfg.max_steps if stop_at is None else min(stop_at, cfg.max_steps)
+        deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+        bar = tqdm(total=cfg.max_steps, initial=self.step, desc=f"{cfg.algo} {cfg.game}", unit="update",
+                   disable=not progress)
+        self._interval = self._new_interval()
+        saved_at = None
+        while self.step < end:
+            stats = self.iteration()
+            self._accumulate(stats)
+            bar.update(1)
+            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps or out_of_time:
+                self.save()
+                saved_at = self.step
+            elif self.step % cfg.log_every == 0:
+                self._log()
+            if self.history:
+                h = self.history[-1]
+                bar.set_postfix(episodes=self.episodes, win=f"{h['win_rate']:.2f}", elo=f"{self.pool.learner_elo:.0f}")
+            if out_of_time:
+                break
+        bar.close()
+        if self.writer:
+            self.writer.flush()
+        if self.history and saved_at is not None:
+            plot_history(self.history, os.path.join(self.out, PLOT), title=f"{cfg.algo} {cfg.game}")
+        return self.history
+
+    def _new_interval(self):
+        return {"t0": time.perf_counter(), "episodes": self.episodes, "moves": self.learner_moves,
+                "wins": 0, "draws": 0, "losses": 0, "sums": {}, "updates": 0}
+
+    def _accumulate(self, stats):
+        it = self._interval
+        it["updates"] += 1
+        for k in ("wins", "draws", "losses"):
+            it[k] += int(stats.get(k, 0))
+        for k in MEAN_KEYS:
+            if stats.get(k) is not None:
+                s = it["sums"].setdefault(k, [0.0, 0])
+                s[0] += float(stats[k])
+                s[1] += 1
+
+    def _log(self):
+        """Close the logging interval: one history entry and TensorBoard scalars."""
+        it = self._interval
+        if not it["updates"]:
+            return
+        elapsed = max(time.perf_counter() - it["t0"], 1e-9)
+        games = it["wins"] + it["draws"] + it["losses"]
+        entry = {"step": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves,
+                 **{k: (v[0] / v[1]) for k, v in it["sums"].items()},
+                 "win_rate": it["wins"] / games if games else float("nan"),
+                 "draw_rate": it["draws"] / games if games else float("nan"),
+                 "elo": self.pool.learner_elo, "pool_size": len(self.pool),
+                 "episodes_per_s": (self.episodes - it["episodes"]) / elapsed,
+                 "moves_per_s": (self.learner_moves - it["moves"]) / elapsed}
+        for k in MEAN_KEYS:
+            entry.setdefault(k, None)
+        self.history.append(entry)
+        if self.writer:
+            for k, v in entry.items():
+                if k != "step" and v is not None and np.isfinite(v):
+                    self.writer.add_scalar(f"pg/{k}", v, self.step)
+        self._interval = self._new_interval()
+
+    # ---- checkpoints ----------------------------------------------------------------------------
+    def save(self):
+        """Write checkpoint.pt (atomically: weights, optimizer, pool, RNG states, counters, history)
+        and agent.pt (the learner as a PolicyAgent)."""
+        self._log()
+        cfg = self.cfg
+        save_checkpoint(os.path.join(self.out, CHECKPOINT), CHECKPOINT_KIND, {
+            "config": cfg.to_json(), "algo": cfg.algo, "net": net_payload(self.net),
+            "counters": {"step": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves},
+            "history": [{k: (None if v is None else float(v)) for k, v in h.items()} for h in self.history],
+            "pool": self.pool.state_dict(), "pool_snapshots": [e[0] for e in self.pool.entries.values()],
+            "torch_rng": torch.get_rng_state(), **self._algo_state()})
+        save_agent(os.path.join(self.out, AGENT), self.net, {"greedy": True}, {
+            "game": cfg.game, "kwargs": cfg.game_kwargs, "net": self.net.config.to_dict(),
+            "parameters": self.net.num_parameters(),
+            "training": {"algo": cfg.algo, "steps": self.step, "episodes": self.episodes,
+                         "learner_moves": self.learner_moves, "pool_elo": self.pool.learner_elo,
+                         "config": cfg.to_dict()}}, kind="policy")
+
+    def _load(self, path):
+        data = load_checkpoint(path, kind=CHECKPOINT_KIND)
+        saved = PGConfig.from_json(data["config"])
+        mine, theirs = self.cfg, saved
+        for name in ("algo", "game", "game_kwargs", "net"):
+            if getattr(mine, name) != getattr(theirs, name):
+                raise CheckpointError(f"{path}: a checkpoint of {name}={getattr(theirs, name)!r}, but this run has "
+                                      f"{name}={getattr(mine, name)!r}; resume with the same {name}")
+        self.net.load_state_dict(net_from_payload(data["net"], source=path).state_dict())
+        c = data["counters"]
+        self.step, self.episodes, self.learner_moves = c["step"], c["episodes"], c["learner_moves"]
+        self.history = [dict(h) for h in data["history"]]
+        self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
+        self._load_algo_state(data)
+        torch.set_rng_state(data["torch_rng"])
+
+
+def plot_history(history, path, title=""):
+    """Losses and entropy, win rate against the pool and the learner's pool Elo, against updates."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    steps = [h["step"] for h in history]
+
+    def series(key):
+        return [np.nan if h.get(key) is None else h[key] for h in history]
+
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
+    for key in ("policy_loss", "value_loss", "entropy"):
+        if any(h.get(key) is not None for h in history):
+            axes[0].plot(steps, series(key), label=key)
+    axes[0].set_title("losses and entropy")
+    axes[0].legend()
+    axes[1].plot(steps, series("win_rate"), label="win")
+    axes[1].plot(steps, series("draw_rate"), label="draw")
+    axes[1].set_ylim(0, 1)
+    axes[1].set_title("results against the pool")
+    axes[1].legend()
+    axes[2].plot(steps, series("elo"), marker=".")
+    axes[2].set_title("learner Elo in the pool")
+    for ax in axes:
+        ax.set_xlabel("update")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

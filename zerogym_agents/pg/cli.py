@@ -1,0 +1,62 @@
+"""`zerogym train pg`: REINFORCE (± value baseline) or MaskablePPO from the command line."""
+import json
+import os
+
+from zerogym_agents.arena.cli import parse_kwargs
+from zerogym_agents.pg.config import ALGOS
+
+
+def add_pg_parser(algos):
+    """Add `pg` to the `zerogym train` sub-commands (`algos`, an argparse subparsers object)."""
+    pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)",
+                          description="Policy-gradient training against a pool of frozen snapshots of the learner. "
+                                      "Settings come from PGConfig's defaults, then --config FILE (JSON), then "
+                                      "--set key=value pairs; --algo, --game and --kwargs override them.")
+    pg.add_argument("--algo", choices=ALGOS, default=None,
+                    help="reinforce, reinforce-baseline or ppo (default: the config's, else reinforce)")
+    pg.add_argument("--game", required=True, help="go, othello, hex, connect_four or tictactoe")
+    pg.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
+    pg.add_argument("--config", help="a JSON file of PGConfig fields")
+    pg.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
+    pg.add_argument("--out", default=None, help="run folder (default runs/pg-ALGO-GAME)")
+    pg.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    pg.add_argument("--max-seconds", type=float, default=None, help="stop (and save) after this much wall clock")
+    pg.add_argument("--no-progress", action="store_true")
+    pg.set_defaults(func=run_train_pg)
+    return pg
+
+
+def build_config(args):
+    from zerogym_agents.pg.config import PGConfig
+    fields = {}
+    if args.config:
+        with open(args.config) as f:
+            loaded = json.load(f)
+        if not isinstance(loaded, dict):
+            raise ValueError(f"--config {args.config}: expected a JSON object of PGConfig fields")
+        fields.update(loaded)
+    fields.update(parse_kwargs(args.set) if args.set else {})
+    if args.algo is not None:
+        fields["algo"] = args.algo
+    fields["game"] = args.game
+    fields["game_kwargs"] = parse_kwargs(args.kwargs)
+    return PGConfig.from_dict(fields)
+
+
+def run_train_pg(args):
+    from zerogym_agents.pg.trainers import make_trainer
+    try:
+        cfg = build_config(args)
+        if args.max_seconds is not None and not args.max_seconds > 0:
+            raise ValueError(f"--max-seconds must be > 0, got {args.max_seconds}")
+        out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")
+        trainer = make_trainer(cfg, out, resume=args.resume)
+    except (ValueError, OSError) as err:        # bad settings, a missing or foreign checkpoint
+        raise SystemExit(f"zerogym train pg: {err}")
+    trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+    last = trainer.history[-1] if trainer.history else {}
+    win = last.get("win_rate")
+    print(f"{cfg.algo} {cfg.game}: {trainer.step} updates, {trainer.episodes} games, {trainer.learner_moves} learner "
+          f"moves; last win rate vs pool {'-' if win is None else f'{win:.2f}'}, learner Elo "
+          f"{trainer.pool.learner_elo:.0f}; checkpoint and agent.pt in {out}")
+    return trainer

@@ -1,0 +1,305 @@
+"""PPO through Stable-Baselines3: sb3-contrib's MaskablePPO on SingleAgentEnv against the pool.
+
+- PolicyValueNetPolicy: a MaskableActorCriticPolicy whose actor and critic are one
+  zerogym_agents.nets.PolicyValueNet (policy logits, tanh value), the AlphaZero nets; a trained
+  PPO agent is saved as a PolicyAgent (kind "policy"). Its predict() refuses to run without
+  action_masks, so no prediction can pick an illegal move (sb3-contrib#212).
+- SnapshotCallback: any SB3 algorithm pushes frozen snapshots of its policy into an OpponentPool
+  every K learner moves or episodes; make_selfplay_env (opponents.py) plays them as the opponent.
+- PPOTrainer: the `zerogym train pg --algo ppo` run (same config, logs and checkpoints as REINFORCE).
+"""
+import copy
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
+
+from zerogym_agents.base import Agent, game_state
+from zerogym_agents.nets import NetConfig, PolicyValueNet
+from zerogym_agents.pg.agent import select_actions
+from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
+from zerogym_agents.pg.opponents import SnapshotSchedule, make_selfplay_env, snapshot
+
+MASKS_NEEDED = ("PolicyValueNetPolicy.predict needs action_masks= (e.g. env.action_masks(), or "
+                "sb3_contrib.common.maskable.utils.get_action_masks(vec_env)): without them it could pick an "
+                "illegal move (sb3-contrib#212)")
+
+
+def net_config_for_spaces(observation_space, action_space, net=None):
+    """A NetConfig for a board observation Box (H, W, C) and Discrete actions, with `net` overrides
+    (trunk, blocks, channels, ...; a dict or a NetConfig)."""
+    if isinstance(net, NetConfig):
+        return net
+    if not isinstance(observation_space, spaces.Box) or len(observation_space.shape) != 3:
+        raise ValueError(f"PolicyValueNetPolicy needs board observations, a Box (H, W, C); got {observation_space}")
+    if not isinstance(action_space, spaces.Discrete):
+        raise ValueError(f"PolicyValueNetPolicy needs Discrete actions, got {action_space}")
+    h, w, c = observation_space.shape
+    a = int(action_space.n)
+    if a >= h * w:
+        fit = {"in_planes": c, "action_layout": "cells", "extra_actions": a - h * w}
+    elif a == w:
+        fit = {"in_planes": c, "action_layout": "columns", "extra_actions": 0}
+    else:
+        raise ValueError(f"{a} actions on a {h}x{w} board are neither one per cell (+ extras) nor one per column")
+    net = dict(net or {})
+    clash = {k: net[k] for k in fit if k in net and net[k] != fit[k]}
+    if clash:
+        raise ValueError(f"net fields {clash} do not fit these spaces, which need {fit}")
+    return NetConfig.from_dict({**net, **fit})
+
+
+class PolicyValueNetPolicy(MaskableActorCriticPolicy):
+    """MaskableActorCriticPolicy over one PolicyValueNet (self.net): the actor is its policy logits,
+    the critic its value tanh(z) in [-1, 1], from the player to move's view (the learner's).
+
+    policy_kwargs: net (NetConfig fields or a NetConfig; the game's fields come from the spaces),
+    batchnorm_batch_stats (default False: BatchNorm keeps its running statistics while learning too,
+    so the probability ratios of the first epoch are exactly 1), optimizer_class, optimizer_kwargs.
+    Observations are SingleAgentEnv's int8 planes (H, W, C).
+    """
+
+    def __init__(self, observation_space, action_space, lr_schedule, net=None, batchnorm_batch_stats=False,
+                 **kwargs):
+        self.net_config = net_config_for_spaces(observation_space, action_space, net)
+        self.batchnorm_batch_stats = bool(batchnorm_batch_stats)
+        kwargs.setdefault("net_arch", [])
+        kwargs["ortho_init"] = False          # the net has its own initialisation
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _build(self, lr_schedule):
+        self.net = PolicyValueNet(self.net_config)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def set_training_mode(self, mode):
+        if mode:
+            learning_mode(self, self.batchnorm_batch_stats)
+        else:
+            self.eval()
+        self.training = mode
+
+    @staticmethod
+    def _planes(obs):
+        return obs.float().permute(0, 3, 1, 2).contiguous()
+
+    def _distribution(self, logits, action_masks):
+        dist = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            dist.apply_masking(action_masks)
+        return dist
+
+    def forward(self, obs, deterministic=False, action_masks=None):
+        logits, value = self.net(self._planes(obs))
+        dist = self._distribution(logits, action_masks)
+        actions = dist.get_actions(deterministic=deterministic)
+        return actions, value[:, None], dist.log_prob(actions)
+
+    def evaluate_actions(self, obs, actions, action_masks=None):
+        logits, value = self.net(self._planes(obs))
+        dist = self._distribution(logits, action_masks)
+        return value[:, None], dist.log_prob(actions), dist.entropy()
+
+    def get_distribution(self, obs, action_masks=None):
+        return self._distribution(self.net(self._planes(obs))[0], action_masks)
+
+    def predict_values(self, obs):
+        return self.net(self._planes(obs))[1][:, None]
+
+    def _predict(self, observation, deterministic=False, action_masks=None):
+        if action_masks is None:
+            raise ValueError(MASKS_NEEDED)
+        return self.get_distribution(observation, action_masks).get_actions(deterministic=deterministic)
+
+    def _get_constructor_parameters(self):
+        data = super()._get_constructor_parameters()
+        data["net"] = self.net_config.to_dict()
+        data["batchnorm_batch_stats"] = self.batchnorm_batch_stats
+        return data
+
+
+class SB3PolicyAgent(Agent):
+    """A frozen copy of any SB3 policy as a player: it reads the mover's observation and plays the
+    argmax (greedy) or a sample of the policy's action logits (actor-critic policies) or Q-values
+    (DQN-style q_net), over the legal actions only."""
+
+    name = "sb3-policy"
+
+    def __init__(self, policy, greedy=False, seed=None):
+        super().__init__(seed)
+        optimizer = getattr(policy, "optimizer", None)
+        policy.optimizer = None                  # not part of the copy
+        try:
+            self.policy = copy.deepcopy(policy)
+        finally:
+            policy.optimizer = optimizer
+        self.policy.set_training_mode(False)
+        self.policy.requires_grad_(False)
+        self.greedy = bool(greedy)
+
+    def act(self, env):
+        state = game_state(env)
+        obs, _ = self.policy.obs_to_tensor(state.observation())
+        with torch.no_grad():
+            if hasattr(self.policy, "get_distribution"):
+                logits = self.policy.get_distribution(obs).distribution.logits
+            elif hasattr(self.policy, "q_net"):
+                logits = self.policy.q_net(obs)
+            else:
+                raise ValueError(f"SB3PolicyAgent cannot read action scores from a {type(self.policy).__name__}")
+        return int(select_actions(logits.cpu().numpy(), state.legal_mask()[None], self.rng, self.greedy)[0])
+
+
+def policy_snapshot(policy, greedy=False):
+    """What a pool stores for an SB3 policy: snapshot(net) for a PolicyValueNetPolicy (cloned weights),
+    else a frozen SB3PolicyAgent copy."""
+    net = getattr(policy, "net", None)
+    if isinstance(net, PolicyValueNet):
+        return snapshot(net)
+    return SB3PolicyAgent(policy, greedy=greedy)
+
+
+class SnapshotCallback(BaseCallback):
+    """Adds a frozen snapshot of model.policy to `pool` every `every` learner moves (unit="steps",
+    counted over all envs as SB3's num_timesteps) or finished learner episodes (unit="episodes").
+    Add a first snapshot yourself before learn(): the env draws an opponent when it resets."""
+
+    def __init__(self, pool, every, unit="steps", greedy=False, verbose=0):
+        super().__init__(verbose)
+        self.pool = pool
+        self.schedule = SnapshotSchedule(every, unit)
+        self.greedy = greedy
+        self.episodes = 0
+
+    def _on_step(self):
+        if self.schedule.unit == "episodes":
+            self.episodes += int(np.sum(self.locals.get("dones", 0)))
+            count = self.episodes
+        else:
+            count = self.num_timesteps
+        if self.schedule.due(count):
+            self.pool.add(policy_snapshot(self.model.policy, self.greedy), name=f"{self.schedule.unit}-{count}")
+        return True
+
+
+def _rng_tensor_state(state):
+    """numpy's legacy global RNG state as checkpoint data (the key array as a tensor)."""
+    name, keys, pos, has_gauss, cached = state
+    return {"name": name, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos),
+            "has_gauss": int(has_gauss), "cached": float(cached)}
+
+
+def _rng_from_tensor_state(d):
+    return (d["name"], d["keys"].numpy().astype(np.uint32), d["pos"], d["has_gauss"], d["cached"])
+
+
+class PPOTrainer(PGTrainer):
+    """MaskablePPO (algo "ppo") with PolicyValueNetPolicy on num_envs SingleAgentEnv copies (SB3's
+    DummyVecEnv); each env draws a pool opponent per episode, colours alternate per episode, and the
+    results feed the pool's Elo. One step = one MaskablePPO iteration (ppo_n_steps moves per env,
+    then ppo_epochs epochs). Pool snapshots come from a SnapshotCallback.
+
+    Checkpoints hold the weights, the optimizer, SB3's counters, the pool, every env's game in
+    progress, the opponents' draws and the random states that SB3 uses (torch's for actions,
+    numpy's global one for minibatches), so --resume continues the run.
+    """
+
+    algos = ("ppo",)
+
+    def _build(self):
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.logger import Logger
+        from stable_baselines3.common.vec_env import DummyVecEnv
+        cfg = self.cfg
+        self.envs = [make_selfplay_env(cfg.game, self.pool, cfg.game_kwargs, greedy=cfg.opponent_greedy,
+                                       seed=seed_for(cfg.seed, 3, i)) for i in range(cfg.num_envs)]
+        vec = DummyVecEnv([lambda env=env: env for env in self.envs])
+        if cfg.optimizer == "adam":
+            opt_class, opt_kwargs = torch.optim.Adam, {"eps": 1e-5, "weight_decay": cfg.weight_decay}
+        else:
+            opt_class, opt_kwargs = torch.optim.SGD, {"momentum": cfg.momentum, "weight_decay": cfg.weight_decay}
+        self.model = MaskablePPO(
+            PolicyValueNetPolicy, vec, learning_rate=cfg.lr, n_steps=cfg.ppo_n_steps, batch_size=cfg.ppo_batch_size,
+            n_epochs=cfg.ppo_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+            ent_coef=cfg.entropy_coef, vf_coef=cfg.value_coef,
+            max_grad_norm=cfg.grad_clip if cfg.grad_clip > 0 else float("inf"),
+            policy_kwargs={"net": self.net_config, "batchnorm_batch_stats": cfg.batch_stats(),
+                           "optimizer_class": opt_class, "optimizer_kwargs": opt_kwargs},
+            seed=cfg.seed, device="cpu", verbose=0)
+        self.model.set_logger(Logger(None, []))
+        self.net = self.model.policy.net
+        self.callback = SnapshotCallback(self.pool, cfg.snapshot_every, cfg.snapshot_unit, greedy=cfg.opponent_greedy)
+
+    def iteration(self):
+        cfg = self.cfg
+        before = self._results()
+        self.model.learn(cfg.ppo_n_steps * cfg.num_envs, callback=self.callback, reset_num_timesteps=False,
+                         log_interval=None, progress_bar=False)
+        after = self._results()
+        self.step += 1
+        self.learner_moves = int(self.model.num_timesteps)
+        self.episodes = sum(after)
+        logged = self.model.logger.name_to_value
+        stats = {"wins": after[0] - before[0], "draws": after[1] - before[1], "losses": after[2] - before[2]}
+        for mine, theirs in (("loss", "train/loss"), ("policy_loss", "train/policy_gradient_loss"),
+                             ("value_loss", "train/value_loss"), ("approx_kl", "train/approx_kl"),
+                             ("clip_fraction", "train/clip_fraction")):
+            if theirs in logged:
+                stats[mine] = float(logged[theirs])
+        if "train/entropy_loss" in logged:
+            stats["entropy"] = -float(logged["train/entropy_loss"])
+        return stats
+
+    def _results(self):
+        return (sum(e.wins for e in self.envs), sum(e.draws for e in self.envs), sum(e.losses for e in self.envs))
+
+    # ---- checkpoints --------------------------------------------------------------------------------
+    def _algo_state(self):
+        m = self.model
+        games = []
+        for env in self.envs:
+            single = env.unwrapped
+            opp = single.opponent
+            games.append({
+                "state": torch.frombuffer(bytearray(single.env.state.to_bytes()), dtype=torch.uint8),
+                "seat": single.seat, "episodes": single._episodes,
+                "results": [env.wins, env.draws, env.losses],
+                "opponent": opp.current, "opponent_rng": opp.rng.bit_generator.state,
+                "opponent_net": None if opp.net is None else {k: v.clone() for k, v in opp.net.state_dict().items()}})
+        return {"optimizer": m.policy.optimizer.state_dict(), "num_timesteps": int(m.num_timesteps),
+                "n_updates": int(m._n_updates), "snapshot_mark": self.callback.schedule.mark,
+                "snapshot_episodes": self.callback.episodes,
+                "np_global_rng": _rng_tensor_state(np.random.get_state()),
+                "last_obs": None if m._last_obs is None else torch.from_numpy(np.asarray(m._last_obs).copy()),
+                "last_episode_starts": None if m._last_episode_starts is None
+                else torch.from_numpy(np.asarray(m._last_episode_starts, dtype=bool).copy()),
+                "games": games}
+
+    def _load_algo_state(self, data):
+        m = self.model
+        m.policy.optimizer.load_state_dict(data["optimizer"])
+        m.num_timesteps, m._n_updates = data["num_timesteps"], data["n_updates"]
+        self.callback.schedule.mark = data["snapshot_mark"]
+        self.callback.episodes = data["snapshot_episodes"]
+        np.random.set_state(_rng_from_tensor_state(data["np_global_rng"]))
+        if len(data["games"]) != len(self.envs):
+            raise ValueError(f"checkpoint has {len(data['games'])} envs, this run {len(self.envs)}")
+        for env, g in zip(self.envs, data["games"]):
+            single = env.unwrapped
+            aec = single.env
+            aec.reset()                             # fresh AEC bookkeeping, then the saved position
+            aec.state.load_bytes(bytes(g["state"].numpy()))
+            aec.agent_selection = aec.possible_agents[aec.state.current_player]
+            single.seat, single._episodes = g["seat"], g["episodes"]
+            env.wins, env.draws, env.losses = g["results"]
+            opp = single.opponent
+            if g["opponent_net"] is not None:      # the drawn weights, even if the pool dropped them since
+                opp.load(g["opponent"], {**snapshot(self.net), "state_dict": g["opponent_net"]})
+            elif g["opponent"] in self.pool.entries:
+                opp.load(g["opponent"], self.pool.entries[g["opponent"]][0])
+            opp.rng.bit_generator.state = g["opponent_rng"]
+        if data["last_obs"] is not None:
+            m._last_obs = data["last_obs"].numpy().copy()
+            m._last_episode_starts = data["last_episode_starts"].numpy().copy()
+            m.env._reset_seeds()        # the envs are mid-game: no seeded reset pending

@@ -1,0 +1,19 @@
+"""Pick the trainer for a PGConfig's algo and run it."""
+from zerogym_agents.pg.config import PGConfig
+
+
+def make_trainer(config, out_dir, resume=False, log_dir=None):
+    """ReinforceTrainer for algo "reinforce" / "reinforce-baseline", PPOTrainer for "ppo"."""
+    cfg = config if isinstance(config, PGConfig) else PGConfig.from_dict(config)
+    if cfg.algo == "ppo":
+        from zerogym_agents.pg.ppo import PPOTrainer
+        return PPOTrainer(cfg, out_dir, resume=resume, log_dir=log_dir)
+    from zerogym_agents.pg.reinforce import ReinforceTrainer
+    return ReinforceTrainer(cfg, out_dir, resume=resume, log_dir=log_dir)
+
+
+def train(config, out_dir, resume=False, progress=True, max_seconds=None):
+    """Run policy-gradient training as configured; returns the trainer (its .net is the result)."""
+    trainer = make_trainer(config, out_dir, resume=resume)
+    trainer.run(progress=progress, max_seconds=max_seconds)
+    return trainer

@@ -97,7 +97,7 @@ def add_arena_parser(subparsers):
     """Add the `arena` sub-command to an argparse subparsers object; returns its parser."""
     p = subparsers.add_parser("arena", help="round robin between agents: Elo table, plot and game records",
                               description="Every pair of agents plays --games games (colours alternated); "
-                                          "ratings are maximum-likelihood Elo with 95%% intervals.")
+                                          "ratings are maximum-likelihood Elo with 95% intervals.")
     p.add_argument("--game", required=True, help="game name: go, othello, hex, connect_four, tictactoe")
     p.add_argument("--kwargs", nargs="*", default=[], metavar="KW",
                    help="game kwargs: a JSON object or key=value words, e.g. board_size=9 komi=7.5")

@@ -1,7 +1,9 @@
-"""`zerogym transfer grow|composite`: grow a saved net, or wrap it in a ZetaGo composite for a bigger board.
+"""`zerogym transfer grow|composite|run`: grow a saved net, wrap it in a ZetaGo composite for a bigger
+board, or run the board-size transfer experiment (zerogym_agents.transfer.experiment).
 
-Both read any file load_net accepts (a net file, a saved agent, a training checkpoint) and write a
-net file, or a saved agent (same options, updated model card) when the input was an agent.
+grow and composite read any file load_net accepts (a net file, a saved agent, a training
+checkpoint) and write a net file, or a saved agent (same options, updated model card) when the
+input was an agent.
 """
 import json
 
@@ -41,6 +43,8 @@ def add_transfer_parser(subparsers):
     c.add_argument("--head-channels", type=int, default=32, help="their channels")
     c.add_argument("--seed", type=int, default=None, help="seed of the new weights")
     c.set_defaults(func=run_composite)
+    from zerogym_agents.transfer.run_cli import add_run_parser
+    add_run_parser(commands)
     return commands
 
 

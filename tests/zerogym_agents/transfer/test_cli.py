@@ -32,8 +32,9 @@ def same_outputs(a, b, size, planes):
 def test_parser_has_room_for_more_commands():
     ap = argparse.ArgumentParser()
     commands = add_transfer_parser(ap.add_subparsers(dest="command"))
-    commands.add_parser("run")                                   # e.g. a later experiment command
-    assert ap.parse_args(["transfer", "run"]).transfer_command == "run"
+    commands.add_parser("later")                                 # e.g. a later command
+    assert ap.parse_args(["transfer", "later"]).transfer_command == "later"
+    assert ap.parse_args(["transfer", "run", "--source", "a.pt", "--big-size", "9"]).transfer_command == "run"
     with pytest.raises(SystemExit):
         ap.parse_args(["transfer"])                              # a sub-command is required
 

@@ -1,0 +1,59 @@
+"""Board-size transfer on Go, 5x5 -> 9x9: training from scratch, fine-tuning the 5x5 net, the ZetaGo
+composite around it, the net grown by two blocks, and a 5 -> 7 -> 9 curriculum, each with 60 minutes
+of training (evaluation not counted) and the same AlphaZero config, measured against Random,
+UCT(1000) and GNU Go levels 1 and 10 on 9x9 (zerogym_agents.transfer.experiment).
+
+    python benchmarks/transfer_go.py [--source pretrained:go_5x5] [--minutes 60] [--methods ...]
+                                     [--out runs/transfer-go-5x5-9x9] [--steps N: a quick smoke run]
+
+Stopping and running the same command again skips the finished methods and resumes the others
+from their last checkpoint. Writes benchmarks/results/transfer_go.md and .png; the runs, the final
+agents (with model cards) and TensorBoard logs go under --out.
+"""
+import argparse
+import os
+import shlex
+import sys
+
+from zerogym_agents.transfer.experiment import METHODS, TransferSettings, run_transfer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# AlphaZero on 9x9 Go for a 2-core CPU (the nets take the source's shape: pretrained:go_5x5 is a
+# 4x32 ResNet with the BCE value loss, from benchmarks/az_strength.py --game go_5x5)
+CONFIG = dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096, buffer_size=200_000,
+              lr=0.02, lr_final=0.002, temperature_moves=10, dirichlet_alpha=0.15, checkpoint_every=100)
+REFERENCES = ("random", "uct:1000", "gnugo:1", "gnugo:10")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--source", default="pretrained:go_5x5", help="the 5x5 agent or checkpoint")
+    ap.add_argument("--minutes", type=float, default=60.0, help="training minutes per method")
+    ap.add_argument("--steps", type=int, default=None, help="search steps per method instead (smoke runs)")
+    ap.add_argument("--eval-every-minutes", type=float, default=10.0)
+    ap.add_argument("--eval-games", type=int, default=10, help="games per reference at each evaluation")
+    ap.add_argument("--final-games", type=int, default=20, help="games per reference at the last evaluation")
+    ap.add_argument("--simulations", type=int, default=200, help="simulations per move of the evaluated agents")
+    ap.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=os.path.join("runs", "transfer-go-5x5-9x9"))
+    ap.add_argument("--report", default=os.path.join(HERE, "results", "transfer_go.md"))
+    args = ap.parse_args(argv)
+    settings = TransferSettings(
+        source=args.source, big_size=9, small_size=5, methods=tuple(args.methods), minutes=args.minutes,
+        steps=args.steps, eval_every_minutes=args.eval_every_minutes, eval_games=args.eval_games,
+        final_games=args.final_games, zero_shot_games=20, references=REFERENCES, simulations=args.simulations,
+        opening_moves=6, config=dict(CONFIG), grow_blocks=2, curriculum=(7,), curriculum_split=(0.5, 0.5),
+        seed=args.seed)
+    command = "python benchmarks/transfer_go.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    try:
+        data = run_transfer(settings, args.out, report=args.report, command=command.strip())
+    except ValueError as err:
+        hint = ("; train it first: python benchmarks/az_strength.py --game go_5x5 --save-pretrained go_5x5"
+                if "pretrained agent" in str(err) else "")
+        sys.exit(f"transfer_go: {err}{hint}")
+    print(open(data["paths"]["report"]).read().split("## Elo over training")[0])
+
+
+if __name__ == "__main__":
+    main()

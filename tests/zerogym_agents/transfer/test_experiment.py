@@ -1,0 +1,256 @@
+"""The board-size transfer experiment end to end, at tiny scale: Go 3x3 -> 5x5, a 1x8 net, a few
+search steps per method (the step budget makes the runs deterministic)."""
+import argparse
+import json
+import os
+
+import pytest
+import torch
+
+import zerogym
+from zerogym_agents.nets import PolicyValueNet, for_game, uniform_evaluator
+from zerogym_agents.saved import load_agent, load_card, save_agent
+from zerogym_agents.search_agents import AlphaZeroAgent
+from zerogym_agents.transfer.cli import add_transfer_parser
+from zerogym_agents.transfer.experiment import (METHODS, BudgetTrainer, OpeningSampler, TransferExperiment,
+                                                run_transfer)
+from zerogym_agents.transfer.settings import TransferSettings
+
+STEPS, EVERY = 4, 2
+TINY = {"concurrent_games": 4, "simulations": 4, "batch_size": 16, "min_buffer": 16, "max_train_per_step": 2,
+        "checkpoint_every": 2, "game_kwargs": {"max_moves": 20}}
+
+
+def parse(*argv):
+    ap = argparse.ArgumentParser(prog="zerogym")
+    add_transfer_parser(ap.add_subparsers(dest="command", required=True))
+    return ap.parse_args(["transfer", *map(str, argv)])
+
+
+def settings(source, **over):
+    kw = dict(source=str(source), big_size=5, steps=STEPS, eval_every_steps=EVERY, eval_games=2, zero_shot_games=2,
+              references=("random", "uct:20"), simulations=4, config=dict(TINY), seed=0)
+    return TransferSettings(**{**kw, **over})
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    """A 3x3 Go agent (untrained 1x8 net) with a model card that names its board."""
+    path = tmp_path_factory.mktemp("source") / "go3.pt"
+    torch.manual_seed(0)
+    net = PolicyValueNet(for_game("go", game_kwargs={"board_size": 3}, trunk="resnet", blocks=1, channels=8,
+                                  policy_hidden=8, value_hidden=8, value_loss="bce")).eval()
+    save_agent(path, net, {"simulations": 4}, {"game": "go", "kwargs": {"board_size": 3}})
+    return path
+
+
+@pytest.fixture(scope="module")
+def experiment(source, tmp_path_factory):
+    """Every method, through the command line; returns (args, out folder, results)."""
+    out = tmp_path_factory.mktemp("transfer") / "exp"
+    args = parse("run", "--source", source, "--big-size", 5, "--steps", STEPS, "--eval-every-steps", EVERY,
+                 "--eval-games", 2, "--zero-shot-games", 2, "--references", "random", "uct:20", "--simulations", 4,
+                 "--config", json.dumps(TINY), "--out", out, "--report", out / "report" / "transfer.md",
+                 "--no-progress")
+    return args, out, args.func(args)
+
+
+def test_every_method_leaves_an_agent_that_plays_the_big_board(experiment):
+    _, out, data = experiment
+    assert list(data["methods"]) == list(METHODS)
+    for method in METHODS:
+        path = str(out / method / "final_agent.pt")
+        agent = load_agent(path)
+        card = load_card(path)
+        assert card["kwargs"]["board_size"] == 5 and card["training"]["method"] == method
+        assert set(card["results"]) == {"random", "uct:20"}
+        env = zerogym.make("go", board_size=5)
+        env.reset(seed=1)
+        env.step(12)                               # a stone in the centre: not the empty board
+        action = agent.act(env)
+        assert env.unwrapped.state.is_legal(action)
+    kinds = {m: type(load_agent(str(out / m / "final_agent.pt")).evaluator.net).__name__ for m in METHODS}
+    assert kinds["composite"] == "CompositeNet" and kinds["scratch"] == "PolicyValueNet"
+    blocks = {m: load_card(str(out / m / "final_agent.pt"))["net"].get("blocks") for m in ("scratch", "grown")}
+    assert blocks == {"scratch": 1, "grown": 3}
+
+
+def test_same_budget_for_every_method(experiment):
+    _, out, data = experiment
+    for method, prog in data["methods"].items():
+        assert prog["done"]
+        assert sum(st["steps"] for st in prog["stages"]) == STEPS, method
+        assert [ev["total_steps"] for ev in prog["evals"]] == [0, 2, 4], method
+        assert prog["evals"][-1]["final"] and not prog["evals"][0]["final"]
+    stages = data["methods"]["curriculum"]["stages"]
+    assert [(st["board_size"], st["steps"]) for st in stages] == [(4, 2), (5, 2)]
+    checkpoint = torch.load(out / "curriculum" / "stage2-5x5" / "checkpoint.pt", weights_only=True)
+    assert checkpoint["counters"]["step"] == 2
+
+
+def test_evaluations_are_on_the_big_board_with_alternating_colours(experiment):
+    _, out, data = experiment
+    for prog in data["methods"].values():
+        for ev in prog["evals"]:
+            assert [m["agent_b"] for m in ev["matches"]] == ["random", "uct:20"]
+            for m in ev["matches"]:
+                assert m["kwargs"]["board_size"] == 5
+                assert [r["a_moved_first"] for r in m["records"]] == [True, False]
+    names = set(data["elo"]["agents"])
+    assert {"random", "uct:20", "scratch@0", "grown@4", "curriculum@2"} <= names
+    assert data["elo"]["agents"]["random"]["elo"] == 0
+
+
+def test_zero_shot_runs_the_source_on_the_big_board(experiment):
+    _, out, data = experiment
+    zs = json.loads((out / "zero_shot.json").read_text())
+    assert zs["board_size"] == 5 and zs["games"] == 2 and zs == data["zero_shot"]
+    match = zs["match"]
+    assert (match["agent_a"], match["agent_b"]) == ("source (zero-shot)", "random")
+    for rec in match["records"]:
+        assert rec["kwargs"]["board_size"] == 5
+        assert max(rec["actions"]) > 9           # points beyond the 3x3 board's action range were played
+    assert 0.0 <= zs["score"] <= 1.0
+
+
+def test_report_and_plot(experiment):
+    args, out, data = experiment
+    report = out / "report" / "transfer.md"
+    text = report.read_text()
+    assert data["paths"] == {"report": str(report), "plot": str(out / "report" / "transfer.png")}
+    assert (out / "report" / "transfer.png").stat().st_size > 1000
+    final = text.split("## Final results")[1].split("## Elo over training")[0]
+    for method in METHODS:
+        assert f"| {method} |" in final
+    reading = text.split("## Reading")[1].split("## Config")[0]
+    assert "TODO" not in text and "Zero-shot" in reading and "90%" in reading
+    assert "zerogym transfer run --source" in text and "--steps 4" in text
+    assert "3x3 -> 4x4 -> 5x5" in text
+    assert (out / "results.json").is_file() and (out / "scratch" / "tb" / "eval").is_dir()
+
+
+def test_a_restart_skips_finished_methods(experiment):
+    args, out, data = experiment
+    files = [out / m / f for m in METHODS for f in ("final_agent.pt", "progress.json")]
+    files.append(out / "grown" / "run" / "checkpoint.pt")
+    before = {f: f.stat().st_mtime_ns for f in files}
+    again = args.func(args)
+    assert {f: f.stat().st_mtime_ns for f in files} == before
+    assert again["elo"] == data["elo"]
+
+
+def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, tmp_path, monkeypatch):
+    _, first_out, _ = experiment
+    out = tmp_path / "cut"
+    evaluate = TransferExperiment._evaluate
+    calls = []
+
+    def killed_at_step_2(self, method, k, trainer, prog, *rest, **kw):
+        if trainer.step == 2:
+            raise KeyboardInterrupt                # killed while evaluating, after the step-2 checkpoint
+        return evaluate(self, method, k, trainer, prog, *rest, **kw)
+
+    monkeypatch.setattr(TransferExperiment, "_evaluate", killed_at_step_2)
+    with pytest.raises(KeyboardInterrupt):
+        run_transfer(settings(source, methods=("finetune",)), out, progress=False)
+    assert not (out / "finetune" / "done.json").exists()
+    monkeypatch.setattr(TransferExperiment, "_evaluate", evaluate)
+    train_for = BudgetTrainer.train_for
+    monkeypatch.setattr(BudgetTrainer, "train_for", lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a))
+    data = run_transfer(settings(source, methods=("finetune",)), out, progress=False)
+    assert calls and calls[0] == 2                 # resumed at step 2, not restarted
+    assert [ev["total_steps"] for ev in data["methods"]["finetune"]["evals"]] == [0, 2, 4]
+    # the same run as the uninterrupted one of the module's experiment
+    a = load_agent(str(out / "finetune" / "final_agent.pt")).evaluator.net.state_dict()
+    b = load_agent(str(first_out / "finetune" / "final_agent.pt")).evaluator.net.state_dict()
+    assert all(torch.equal(v, b[k]) for k, v in a.items())
+
+
+def test_a_time_budget(source, tmp_path):
+    data = run_transfer(settings(source, methods=("finetune",), steps=None, minutes=0.02, eval_every_minutes=0.01),
+                        tmp_path, progress=False)
+    prog = data["methods"]["finetune"]
+    (stage,) = prog["stages"]
+    assert stage["seconds"] >= 1.2 and stage["steps"] >= 1
+    assert prog["evals"][0]["seconds"] == 0 and prog["evals"][-1]["seconds"] == stage["seconds"]
+    assert all(ev["name"].endswith("min") for ev in prog["evals"])
+    config = json.loads((tmp_path / "finetune" / "run" / "config.json").read_text())
+    assert config["max_steps"] == 10 ** 9 and config["init_from"].endswith("go3.pt")
+
+
+def test_the_time_budget_drives_the_learning_rate(source, tmp_path):
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    trainer = BudgetTrainer(AlphaZeroConfig(game="go", game_kwargs={"board_size": 3}, lr=0.02, lr_final=0.002,
+                                            concurrent_games=2, simulations=2, batch_size=4, min_buffer=4),
+                            tmp_path, log_dir=False)
+    trainer.time_budget = 100.0
+    lrs = []
+    for used in (0.0, 50.0, 100.0, 200.0):
+        trainer.time_used = used
+        lrs.append(trainer.learning_rate())
+    assert lrs == pytest.approx([0.02, 0.011, 0.002, 0.002])
+
+
+def test_the_evaluated_agent_samples_only_its_opening():
+    agent = OpeningSampler(AlphaZeroAgent(uniform_evaluator(26), simulations=8, seed=0), moves=2)
+    env = zerogym.make("go", board_size=5)
+    env.reset(seed=0)
+    seen = []
+    for _ in range(4):
+        env.step(agent.act(env))
+        seen.append(agent.agent.temperature)
+    assert seen == [1.0, 1.0, 0.0, 0.0]
+    firsts = set()
+    for seed in range(8):                          # sampled openings differ from game to game
+        env.reset(seed=seed)
+        agent.seed(seed)
+        agent.reset()
+        firsts.add(agent.act(env))
+    assert len(firsts) > 1
+
+
+def test_other_settings_in_the_same_folder_are_refused(experiment, source):
+    _, out, _ = experiment
+    with pytest.raises(ValueError, match="eval_games"):
+        run_transfer(settings(source, eval_games=3), out, progress=False)
+
+
+def test_settings_are_checked(source, tmp_path):
+    with pytest.raises(ValueError, match="at most 400"):
+        settings(source, simulations=401)
+    with pytest.raises(ValueError, match="methods"):
+        settings(source, methods=("scratch", "magic"))
+    with pytest.raises(ValueError, match="max_steps"):
+        settings(source, config={"max_steps": 10})
+    with pytest.raises(ValueError, match="smaller than the big board"):
+        TransferExperiment(settings(source, big_size=3), tmp_path)
+    with pytest.raises(ValueError, match="curriculum_split needs 2 shares"):
+        TransferExperiment(settings(source, curriculum_split=(1, 2, 3)), tmp_path)
+    with pytest.raises(ValueError, match="composite settings"):
+        TransferExperiment(settings(source, composite={"bogus": 1}), tmp_path)
+    assert TransferSettings(source="x.pt", big_size=9, steps=100).eval_every_steps == 25
+    with pytest.raises(SystemExit):
+        parse("run", "--source", "x.pt", "--big-size", 9, "--steps", 5, "--minutes", 3)
+    args = parse("run", "--source", "x.pt", "--big-size", 9)
+    assert (args.minutes, args.references, args.simulations) == (60.0, ["random", "uct:1000", "gnugo:1", "gnugo:10"],
+                                                                 200)
+
+
+@pytest.fixture
+def gnugo():
+    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+    try:
+        return find_gnugo()
+    except GnuGoNotFoundError as err:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"GNU Go is not installed: {err}")
+
+
+def test_gnu_go_as_a_reference(gnugo, source, tmp_path):
+    data = run_transfer(settings(source, methods=("finetune",), steps=1, eval_every_steps=1,
+                                 references=("random", "gnugo:1")), tmp_path, progress=False)
+    matches = data["methods"]["finetune"]["evals"][-1]["matches"]
+    assert matches[1]["agent_b"] == "gnugo:1" and len(matches[1]["records"]) == 2
+    assert "gnugo:1" in data["elo"]["agents"]
+    assert "vs gnugo:1 (W-D-L)" in (tmp_path / "report.md").read_text()

@@ -36,6 +36,7 @@ def save_agent(path, net, options=None, card=None, kind="alphazero"):
 
 def resolve(spec):
     """The file behind an agent spec ("pretrained:NAME" or a path)."""
+    spec = os.fspath(spec)
     if spec.startswith("pretrained:"):
         name = spec.split(":", 1)[1]
         path = os.path.join(PRETRAINED_DIR, f"{name}.pt")

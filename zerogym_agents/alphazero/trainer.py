@@ -289,11 +289,10 @@ class AlphaZeroTrainer:
 
 def plot_history(history, path):
     """Losses and the learner's pool Elo against search steps, as a PNG."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
     steps = [h["step"] for h in history]
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
+    fig = Figure(figsize=(9, 3.2))
+    ax, ax2 = fig.subplots(1, 2)
     for key in ("loss", "policy_loss", "value_loss"):
         ax.plot(steps, [np.nan if h[key] is None else h[key] for h in history], label=key)
     ax.set_xlabel("search step")
@@ -304,7 +303,6 @@ def plot_history(history, path):
     ax2.set_title("Elo against the checkpoint pool")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
-    plt.close(fig)
 
 
 def train(config, out_dir, resume=False, progress=True):

@@ -201,15 +201,14 @@ class PGTrainer:
 
 def plot_history(history, path, title=""):
     """Losses and entropy, win rate against the pool and the learner's pool Elo, against updates."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
     steps = [h["step"] for h in history]
 
     def series(key):
         return [np.nan if h.get(key) is None else h[key] for h in history]
 
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.2))
+    fig = Figure(figsize=(12, 3.2))
+    axes = fig.subplots(1, 3)
     for key in ("policy_loss", "value_loss", "entropy"):
         if any(h.get(key) is not None for h in history):
             axes[0].plot(steps, series(key), label=key)
@@ -228,4 +227,3 @@ def plot_history(history, path, title=""):
         fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
-    plt.close(fig)

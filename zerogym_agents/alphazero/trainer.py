@@ -298,9 +298,11 @@ def plot_history(history, path):
     ax.set_xlabel("search step")
     ax.legend()
     ax.set_title("training losses")
-    ax2.plot(steps, [np.nan if h.get("elo") is None else h["elo"] for h in history], marker="o")
+    key, title = ("elo", "Elo against the checkpoint pool") if any(h.get("elo") is not None for h in history) \
+        else ("positions_per_s", "self-play positions per second")
+    ax2.plot(steps, [np.nan if h.get(key) is None else h[key] for h in history], marker="o")
     ax2.set_xlabel("search step")
-    ax2.set_title("Elo against the checkpoint pool")
+    ax2.set_title(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
 

@@ -1,0 +1,195 @@
+"""benchmarks/az_vs_pg.py at tiny scale: Connect Four, a 1x8 net, a few steps per algorithm (--steps mode),
+references random and uct:10, 2 games per evaluation."""
+import hashlib
+import importlib.util
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+import torch
+
+import zerogym
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "az_vs_pg.py")
+ALGOS = ("alphazero", "reinforce", "reinforce_baseline", "ppo")
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("az_vs_pg_under_test", os.path.abspath(SCRIPT))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TINY = ["--games", "connect_four", "--net", "blocks=1", "channels=8", "--steps", "2", "--evals", "1",
+        "--references", "random", "uct:10", "--eval-games", "2", "--final-games", "2", "--simulations", "8",
+        "--az-set", "concurrent_games=8", "simulations=8", "batch_size=16", "min_buffer=16", "max_train_per_step=1",
+        "--pg-set", "num_envs=8", "ppo_n_steps=8", "ppo_batch_size=16", "ppo_epochs=1", "snapshot_every=8"]
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """One tiny comparison, shared by the tests below."""
+    mod = load_script()
+    root = tmp_path_factory.mktemp("az_vs_pg")
+    args = TINY + ["--runs-dir", str(root / "runs"), "--results-dir", str(root / "results")]
+    before = torch.get_num_threads()
+    try:
+        assert mod.main(args) == 0
+    finally:
+        torch.set_num_threads(before)
+    results = root / "results"
+    report = (results / "az_vs_pg.md").read_text()
+    return {"mod": mod, "root": root, "args": args, "results": results, "report": report}
+
+
+def agent_path(tiny, algo):
+    return tiny["results"] / "az_vs_pg" / "connect_four" / algo / "agent.pt"
+
+
+def round_robin_rows(report):
+    """{(A, B): (wins, draws, losses) from A's view} from the round-robin table of the report."""
+    rows = {}
+    for m in re.finditer(r"^\| (\S+) \| (\S+) \| \d+-\d+-\d+ \| \d+-\d+-\d+ \| (\d+)-(\d+)-(\d+) \| [\d.]+% \|$",
+                         report, re.M):
+        rows[(m.group(1), m.group(2))] = tuple(int(x) for x in m.group(3, 4, 5))
+    return rows
+
+
+def test_every_final_agent_exists_loads_and_plays_a_legal_move(tiny):
+    from zerogym_agents.saved import load_agent, load_card
+    for algo in ALGOS:
+        path = agent_path(tiny, algo)
+        assert path.is_file() and path.with_suffix(".json").is_file(), algo
+        agent = load_agent(str(path), seed=0)
+        env = zerogym.make("connect_four")
+        env.reset(seed=0)
+        env.step(3)                                    # a position other than the start
+        action = agent.act(env)
+        assert env.unwrapped.state.legal_mask()[action] == 1
+        card = load_card(str(path))
+        for field in ("game", "kwargs", "net", "budget", "results", "command"):
+            assert field in card, (algo, field)
+        assert card["game"] == "connect_four" and card["net"]["blocks"] == 1 and card["net"]["channels"] == 8
+        assert "final_round_robin" in card["results"] and "final_evaluation" in card["results"]
+        assert type(agent).__name__ == ("AlphaZeroAgent" if algo == "alphazero" else "PolicyAgent")
+
+
+def test_report_names_every_algorithm_and_has_the_round_robin_table_and_the_plot(tiny):
+    report = tiny["report"]
+    for algo in ALGOS:
+        assert f"| {algo} |" in report, algo
+    assert "| A | B | A first (W-D-L) | B first (W-D-L) | total (W-D-L) | A score |" in report
+    rows = round_robin_rows(report)
+    names = list(ALGOS) + ["random", "uct:10"]
+    assert len(rows) == len(names) * (len(names) - 1) // 2
+    assert all(sum(v) == 2 for v in rows.values())
+    assert "final net in PUCT(8)" in report and "greedy" in report
+    assert "zerogym arena --game connect_four --agents" in report
+    png = tiny["results"] / "az_vs_pg_connect_four.png"
+    assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
+    report = tiny["report"]
+    rows = round_robin_rows(report)
+    lines = re.findall(r"^- (\w+) / (\w+) vs (\S+): (?:(\d+) of (\d+) games won \(([\d.]+)%\)|not measured), "
+                       r"target >= (\d+)%: \*\*(met|missed|not measured)\*\*$", report, re.M)
+    assert len(lines) == 12                            # 2 games x 3 PG algorithms x 2 references
+    verdicts = []
+    for game, algo, ref, won, games, pct, need, verdict in lines:
+        if game != "connect_four" or ref != "random":  # greedy is not a reference here; Go was not run
+            assert verdict == "not measured"
+            verdicts.append(None)
+            continue
+        w, d, lo = rows[(algo, ref)] if (algo, ref) in rows else rows[(ref, algo)][::-1]
+        assert (int(won), int(games)) == (w, w + d + lo)
+        assert verdict == ("met" if w / (w + d + lo) >= int(need) / 100 else "missed")
+        verdicts.append(verdict == "met")
+    overall = re.search(r"^- Overall: .*\*\*(met|missed|not measured)\*\*", report, re.M).group(1)
+    assert overall == ("missed" if False in verdicts else "not measured")
+
+
+def test_a_restart_skips_finished_runs_and_touches_no_agent_file(tiny, capsys):
+    def snapshot():
+        out = {}
+        for algo in ALGOS:
+            p = agent_path(tiny, algo)
+            out[algo] = (os.stat(p).st_mtime_ns, hashlib.sha256(p.read_bytes()).hexdigest())
+        rr = tiny["root"] / "runs" / "connect_four" / "round_robin.json"
+        out["round_robin"] = os.stat(rr).st_mtime_ns
+        return out
+
+    before = snapshot()
+    capsys.readouterr()
+    assert tiny["mod"].main(tiny["args"]) == 0
+    out = capsys.readouterr().out
+    for algo in ALGOS:
+        assert f"[connect_four/{algo}] finished earlier: skipped" in out
+    assert "round robin]" not in out
+    assert snapshot() == before
+    report = (tiny["results"] / "az_vs_pg.md").read_text()
+    assert round_robin_rows(report) == round_robin_rows(tiny["report"])
+
+
+def test_report_only_rebuilds_the_same_tables_without_the_training_options(tiny):
+    results = tiny["results"]
+    assert tiny["mod"].main(["--report-only", "--runs-dir", str(tiny["root"] / "runs"),
+                             "--results-dir", str(results)]) == 0
+    report = (results / "az_vs_pg.md").read_text()
+    assert round_robin_rows(report) == round_robin_rows(tiny["report"])
+    assert report.split("## connect_four")[1].split("## Configs")[0] == \
+        tiny["report"].split("## connect_four")[1].split("## Configs")[0]
+
+
+def test_the_saved_round_robin_is_what_the_arena_replays_from_the_saved_agents(tiny):
+    from zerogym_agents.arena.cli import agent_from_spec
+    from zerogym_agents.arena.match import round_robin
+    saved = json.loads((tiny["root"] / "runs" / "connect_four" / "round_robin.json").read_text())["result"]
+    names = saved["names"]
+    specs = [str(agent_path(tiny, n)) if n in ALGOS else n for n in names]
+    again = round_robin({n: agent_from_spec(s, "connect_four") for n, s in zip(names, specs)}, "connect_four",
+                        {}, games_per_pair=2, seed=0, progress=False)
+    assert [[r["actions"] for r in m.records] for m in again.matches] == \
+        [[r["actions"] for r in m["records"]] for m in saved["matches"]]
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    mod = load_script()
+    args = TINY[:TINY.index("--evals") + 1] + ["2"] + TINY[TINY.index("--evals") + 2:]
+    args = [a for a in args] + ["--algos", "reinforce", "--runs-dir", str(tmp_path / "runs"),
+                                "--results-dir", str(tmp_path / "results")]
+    real = mod.evaluate
+    calls = []
+
+    def evaluate_then_die(*a, **k):
+        calls.append(a[3])
+        if len(calls) == 3:                            # the evaluation after 4 steps: killed
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(mod, "evaluate", evaluate_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        mod.main(args)
+    state_path = tmp_path / "runs" / "connect_four" / "reinforce" / "state.json"
+    state = json.loads(state_path.read_text())
+    assert state["steps"] == 4 and len(state["evals"]) == 2 and not state["done"]
+    ckpt = tmp_path / "runs" / "connect_four" / "reinforce" / "checkpoint.pt"
+    saved_at = os.stat(ckpt).st_mtime_ns
+    monkeypatch.setattr(mod, "evaluate", real)
+    assert mod.main(args) == 0
+    state = json.loads(state_path.read_text())
+    assert state["done"] and state["steps"] == 4, "resumed at step 4, not trained again"
+    assert [e["step"] for e in state["evals"]] == [0, 2, 4]
+    assert os.stat(ckpt).st_mtime_ns == saved_at
+    assert calls == ["reinforce@0", "reinforce@2", "reinforce@4"]
+    assert np.isfinite(state["seconds"])

@@ -37,6 +37,8 @@ import time
 
 import numpy as np
 
+from zerogym_agents.transfer.experiment import read_json, seed_int, write_json
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -73,26 +75,6 @@ def load_presets():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.PRESETS
-
-
-def seed_int(*words):
-    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
-def read_json(path):
-    if not os.path.isfile(path):
-        return None
-    with open(path) as f:
-        return json.load(f)
-
-
-def write_json(path, data):
-    """Atomically: a temp file in the same folder, then os.replace."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-    os.replace(tmp, path)
 
 
 def _pid_alive(pid):
@@ -286,7 +268,19 @@ def check_fingerprint(saved, mine, where):
 
 
 # ---- trainers behind one interface -------------------------------------------------------------------
-class AlphaZeroRun:
+class _Run:
+    """What both kinds of run share: the trainer's step and net."""
+
+    @property
+    def step(self):
+        return self.trainer.step
+
+    @property
+    def net(self):
+        return self.trainer.net
+
+
+class AlphaZeroRun(_Run):
     """AlphaZero (BudgetTrainer: in minutes mode the learning rate follows the cosine schedule over the
     share of the time budget used)."""
 
@@ -298,14 +292,6 @@ class AlphaZeroRun:
         if not o.step_mode:
             self.trainer.time_budget = 60.0 * o.args.minutes
         self.cfg, self.sims = cfg, o.args.simulations
-
-    @property
-    def step(self):
-        return self.trainer.step
-
-    @property
-    def net(self):
-        return self.trainer.net
 
     def train(self, n, time_used):
         return self.trainer.train_for(n, time_used)
@@ -326,7 +312,7 @@ class AlphaZeroRun:
         return {"simulations": self.sims}, "alphazero"
 
 
-class PGRun:
+class PGRun(_Run):
     """REINFORCE, REINFORCE with baseline or PPO (make_trainer)."""
 
     def __init__(self, o, key, algo, folder, resume):
@@ -335,14 +321,6 @@ class PGRun:
         cfg = PGConfig.from_dict(o.pg_config(key, algo))
         self.trainer = make_trainer(cfg, folder, resume=resume, log_dir=os.path.join(folder, "tb"))
         self.cfg, self.sims = cfg, o.args.simulations
-
-    @property
-    def step(self):
-        return self.trainer.step
-
-    @property
-    def net(self):
-        return self.trainer.net
 
     def train(self, n, time_used):
         t0 = time.perf_counter()

@@ -1,11 +1,11 @@
 """AlphaZeroConfig: everything that defines a training run, saved as JSON beside its checkpoints."""
-import dataclasses
-import json
 from dataclasses import dataclass, field
+
+from zerogym_agents.config_io import JsonConfig
 
 
 @dataclass
-class AlphaZeroConfig:
+class AlphaZeroConfig(JsonConfig):
     """One AlphaZero run. Defaults suit a small game on a 2-core CPU."""
 
     game: str = "tictactoe"
@@ -55,21 +55,3 @@ class AlphaZeroConfig:
         if self.min_buffer < self.batch_size:
             raise ValueError(f"AlphaZeroConfig.min_buffer ({self.min_buffer}) must be at least batch_size "
                              f"({self.batch_size})")
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown AlphaZeroConfig fields {unknown}; known: {sorted(known)}")
-        return cls(**d)
-
-    def to_json(self):
-        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text):
-        return cls.from_dict(json.loads(text))

@@ -6,7 +6,6 @@ optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.
 """
 import dataclasses
 import importlib
-import json
 import os
 from collections.abc import Mapping
 from typing import Optional
@@ -16,6 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file
+from zerogym_agents.config_io import JsonConfig
 from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 
@@ -32,7 +32,7 @@ class NetFileError(CheckpointError):
 
 
 @dataclasses.dataclass
-class NetConfig:
+class NetConfig(JsonConfig):
     """Everything that defines a PolicyValueNet's shape and training loss (JSON-able).
 
     trunk: "resnet" (AlphaZero blocks) or "mobilenet" (MobileNetV2 blocks); blocks, channels: its
@@ -44,6 +44,7 @@ class NetConfig:
     kernel_size: the trunk's spatial kernel (odd; 3 = 3x3; grown with zerogym_agents.transfer.grow).
     """
 
+    json_indent = None            # one line: configs are embedded in net files
     trunk: str = "resnet"
     blocks: int = 4
     channels: int = 32
@@ -93,26 +94,6 @@ class NetConfig:
             raise ValueError(f"NetConfig: the 'columns' layout has no extra actions, got extra_actions={self.extra_actions}")
         if self.game is not None and not isinstance(self.game, str):
             raise ValueError(f"NetConfig.game must be a game name or None, got {self.game!r}")
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d):
-        if not isinstance(d, Mapping):
-            raise ValueError(f"NetConfig.from_dict needs a mapping, got {type(d).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown NetConfig fields {unknown}; known: {', '.join(sorted(known))}")
-        return cls(**d)
-
-    def to_json(self):
-        return json.dumps(self.to_dict(), sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text):
-        return cls.from_dict(json.loads(text))
 
     @classmethod
     def for_game(cls, game, *, game_kwargs=None, **overrides):

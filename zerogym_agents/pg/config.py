@@ -1,7 +1,8 @@
 """PGConfig: everything that defines a policy-gradient run, saved as JSON beside its checkpoints."""
 import dataclasses
-import json
 from dataclasses import dataclass, field
+
+from zerogym_agents.config_io import JsonConfig
 
 ALGOS = ("reinforce", "reinforce-baseline", "ppo")
 OPTIMIZERS = ("adam", "sgd")
@@ -12,7 +13,7 @@ BATCHNORM_MODES = ("auto", "batch", "frozen")
 
 
 @dataclass
-class PGConfig:
+class PGConfig(JsonConfig):
     """One policy-gradient run against a pool of past selves. Defaults suit Connect Four on a small CPU.
 
     algo: "reinforce" (ZetaGo's update: every learner move weighted by the game's result),
@@ -157,21 +158,3 @@ class PGConfig:
             return for_game(self.game, game_kwargs=self.game_kwargs, **self.net)
         except (TypeError, ValueError) as err:
             raise ValueError(f"PGConfig.net: {err}") from None
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown PGConfig fields {unknown}; known: {', '.join(sorted(known))}")
-        return cls(**d)
-
-    def to_json(self):
-        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text):
-        return cls.from_dict(json.loads(text))

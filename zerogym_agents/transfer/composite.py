@@ -29,12 +29,12 @@ windows of a batch go through the frozen trunk in one call (B * F boards of W1 x
 """
 import copy
 import dataclasses
-import json
 from collections.abc import Mapping
 
 import torch
 from torch import nn
 
+from zerogym_agents.config_io import JsonConfig
 from zerogym_agents.nets.heads import PolicyHead, ValueHead
 from zerogym_agents.nets.model import VALUE_LOSSES, NetConfig, PolicyValueNet, _spec_of
 
@@ -44,13 +44,14 @@ KIND = "composite"
 
 
 @dataclasses.dataclass
-class CompositeConfig:
+class CompositeConfig(JsonConfig):
     """Everything that defines a CompositeNet (JSON-able); `small` is the frozen net's NetConfig.
 
     in_planes, action_layout, extra_actions and game are the frozen net's; value_loss and
     value_weight (used by nets.loss) default to its too.
     """
 
+    json_indent = None            # one line: configs are embedded in net files
     small: NetConfig
     small_size: int
     big_size: int
@@ -106,18 +107,7 @@ class CompositeConfig:
         d = dict(d)
         if d.pop("kind", KIND) != KIND:
             raise ValueError(f"not a composite network config (kind {d.get('kind')!r})")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown CompositeConfig fields {unknown}; known: {', '.join(sorted(known))}")
-        return cls(**d)
-
-    def to_json(self):
-        return json.dumps(self.to_dict(), sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text):
-        return cls.from_dict(json.loads(text))
+        return super().from_dict(d)
 
     def check_game(self, game, game_kwargs=None):
         """Raise ValueError unless the frozen net fits `game` and its board is big_size x big_size."""

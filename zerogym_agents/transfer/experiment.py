@@ -67,6 +67,7 @@ def read_json(path):
 
 def write_json(path, data):
     """Write JSON atomically (a temp file in the same folder, then os.replace)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from zerogym_agents.config_io import JsonConfig
+
 METHODS = ("scratch", "finetune", "composite", "grown", "curriculum")
 DEFAULT_REFERENCES = ("random", "uct:1000", "gnugo:1", "gnugo:10")
 MAX_SIMULATIONS = 400
@@ -26,7 +28,7 @@ def _positive_number(name, v):
 
 
 @dataclass
-class TransferSettings:
+class TransferSettings(JsonConfig):
     """Everything that defines one transfer experiment (JSON-able; see the module docstring).
 
     config: AlphaZeroConfig fields shared by every method (game, the board size in game_kwargs,
@@ -119,10 +121,3 @@ class TransferSettings:
     def to_dict(self):
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
 
-    @classmethod
-    def from_dict(cls, d):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown TransferSettings fields {unknown}; known: {sorted(known)}")
-        return cls(**d)

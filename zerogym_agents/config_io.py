@@ -1,0 +1,30 @@
+"""JSON round trips shared by the config dataclasses (nets, training runs, experiments)."""
+import dataclasses
+import json
+from collections.abc import Mapping
+
+
+class JsonConfig:
+    """Mixin for a config dataclass: to/from dict and JSON, refusing unknown fields by name."""
+
+    json_indent = 2           # None: one line (configs embedded in checkpoints)
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        if not isinstance(d, Mapping):
+            raise ValueError(f"{cls.__name__}.from_dict needs a mapping, got {type(d).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} fields {unknown}; known: {', '.join(sorted(known))}")
+        return cls(**d)
+
+    def to_json(self):
+        return json.dumps(self.to_dict(), indent=self.json_indent, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text):
+        return cls.from_dict(json.loads(text))

@@ -58,12 +58,16 @@ TORCH_THREADS = 1              # every trainer and every evaluation runs on one 
 # Policy-gradient settings per game (PGConfig fields), for a 2-core CPU. The net is the AlphaZero
 # preset's (same trunk, blocks and channels), so both sides have the same number of parameters.
 # Pool: uniform over the last 10 snapshots, one every 500 learner games (ZetaGo, paper 002).
-PG_COMMON = dict(num_envs=64, optimizer="adam", lr=1e-3, weight_decay=1e-4, grad_clip=1.0, entropy_coef=0.01,
+PG_COMMON = dict(num_envs=64, optimizer="adam", lr=1e-3, weight_decay=1e-4, grad_clip=1.0,
                  value_coef=0.5, gamma=1.0, augment="random", minibatch_size=2048,
                  ppo_n_steps=64, ppo_batch_size=256, ppo_epochs=4, clip_range=0.2, gae_lambda=0.95,
                  pool_mode="uniform", pool_size=10, snapshot_every=500, snapshot_unit="episodes",
                  checkpoint_every=50, log_every=10)
 PG_PER_GAME = {"connect_four": {}, "othello_6x6": {}, "go_5x5": {}}     # room for per-game settings
+# Entropy bonus: REINFORCE's single update per batch of games needs a stronger one to keep exploring
+# (0.01 let the policy turn deterministic within minutes on Connect Four); PPO keeps SB3's usual 0.01.
+PG_PER_ALGO = {"reinforce": {"entropy_coef": 0.05}, "reinforce_baseline": {"entropy_coef": 0.05},
+               "ppo": {"entropy_coef": 0.01}}
 CHUNK_SECONDS = 5.0            # minutes mode: train in chunks of about this long between clock checks
 AZ_CHECKPOINT_EVERY = 200      # minutes mode: the trainer's own checkpoints (and pool snapshots for Go)
 
@@ -216,7 +220,7 @@ class Options:
 
     def pg_config(self, key, algo):
         game, kwargs, _ = GAMES[key]
-        fields = {**PG_COMMON, **PG_PER_GAME.get(key, {})}
+        fields = {**PG_COMMON, **PG_PER_ALGO[algo], **PG_PER_GAME.get(key, {})}
         fields.update(algo=PG_ALGO[algo], game=game, game_kwargs=dict(kwargs), seed=self.args.seed,
                       net=self.net_fields(key), torch_threads=TORCH_THREADS)
         if self.step_mode:

@@ -52,8 +52,10 @@ class PGConfig(JsonConfig):
     entropy_coef: float = 0.01
     value_coef: float = 0.5           # reinforce-baseline and ppo; plain reinforce trains no value
     minibatch_size: int = 2048        # REINFORCE: positions per forward/backward chunk (one update per step)
-    # BatchNorm while learning: "batch" (batch statistics, running ones updated, as in supervised training),
-    # "frozen" (running statistics, never updated: the trained policy is exactly the one that played),
+    # BatchNorm while learning: "batch" (batch statistics, running ones updated, as in supervised training;
+    # the policy trained then differs a little from the one that played, which REINFORCE's truncated
+    # importance weights correct), "frozen" (running statistics, never updated: the trained policy is
+    # exactly the one that played, but the trunk is then unnormalised and learns tactics more slowly),
     # "auto" (batch for REINFORCE, frozen for PPO, whose probability ratios then start at exactly 1)
     batchnorm: str = "auto"
     # PPO (MaskablePPO)

@@ -30,13 +30,18 @@ def masked_log_softmax(logits, mask):
 
 
 def reinforce_loss(net, planes, masks, actions, returns, baseline=False, entropy_coef=0.0, value_coef=0.5,
-                   total=None):
+                   total=None, behaviour_logp=None):
     """The REINFORCE loss of a batch of the learner's moves, and its parts as floats.
 
     planes float32 (B, C, H, W); masks (B, A) bool or 0/1; actions int64 (B,); returns float32 (B,)
     in [-1, 1] from the mover's view. Loss = sum over rows of
     -advantage * log p(a | s) - entropy_coef * H(p(. | s)) + value_coef * value_loss, divided by
     `total` (default B; pass the full batch size when summing gradients over chunks).
+    behaviour_logp float32 (B,): the log-probability the move had when it was played. Each row's policy
+    term is then weighted by min(1, p(a | s) / behaviour) (truncated importance sampling, as in
+    ACER and IMPALA's V-trace): 1 for a move as played, less for a symmetric image the current policy
+    would rarely play. Without it, such an image with a negative advantage pushes its already tiny
+    probability down without bound (d log p / d logit -> 1, not 0, as p -> 0) and the logits diverge.
     Without `baseline` the advantage is the return and the value head gets no gradient; with it,
     the advantage is return - V(s) (V detached) and the value loss is the net's config.value_loss
     ("mse" on V, or "bce" on (V + 1) / 2 against (return + 1) / 2).
@@ -56,6 +61,8 @@ def reinforce_loss(net, planes, masks, actions, returns, baseline=False, entropy
     else:
         advantage = returns
         value_loss = torch.zeros_like(returns)
+    if behaviour_logp is not None:
+        advantage = advantage * torch.exp(logp_a.detach() - behaviour_logp).clamp(max=1.0)
     policy_loss = -advantage * logp_a
     total = len(actions) if total is None else total
     loss = (policy_loss - entropy_coef * entropy + value_coef * value_loss).sum() / total
@@ -64,16 +71,20 @@ def reinforce_loss(net, planes, masks, actions, returns, baseline=False, entropy
     return loss, parts
 
 
-def augment(symmetries, planes, masks, actions, returns, mode, rng):
+def augment(symmetries, planes, masks, actions, returns, mode, rng, logp=None):
     """Board symmetries of a batch: mode "random" transforms each position by one drawn transform,
     "all" stacks every transform of every position, "none" returns the batch as it is. Planes,
-    masks and actions are transformed alike (zerogym.symmetry.Symmetries)."""
+    masks and actions are transformed alike (zerogym.symmetry.Symmetries); returns and the
+    behaviour log-probabilities `logp` (optional) follow their rows. Returns (planes, masks,
+    actions, returns, logp)."""
     if mode == "none" or symmetries is None or len(symmetries) < 2:
-        return planes, masks, actions, returns
+        return planes, masks, actions, returns, logp
     if mode == "all":
-        ks = np.repeat(np.arange(len(symmetries)), len(actions))
-        planes, masks = np.tile(planes, (len(symmetries), 1, 1, 1)), np.tile(masks, (len(symmetries), 1))
-        actions, returns = np.tile(actions, len(symmetries)), np.tile(returns, len(symmetries))
+        n = len(symmetries)
+        ks = np.repeat(np.arange(n), len(actions))
+        planes, masks = np.tile(planes, (n, 1, 1, 1)), np.tile(masks, (n, 1))
+        actions, returns = np.tile(actions, n), np.tile(returns, n)
+        logp = None if logp is None else np.tile(logp, n)
     elif mode == "random":
         ks = rng.integers(len(symmetries), size=len(actions))
         planes, masks, actions = planes.copy(), masks.copy(), actions.copy()
@@ -84,7 +95,7 @@ def augment(symmetries, planes, masks, actions, returns, mode, rng):
         planes[sel] = symmetries.planes(planes[sel], k)
         masks[sel] = symmetries.policy(masks[sel], k)
         actions[sel] = symmetries.action_maps[k][actions[sel]]
-    return planes, masks, actions, returns
+    return planes, masks, actions, returns, logp
 
 
 def make_optimizer(params, cfg):
@@ -131,8 +142,9 @@ class ReinforceTrainer(PGTrainer):
     def update(self, episodes):
         """One gradient step on the learner's moves of `episodes`; returns the mean loss parts."""
         cfg = self.cfg
-        planes, masks, actions, returns = augment(self.symmetries, episodes.planes, episodes.masks, episodes.actions,
-                                                  episodes.returns, cfg.augment, self.rng)
+        planes, masks, actions, returns, logp = augment(self.symmetries, episodes.planes, episodes.masks,
+                                                        episodes.actions, episodes.returns, cfg.augment, self.rng,
+                                                        logp=episodes.logp)
         total = len(actions)
         if total == 0:
             return {}
@@ -146,7 +158,7 @@ class ReinforceTrainer(PGTrainer):
                     self.net, torch.from_numpy(planes[part].astype(np.float32)), torch.from_numpy(masks[part] != 0),
                     torch.from_numpy(actions[part]), torch.from_numpy(returns[part]),
                     baseline=cfg.algo == "reinforce-baseline", entropy_coef=cfg.entropy_coef,
-                    value_coef=cfg.value_coef, total=total)
+                    value_coef=cfg.value_coef, total=total, behaviour_logp=torch.from_numpy(logp[part]))
                 loss.backward()
                 sums["loss"] += loss.item()
                 for k, v in parts.items():

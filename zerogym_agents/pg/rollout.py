@@ -17,7 +17,7 @@ class Episodes:
     """The learner's side of N finished games, one row per learner move (M rows in all).
 
     planes int8 (M, C, H, W) from the learner's view; masks int8 (M, A); actions int64 (M,);
-    returns float32 (M,): the game's result for the learner, discounted by gamma per later learner
+    logp float32 (M,): the log-probability the learner gave its action when it played; returns float32 (M,): the game's result for the learner, discounted by gamma per later learner
     move; games int64 (M,): the game of each move. results float32 (N,): the learner's final reward
     (+1 win, 0 draw or cut off, -1 loss); lengths int64 (N,): moves of both players; seats (N,).
     """
@@ -25,6 +25,7 @@ class Episodes:
     planes: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
+    logp: np.ndarray
     returns: np.ndarray
     games: np.ndarray
     results: np.ndarray
@@ -67,9 +68,10 @@ def play_episodes(venv, learner, opponent, seats, rng, gamma=1.0, learner_greedy
         if mine.any():
             idx = np.flatnonzero(mine)
             x, m = planes[idx], mask[idx]
-            a = select_actions(learner(x), m, rng, learner_greedy)
+            logits = learner(x)
+            a = select_actions(logits, m, rng, learner_greedy)
             actions[idx] = a
-            rec.append((idx, counts[idx], x.astype(np.int8), m, a))
+            rec.append((idx, counts[idx], x.astype(np.int8), m, a, action_logp(logits, m, a)))
             counts[idx] += 1
         if theirs.any():
             idx = np.flatnonzero(theirs)
@@ -89,9 +91,20 @@ def play_episodes(venv, learner, opponent, seats, rng, gamma=1.0, learner_greedy
         out_planes = np.concatenate([r[2] for r in rec])
         masks = np.concatenate([r[3] for r in rec])
         actions = np.concatenate([r[4] for r in rec])
+        logp = np.concatenate([r[5] for r in rec])
     else:
         games = move_no = actions = np.zeros(0, np.int64)
+        logp = np.zeros(0, np.float32)
         out_planes, masks = np.zeros((0, c, h, w), np.int8), np.zeros((0, a), np.int8)
     later = counts[games] - 1 - move_no
     returns = (results[games] * np.power(gamma, later)).astype(np.float32)
-    return Episodes(out_planes, masks.astype(np.int8, copy=False), actions, returns, games, results, lengths, seats)
+    return Episodes(out_planes, masks.astype(np.int8, copy=False), actions, logp, returns, games, results, lengths,
+                    seats)
+
+
+def action_logp(logits, masks, actions):
+    """log softmax(logits over the legal actions)[action] per row, float32 (B,)."""
+    x = np.where(np.asarray(masks) != 0, np.asarray(logits, np.float64), -np.inf)
+    top = x.max(axis=1, keepdims=True)
+    log_z = np.log(np.exp(x - top).sum(axis=1)) + top[:, 0]
+    return (x[np.arange(len(actions)), actions] - log_z).astype(np.float32)

@@ -87,17 +87,41 @@ def test_augmented_moves_stay_legal_and_on_empty_cells():
     actions = np.full(40, 2, np.int64)
     returns = np.arange(40, dtype=np.float32)
     sym = st.symmetries()
-    p, m, a, r = augment(sym, planes, masks, actions, returns, "random", np.random.default_rng(0))
+    p, m, a, r, _ = augment(sym, planes, masks, actions, returns, "random", np.random.default_rng(0))
     assert len(set(a.tolist())) > 2                               # several transforms were drawn
     for i in range(40):
         assert m[i, a[i]] == 1
         assert p[i, 0].flat[a[i]] == 0 and p[i, 1].flat[a[i]] == 0   # the transformed cell is empty
         assert p[i, 0].sum() == 1 and p[i, 1].sum() == 2            # stone counts survive
     assert np.array_equal(r, returns)
-    p, m, a, r = augment(sym, planes[:2], masks[:2], actions[:2], returns[:2], "all", None)
+    logp = np.array([-0.5, -2.0], np.float32)
+    p, m, a, r, lp = augment(sym, planes[:2], masks[:2], actions[:2], returns[:2], "all", None, logp=logp)
     assert len(a) == 16 and sorted(set(a.tolist())) == [0, 2, 6, 8]  # the corner 2 goes to every corner
+    assert np.array_equal(lp, np.tile(logp, 8)) and np.array_equal(r, np.tile(returns[:2], 8))
     same = augment(sym, planes, masks, actions, returns, "none", None)
     assert same[0] is planes and same[2] is actions
+
+
+def test_importance_weights_leave_moves_as_played_alone_and_damp_unlikely_symmetric_images():
+    """A lost move as played (behaviour log-probability = the net's) keeps exactly its REINFORCE
+    gradient; one the net now finds e^10 times less likely than when it was played (a symmetric image
+    a sharp policy would not play) gets weight e^-10, so its logit is not pushed down without bound."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(for_game("tictactoe", **TINY))
+    planes = torch.from_numpy(zerogym.make_state("tictactoe").encode()[None].astype(np.float32))
+    masks, actions, returns = torch.ones(1, 9, dtype=torch.bool), torch.tensor([0]), torch.tensor([-1.0])
+
+    def policy_grad(behaviour_logp):
+        net.zero_grad()
+        reinforce_loss(net, planes, masks, actions, returns, behaviour_logp=behaviour_logp)[0].backward()
+        return torch.cat([p.grad.flatten() for p in net.parameters() if p.grad is not None]).clone()
+
+    logp_net = torch.log_softmax(net.forward_raw(planes)[0], 1)[:, 0].detach()
+    plain = policy_grad(None)
+    assert plain.norm() > 0
+    assert torch.allclose(policy_grad(logp_net), plain, atol=1e-7)
+    assert torch.allclose(policy_grad(logp_net + 10.0), plain * np.exp(-10.0), atol=1e-9)
+    assert torch.allclose(policy_grad(logp_net - 10.0), plain, atol=1e-7)     # the weight is capped at 1
 
 
 def test_a_short_run_learns_logs_snapshots_and_saves_a_playable_agent(tmp_path):

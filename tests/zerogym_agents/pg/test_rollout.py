@@ -36,6 +36,7 @@ def test_masks_are_never_violated_and_the_bookkeeping_adds_up(game, n, seed, lea
     ep = play_episodes(venv, wild_policy(a, seed), wild_policy(a, seed + 1), seats, np.random.default_rng(seed),
                        learner_greedy=learner_greedy, opponent_greedy=opponent_greedy)
     assert np.all(ep.masks[np.arange(len(ep)), ep.actions] == 1)
+    assert ep.logp.shape == ep.actions.shape and np.all(np.isfinite(ep.logp)) and np.all(ep.logp <= 0)
     assert ep.planes.shape[1:] == tuple(np.roll(venv.spec.obs_shape, 1)) and ep.masks.shape == (len(ep), a)
     assert set(np.unique(ep.results)) <= {-1.0, 0.0, 1.0}
     assert np.array_equal(ep.returns, ep.results[ep.games])           # gamma = 1
@@ -53,10 +54,18 @@ def test_results_are_from_the_learners_seat():
     ep = play_episodes(venv, fixed_policy(7, 0), fixed_policy(7, 1), seats, np.random.default_rng(0))
     assert list(ep.results) == [1.0, -1.0, 1.0, -1.0]
     assert list(ep.lengths) == [7, 7, 7, 7]
-    assert np.all(ep.actions == 0)
+    assert np.all(ep.actions == 0) and np.allclose(ep.logp, 0.0)        # the only move it would play
     assert list(np.bincount(ep.games)) == [4, 3, 4, 3]
     first = ep.games == 0                     # the learner's own stones pile up in column 0, from its view
     assert [int(p[0, :, 0].sum()) for p in ep.planes[first]] == [0, 1, 2, 3]
+
+
+def test_behaviour_log_probabilities_are_those_of_the_legal_softmax():
+    """Uniform logits: each recorded move had probability 1 / (number of legal moves)."""
+    venv = zerogym.vector.make("tictactoe", 3, copy=False)
+    uniform = lambda planes: np.zeros((len(planes), 9), np.float32)
+    ep = play_episodes(venv, uniform, uniform, np.array([0, 1, 0]), np.random.default_rng(1))
+    assert np.allclose(ep.logp, -np.log(ep.masks.sum(axis=1)), atol=1e-6)
 
 
 def test_returns_are_discounted_per_later_learner_move():

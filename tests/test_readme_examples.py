@@ -30,3 +30,15 @@ def test_maskable_ppo_example():
         obs, r, term, trunc, _ = gym_env.step(action)
         if term or trunc:
             break
+
+
+def test_the_landing_example_runs_as_written(capsys):
+    """The first Python block of the README (a shipped AlphaZero agent against UCT(1000)), verbatim."""
+    import pathlib
+    import re
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    assert "load_agent(\"pretrained:connect_four\")" in block and len(block.strip().splitlines()) <= 12
+    exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "game over" in out and re.search(r"^(AlphaZero wins|UCT\(1000\) wins|draw)$", out, re.M)

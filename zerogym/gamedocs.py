@@ -1,41 +1,277 @@
-"""Writes docs/games.md from the game specs, so the documented encodings are the code's.
+"""Writes docs/games/ from the code: an index (README.md) and one page per game with its rules
+(the env module's docstring), an AEC loop, the action names, observation planes, illegal-move
+reasons and symmetries of the game spec, and a picture (img/<game>.png, render_mode="rgb_array").
 
-python -m zerogym.gamedocs > docs/games.md
+python -m zerogym.gamedocs            # write the pages and pictures
+python -m zerogym.gamedocs --check    # write nothing; exit 1 naming the files that differ
 """
+import argparse
 import importlib
+import inspect
+import pathlib
+import sys
+from dataclasses import dataclass
 
-from zerogym.registry import GAMES
+import numpy as np
 
-EXAMPLE_KWARGS = {"go": {"board_size": 9}, "othello": {"board_size": 8}, "hex": {"board_size": 11},
-                  "connect_four": {}, "tictactoe": {}}
+from zerogym.coords import SPECIAL, format_action, input_help, parse_action
+from zerogym.registry import GAMES, game_module, make_state
+
+DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs" / "games"
+SIZE_KWARGS = ("board_size", "rows", "cols")
+# the smallest win_length, so that every board size is tried on its own
+SIZE_PROBE = {"tictactoe": {"win_length": 2}}
 
 
-def game_section(name):
-    module = importlib.import_module(GAMES[name])
-    raw = module.raw_env(**EXAMPLE_KWARGS[name])
-    st = raw.state
-    spec = st.spec
+@dataclass(frozen=True)
+class Example:
+    kwargs: dict    # the kwargs of the page's AEC loop, action table and picture
+    moves: str      # the picture: these moves from the start, as a person types them
+    result: str     # the last line of the AEC loop
+
+
+EXAMPLES = {
+    "go": Example({"board_size": 9}, "E5 D5 C5 F4 D4 C7 D6 G6 E3 F5 E6 F6 C3 E7",
+                  "print(env.render(), info)  # the final board; info: score (black - white - komi) and areas"),
+    "othello": Example({"board_size": 8}, "F5 D6 C3 D3 C4 F4 C5 B3 C2 E6 C6 B4",
+                       'print(env.render(), info["discs"])  # the final board and the disc counts'),
+    "hex": Example({"board_size": 11}, "D3 swap F6 E8 G4 D7 E6 F7 F5 H3",
+                   "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if black won"),
+    "connect_four": Example({}, "4 4 5 3 3 5 6 6 2 4",
+                            "print(env.render(), env.unwrapped.state.returns())  # (0.0, 0.0) for a draw"),
+    "tictactoe": Example({}, "B2 A1 C1 A3 A2 C3 C2",
+                         "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if X won"),
+}
+
+
+# ---- what the code says ------------------------------------------------------------------------
+def module_name(game):
+    return GAMES[game].split(".")[-1]
+
+
+def title(game):
+    """The game's name, from the first line of its module docstring ("Tic-tac-toe / Gomoku")."""
+    return game_module(game).__doc__.split(" AEC environment")[0]
+
+
+# the same for every game (zerogym.envs.base): appended to each page's rules
+ILLEGAL_MOVES = """Illegal moves: `raw_env()` raises `IllegalMoveError` (a `ValueError` naming the move, the player and
+the reason) and changes nothing. `env()` follows PettingZoo's classic convention: an illegal move
+ends the game with -1 for the offender and 0 for the other agent, and info `illegal_move` says why;
+`env(illegal="raise")` raises instead. An action that is not an int in range always raises."""
+
+
+def rules(game):
+    return inspect.cleandoc(game_module(game).__doc__) + "\n\n" + ILLEGAL_MOVES
+
+
+def signature(game):
+    """The game's keyword arguments with their defaults, as in its make_spec."""
+    core = importlib.import_module(game_module(game).raw_env.state_class.__module__)
+    return inspect.signature(core.make_spec)
+
+
+def example_env(game, **options):
+    return game_module(game).env(**EXAMPLES[game].kwargs, **options)
+
+
+def spec_of(game):
+    return example_env(game).unwrapped.state.spec
+
+
+def _accepts(game, kwargs):
+    try:
+        make_state(game, **kwargs)
+    except ValueError:
+        return False
+    return True
+
+
+def _span(values):
+    """"2..25", "4..16, even" for a sorted run of ints."""
+    if values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}..{values[-1]}"
+    parity = "even" if values[0] % 2 == 0 else "odd"
+    return f"{values[0]}..{values[-1]}, {parity}"
+
+
+def board_sizes(game):
+    """The sizes each size kwarg accepts, one at a time, e.g. "`board_size` 2..25"."""
+    probe = SIZE_PROBE.get(game, {})
+    parts = []
+    for name in signature(game).parameters:
+        if name in SIZE_KWARGS:
+            ok = [v for v in range(1, 41) if _accepts(game, {**probe, name: v})]
+            parts.append(f"`{name}` {_span(ok)}")
+    return ", ".join(parts)
+
+
+def action_count(spec):
+    """How many actions, as a formula of the board, e.g. "`N*N + 1` (the last: pass)"."""
+    h, w, _ = spec.obs_shape
+    if spec.num_actions == h * w + 1:
+        return f"`N*N + 1` (the last: {SPECIAL[spec.name]})"
+    if spec.num_actions == h * w:
+        return "`N*N`"
+    return "`cols` (one per column)"
+
+
+def example_actions(spec):
+    """A few actions to show: the first two, the start of row 2, the last point, pass/swap, the last."""
+    h, w, _ = spec.obs_shape
+    n = spec.num_actions
+    return sorted(a for a in {0, 1, w, h * w - 1, h * w, n - 1} if a < n)
+
+
+def _code(value):
+    """`value` as Python source, strings in double quotes."""
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def _call(game, **options):
+    """The example's env() call as Python source, e.g. 'go_v0.env(board_size=9, render_mode="ansi")'."""
+    kwargs = {**EXAMPLES[game].kwargs, **options}
+    return f"{module_name(game)}.env({', '.join(f'{k}={_code(v)}' for k, v in kwargs.items())})"
+
+
+def example_code(game):
+    """The page's AEC loop: a random legal game of `game` to the end."""
+    return "\n".join([
+        f"from zerogym import {module_name(game)}",
+        "",
+        f"env = {_call(game, render_mode='ansi')}",
+        "env.reset(seed=0)",
+        "for agent in env.agent_iter():",
+        "    obs, reward, termination, truncation, info = env.last()",
+        '    action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])',
+        "    env.step(action)",
+        EXAMPLES[game].result,
+    ])
+
+
+def picture(game):
+    """The page's picture: the example moves played in an env(render_mode="rgb_array"), rendered."""
+    env = example_env(game, render_mode="rgb_array")
+    env.reset()
+    for move in EXAMPLES[game].moves.split():
+        env.step(parse_action(env, move))
+    return env.render()
+
+
+# ---- pages --------------------------------------------------------------------------------------
+def actions_section(game, spec):
+    lines = ["## Actions", "",
+             f"`{_call(game)}` has {spec.num_actions} actions: {action_count(spec)}. A person types a move as "
+             f"{input_help(spec)}: `zerogym.coords.format_action(env, action)` gives that name and "
+             "`parse_action(env, text)` the action; error messages use `spec.action_name(action)`.", "",
+             "| action | `format_action` | `spec.action_name` |", "|---|---|---|"]
+    lines += [f"| {a} | {format_action(spec, a)} | {spec.action_name(a)} |" for a in example_actions(spec)]
+    return lines
+
+
+def observation_section(spec):
     h, w, c = spec.obs_shape
-    n_act = spec.num_actions
-    kw = ", ".join(f"{k}={v!r}" for k, v in spec.kwargs.items())
-    lines = [f"## `{GAMES[name].split('.')[-1]}`", "", (module.__doc__ or "").strip(), "",
-             f"Example below: `{kw}`. Agents: {', '.join(f'`{a}`' for a in spec.agents)} (first moves first).", "",
-             f"**Actions** ({n_act}): "
-             + ", ".join(f"{a} = {spec.action_name(a)}" for a in sorted({0, 1, w, n_act - 1}) if a < n_act) + ".", "",
-             f"**Observation**: int8 `({h}, {w}, {c})` seen from the observing agent; planes:", "",
+    lines = ["## Observation", "",
+             f'`obs["observation"]` is int8 `({h}, {w}, {c})`, seen from the agent it is for; '
+             f'`obs["action_mask"]` is int8 `({spec.num_actions},)`, all zero for an agent that is not to move. '
+             "`env.unwrapped.state.encode()` gives the mover's planes as float32 `(C, H, W)` for a network.", "",
              "| plane | name | meaning |", "|---|---|---|"]
-    lines += [f"| {i} | {p} | {d} |" for i, (p, d) in enumerate(spec.plane_info)]
-    lines += ["", "**Illegal-move reasons** (in `IllegalMoveError` messages): "
-              + "; ".join(f"*{r}*" for r in spec.reasons[1:]) + ".", "",
-              f"**Symmetries** ({len(spec.symmetry_names)}): {', '.join(spec.symmetry_names)}.", ""]
+    lines += [f"| {i} | `{name}` | {meaning} |" for i, (name, meaning) in enumerate(spec.plane_info)]
+    return lines
+
+
+def render_game(game):
+    """The markdown page of `game`."""
+    spec = spec_of(game)
+    lines = [f"# {title(game)} (`{module_name(game)}`)", "",
+             "[All games](README.md) · generated from the code by `python -m zerogym.gamedocs`.", "",
+             "## Rules", "", rules(game), "",
+             "## An AEC loop", "",
+             "A random legal game to the end (`env.action_space(agent).sample(mask)` draws a legal action):", "",
+             "```python", example_code(game), "```", ""]
+    lines += actions_section(game, spec) + [""] + observation_section(spec) + [""]
+    lines += ["## Illegal-move reasons", "",
+              "The reasons `IllegalMoveError` messages (and `state.illegal_reason(action)`) give:", ""]
+    lines += [f"- {reason}" for reason in spec.reasons[1:]]
+    lines += ["", "## Symmetries", "",
+              f"{len(spec.symmetry_names)} board transforms keep the rules (`env.unwrapped.state.symmetries()`, "
+              f"for data augmentation): {', '.join(f'`{n}`' for n in spec.symmetry_names)}.", "",
+              "## Picture", "",
+              f"The position after `{EXAMPLES[game].moves}` (each move played by `env.step(parse_action(env, move))`), "
+              f"drawn by `env.render()` of `{_call(game, render_mode='rgb_array')}`:", "",
+              f"![{title(game)} after {EXAMPLES[game].moves}](img/{game}.png)", ""]
     return "\n".join(lines)
 
 
-def render():
-    head = ["# Games", "", "Generated from the code by `python -m zerogym.gamedocs > docs/games.md`;",
-            "a test checks that this page matches the code.", ""]
-    return "\n".join(head + [game_section(g) for g in GAMES])
+def render_index():
+    """The markdown index of docs/games/: a table of every game."""
+    lines = ["# Games", "",
+             "Every game is a PettingZoo AEC environment, `zerogym.<game>_v0.env(**kwargs)` or "
+             "`zerogym.make(game, **kwargs)`, for two agents that take turns. Rewards are 0 until the end, "
+             "then +1 for the winner, -1 for the loser and 0 for a draw. Each page gives the rules, an AEC loop, "
+             "the actions, observation planes, illegal-move reasons, symmetries and a picture.", "",
+             "Generated from the code by `python -m zerogym.gamedocs`; `python -m zerogym.gamedocs --check` "
+             "and the tests check that the pages match it.", "",
+             "| game | `make` name | keyword arguments (defaults) | board sizes | actions | page |",
+             "|---|---|---|---|---|---|"]
+    for game in GAMES:
+        kwargs = ", ".join(f"`{p.name}={_code(p.default)}`" for p in signature(game).parameters.values())
+        spec = make_state(game).spec
+        lines.append(f"| {title(game)} | `{game}` | {kwargs} | {board_sizes(game)} | "
+                     f"{action_count(spec)}; {spec.num_actions} at the defaults | [{game}.md]({game}.md) |")
+    return "\n".join(lines + [""])
+
+
+def pages(root=DOCS):
+    """{path: markdown} of every page under `root`."""
+    out = {root / "README.md": render_index()}
+    out.update({root / f"{game}.md": render_game(game) for game in GAMES})
+    return out
+
+
+def pictures(root=DOCS):
+    """{path: RGB array} of every picture under `root`."""
+    return {root / "img" / f"{game}.png": picture(game) for game in GAMES}
+
+
+# ---- writing and checking -------------------------------------------------------------------
+def write(root=DOCS):
+    from PIL import Image
+    (root / "img").mkdir(parents=True, exist_ok=True)
+    for path, text in pages(root).items():
+        path.write_text(text)
+    for path, image in pictures(root).items():
+        Image.fromarray(image).save(path)
+
+
+def _same_picture(path, image):
+    """True if `path` is a picture with exactly the pixels of `image` (False if missing or unreadable)."""
+    from PIL import Image
+    try:
+        with Image.open(path) as saved:
+            return np.array_equal(np.asarray(saved.convert("RGB")), image)
+    except OSError:
+        return False
+
+
+def stale(root=DOCS):
+    """The files under `root` that differ from what the code generates (missing ones included)."""
+    out = [p for p, text in pages(root).items() if not p.exists() or p.read_text() != text]
+    return out + [p for p, image in pictures(root).items() if not _same_picture(p, image)]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m zerogym.gamedocs", description="Write docs/games/ from the code.")
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 naming the files that differ")
+    ap.add_argument("--out", type=pathlib.Path, default=DOCS, help="the folder of the pages (default: docs/games)")
+    args = ap.parse_args(argv)
+    if not args.check:
+        write(args.out)
+        return
+    bad = stale(args.out)
+    if bad:
+        sys.exit(f"stale: {', '.join(map(str, bad))}; regenerate with python -m zerogym.gamedocs")
 
 
 if __name__ == "__main__":
-    print(render(), end="")
+    main()

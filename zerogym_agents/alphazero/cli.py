@@ -19,7 +19,7 @@ def add_train_parser(subparsers):
     az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
     az.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     az.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
-                                                         "(same game, any board size)")
+                                                         "(same game, any board size; or pretrained:NAME)")
     az.add_argument("--no-progress", action="store_true")
     az.set_defaults(func=run_train_alphazero)
     add_pg_parser(algos)

@@ -331,14 +331,15 @@ def save_net(net, path):
 def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
     """Load a network with torch.load(weights_only=True) (data, never code) from a file written by
     save_net, or from any zerogym file that holds one: a saved agent (save_agent) or a training
-    checkpoint (e.g. a run's checkpoint.pt or agent.pt).
+    checkpoint (e.g. a run's checkpoint.pt or agent.pt); "pretrained:NAME" names a shipped agent.
 
     Returns the PolicyValueNet (or CompositeNet) on `device`, in eval mode (call .train() before
     training it).
     game (name + game_kwargs, State, GameSpec or env) and config, when given, are checked: a file
     made for another game or config raises NetFileError, as does a corrupt or foreign file.
     """
-    path = os.fspath(path)
+    from zerogym_agents.saved import resolve
+    path = resolve(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no network file at {path}")
     try:

@@ -33,6 +33,17 @@ def learning_mode(net, batch_stats=False):
     return net
 
 
+def initial_net(cfg):
+    """The PolicyValueNet of cfg.init_from, checked against the game (any board size of it). Loaded
+    on resume too, for its shape; the checkpoint then supplies the weights."""
+    from zerogym_agents.nets import PolicyValueNet, load_net
+    net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
+    if not isinstance(net, PolicyValueNet):
+        raise ValueError(f"PGConfig.init_from: {cfg.init_from} holds a {type(net).__name__}; the policy-gradient "
+                         f"trainers train PolicyValueNets only")
+    return net
+
+
 def seed_for(*keys):
     """A 63-bit seed derived from config.seed and a purpose, so every random stream is independent."""
     return int(np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint64)[0] >> np.uint64(1))
@@ -59,13 +70,18 @@ class PGTrainer:
         os.makedirs(self.out, exist_ok=True)
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
-        self.net_config = cfg.net_config()
+        self.net_config, init = cfg.net_config(), None
+        if cfg.init_from:
+            init = initial_net(cfg)
+            self.net_config = init.config
         self.pool = OpponentPool(cfg.pool_size, mode=cfg.pool_mode, k_factor=cfg.pool_k_factor,
                                  seed=seed_for(cfg.seed, 1))
         self.step = self.episodes = self.learner_moves = 0
         self.history = []
         self._interval = self._new_interval()
         self._build()
+        if init is not None:
+            self.net.load_state_dict(init.state_dict())
         self.pool.add(snapshot(self.net), name=f"{cfg.snapshot_unit}-0")
         if resume:
             self._load(os.path.join(self.out, CHECKPOINT))

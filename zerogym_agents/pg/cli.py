@@ -18,6 +18,8 @@ def add_pg_parser(algos):
     pg.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
     pg.add_argument("--config", help="a JSON file of PGConfig fields")
     pg.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
+    pg.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
+                    "(same game, any board size; or pretrained:NAME); the net's shape comes from it")
     pg.add_argument("--out", default=None, help="run folder (default runs/pg-ALGO-GAME)")
     pg.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     pg.add_argument("--max-seconds", type=float, default=None, help="stop (and save) after this much wall clock")
@@ -39,6 +41,8 @@ def build_config(args):
     if args.algo is not None:
         fields["algo"] = args.algo
     fields["game"] = args.game
+    if args.init_from:
+        fields["init_from"] = args.init_from
     fields["game_kwargs"] = parse_kwargs(args.kwargs)
     return PGConfig.from_dict(fields)
 
@@ -51,7 +55,7 @@ def run_train_pg(args):
             raise ValueError(f"--max-seconds must be > 0, got {args.max_seconds}")
         out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")
         trainer = make_trainer(cfg, out, resume=args.resume)
-    except (ValueError, OSError) as err:        # bad settings, a missing or foreign checkpoint
+    except (ValueError, OSError) as err:        # bad settings, a missing or foreign checkpoint or init file
         raise SystemExit(f"zerogym train pg: {err}")
     trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
     last = trainer.history[-1] if trainer.history else {}

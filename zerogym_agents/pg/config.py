@@ -39,6 +39,9 @@ class PGConfig(JsonConfig):
     net: dict = field(default_factory=lambda: {"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce"})
     seed: int = 0
     torch_threads: int = 1
+    # start from these weights (a net, agent or checkpoint file of the same game at any board size, or
+    # "pretrained:NAME"); the net's shape then comes from that file and `net` is ignored
+    init_from: str = None
     # rollouts
     num_envs: int = 64
     gamma: float = 1.0                # discount per learner move (1: every move gets the final result)
@@ -115,6 +118,8 @@ class PGConfig(JsonConfig):
         for name in ("weight_decay", "grad_clip", "entropy_coef", "value_coef", "pool_k_factor"):
             number(name, 0.0)
         choice("batchnorm", BATCHNORM_MODES)
+        if self.init_from is not None and not (isinstance(self.init_from, str) and self.init_from):
+            raise ValueError(f"PGConfig.init_from must be a file path, \"pretrained:NAME\" or None, got {self.init_from!r}")
         if not isinstance(self.opponent_greedy, bool):
             raise ValueError(f"PGConfig.opponent_greedy must be true or false, got {self.opponent_greedy!r}")
         if self.algo == "ppo" and self.ppo_n_steps * self.num_envs < 2:

@@ -52,3 +52,55 @@ def test_bad_input_exits_with_a_clear_message(tmp_path):
     with pytest.raises(SystemExit) as e:
         cli.main(["train", "pg", "--algo", "a3c", "--game", "go"])
     assert e.value.code == 2                     # argparse: invalid choice
+
+
+@pytest.mark.parametrize("algo", ["reinforce-baseline", "ppo"])
+def test_init_from_starts_on_another_board_size_with_the_files_net(tmp_path, capsys, algo):
+    """A Go 5x5 agent's net (2 blocks of 8 channels) starts a Go 7x7 run: the run trains that shape,
+    not the config's, from exactly those weights; a resume keeps going from the checkpoint."""
+    import torch
+    from zerogym_agents.nets import PolicyValueNet, for_game, load_net
+    from zerogym_agents.pg.config import PGConfig
+    from zerogym_agents.pg.trainers import make_trainer
+    from zerogym_agents.saved import save_agent
+    torch.manual_seed(1)
+    small = PolicyValueNet(for_game("go", game_kwargs={"board_size": 5}, trunk="resnet", blocks=2, channels=8))
+    save_agent(tmp_path / "go5.pt", small, {"simulations": 8}, {"game": "go", "kwargs": {"board_size": 5}})
+    cfg = PGConfig(algo=algo, game="go", game_kwargs={"board_size": 7}, net={"trunk": "resnet", "blocks": 1,
+                   "channels": 4}, init_from=str(tmp_path / "go5.pt"), num_envs=2, max_steps=1, ppo_n_steps=8,
+                   ppo_batch_size=8, ppo_epochs=1, checkpoint_every=1)
+    trainer = make_trainer(cfg, tmp_path / "run", log_dir=False)
+    assert (trainer.net.config.blocks, trainer.net.config.channels) == (2, 8)
+    for k, v in small.state_dict().items():
+        assert torch.equal(trainer.net.state_dict()[k], v), k
+    trainer.run(progress=False)
+    trained = load_net(tmp_path / "run" / "agent.pt")
+    assert any(not torch.equal(trained.state_dict()[k], v) for k, v in small.state_dict().items())
+    resumed = make_trainer(PGConfig.from_dict({**cfg.to_dict(), "max_steps": 2}), tmp_path / "run", resume=True,
+                           log_dir=False)
+    assert resumed.step == 1
+    for k, v in trained.state_dict().items():
+        assert torch.equal(resumed.net.state_dict()[k], v), k
+
+
+def test_init_from_on_the_command_line_and_its_refusals(tmp_path, capsys):
+    train(tmp_path / "run", "--init-from", "pretrained:tictactoe", steps=1)
+    assert "reinforce tictactoe: 1 updates" in capsys.readouterr().out
+    from zerogym_agents.nets import load_net
+    shipped = load_net("pretrained:tictactoe")
+    assert load_net(tmp_path / "run" / "agent.pt").config.channels == shipped.config.channels
+    with pytest.raises(SystemExit, match="no network file at .*missing.pt"):
+        train(tmp_path / "run2", "--init-from", str(tmp_path / "missing.pt"), steps=1)
+    with pytest.raises(SystemExit, match="connect_four"):            # a net of another game
+        train(tmp_path / "run3", "--init-from", "pretrained:connect_four", steps=1)
+    with pytest.raises(SystemExit, match="PolicyValueNets only"):
+        from zerogym_agents.nets import PolicyValueNet, for_game
+        from zerogym_agents.transfer.composite import CompositeNet
+        from zerogym_agents.saved import save_agent
+        small = PolicyValueNet(for_game("go", game_kwargs={"board_size": 3}, trunk="resnet", blocks=1, channels=4))
+        comp = CompositeNet(small, 5, small_size=3, downscalings=1, features=4, feature_layers=1, head_layers=1,
+                            head_channels=4)
+        save_agent(tmp_path / "comp.pt", comp, {"simulations": 4}, {"game": "go", "kwargs": {"board_size": 5}})
+        cli.main(["train", "pg", "--game", "go", "--kwargs", "board_size=5", "--init-from", str(tmp_path / "comp.pt"),
+                  "--set", "num_envs=2", "max_steps=1", "--out", str(tmp_path / "run4"), "--no-progress"])
+    assert not (tmp_path / "run4" / "checkpoint.pt").exists()

@@ -57,3 +57,10 @@ def test_batchnorm_auto_means_batch_statistics_for_reinforce_and_frozen_for_ppo(
     assert not PGConfig(algo="ppo").batch_stats()
     assert PGConfig(algo="ppo", batchnorm="batch").batch_stats()
     assert not PGConfig(algo="reinforce", batchnorm="frozen").batch_stats()
+
+
+def test_the_entropy_bonus_defaults_per_algorithm_and_an_explicit_one_stays():
+    assert PGConfig(algo="reinforce").entropy_coef == PGConfig(algo="reinforce-baseline").entropy_coef == 0.05
+    assert PGConfig(algo="ppo").entropy_coef == 0.01
+    assert PGConfig(algo="ppo", entropy_coef=0.2).entropy_coef == 0.2
+    assert PGConfig.from_json(PGConfig(algo="reinforce").to_json()).entropy_coef == 0.05

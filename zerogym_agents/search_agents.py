@@ -26,7 +26,7 @@ class UCTAgent(Agent):
     """Classic MCTS: UCB1 with exploration constant c and one uniformly random rollout per
     simulation, compiled (zerogym_agents.mcts._uct).  Plays the most visited root move.
 
-    After act(), .last_visits (A,) and .last_value (mean result for the player who moved) describe the search.
+    After act(), .last_visits (A,) and .last_value (mean result for the player to move) describe the search.
     """
 
     name = "uct"

@@ -42,6 +42,22 @@ def test_arena_specs_reach_saved_agents():
     assert env.unwrapped.state.is_legal(agent.act(env))
 
 
+def test_arena_specs_take_any_saved_file_and_refuse_an_agent_of_another_game(tmp_path):
+    import shutil
+    from zerogym_agents.saved import resolve
+    shutil.copy(resolve("pretrained:tictactoe"), tmp_path / "ttt.agent")        # not named *.pt
+    env = zerogym.make("tictactoe")
+    env.reset()
+    assert env.unwrapped.state.is_legal(agent_from_spec(str(tmp_path / "ttt.agent"), "tictactoe", {}, seed=0).act(env))
+    with pytest.raises(ValueError, match="pretrained:connect_four: .*does not fit game 'tictactoe'"):
+        agent_from_spec("pretrained:connect_four", "tictactoe", {}, seed=0)
+    with pytest.raises(ValueError, match="does not fit game 'othello'"):
+        load_agent("pretrained:go_5x5", game="othello", game_kwargs={"board_size": 6})
+    agent_from_spec("pretrained:go_5x5", "go", {"board_size": 9}, seed=0)        # any board size of its game
+    with pytest.raises(ValueError, match="unknown agent spec 'nothing-here'"):
+        agent_from_spec("nothing-here", "tictactoe", {}, seed=0)
+
+
 def test_refusals(tmp_path):
     with pytest.raises(ValueError, match="no pretrained agent 'chess'.*tictactoe"):
         load_agent("pretrained:chess")

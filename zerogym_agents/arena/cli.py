@@ -1,5 +1,6 @@
 """`zerogym arena`: a round robin between agents given as specs, with Elo table, plot and records."""
 import json
+import os
 import shlex
 import sys
 
@@ -53,9 +54,9 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
                 raise ValueError(f"agent spec {spec!r}: GNU Go plays Go only, not {name}")
         from zerogym_agents.gnugo import GnuGoAgent
         return GnuGoAgent(level=level, seed=seed)
-    if kind == "pretrained" or spec.endswith(".pt"):
+    if kind == "pretrained" or spec.endswith(".pt") or os.path.isfile(spec):
         from zerogym_agents.saved import load_agent
-        return load_agent(spec, seed=seed)
+        return load_agent(spec, seed=seed, game=game, game_kwargs=kwargs)     # refused now, not mid-match
     raise ValueError(f"unknown agent spec {spec!r}; known: {AGENT_SPECS}")
 
 

@@ -39,8 +39,9 @@ class NetConfig(JsonConfig):
     depth and width; expansion: mobilenet's inner width factor. in_planes: input planes (C of the
     game's obs_shape). action_layout: "cells" (action r*W+c, then extra_actions pass/swap logits)
     or "columns" (action = column). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
-    value_hidden: width of the value MLP. value_loss: "mse" on v or "bce" on (v+1)/2 (Cazenave,
-    paper 001); value_weight multiplies it. game: the zerogym game name it was made for (or None).
+    value_hidden: width of the value MLP. value_loss: "bce" on (v+1)/2 (Cazenave, paper 001; the
+    default: MSE on tanh can saturate and stop learning) or "mse" on v; value_weight multiplies it.
+    game: the zerogym game name it was made for (or None).
     kernel_size: the trunk's spatial kernel (odd; 3 = 3x3; grown with zerogym_agents.transfer.grow).
     """
 
@@ -54,7 +55,7 @@ class NetConfig(JsonConfig):
     extra_actions: int = 0
     policy_hidden: int = 32
     value_hidden: int = 64
-    value_loss: str = "mse"
+    value_loss: str = "bce"
     value_weight: float = 1.0
     game: Optional[str] = None
     kernel_size: int = 3

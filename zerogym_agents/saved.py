@@ -54,18 +54,13 @@ def load_card(spec):
 def load_agent(spec, seed=None, game=None, game_kwargs=None, **overrides):
     """An agent from "pretrained:NAME" or a file written by save_agent (options overridable, e.g.
     simulations=50). Checkpoints are read with torch.load(weights_only=True). game (a name, with
-    game_kwargs): refuse, with a ValueError, an agent whose net does not fit that game."""
+    game_kwargs): refuse an agent whose net does not fit that game (NetFileError, a ValueError)."""
     from zerogym_agents.nets import net_from_payload
     path = resolve(spec)
     data = load_checkpoint(path, kind="agent")
     if data.get("agent") not in AGENT_KINDS:
         raise CheckpointError(f"{path}: unknown agent kind {data.get('agent')!r}; known: {', '.join(AGENT_KINDS)}")
-    net = net_from_payload(data["net"], source=path)
-    if game is not None:
-        try:
-            net.config.check_game(game, game_kwargs or {})
-        except ValueError as err:
-            raise ValueError(f"{spec}: {err}") from None
+    net = net_from_payload(data["net"], source=path, game=game, game_kwargs=game_kwargs)
     options = {**json.loads(data["options"]), **overrides}
     if data["agent"] == "alphazero":
         from zerogym_agents.search_agents import AlphaZeroAgent

@@ -22,16 +22,6 @@ from zerogym_agents.gnugo import GnuGoAgent, GnuGoNotFoundError, find_gnugo, gnu
 from zerogym_agents.gtp import GTPClient, parse_vertex, vertex
 
 
-@pytest.fixture(scope="module")
-def gnugo():
-    try:
-        return find_gnugo()
-    except GnuGoNotFoundError as err:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"GNU Go is not installed: {err}")
-
-
 # ---- a fake GNU Go: answers genmove as FAKE_GTP_MODE says, logs every command ---------------------
 FAKE = textwrap.dedent("""\
     import os, sys

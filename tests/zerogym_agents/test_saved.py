@@ -49,7 +49,7 @@ def test_arena_specs_take_any_saved_file_and_refuse_an_agent_of_another_game(tmp
     env = zerogym.make("tictactoe")
     env.reset()
     assert env.unwrapped.state.is_legal(agent_from_spec(str(tmp_path / "ttt.agent"), "tictactoe", {}, seed=0).act(env))
-    with pytest.raises(ValueError, match="pretrained:connect_four: .*does not fit game 'tictactoe'"):
+    with pytest.raises(ValueError, match=r"connect_four\.pt: .*does not fit game 'tictactoe'"):
         agent_from_spec("pretrained:connect_four", "tictactoe", {}, seed=0)
     with pytest.raises(ValueError, match="does not fit game 'othello'"):
         load_agent("pretrained:go_5x5", game="othello", game_kwargs={"board_size": 6})

@@ -122,7 +122,8 @@ class PGConfig(JsonConfig):
             number(name, 0.0)
         choice("batchnorm", BATCHNORM_MODES)
         if self.init_from is not None and not (isinstance(self.init_from, str) and self.init_from):
-            raise ValueError(f"PGConfig.init_from must be a file path, \"pretrained:NAME\" or None, got {self.init_from!r}")
+            raise ValueError(f"PGConfig.init_from must be a file path, \"pretrained:NAME\" or None, "
+                             f"got {self.init_from!r}")
         if not isinstance(self.opponent_greedy, bool):
             raise ValueError(f"PGConfig.opponent_greedy must be true or false, got {self.opponent_greedy!r}")
         if self.algo == "ppo" and self.ppo_n_steps * self.num_envs < 2:

@@ -17,7 +17,8 @@ class Episodes:
     """The learner's side of N finished games, one row per learner move (M rows in all).
 
     planes int8 (M, C, H, W) from the learner's view; masks int8 (M, A); actions int64 (M,);
-    logp float32 (M,): the log-probability the learner gave its action when it played; returns float32 (M,): the game's result for the learner, discounted by gamma per later learner
+    logp float32 (M,): the log-probability the learner gave its action when it played;
+    returns float32 (M,): the game's result for the learner, discounted by gamma per later learner
     move; games int64 (M,): the game of each move. results float32 (N,): the learner's final reward
     (+1 win, 0 draw or cut off, -1 loss); lengths int64 (N,): moves of both players; seats (N,).
     """

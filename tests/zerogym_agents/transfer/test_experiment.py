@@ -2,7 +2,6 @@
 search steps per method (the step budget makes the runs deterministic)."""
 import argparse
 import json
-import os
 
 import pytest
 import torch
@@ -234,17 +233,6 @@ def test_settings_are_checked(source, tmp_path):
     args = parse("run", "--source", "x.pt", "--big-size", 9)
     assert (args.minutes, args.references, args.simulations) == (60.0, ["random", "uct:1000", "gnugo:1", "gnugo:10"],
                                                                  200)
-
-
-@pytest.fixture
-def gnugo():
-    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
-    try:
-        return find_gnugo()
-    except GnuGoNotFoundError as err:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"GNU Go is not installed: {err}")
 
 
 def test_gnu_go_as_a_reference(gnugo, source, tmp_path):

@@ -5,6 +5,7 @@ UCT(1000) and GNU Go levels 1 and 10 on 9x9 (zerogym_agents.transfer.experiment)
 
     python benchmarks/transfer_go.py [--source pretrained:go_5x5] [--minutes 60] [--methods ...]
                                      [--out runs/transfer-go-5x5-9x9] [--steps N: a quick smoke run]
+                                     [--parallel 2: two methods at once, each on one core]
 
 Stopping and running the same command again skips the finished methods and resumes the others
 from their last checkpoint. Writes benchmarks/results/transfer_go.md and .png; the runs, the final
@@ -35,6 +36,8 @@ def main(argv=None):
     ap.add_argument("--final-games", type=int, default=20, help="games per reference at the last evaluation")
     ap.add_argument("--simulations", type=int, default=200, help="simulations per move of the evaluated agents")
     ap.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
+    ap.add_argument("--parallel", type=int, default=1,
+                    help="methods trained at once, each in a child process on one torch thread (2 on a 2-core machine)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=os.path.join("runs", "transfer-go-5x5-9x9"))
     ap.add_argument("--report", default=os.path.join(HERE, "results", "transfer_go.md"))
@@ -47,7 +50,7 @@ def main(argv=None):
         seed=args.seed)
     command = "python benchmarks/transfer_go.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     try:
-        data = run_transfer(settings, args.out, report=args.report, command=command.strip())
+        data = run_transfer(settings, args.out, report=args.report, command=command.strip(), parallel=args.parallel)
     except ValueError as err:
         hint = ("; train it first: python benchmarks/az_strength.py --game go_5x5 --save-pretrained go_5x5"
                 if "pretrained agent" in str(err) else "")

@@ -32,6 +32,10 @@ method: progress.json (written only when the trainer's checkpoint is at the same
 trainer's run folder(s), TensorBoard logs under tb/, final_agent.pt (+ .json model card) and the
 finished marker done.json. A restarted experiment skips finished methods and resumes the others
 from their last checkpoint.
+
+Parallel: run(parallel=N) trains N methods at a time, each in a child process on one torch thread
+(the batched evaluator already uses one thread on a 2-core machine, so a 2-core machine trains two
+methods in the time of one); every method still gets the same wall-clock budget on one core.
 """
 import hashlib
 import json
@@ -186,6 +190,8 @@ class TransferExperiment:
                 self.initial("composite")
             except TypeError as err:
                 raise ValueError(f"composite settings {s.composite}: {err}") from None
+        self.parallel = 1           # methods trained at once (run's argument)
+        self.position = 0           # the progress bar's line (child processes of run(parallel=N))
         self.progs = {}             # method -> its progress dict (evaluations included)
         self.ref_matches = []       # MatchResult dicts between references
         self.zero_shot = None
@@ -387,7 +393,8 @@ class TransferExperiment:
         unit = "step" if self.s.step_mode else "min"
         scale = 1 if self.s.step_mode else 1 / 60
         from tqdm.auto import tqdm
-        bar = tqdm(total=round(self.budget * scale, 2), desc=f"transfer {method}", unit=unit, disable=not self.progress)
+        bar = tqdm(total=round(self.budget * scale, 2), desc=f"transfer {method}", unit=unit, disable=not self.progress,
+                   position=self.position)
         net = None
         try:
             for k, stage in enumerate(stages):
@@ -520,31 +527,82 @@ class TransferExperiment:
                 "small_size": self.small_size, "big_kwargs": self.big_kwargs, "config": self.config,
                 "source": {"path": self.source_path, "net": self.source_net.config.to_dict(),
                            "describe": self.source_net.describe(), "card": self.source_card},
-                "budget": {"unit": "steps" if self.s.step_mode else "seconds", "per_method": self.budget},
+                "budget": {"unit": "steps" if self.s.step_mode else "seconds", "per_method": self.budget,
+                           "parallel": self.parallel, "torch_threads": torch.get_num_threads()
+                           if self.parallel == 1 else 1},
                 "curriculum": {"sizes": list(self.intermediate), "split": list(self.split)},
                 "anchor": self.anchor, "zero_shot": self.zero_shot, "reference_matches": self.ref_matches,
                 "methods": {m: self.progs[m] for m in self.s.methods if m in self.progs},
                 "elo": elo.to_dict() if elo is not None else None}
 
-    def run(self):
-        """Run (or resume) every method, then write results.json, the report and its plot."""
+    def prepare(self):
+        """Check the output folder, then play (once; saved) the zero-shot and reference matches."""
+        self._check_folder()
+        self.run_zero_shot()
+        self.run_references()
+
+    def run(self, parallel=1):
+        """Run (or resume) every method, `parallel` at a time, then write results.json, the report
+        and its plot."""
+        if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+            raise ValueError(f"parallel must be a positive integer, got {parallel!r}")
         import matplotlib
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot  # noqa: F401  (imported now, not inside the first method's timed training)
         from zerogym_agents.transfer.report import write_report
-        self._check_folder()
-        self.run_zero_shot()
-        self.run_references()
-        for method in self.s.methods:
+        self.parallel = parallel
+        self.prepare()
+        if parallel > 1:
+            self._train_in_children(parallel)
+        for method in self.s.methods:       # finished ones are only read back
             self.run_method(method)
         data = self.results()
         write_json(os.path.join(self.out, "results.json"), data)
         data["paths"] = write_report(data, self.report)
         return data
 
+    def _train_in_children(self, parallel):
+        import multiprocessing
+        from multiprocessing.connection import wait
+        ctx = multiprocessing.get_context("spawn")
+        todo = [m for m in self.s.methods if not os.path.isfile(os.path.join(self.out, m, DONE))]
+        running, failed = {}, []
+        try:
+            while todo or running:
+                while todo and len(running) < parallel:
+                    method = todo.pop(0)
+                    line = min(set(range(parallel)) - {pos for _, _, pos in running.values()})
+                    proc = ctx.Process(target=_train_method, name=f"transfer-{method}",
+                                       args=(self.s.to_dict(), self.out, method, self.command, self.progress, line))
+                    proc.start()
+                    running[proc.sentinel] = (method, proc, line)
+                for sentinel in wait(list(running)):
+                    method, proc, _ = running.pop(sentinel)
+                    proc.join()
+                    if proc.exitcode != 0:
+                        failed.append(f"{method} (exit {proc.exitcode})")
+        finally:
+            for _, proc, _ in running.values():
+                proc.terminate()
+                proc.join()
+        if failed:
+            raise RuntimeError(f"transfer: training failed for {', '.join(failed)}; its error is printed above, "
+                               "and running the experiment again resumes it")
 
-def run_transfer(settings, out_dir, report=None, progress=True, command=None):
+
+def _train_method(settings, out_dir, method, command, progress, position):
+    """A child process of TransferExperiment.run(parallel=N): one method on one torch thread."""
+    torch.set_num_threads(1)
+    exp = TransferExperiment(settings, out_dir, progress=progress, command=command)
+    exp.position = position
+    exp.prepare()
+    exp.run_method(method)
+
+
+def run_transfer(settings, out_dir, report=None, progress=True, command=None, parallel=1):
     """Run the transfer experiment `settings` (a TransferSettings or its dict) in `out_dir`,
-    resuming what a previous run there left; write the markdown report to `report` (default
-    OUT/report.md) and its plot beside it (.png). Returns the results dict (also results.json)."""
-    return TransferExperiment(settings, out_dir, report=report, progress=progress, command=command).run()
+    resuming what a previous run there left, `parallel` methods at a time; write the markdown report
+    to `report` (default OUT/report.md) and its plot beside it (.png). Returns the results dict
+    (also results.json)."""
+    return TransferExperiment(settings, out_dir, report=report, progress=progress,
+                              command=command).run(parallel=parallel)

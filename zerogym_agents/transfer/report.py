@@ -39,6 +39,14 @@ def curves(data):
     return out
 
 
+def _compute(data):
+    b = data["budget"]
+    if "parallel" not in b:
+        return ""
+    together = f"{b['parallel']} methods trained at once, " if b["parallel"] > 1 else "one method at a time, "
+    return f"; {together}each on {b['torch_threads']} torch thread{'s' if b['torch_threads'] > 1 else ''}"
+
+
 def _budget(data):
     s = data["settings"]
     return (s["steps"], "search steps") if s["steps"] is not None else (s["minutes"], "minutes")
@@ -168,7 +176,8 @@ def markdown(data, cv, plot_name):
     lines += ["## Setup", "",
               f"- Source: `{s['source']}` ({src['describe']}), trained on {small}x{small}{_source_training(src)}.",
               f"- Budget: {budget:g} {unit} of training per method (wall clock of the trainer only; evaluation "
-              f"games are not counted), the same AlphaZero config for every method (below).",
+              f"games are not counted), the same AlphaZero config for every method (below)"
+              + _compute(data) + ".",
               f"- Methods: {', '.join(cv)}. Curriculum: "
               + (" -> ".join(f"{n}x{n}" for n in [small, *cur['sizes'], big]) + ", budget split "
                  + " / ".join(f"{100 * x:.0f}%" for x in cur["split"]) + " (the big board last)"

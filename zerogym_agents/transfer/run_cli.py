@@ -46,6 +46,8 @@ def add_run_parser(commands):
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--out", help="experiment folder (default runs/transfer-SOURCE-BIGxBIG)")
     r.add_argument("--report", help="markdown report path, plot beside it as .png (default OUT/report.md)")
+    r.add_argument("--parallel", type=int, default=1,
+                   help="methods trained at once, each in a child process on one torch thread (default 1)")
     r.add_argument("--no-progress", action="store_true")
     r.set_defaults(func=run_experiment_cli)
     return r
@@ -82,7 +84,7 @@ def settings_from_args(args):
         curriculum_split=tuple(args.curriculum_split) if args.curriculum_split else None, seed=args.seed)
 
 
-def command_line(settings, out, report):
+def command_line(settings, out, report, parallel=1):
     """The full `zerogym transfer run` command of these settings (every option spelt out)."""
     s = settings
     words = ["zerogym", "transfer", "run", "--source", s.source, "--big-size", str(s.big_size)]
@@ -109,6 +111,8 @@ def command_line(settings, out, report):
     words += ["--seed", str(s.seed), "--out", out]
     if report:
         words += ["--report", report]
+    if parallel > 1:
+        words += ["--parallel", str(parallel)]
     return shlex.join(words)
 
 
@@ -120,8 +124,8 @@ def run_experiment_cli(args):
             "runs", f"transfer-{os.path.splitext(os.path.basename(args.source.split(':')[-1]))[0]}-"
                     f"{args.big_size}x{args.big_size}")
         data = run_transfer(settings, out, report=args.report, progress=not args.no_progress,
-                            command=command_line(settings, out, args.report))
-    except (ValueError, OSError) as err:
+                            command=command_line(settings, out, args.report, args.parallel), parallel=args.parallel)
+    except (ValueError, OSError, RuntimeError) as err:
         raise SystemExit(f"zerogym transfer run: {err}")
     for method, prog in data["methods"].items():
         last = prog["evals"][-1]

@@ -242,3 +242,32 @@ def test_gnu_go_as_a_reference(gnugo, source, tmp_path):
     assert matches[1]["agent_b"] == "gnugo:1" and len(matches[1]["records"]) == 2
     assert "gnugo:1" in data["elo"]["agents"]
     assert "vs gnugo:1 (W-D-L)" in (tmp_path / "report.md").read_text()
+
+
+def test_methods_trained_in_parallel_child_processes(source, tmp_path):
+    args = parse("run", "--source", source, "--big-size", 5, "--methods", "scratch", "finetune", "--steps", STEPS,
+                 "--eval-every-steps", EVERY, "--eval-games", 2, "--zero-shot-games", 2, "--references", "random",
+                 "--simulations", 4, "--config", json.dumps(TINY), "--out", tmp_path, "--no-progress",
+                 "--parallel", 2)
+    data = args.func(args)
+    for method in ("scratch", "finetune"):
+        prog = data["methods"][method]
+        assert prog["done"] and sum(st["steps"] for st in prog["stages"]) == STEPS
+        assert [ev["total_steps"] for ev in prog["evals"]] == [0, EVERY, STEPS]
+        assert load_card(str(tmp_path / method / "final_agent.pt"))["command"].endswith("--parallel 2")
+    assert data["budget"]["parallel"] == 2 and data["budget"]["torch_threads"] == 1
+    assert "2 methods trained at once, each on 1 torch thread" in (tmp_path / "report.md").read_text()
+
+
+def test_a_failed_child_is_reported_and_the_others_finish(source, tmp_path):
+    (tmp_path / "scratch").mkdir()
+    (tmp_path / "scratch" / "progress.json").write_text("{not json")
+    with pytest.raises(RuntimeError, match=r"training failed for scratch \(exit 1\)"):
+        run_transfer(settings(source, methods=("scratch", "finetune")), tmp_path, progress=False, parallel=2)
+    assert (tmp_path / "finetune" / "done.json").is_file() and not (tmp_path / "scratch" / "done.json").exists()
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_parallel_must_be_a_positive_integer(source, tmp_path, bad):
+    with pytest.raises(ValueError, match="parallel must be a positive integer"):
+        run_transfer(settings(source, methods=("finetune",)), tmp_path, progress=False, parallel=bad)

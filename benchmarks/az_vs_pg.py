@@ -794,7 +794,8 @@ def reading(o, data):
                 ok = rate >= need - 1e-12
                 verdicts.append(ok)
                 lines.append(f"- {key} / {algo} vs {ref}: {t['wins']} of {n} games won ({100 * rate:.1f}%), "
-                             f"target >= {need:.0%}: **{'met' if ok else 'missed'}**")
+                             f"target >= {need:.0%}: **{'met' if ok else 'missed'}**"
+                             + ("" if ok else best_during_training(g["runs"].get(algo), ref)))
     if all(v is True for v in verdicts):
         lines.append("- Overall: every policy-gradient variant meets both targets on both games: **met**.")
     elif any(v is False for v in verdicts):
@@ -819,6 +820,21 @@ def reading(o, data):
                   "instead of their greedy move: " + "; ".join(rows) + ". Plain REINFORCE trains no value head, "
                   "so its search runs on an untrained value.", ""]
     return lines
+
+
+def best_during_training(prog, ref):
+    """'; best during training: ...' for a missed target, from the run's evaluation points."""
+    best = None
+    for ev in (prog or {}).get("evals", []):
+        for m in ev["matches"]:
+            if m["agent_b"] == ref:
+                t = m["total"]
+                n = t["wins"] + t["draws"] + t["losses"]
+                if n and (best is None or t["wins"] / n > best[0]):
+                    best = (t["wins"] / n, t["wins"], n, ev["name"])
+    if best is None:
+        return ""
+    return f" (best evaluation during training: {best[1]} of {best[2]} won, at {best[3].split('@')[-1]})"
 
 
 def parameter_sentence(o, data):

@@ -103,20 +103,39 @@ def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
     report = tiny["report"]
     rows = round_robin_rows(report)
     lines = re.findall(r"^- (\w+) / (\w+) vs (\S+): (?:(\d+) of (\d+) games won \(([\d.]+)%\)|not measured), "
-                       r"target >= (\d+)%: \*\*(met|missed|not measured)\*\*$", report, re.M)
+                       r"target >= (\d+)%: \*\*(met|missed|not measured)\*\*"
+                       r"(?: \(best evaluation during training: (\d+) of (\d+) won, at (\S+)\))?$", report, re.M)
     assert len(lines) == 12                            # 2 games x 3 PG algorithms x 2 references
     verdicts = []
-    for game, algo, ref, won, games, pct, need, verdict in lines:
+    for game, algo, ref, won, games, pct, need, verdict, best, best_n, best_at in lines:
         if game != "connect_four" or ref != "random":  # greedy is not a reference here; Go was not run
-            assert verdict == "not measured"
+            assert verdict == "not measured" and not best
             verdicts.append(None)
             continue
         w, d, lo = rows[(algo, ref)] if (algo, ref) in rows else rows[(ref, algo)][::-1]
         assert (int(won), int(games)) == (w, w + d + lo)
         assert verdict == ("met" if w / (w + d + lo) >= int(need) / 100 else "missed")
         verdicts.append(verdict == "met")
+        if verdict == "missed":                        # the run's best evaluation point is named
+            state = json.loads((tiny["root"] / "runs" / game / algo / "state.json").read_text())
+            scores = [(m["total"]["wins"], sum(m["total"].values()), ev["name"].split("@")[-1])
+                      for ev in state["evals"] for m in ev["matches"] if m["agent_b"] == ref]
+            assert (int(best), int(best_n)) in {(x, n) for x, n, _ in scores}
+            assert int(best) / int(best_n) == max(x / n for x, n, _ in scores)
+        else:
+            assert not best
     overall = re.search(r"^- Overall: .*\*\*(met|missed|not measured)\*\*", report, re.M).group(1)
     assert overall == ("missed" if False in verdicts else "not measured")
+
+
+def test_best_during_training_names_the_best_evaluation_point(tiny):
+    prog = {"evals": [{"name": "ppo@0min", "matches": [{"agent_b": "greedy", "total": {"wins": 1, "draws": 0, "losses": 19}}]},
+                      {"name": "ppo@5min", "matches": [{"agent_b": "greedy", "total": {"wins": 12, "draws": 2, "losses": 6}},
+                                                       {"agent_b": "random", "total": {"wins": 20, "draws": 0, "losses": 0}}]},
+                      {"name": "ppo@10min", "matches": [{"agent_b": "greedy", "total": {"wins": 9, "draws": 0, "losses": 11}}]}]}
+    best = tiny["mod"].best_during_training
+    assert best(prog, "greedy") == " (best evaluation during training: 12 of 20 won, at 5min)"
+    assert best(prog, "uct:200") == "" and best(None, "greedy") == ""
 
 
 def test_a_restart_skips_finished_runs_and_touches_no_agent_file(tiny, capsys):

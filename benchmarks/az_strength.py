@@ -130,7 +130,8 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
     ax.set_title(f"AlphaZero on {args.game}: Elo against fixed baselines")
     fig.tight_layout()
     fig.savefig(os.path.join(out, f"az_strength_{args.game}.png"), dpi=100)
-    lines = [f"# AlphaZero strength: {args.game}", "", f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores (no GPU used).", "",
+    lines = [f"# AlphaZero strength: {args.game}", "",
+             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores (no GPU used).", "",
              f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
              f"steps, {t_train:.0f} s of training wall time; net {trainer.net.config.trunk} "
              f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "

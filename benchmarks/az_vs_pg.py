@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from zerogym_agents.transfer.experiment import read_json, seed_int, write_json
+from zerogym_agents.transfer.experiment import die_with_parent, read_json, seed_int, write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -1054,12 +1054,6 @@ def do_task(o, task, log=print):
     raise SystemExit(f"az_vs_pg: unknown task {task!r}")
 
 
-def _die_with_parent():
-    with contextlib.suppress(Exception):
-        import ctypes
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
-
-
 def schedule(o):
     """Runs first, then the references, then each game's round robin once its runs are finished; with
     --parallel 2, two tasks at a time in child processes (each on one torch thread)."""
@@ -1083,7 +1077,7 @@ def schedule(o):
                     del waiting[rr]
             while queue and len(running) < o.args.parallel:
                 task = queue.pop(0)
-                running[task] = subprocess.Popen(base + ["--worker", task], env=env, preexec_fn=_die_with_parent)
+                running[task] = subprocess.Popen(base + ["--worker", task], env=env, preexec_fn=die_with_parent)
             if not running and not queue and waiting:
                 break
             time.sleep(0.5)

@@ -14,6 +14,7 @@ agents (with model cards) and TensorBoard logs go under --out.
 import argparse
 import os
 import shlex
+import signal
 import sys
 
 from zerogym_agents.transfer.experiment import METHODS, TransferSettings, run_transfer
@@ -55,8 +56,12 @@ def main(argv=None):
         hint = ("; train it first: python benchmarks/az_strength.py --game go_5x5 --save-pretrained go_5x5"
                 if "pretrained agent" in str(err) else "")
         sys.exit(f"transfer_go: {err}{hint}")
+    except RuntimeError as err:             # a method's child process failed; its traceback is above
+        sys.exit(f"transfer_go: {err}")
     print(open(data["paths"]["report"]).read().split("## Elo over training")[0])
 
 
 if __name__ == "__main__":
+    # `kill PID`: exit through the finally blocks, which stop the methods' child processes
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     main()

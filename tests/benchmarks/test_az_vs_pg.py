@@ -129,10 +129,12 @@ def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
 
 
 def test_best_during_training_names_the_best_evaluation_point(tiny):
-    prog = {"evals": [{"name": "ppo@0min", "matches": [{"agent_b": "greedy", "total": {"wins": 1, "draws": 0, "losses": 19}}]},
-                      {"name": "ppo@5min", "matches": [{"agent_b": "greedy", "total": {"wins": 12, "draws": 2, "losses": 6}},
-                                                       {"agent_b": "random", "total": {"wins": 20, "draws": 0, "losses": 0}}]},
-                      {"name": "ppo@10min", "matches": [{"agent_b": "greedy", "total": {"wins": 9, "draws": 0, "losses": 11}}]}]}
+    def ev(name, *matches):
+        return {"name": name, "matches": [{"agent_b": ref, "total": dict(zip(("wins", "draws", "losses"), wdl))}
+                                          for ref, wdl in matches]}
+    prog = {"evals": [ev("ppo@0min", ("greedy", (1, 0, 19))),
+                      ev("ppo@5min", ("greedy", (12, 2, 6)), ("random", (20, 0, 0))),
+                      ev("ppo@10min", ("greedy", (9, 0, 11)))]}
     best = tiny["mod"].best_during_training
     assert best(prog, "greedy") == " (best evaluation during training: 12 of 20 won, at 5min)"
     assert best(prog, "uct:200") == "" and best(None, "greedy") == ""

@@ -62,6 +62,20 @@ def seed_int(*words):
     return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
+def die_with_parent(parent_pid=None):
+    """Ask Linux to send this process SIGTERM when its parent dies (no-op elsewhere), so that child
+    processes of a killed experiment do not train on unseen. parent_pid: exit at once if the parent
+    that started this process has already gone (it died before the request was made)."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os._exit(1)
+
+
 def read_json(path):
     if not os.path.isfile(path):
         return None
@@ -573,7 +587,8 @@ class TransferExperiment:
                     method = todo.pop(0)
                     line = min(set(range(parallel)) - {pos for _, _, pos in running.values()})
                     proc = ctx.Process(target=_train_method, name=f"transfer-{method}",
-                                       args=(self.s.to_dict(), self.out, method, self.command, self.progress, line))
+                                       args=(self.s.to_dict(), self.out, method, self.command, self.progress, line,
+                                             os.getpid()))
                     proc.start()
                     running[proc.sentinel] = (method, proc, line)
                 for sentinel in wait(list(running)):
@@ -590,8 +605,9 @@ class TransferExperiment:
                                "and running the experiment again resumes it")
 
 
-def _train_method(settings, out_dir, method, command, progress, position):
+def _train_method(settings, out_dir, method, command, progress, position, parent_pid):
     """A child process of TransferExperiment.run(parallel=N): one method on one torch thread."""
+    die_with_parent(parent_pid)
     torch.set_num_threads(1)
     exp = TransferExperiment(settings, out_dir, progress=progress, command=command)
     exp.position = position

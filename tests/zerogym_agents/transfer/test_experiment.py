@@ -1,7 +1,13 @@
 """The board-size transfer experiment end to end, at tiny scale: Go 3x3 -> 5x5, a 1x8 net, a few
 search steps per method (the step budget makes the runs deterministic)."""
 import argparse
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 import torch
@@ -271,3 +277,38 @@ def test_a_failed_child_is_reported_and_the_others_finish(source, tmp_path):
 def test_parallel_must_be_a_positive_integer(source, tmp_path, bad):
     with pytest.raises(ValueError, match="parallel must be a positive integer"):
         run_transfer(settings(source, methods=("finetune",)), tmp_path, progress=False, parallel=bad)
+
+
+def test_children_die_with_a_killed_parent(source, tmp_path):
+    code = ("import sys; from zerogym_agents.transfer.experiment import run_transfer; "
+            "from zerogym_agents.transfer.settings import TransferSettings; "
+            f"run_transfer(TransferSettings(**{settings(source, methods=('scratch', 'finetune'), steps=10**6).to_dict()!r}), "
+            f"{str(tmp_path)!r}, progress=False, parallel=2)")
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    children = []
+    try:
+        deadline = time.time() + 300
+        while len(children) < 2 and time.time() < deadline:
+            time.sleep(1)
+            children = [int(p) for p in subprocess.run(["pgrep", "-P", str(parent.pid), "-f", "spawn_main"],
+                                                       capture_output=True, text=True).stdout.split()]
+        assert len(children) == 2
+        parent.kill()                              # SIGKILL: no finally block runs in the parent
+        parent.wait()
+        deadline = time.time() + 30
+        while any(os.path.exists(f"/proc/{c}") and "zombie" not in _state(c) for c in children):
+            assert time.time() < deadline, f"a child kept running after its parent was killed: {children}"
+            time.sleep(0.5)
+    finally:
+        parent.kill()
+        for c in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(c, signal.SIGKILL)
+
+
+def _state(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return f.read().lower()
+    except OSError:
+        return "zombie"

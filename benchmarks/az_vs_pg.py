@@ -4,7 +4,9 @@ For each game (Connect Four 6x7, Othello 6x6, Go 5x5) and each algorithm, train 
 wall-clock training budget (evaluation time is not counted; it is measured separately), from the same
 seed. Every --eval-every-minutes of training (and before training starts) the current agent plays
 --eval-games games (colours alternated) against each fixed reference (Random, Greedy, UCT(200),
-UCT(1000) by default). AlphaZero plays with its PUCT search (--simulations per move); the policy-gradient
+UCT(1000) by default). Every match, here and in the final round robin, starts each pair of games from
+the same random opening (--opening-moves, colours swapped): the agents play deterministically, and
+without it two of them would replay the same two games over and over. AlphaZero plays with its PUCT search (--simulations per move); the policy-gradient
 agents play their net's greedy move (PolicyAgent, no search), and their final nets are also measured
 inside the same PUCT search, to separate the training method from search at play time. Ratings are
 maximum-likelihood Elo (fit_elo, Random = 0) over all the games of a game; a final round robin puts the
@@ -50,6 +52,10 @@ GAMES = {                                 # key -> (registry name, kwargs, Alpha
 ALGOS = ("alphazero", "reinforce", "reinforce_baseline", "ppo")
 PG_ALGO = {"reinforce": "reinforce", "reinforce_baseline": "reinforce-baseline", "ppo": "ppo"}
 DEFAULT_REFERENCES = ("random", "greedy", "uct:200", "uct:1000")
+# Random moves that open each pair of games (arena.match.random_opening), per game: enough for hundreds of
+# different openings (Connect Four 7^4, Othello 6x6 ~ 4 * 3 * 5 * 7, Go 5x5 25 * 24), few enough to
+# leave the game to the agents. --opening-moves sets one number for every game.
+OPENING_MOVES = {"connect_four": 4, "othello_6x6": 4, "go_5x5": 2}
 TARGETS = {"connect_four": (("random", 0.95), ("greedy", 0.70)), "go_5x5": (("random", 0.95), ("greedy", 0.70))}
 NO_STEP_CAP = 10 ** 9          # max_steps in minutes mode: time, not steps, ends a run
 STATE, REFS, ROUND_ROBIN, LOCK = "state.json", "references.json", "round_robin.json", ".lock"
@@ -202,7 +208,13 @@ class Options:
     def evaluation(self):
         a = self.args
         return {"references": self.references, "eval_games": a.eval_games, "simulations": a.simulations,
-                "eval_at_start": a.eval_at_start, "seed": a.seed}
+                "eval_at_start": a.eval_at_start, "seed": a.seed,
+                "opening_moves": {key: self.opening_moves(key) for key in GAMES}}
+
+    def opening_moves(self, key):
+        """Random opening moves shared by each pair of games of every match of game `key`."""
+        n = self.args.opening_moves
+        return OPENING_MOVES[key] if n is None else n
 
     def net_fields(self, key):
         return {**self.presets[GAMES[key][2]]["config"]["net"], **self.net}
@@ -369,7 +381,7 @@ def evaluate(o, key, make_agent, name, words):
     matches = []
     for j, ref in enumerate(o.references):
         m = play_match(make_agent(), reference_agent(ref, key), game, kwargs, games=o.args.eval_games,
-                       seed=seed_int(o.args.seed, *words, j), names=(name, ref))
+                       seed=seed_int(o.args.seed, *words, j), names=(name, ref), opening_moves=o.opening_moves(key))
         matches.append(strip_match(m))
     return matches
 
@@ -518,7 +530,8 @@ def run_references(o, key, log=print):
     game, kwargs, _ = GAMES[key]
     folder = o.game_dir(key)
     path = os.path.join(folder, REFS)
-    fp = {"references": o.references, "games": o.args.eval_games, "seed": o.args.seed}
+    fp = {"references": o.references, "games": o.args.eval_games, "seed": o.args.seed,
+          "opening_moves": o.opening_moves(key)}
     data = read_json(path)
     if data is not None and data["fingerprint"] != fp:
         data = None                            # other references: play them again
@@ -531,7 +544,8 @@ def run_references(o, key, log=print):
             if p < len(data["matches"]):
                 continue
             m = play_match(reference_agent(a, key), reference_agent(b, key), game, kwargs,
-                           games=o.args.eval_games, seed=seed_int(o.args.seed, 9, p), names=(a, b))
+                           games=o.args.eval_games, seed=seed_int(o.args.seed, 9, p), names=(a, b),
+                           opening_moves=o.opening_moves(key))
             data["matches"].append(strip_match(m))
             write_json(path, data)
             log(f"[{key}/references] {a} vs {b}: {wdl(total(data['matches'][-1]))}")
@@ -559,7 +573,7 @@ def run_round_robin(o, key, log=print):
     names = round_robin_names(o, key, done)
     progs = {a: read_json(os.path.join(o.run_dir(key, a), STATE)) for a in done}
     fp = {"names": names, "games_per_pair": o.args.final_games, "seed": o.args.seed,
-          "runs": {a: [p["steps"], round(p["seconds"], 3)] for a, p in progs.items()}}
+          "opening_moves": o.opening_moves(key), "runs": {a: [p["steps"], round(p["seconds"], 3)] for a, p in progs.items()}}
     old = read_json(path)
     if old is not None and old["fingerprint"] == fp:
         return old
@@ -569,7 +583,7 @@ def run_round_robin(o, key, log=print):
         t0 = time.perf_counter()
         log(f"[{key}/round robin] {len(names)} agents, {o.args.final_games} games per pair ...")
         result = round_robin({n: agents[n] for n in names}, game, kwargs, games_per_pair=o.args.final_games,
-                             seed=o.args.seed, progress=False)
+                             seed=o.args.seed, progress=False, opening_moves=o.opening_moves(key))
         data = {"fingerprint": fp, "seconds": time.perf_counter() - t0, "result": result.to_dict(),
                 "command": o.command()}
         for a in done:                          # the round robin's results go into each final agent's card
@@ -923,13 +937,27 @@ def elo_table(o, g):
     return lines
 
 
+def openings_sentence(o, data):
+    """How the games of every match begin (random openings per game, or none)."""
+    n = {key: o.opening_moves(key) for key in data}
+    if not any(n.values()):
+        return ("Every game starts from the initial position. The agents play deterministically, so two of "
+                "them may replay the same games: see the *distinct games* column of the round robin.")
+    return ("**Openings.** In every match (evaluations, references, round robin) games 2j and 2j+1 start "
+            "from the same random opening, colours swapped (arena `--opening-moves`; " +
+            ", ".join(f"{key} {k} moves" for key, k in n.items()) +
+            "): the agents play deterministically, and without it two of them would replay the same two "
+            "games over and over. The *distinct games* column of the round robin counts the different games.")
+
+
 def arena_command(o, key, g):
     game, kwargs, _ = GAMES[key]
     names = g["rr"]["result"]["names"]
     specs = [relpath(o.agent_path(key, n)) if n in ALGOS else n for n in names]
     kw = (" --kwargs " + " ".join(f"{k}={v}" for k, v in kwargs.items())) if kwargs else ""
     fp = g["rr"]["fingerprint"]
-    return (f"zerogym arena --game {game}{kw} --agents {' '.join(specs)} --games {fp['games_per_pair']} "
+    openings = f" --opening-moves {fp['opening_moves']}" if fp.get("opening_moves") else ""
+    return (f"zerogym arena --game {game}{kw} --agents {' '.join(specs)} --games {fp['games_per_pair']}{openings} "
             f"--seed {fp['seed']}{' --anchor random' if 'random' in names else ''} "
             f"--out runs/az_vs_pg_recheck/{key}")
 
@@ -949,12 +977,16 @@ class ReportView:
         self.args = argparse.Namespace(**vars(o.args))
         self.args.eval_games, self.args.simulations = ev["eval_games"], ev["simulations"]
         self.args.eval_at_start, self.args.seed = ev["eval_at_start"], ev["seed"]
+        self.saved_openings = ev.get("opening_moves", {})       # runs made before openings: none
         if self.step_mode:
             self.args.steps = budget["steps_per_eval"]
         else:
             self.args.minutes, self.args.eval_every_minutes = budget["minutes"], budget["eval_every_minutes"]
         self.args.final_games = next((g["rr"]["fingerprint"]["games_per_pair"] for g in data.values() if g["rr"]),
                                      o.args.final_games)
+
+    def opening_moves(self, key):
+        return self.saved_openings.get(key, 0)
 
     def __getattr__(self, name):
         return getattr(self._o, name)
@@ -979,6 +1011,7 @@ def write_report(o):
              + (" and before training" if a.eval_at_start else "")
              + f", the current agent plays {a.eval_games} games (colours alternated) against each of "
              + ", ".join(f"`{r}`" for r in o.references) + ".", "",
+             openings_sentence(o, data), "",
              f"- **How they play.** AlphaZero plays with its PUCT search at **{a.simulations} simulations per "
              "move**. The policy-gradient agents (REINFORCE as in ZetaGo, REINFORCE with a learned value "
              "baseline, MaskablePPO; all against a pool of their past selves) play **their net's greedy move, "
@@ -1111,6 +1144,9 @@ def build_parser():
     ap.add_argument("--final-games", type=int, default=40, help="games per pair in the final round robin (default 40)")
     ap.add_argument("--references", nargs="+", default=list(DEFAULT_REFERENCES), metavar="SPEC",
                     help="fixed reference agents (arena specs: random, greedy, uct:N, ...)")
+    ap.add_argument("--opening-moves", type=int, default=None, metavar="K",
+                    help="random moves opening each pair of games, colours swapped, in every match (default per "
+                         "game: " + ", ".join(f"{k} {v}" for k, v in OPENING_MOVES.items()) + ")")
     ap.add_argument("--simulations", type=int, default=200,
                     help="PUCT simulations per move when AlphaZero (and the PG nets' search row) play")
     ap.add_argument("--seed", type=int, default=0)
@@ -1138,6 +1174,8 @@ def main(argv=None):
     for name in ("eval_games", "final_games", "simulations"):
         if getattr(args, name) < 1:
             raise SystemExit(f"az_vs_pg: --{name.replace('_', '-')} must be >= 1")
+    if args.opening_moves is not None and args.opening_moves < 0:
+        raise SystemExit("az_vs_pg: --opening-moves must be >= 0")
     if args.steps is not None and args.steps < 1 or args.evals is not None and args.evals < 1:
         raise SystemExit("az_vs_pg: --steps and --evals must be >= 1")
     o = Options(args, argv)

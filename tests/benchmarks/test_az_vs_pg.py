@@ -59,7 +59,7 @@ def agent_path(tiny, algo):
 def round_robin_rows(report):
     """{(A, B): (wins, draws, losses) from A's view} from the round-robin table of the report."""
     rows = {}
-    for m in re.finditer(r"^\| (\S+) \| (\S+) \| \d+-\d+-\d+ \| \d+-\d+-\d+ \| (\d+)-(\d+)-(\d+) \| [\d.]+% \|$",
+    for m in re.finditer(r"^\| (\S+) \| (\S+) \| \d+-\d+-\d+ \| \d+-\d+-\d+ \| (\d+)-(\d+)-(\d+) \| [\d.]+% \| \d+ \|$",
                          report, re.M):
         rows[(m.group(1), m.group(2))] = tuple(int(x) for x in m.group(3, 4, 5))
     return rows
@@ -97,6 +97,23 @@ def test_report_names_every_algorithm_and_has_the_round_robin_table_and_the_plot
     assert "zerogym arena --game connect_four --agents" in report
     png = tiny["results"] / "az_vs_pg_connect_four.png"
     assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_match_starts_pairs_of_games_from_shared_random_openings(tiny):
+    k = tiny["mod"].OPENING_MOVES["connect_four"]
+    rr = json.loads((tiny["root"] / "runs" / "connect_four" / "round_robin.json").read_text())
+    assert rr["fingerprint"]["opening_moves"] == k
+    for m in rr["result"]["matches"]:
+        assert m["opening_moves"] == k
+        recs = m["records"]
+        assert all(r["opening"] == k for r in recs)
+        for first, second in zip(recs[::2], recs[1::2]):
+            assert first["actions"][:k] == second["actions"][:k] and first["a_moved_first"] != second["a_moved_first"]
+    refs = json.loads((tiny["root"] / "runs" / "connect_four" / "references.json").read_text())
+    assert refs["fingerprint"]["opening_moves"] == k
+    state = json.loads((tiny["root"] / "runs" / "connect_four" / "ppo" / "state.json").read_text())
+    assert state["fingerprint"]["evaluation"]["opening_moves"]["connect_four"] == k
+    assert "**Openings.**" in tiny["report"] and f"--opening-moves {k} " in tiny["report"]
 
 
 def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
@@ -179,7 +196,8 @@ def test_the_saved_round_robin_is_what_the_arena_replays_from_the_saved_agents(t
     names = saved["names"]
     specs = [str(agent_path(tiny, n)) if n in ALGOS else n for n in names]
     again = round_robin({n: agent_from_spec(s, "connect_four") for n, s in zip(names, specs)}, "connect_four",
-                        {}, games_per_pair=2, seed=0, progress=False)
+                        {}, games_per_pair=2, seed=0, progress=False,
+                        opening_moves=tiny["mod"].OPENING_MOVES["connect_four"])
     assert [[r["actions"] for r in m.records] for m in again.matches] == \
         [[r["actions"] for r in m["records"]] for m in saved["matches"]]
 

@@ -104,6 +104,9 @@ def add_arena_parser(subparsers):
                    help="game kwargs: a JSON object or key=value words, e.g. board_size=9 komi=7.5")
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=f"agent specs: {AGENT_SPECS}")
     p.add_argument("--games", type=int, default=20, help="games per pair (default 20)")
+    p.add_argument("--opening-moves", type=int, default=0, metavar="K",
+                   help="each pair of games starts from the same K random moves, colours swapped, so that "
+                        "agents which play deterministically still meet in different games (default 0)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--anchor", default=None, help="agent name rated 0 (default: mean rating 0)")
     p.add_argument("--out", default="arena_results", help="folder for report.md, elo.png, results.json, games.jsonl")
@@ -125,7 +128,8 @@ def run_arena(args):
         if args.anchor is not None and args.anchor not in names:
             raise ValueError(f"--anchor {args.anchor!r} is not one of the agents {names}")
         agents = {name: agent_from_spec(spec, args.game, kwargs) for name, spec in zip(names, args.agents)}
-        result = round_robin(agents, args.game, kwargs, args.games, args.seed, progress=not args.no_progress)
+        result = round_robin(agents, args.game, kwargs, args.games, args.seed, progress=not args.no_progress,
+                             opening_moves=args.opening_moves)
     except ValueError as err:
         sys.exit(f"zerogym arena: {err}")
     elo = fit_elo(result.outcomes(), names=names, anchor=args.anchor)

@@ -16,13 +16,13 @@ def _seed_int(*words):
     return int(np.random.SeedSequence(list(words)).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def _check_seed(seed):
+def _check_seed(seed, what="seed"):
     try:
         seed = operator.index(seed)
     except TypeError:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}") from None
+        raise ValueError(f"{what} must be a non-negative int, got {seed!r}") from None
     if seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed}")
+        raise ValueError(f"{what} must be a non-negative int, got {seed}")
     return seed
 
 
@@ -30,16 +30,39 @@ def _agent_name(agent):
     return getattr(agent, "name", None) or type(agent).__name__
 
 
-def play_game(agents, game, kwargs=None, seed=0):
+def random_opening(game, kwargs=None, moves=0, seed=0):
+    """`moves` uniformly random legal actions from the start of `game` (a registry name) with kwargs,
+    drawn from `seed`: passes only when nothing else is legal, and never a game that is over by then
+    (such a draw is replaced by the next one).  For play_game(opening=...)."""
+    from zerogym.registry import make_state
+    moves = _check_seed(moves, "opening moves")
+    rng = np.random.default_rng(_check_seed(seed))
+    for _ in range(1000):
+        st = make_state(game, **dict(kwargs or {}))
+        actions = []
+        while len(actions) < moves and not st.is_over():
+            legal = [int(a) for a in st.legal_actions()]
+            choices = [a for a in legal if st.spec.action_name(a) != "pass"] or legal
+            actions.append(choices[rng.integers(len(choices))])
+            st.step(actions[-1])
+        if not st.is_over():
+            return actions
+    raise ValueError(f"{game} {dict(kwargs or {})}: no {moves}-move opening leaves the game running "
+                     f"(1000 draws); ask for fewer opening moves")
+
+
+def play_game(agents, game, kwargs=None, seed=0, opening=()):
     """Play one game of `game` (a registry name) with kwargs between agents (first, second).
 
     The env is reset with `seed` and each agent is seeded from it (agent.seed(), then reset()).
+    `opening`: actions played first, for both sides, before the agents choose (random_opening);
+    an illegal one, or one after the game ended, raises ValueError.
     An illegal move ends the game and loses it (PettingZoo classic); so does resigning: an agent
     whose act() leaves a true `.resigned` attribute (GnuGoAgent) resigns, and its action is not
     played.  Returns a record dict: game, kwargs, seed, players (names, first mover first),
     actions, moves, winner (0 first player, 1 second, -1 draw), returns (per player), truncated,
     illegal (None or why), resigned (None or the position, 0 / 1, of who resigned), info (final
-    info: Go adds its score).
+    info: Go adds its score), opening (how many of the actions were the opening's).
     """
     import zerogym
     first, second = agents
@@ -55,6 +78,13 @@ def play_game(agents, game, kwargs=None, seed=0):
             agent.reset()
     order = {players[0]: first, players[1]: second}
     actions = []
+    for a in opening:
+        st = env.unwrapped.state
+        if st.is_over() or not st.is_legal(int(a)):
+            why = "the game is over" if st.is_over() else st.illegal_reason(int(a))
+            raise ValueError(f"opening move {len(actions) + 1} (action {a!r}) cannot be played: {why}")
+        actions.append(int(a))
+        env.step(int(a))
     resigned = None
     while True:
         _, _, term, trunc, _ = env.last(observe=False)
@@ -80,7 +110,8 @@ def play_game(agents, game, kwargs=None, seed=0):
     return {"game": game, "kwargs": kwargs, "seed": seed,
             "players": [_agent_name(first), _agent_name(second)],
             "actions": actions, "moves": len(actions), "winner": winner, "returns": rewards,
-            "truncated": bool(state.is_truncated()), "illegal": illegal, "resigned": resigned, "info": final}
+            "truncated": bool(state.is_truncated()), "illegal": illegal, "resigned": resigned, "info": final,
+            "opening": len(opening)}
 
 
 @dataclass
@@ -128,6 +159,7 @@ class MatchResult:
     a_first: WDL = field(default_factory=WDL)
     b_first: WDL = field(default_factory=WDL)
     records: list = field(default_factory=list)
+    opening_moves: int = 0           # random opening moves shared by each pair of games (play_match)
 
     @property
     def total(self):
@@ -146,12 +178,12 @@ class MatchResult:
         wdl = lambda x: {"wins": x.wins, "draws": x.draws, "losses": x.losses}  # noqa: E731
         return {"agent_a": self.agent_a, "agent_b": self.agent_b, "game": self.game, "kwargs": self.kwargs,
                 "seed": self.seed, "a_first": wdl(self.a_first), "b_first": wdl(self.b_first),
-                "total": wdl(self.total), "records": self.records}
+                "total": wdl(self.total), "opening_moves": self.opening_moves, "records": self.records}
 
     @classmethod
     def from_dict(cls, d):
         return cls(d["agent_a"], d["agent_b"], d["game"], d["kwargs"], d["seed"], WDL(**d["a_first"]),
-                   WDL(**d["b_first"]), list(d.get("records", [])))
+                   WDL(**d["b_first"]), list(d.get("records", [])), d.get("opening_moves", 0))
 
 
 def _score(winner, pos):
@@ -171,24 +203,33 @@ def _check_games(games, what="games"):
     return games
 
 
-def play_match(agent_a, agent_b, game, kwargs=None, games=100, seed=0, names=None, progress=False):
+
+def play_match(agent_a, agent_b, game, kwargs=None, games=100, seed=0, names=None, progress=False,
+               opening_moves=0):
     """Play `games` games between agent_a and agent_b, A moving first in even-numbered games
     (0, 2, ...) and B in odd ones.  Game i uses seed derived from (seed, i), so any game can be
     replayed alone.  names: (name_a, name_b), default the agents' names (made distinct if equal).
     progress: True for a tqdm bar (or a tqdm bar to advance by one per game).
+    opening_moves: games 2j and 2j + 1 both start from the same random_opening of that many moves
+    (drawn from (seed, j)), with colours swapped: agents that play deterministically then still meet
+    in different games, and neither side gains from the openings.
     Returns a MatchResult (wins/draws/losses from A's view, split by who moved first)."""
     games = _check_games(games)
     seed = _check_seed(seed)
+    opening_moves = _check_seed(opening_moves, "opening_moves")
     name_a, name_b = names or (_agent_name(agent_a), _agent_name(agent_b))
     if name_a == name_b:
         name_a, name_b = f"{name_a}#1", f"{name_b}#2"
-    result = MatchResult(name_a, name_b, game, dict(kwargs or {}), seed)
+    result = MatchResult(name_a, name_b, game, dict(kwargs or {}), seed, opening_moves=opening_moves)
     outer = progress if hasattr(progress, "update") else None     # a round robin's bar
     bar = outer if outer is not None else _bar(games, f"{name_a} vs {name_b}", progress)
+    opening = ()
     for i in range(games):
         a_first = i % 2 == 0
         pair = (agent_a, agent_b) if a_first else (agent_b, agent_a)
-        rec = play_game(pair, game, kwargs, _seed_int(seed, i))
+        if opening_moves and a_first:
+            opening = random_opening(game, kwargs, opening_moves, _seed_int(seed, 7_919, i // 2))
+        rec = play_game(pair, game, kwargs, _seed_int(seed, i), opening)
         rec["players"] = [name_a, name_b] if a_first else [name_b, name_a]
         rec["index"] = i
         rec["a_moved_first"] = a_first
@@ -233,9 +274,10 @@ class RoundRobinResult:
         return cls(d["names"], d["game"], d["kwargs"], d["seed"], [MatchResult.from_dict(m) for m in d["matches"]])
 
 
-def round_robin(agents, game, kwargs=None, games_per_pair=20, seed=0, progress=True):
+def round_robin(agents, game, kwargs=None, games_per_pair=20, seed=0, progress=True, opening_moves=0):
     """Every pair of `agents` (dict name -> agent) plays a match of games_per_pair games
-    (colours alternated); pair k (in dict order) uses a match seed derived from (seed, k)."""
+    (colours alternated, play_match's opening_moves); pair k (in dict order) uses a match seed
+    derived from (seed, k)."""
     if not isinstance(agents, dict) or len(agents) < 2:
         raise ValueError(f"agents must be a dict name -> agent with at least two entries, got {agents!r}")
     games_per_pair = _check_games(games_per_pair, "games_per_pair")
@@ -246,7 +288,8 @@ def round_robin(agents, game, kwargs=None, games_per_pair=20, seed=0, progress=T
     matches = []
     for k, (a, b) in enumerate(pairs):
         matches.append(play_match(agents[a], agents[b], game, kwargs, games_per_pair, _seed_int(seed, 1_000_003, k),
-                                  names=(a, b), progress=bar if bar is not None else False))
+                                  names=(a, b), progress=bar if bar is not None else False,
+                                  opening_moves=opening_moves))
     if bar is not None:
         bar.close()
     return RoundRobinResult(names, game, dict(kwargs or {}), seed, matches)

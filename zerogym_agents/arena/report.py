@@ -23,16 +23,26 @@ def elo_markdown(elo):
     return "\n".join(lines) + "\n"
 
 
+def distinct_games(match):
+    """How many different games (move sequences) a MatchResult's records hold; None without records.
+    Two agents that both play deterministically replay the same two games over and over unless the
+    match starts from random openings."""
+    if not match.records:
+        return None
+    return len({tuple(r["actions"]) for r in match.records})
+
+
 def pairwise_markdown(result):
     """Markdown table of a RoundRobinResult: every pair's wins-draws-losses (A's view), split by who
-    moved first, and A's score."""
-    lines = ["| A | B | A first (W-D-L) | B first (W-D-L) | total (W-D-L) | A score |",
-             "|---|---|---:|---:|---:|---:|"]
+    moved first, A's score and how many of the games differ."""
+    lines = ["| A | B | A first (W-D-L) | B first (W-D-L) | total (W-D-L) | A score | distinct games |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for m in result.matches:
         f = lambda x: f"{x.wins}-{x.draws}-{x.losses}"  # noqa: E731
         t = m.total
+        distinct = distinct_games(m)
         lines.append(f"| {m.agent_a} | {m.agent_b} | {f(m.a_first)} | {f(m.b_first)} | {f(t)} | "
-                     f"{_pct(t.score, t.games)} |")
+                     f"{_pct(t.score, t.games)} | {'-' if distinct is None else distinct} |")
     return "\n".join(lines) + "\n"
 
 
@@ -79,6 +89,10 @@ def write_report(result, elo, out_dir, title=None, command=None, sgf=True):
     parts = [f"# {title}", ""]
     if command:
         parts += ["Command:", "", "```", command, "```", ""]
+    openings = {m.opening_moves for m in result.matches}
+    if openings != {0}:
+        parts += [f"Each pair of games starts from the same {', '.join(map(str, sorted(openings)))} random "
+                  f"opening moves, colours swapped.", ""]
     parts += ["## Elo", "", elo_markdown(elo), "## Pairs", "", pairwise_markdown(result), "## Matches", ""]
     parts += [match_markdown(m) for m in result.matches]
     paths = {"report": os.path.join(out_dir, "report.md"), "plot": os.path.join(out_dir, "elo.png"),

@@ -6,7 +6,8 @@ import pytest
 
 from zerogym_agents.arena import (from_sgf, load_records, play_game, play_match, replay, round_robin, save_records,
                                   to_sgf)
-from zerogym_agents.arena.match import _seed_int
+from zerogym_agents.arena.match import _seed_int, random_opening
+from zerogym_agents.arena.report import distinct_games, pairwise_markdown
 from zerogym_agents.base import Agent, RandomAgent
 from zerogym_agents.greedy import GreedyAgent
 
@@ -92,6 +93,52 @@ def test_bad_input():
         round_robin({"a": RandomAgent()}, "tictactoe")
     with pytest.raises(ValueError, match="unknown game"):
         play_game((RandomAgent(), RandomAgent()), "chess")
+
+
+@pytest.mark.parametrize("game, kwargs, moves", [("connect_four", {}, 4), ("othello", {"board_size": 6}, 4),
+                                                 ("go", {"board_size": 5}, 3), ("tictactoe", {}, 4)])
+def test_random_openings_are_legal_running_and_seeded(game, kwargs, moves):
+    from zerogym.registry import make_state
+    openings = [random_opening(game, kwargs, moves, seed) for seed in range(30)]
+    for actions in openings:
+        st = make_state(game, **kwargs)
+        assert len(actions) == moves
+        for a in actions:
+            assert st.is_legal(a) and st.spec.action_name(a) != "pass"      # something else was always legal
+            st.step(a)
+        assert not st.is_over()
+    assert len({tuple(o) for o in openings}) >= 20
+    assert random_opening(game, kwargs, moves, 7) == openings[7]
+    assert random_opening(game, kwargs, 0, 7) == []
+
+
+def test_openings_give_deterministic_agents_different_games():
+    plain = play_match(FirstLegal(), GreedyAgent(), "connect_four", {}, games=12, seed=3)
+    assert distinct_games(plain) <= 4                  # Greedy only varies on ties
+    m = play_match(FirstLegal(), GreedyAgent(), "connect_four", {}, games=12, seed=3, opening_moves=4)
+    assert distinct_games(m) >= 10 and m.opening_moves == 4
+    for first, second in zip(m.records[::2], m.records[1::2]):
+        # each pair: the same opening, colours swapped
+        assert first["actions"][:4] == second["actions"][:4] and first["opening"] == second["opening"] == 4
+        assert first["players"] == second["players"][::-1]
+    assert len({tuple(r["actions"][:4]) for r in m.records}) == 6
+    again = play_match(FirstLegal(), GreedyAgent(), "connect_four", {}, games=12, seed=3, opening_moves=4)
+    assert again.to_dict() == m.to_dict() == type(m).from_dict(m.to_dict()).to_dict()
+    rr = round_robin({"a": FirstLegal(), "b": GreedyAgent()}, "connect_four", {}, 4, seed=1, progress=False,
+                     opening_moves=2)
+    assert all(r["opening"] == 2 for r in rr.matches[0].records)
+    assert pairwise_markdown(rr).splitlines()[0].endswith("| distinct games |")
+
+
+def test_bad_openings_are_refused():
+    with pytest.raises(ValueError, match="opening_moves must be a non-negative int"):
+        play_match(RandomAgent(), RandomAgent(), "tictactoe", {}, games=2, opening_moves=-1)
+    with pytest.raises(ValueError, match="opening moves must be a non-negative int"):
+        random_opening("tictactoe", {}, "3")
+    with pytest.raises(ValueError, match="no 9-move opening"):
+        random_opening("tictactoe", {}, 9)             # the ninth move always ends the game
+    with pytest.raises(ValueError, match=r"opening move 2 \(action 0\) cannot be played"):
+        play_game((RandomAgent(), RandomAgent()), "tictactoe", {}, seed=0, opening=[0, 0])
 
 
 def test_records_round_trip(tmp_path):

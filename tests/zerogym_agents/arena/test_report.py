@@ -84,9 +84,26 @@ def test_cli_runs_a_round_robin(tmp_path, capsys):
     assert len(result.matches) == 6 and all(m.games == 4 for m in result.matches)
     assert result.kwargs == {"rows": 4, "cols": 4}
     assert (tmp_path / "report.md").exists() and "| rank | agent |" in capsys.readouterr().out
+    assert "random opening" not in (tmp_path / "report.md").read_text()
     for m in result.matches:
         if "minimax" in (m.agent_a, m.agent_b):       # 4x4 Connect Four is never lost by the solver
             assert (m.total.wins if m.agent_b == "minimax" else m.total.losses) == 0
+
+
+def test_cli_opening_moves(tmp_path):
+    ap = argparse.ArgumentParser(prog="zerogym")
+    add_arena_parser(ap.add_subparsers(dest="command"))
+    args = ap.parse_args(["arena", "--game", "tictactoe", "--agents", "minimax", "greedy", "--games", "6",
+                          "--opening-moves", "2", "--out", str(tmp_path), "--no-progress"])
+    result, _ = args.func(args)
+    assert all(r["opening"] == 2 for r in result.matches[0].records)
+    assert "same 2 random opening moves, colours swapped" in (tmp_path / "report.md").read_text()
+    data = json.load(open(tmp_path / "results.json"))
+    assert data["round_robin"]["matches"][0]["opening_moves"] == 2
+    args = ap.parse_args(["arena", "--game", "tictactoe", "--agents", "minimax", "greedy", "--opening-moves", "-1",
+                          "--out", str(tmp_path)])
+    with pytest.raises(SystemExit, match="opening_moves must be a non-negative int"):
+        args.func(args)
 
 
 def test_cli_errors_name_the_problem(tmp_path):

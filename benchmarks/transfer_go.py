@@ -21,9 +21,12 @@ from zerogym_agents.transfer.experiment import METHODS, TransferSettings, run_tr
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # AlphaZero on 9x9 Go for a 2-core CPU (the nets take the source's shape: pretrained:go_5x5 is a
-# 4x32 ResNet with the BCE value loss, from benchmarks/az_strength.py --game go_5x5)
+# 4x32 ResNet with the BCE value loss, from benchmarks/az_strength.py --game go_5x5). No self-play pass
+# before half the board's points are played: without it, training from scratch collapsed within 10
+# minutes (White passed from move 1 and then lost to Random at 20 and 30 minutes)
 CONFIG = dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096, buffer_size=200_000,
-              lr=0.02, lr_final=0.002, temperature_moves=10, dirichlet_alpha=0.15, checkpoint_every=100)
+              lr=0.02, lr_final=0.002, temperature_moves=10, dirichlet_alpha=0.15, no_pass_fraction=0.5,
+              checkpoint_every=100)
 REFERENCES = ("random", "uct:1000", "gnugo:1", "gnugo:10")
 
 

@@ -25,6 +25,10 @@ class AlphaZeroConfig(JsonConfig):
     fpu_reduction: float = 0.25
     leaves_per_tree: int = 1
     temperature_moves: int = 8        # moves sampled in proportion to visits, then the most visited
+    # no pass while another move is legal before move ceil(no_pass_fraction * board points) (0: none).
+    # Go from scratch otherwise tends to collapse: a young value net that credits White with the komi
+    # whatever happens makes passing look free, White learns to pass from move 1, and Black learns nothing
+    no_pass_fraction: float = 0.0
     # replay and training
     buffer_size: int = 50_000
     max_reuse: int = 8                # Polygames: each position is trained on about 8 times at most
@@ -50,6 +54,9 @@ class AlphaZeroConfig(JsonConfig):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"AlphaZeroConfig.{name} must be a positive integer, got {value!r}")
+        if isinstance(self.no_pass_fraction, bool) or not isinstance(self.no_pass_fraction, (int, float)) \
+                or not 0.0 <= self.no_pass_fraction <= 1.0:
+            raise ValueError(f"AlphaZeroConfig.no_pass_fraction must be a number in [0, 1], got {self.no_pass_fraction!r}")
         if not 0.0 <= self.pool_fraction < 1.0:
             raise ValueError(f"AlphaZeroConfig.pool_fraction must be in [0, 1), got {self.pool_fraction!r}")
         if self.min_buffer < self.batch_size:

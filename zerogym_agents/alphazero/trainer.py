@@ -1,5 +1,6 @@
 """AlphaZero training: batched self-play, replay, SGD, checkpoints that resume exactly."""
 import copy
+import math
 import os
 import time
 
@@ -56,6 +57,7 @@ class AlphaZeroTrainer:
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
         spec = self.template.spec
         h, w, c = spec.obs_shape
+        no_pass_before = math.ceil(cfg.no_pass_fraction * h * w)
         if net is None and cfg.init_from and not resume:
             net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
         if net is None:
@@ -64,7 +66,7 @@ class AlphaZeroTrainer:
         self.mcts = BatchedMCTS(cfg.game, num_games=cfg.concurrent_games, simulations=cfg.simulations,
                                 c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha, epsilon=cfg.dirichlet_epsilon,
                                 fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
-                                seed=cfg.seed, **cfg.game_kwargs)
+                                seed=cfg.seed, no_pass_before=no_pass_before, **cfg.game_kwargs)
         self.replay = ReplayBuffer(cfg.buffer_size, (c, h, w), spec.num_actions, cfg.max_reuse,
                                    symmetries=spec.symmetries, seed=cfg.seed + 1)
         self.rng = np.random.default_rng(cfg.seed + 2)
@@ -82,7 +84,8 @@ class AlphaZeroTrainer:
             self.opp_mcts = BatchedMCTS(cfg.game, num_games=self.num_pool, simulations=cfg.simulations,
                                         c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha,
                                         epsilon=cfg.dirichlet_epsilon, fpu_reduction=cfg.fpu_reduction,
-                                        leaves_per_tree=cfg.leaves_per_tree, **cfg.game_kwargs)
+                                        leaves_per_tree=cfg.leaves_per_tree, no_pass_before=no_pass_before,
+                                        **cfg.game_kwargs)
             self.learner_seat = np.arange(self.num_pool) % 2
             self.pool.add(_frozen(self.net), name="step-0")
         self._rebuild_trees()

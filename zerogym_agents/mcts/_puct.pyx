@@ -83,6 +83,8 @@ cdef class PUCTCore:
     cdef readonly int64_t full_events     # leaves left unexpanded because their tree was full
     cdef int target
     cdef public double c_puct, fpu_reduction, virtual_loss, dirichlet_alpha, epsilon
+    cdef public int pass_action            # the game's pass action (-1: none)
+    cdef public int no_pass_before         # before this many moves, pass is no child where another move is legal
     cdef readonly object planes            # float32 (G*k, C, H, W)
     cdef readonly object masks             # int8 (G*k, A)
     cdef float* planes_p
@@ -97,6 +99,8 @@ cdef class PUCTCore:
         self.capacity = capacity
         self.C, self.H, self.W = spec.d.planes, spec.d.height, spec.d.width
         self.stride = spec.d.state_bytes
+        self.pass_action = -1
+        self.no_pass_before = 0
         cdef Py_ssize_t G = num_games, L = <Py_ssize_t> num_games * leaves_per_tree
         self.roots = <char*> PyMem_Calloc(G, self.stride)
         self.scratch = <char*> PyMem_Calloc(1, self.stride)
@@ -291,7 +295,8 @@ cdef class PUCTCore:
             self.g.apply(self.g.params, s, base[node].action)
 
     cdef int _encode(self, char* s, int row) noexcept nogil:
-        # write the mover's planes (C, H, W) as float32 and the legal mask into row `row`
+        # write the mover's planes (C, H, W) as float32 and the legal mask into row `row` (without
+        # pass before move no_pass_before while another move is legal)
         cdef int HW = self.H * self.W, C = self.C, k, ch, count
         cdef int8_t* o = self.obs
         cdef int8_t* m = self.masks_p + <Py_ssize_t> row * self.num_actions
@@ -301,6 +306,9 @@ cdef class PUCTCore:
         else:
             self.g.observe(self.g.params, s, header(s).to_play, o)
             count = self.g.legal(self.g.params, s, m)
+        if self.pass_action >= 0 and count > 1 and m[self.pass_action] and header(s).moves < self.no_pass_before:
+            m[self.pass_action] = 0
+            count -= 1
         for ch in range(C):
             for k in range(HW):
                 out[ch * HW + k] = o[k * C + ch]

@@ -102,11 +102,14 @@ class BatchedMCTS:
     capacity: nodes per tree (default: enough for one search, at most 2**20); when a tree is full,
     new leaves are evaluated and backed up but not expanded (counted in .full_events).
     seed: None, an int, or one int per tree (see tree_seeds); it drives the noise and move choice.
+    no_pass_before: before this many moves of a game, the search gives a pass no child (so never
+    plays it) wherever another move is legal (0: passes are searched like any move). Self-play uses it
+    against early Go training collapsing into passing (AlphaZeroConfig.no_pass_fraction).
     """
 
     def __init__(self, game, num_games=1, simulations=800, c_puct=1.5, dirichlet_alpha=0.3, epsilon=0.25,
                  fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=1, capacity=None, seed=None,
-                 **game_kwargs):
+                 no_pass_before=0, **game_kwargs):
         self.spec, self._template = game_spec(game, game_kwargs)
         self.num_games = _int("num_games", num_games, 1)
         self.simulations = _int("simulations", simulations, 1)
@@ -121,6 +124,9 @@ class BatchedMCTS:
         self.virtual_loss = virtual_loss
         self.dirichlet_alpha = dirichlet_alpha
         self.epsilon = epsilon
+        passes = [a for a in range(self.num_actions) if self.spec.action_name(a) == "pass"]
+        self._core.pass_action = passes[0] if passes else -1
+        self.no_pass_before = no_pass_before
         self.seed(seed)
         G, A = self.num_games, self.num_actions
         self._counts = np.zeros((G, A), np.int32)
@@ -141,6 +147,9 @@ class BatchedMCTS:
                                                        _real("dirichlet_alpha", v, 0.0, open_lo=True)))
     epsilon = property(lambda self: self._core.epsilon,
                        lambda self, v: setattr(self._core, "epsilon", _real("epsilon", v, 0.0, 1.0)))
+    no_pass_before = property(lambda self: self._core.no_pass_before,
+                              lambda self, v: setattr(self._core, "no_pass_before",
+                                                      _int("no_pass_before", v, 0, (1 << 31) - 1)))
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree)
     capacity = property(lambda self: self._core.capacity)
     full_events = property(lambda self: self._core.full_events)

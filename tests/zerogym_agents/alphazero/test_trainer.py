@@ -76,9 +76,24 @@ def test_resume_refuses_another_game(tmp_path):
         AlphaZeroTrainer(tiny(game="connect_four", max_steps=8), tmp_path, resume=True, log_dir=False)
 
 
+def test_no_pass_fraction_keeps_self_play_from_passing_early(tmp_path):
+    cfg = tiny(game="go", game_kwargs={"board_size": 5}, pool_fraction=0.0, no_pass_fraction=1.0, max_steps=70,
+               checkpoint_every=70)
+    tr = AlphaZeroTrainer(cfg, tmp_path, log_dir=False)
+    assert tr.mcts.no_pass_before == 25                     # every point of the 5x5 board
+    tr.run(progress=False)
+    assert tr.games >= 8
+    assert tr.positions >= 26 * tr.games                    # no game ends before two passes after move 25
+    tr = AlphaZeroTrainer(tiny(game="go", game_kwargs={"board_size": 5}, no_pass_fraction=0.5), tmp_path / "b",
+                          log_dir=False)
+    assert tr.mcts.no_pass_before == tr.opp_mcts.no_pass_before == 13
+
+
 def test_bad_config_is_refused():
     with pytest.raises(ValueError, match="simulations"):
         AlphaZeroConfig(simulations=0)
+    with pytest.raises(ValueError, match=r"no_pass_fraction must be a number in \[0, 1\]"):
+        AlphaZeroConfig(no_pass_fraction=1.5)
     with pytest.raises(ValueError, match="unknown AlphaZeroConfig fields"):
         AlphaZeroConfig.from_dict({"sims": 3})
 

@@ -284,3 +284,31 @@ def test_bad_arguments():
     with pytest.raises(zerogym.IllegalMoveError, match="game 1"):
         m.advance([0, 9])
     assert m.root_state(0) == zerogym.make_state("tictactoe")   # nothing changed
+
+
+def test_no_pass_before_keeps_pass_out_of_the_early_search():
+    seen = []
+
+    def pass_lover(planes, masks):          # most of the prior on pass (action 25), records the masks
+        seen.append(masks.copy())
+        priors = np.where(masks != 0, 1e-3, 0.0).astype(np.float32)
+        priors[:, 25] = np.where(masks[:, 25] != 0, 1.0, 0.0)
+        return priors, np.zeros(len(masks), np.float32)
+
+    def searched(moves, **kwargs):
+        seen.clear()
+        m = BatchedMCTS("go", simulations=200, epsilon=0.0, seed=0, board_size=5, **kwargs)
+        m.set_roots([play("go", moves, board_size=5)])
+        return m.run(pass_lover)[0][0], m
+
+    policy, _ = searched([0, 1, 2])
+    assert policy[25] > 0.5                                      # passes allowed: searched like any move
+    policy, m = searched([0, 1, 2], no_pass_before=4)
+    assert policy[25] == 0 and m.select_actions(1.0)[0] != 25 and m.no_pass_before == 4
+    assert seen[0][0, 25] == 0 and seen[0][0].sum() == 22       # the root (move 3): every point but pass
+    assert all((batch[:, 25] == 1).all() for batch in seen[1:])  # its children are at move 4: pass is back
+    policy, _ = searched([0, 1, 2, 3], no_pass_before=4)
+    assert policy[25] > 0.5
+    with pytest.raises(ValueError, match="no_pass_before"):
+        BatchedMCTS("go", board_size=5, no_pass_before=-1)
+    assert BatchedMCTS("connect_four", no_pass_before=9)._core.pass_action == -1      # no pass in the game

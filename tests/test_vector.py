@@ -44,6 +44,39 @@ def test_matches_states_through_auto_reset(case):
     assert finished > 0
 
 
+def test_minus_one_leaves_a_game_as_it_is(case):
+    """Games stepped with -1 stay as they were; the others follow their States, as above."""
+    game, kwargs = case
+    n = 5
+    venv = zerogym.vector.make(game, n, **kwargs)
+    obs, infos = venv.reset(seed=0)
+    states = [zerogym.make_state(game, **kwargs) for _ in range(n)]
+    rng = np.random.default_rng(2)
+    skipped = finished = 0
+    for _ in range(200):
+        actions = np.array([rng.choice(st.legal_actions()) for st in states])
+        skip = rng.random(n) < 0.4
+        actions[skip] = -1
+        obs, rewards, term, trunc, infos = venv.step(actions)
+        for i, st in enumerate(states):
+            if skip[i]:
+                skipped += 1
+                assert rewards[i] == 0 and not term[i] and not trunc[i] and not infos["_final_observation"][i]
+            else:
+                mover = st.current_player
+                st.step(int(actions[i]))
+                if st.is_over():
+                    finished += 1
+                    assert rewards[i] == st.returns()[mover]
+                    st.reset()
+            assert np.array_equal(obs["observation"][i], st.observation())
+            assert np.array_equal(obs["action_mask"][i], st.legal_mask())
+            assert infos["to_play"][i] == st.current_player
+    assert skipped > 0 and finished > 0
+    with pytest.raises(IllegalMoveError, match="action -2"):
+        venv.step(np.full(n, -2))
+
+
 def test_illegal_action_names_game_and_changes_nothing(case):
     game, kwargs = case
     venv = zerogym.vector.make(game, 4, **kwargs)
@@ -113,8 +146,15 @@ def test_set_state_round_trip():
     venv = zerogym.vector.make("tictactoe", 2)
     venv.reset()
     st = zerogym.make_state("tictactoe").step(4).step(0)
+    obs, infos = venv.reset()
     venv.set_state(1, st)
     assert venv.get_state(1) == st
+    fast = zerogym.vector.make("tictactoe", 2, copy=False)     # the shared buffers show the new game at once
+    obs, infos = fast.reset()
+    fast.set_state(1, st)
+    assert np.array_equal(obs["observation"][1], st.observation()) and infos["to_play"][1] == st.current_player
+    assert np.array_equal(obs["action_mask"][1], st.legal_mask())
+    assert np.array_equal(obs["observation"][0], zerogym.make_state("tictactoe").observation())
     with pytest.raises(IndexError, match="out of range"):
         venv.get_state(2)
     with pytest.raises(ValueError, match="does not fit"):

@@ -15,7 +15,9 @@ class VectorEnv:
     with obs = {"observation": int8 (N, H, W, C) seen from each game's player to move,
     "action_mask": int8 (N, A)}, rewards[i] for the player who just moved in game i,
     infos["to_play"] (N,) the player to move next (0 = first), and for games that just ended
-    infos["final_observation"] (N, H, W, C, valid where infos["_final_observation"]).
+    infos["final_observation"] (N, H, W, C, valid where infos["_final_observation"]). An action of
+    -1 leaves its game as it is for that step (reward 0, not ended, same observation): for loops
+    where only some games have a move to make (one player's turn, an opponent's reply).
 
     With copy=False the returned arrays are buffers reused by the next step (faster; copy what
     you keep). num_threads > 1 splits each step between threads (OpenMP builds; otherwise the
@@ -96,7 +98,8 @@ class VectorEnv:
         return st
 
     def set_state(self, i, state):
-        """Replace game i by `state`; its observation and mask are refreshed by the next step/reset only."""
+        """Replace game i by `state`; its observation, mask and player to move are updated at once
+        (read them from the arrays the last step returned with copy=False, or from the next step)."""
         self._batch.set_state(i, state)
 
     def encode(self, out=None):

@@ -131,7 +131,8 @@ cdef class Batch:
                 self.to_play[i] = 0
 
     def step(self, const int64_t[::1] actions, int num_threads=1):
-        """Play actions[i] in game i; finished games are reset in the same call.
+        """Play actions[i] in game i; finished games are reset in the same call.  actions[i] = -1
+        leaves game i as it is (its reward and flags read 0, its observation and mask stay valid).
 
         Returns (-1, 0) on success, or (i, reason) for the first illegal action, in which case no
         game was changed.  rewards[i] is the reward of the player who just moved.
@@ -144,7 +145,9 @@ cdef class Batch:
         with nogil:
             for i in prange(self.n, num_threads=num_threads, schedule="static"):
                 a = actions[i]
-                if a < 0 or a >= na:
+                if a == -1:
+                    self.codes[i] = REASON_OK
+                elif a < 0 or a >= na:
                     self.codes[i] = REASON_RANGE
                 else:
                     self.codes[i] = self.g.check(self.g.params, self.blobs + i * self.stride, <int> a)
@@ -153,9 +156,15 @@ cdef class Batch:
                 return (i, self.codes[i])
         with nogil:
             for i in prange(self.n, num_threads=num_threads, schedule="static"):
-                step_one(self.g, self.blobs + i * self.stride, <int> actions[i], &self.obs[i, 0],
-                         &self.mask[i, 0], &self.rewards[i], &self.terminated[i], &self.truncated[i],
-                         &self.to_play[i], &self.final_obs[i, 0], &self.done[i])
+                if actions[i] == -1:
+                    self.rewards[i] = 0.0
+                    self.terminated[i] = 0
+                    self.truncated[i] = 0
+                    self.done[i] = 0
+                else:
+                    step_one(self.g, self.blobs + i * self.stride, <int> actions[i], &self.obs[i, 0],
+                             &self.mask[i, 0], &self.rewards[i], &self.terminated[i], &self.truncated[i],
+                             &self.to_play[i], &self.final_obs[i, 0], &self.done[i])
         return (-1, 0)
 
     def seed(self, uint64_t seed):
@@ -196,11 +205,15 @@ cdef class Batch:
         memcpy(out.s, self.blobs + i * self.stride, self.stride)
 
     def set_state(self, int i, State src):
-        """Overwrite game i with `src` (a State of the same spec)."""
+        """Overwrite game i with `src` (a State of the same spec); once bound, its observation, mask
+        and player to move are written at once."""
         self._index(i)
         if src.spec is not self.spec and src.spec.kwargs != self.spec.kwargs:
             raise ValueError(f"state of {src.spec!r} does not fit a batch of {self.spec!r}")
         memcpy(self.blobs + i * self.stride, src.s, self.stride)
+        if self.bound:
+            observe_and_mask(self.g, self.blobs + i * self.stride, &self.obs[i, 0], &self.mask[i, 0])
+            self.to_play[i] = header(self.blobs + i * self.stride).to_play
 
     cdef _index(self, int i):
         if not 0 <= i < self.n:

@@ -18,18 +18,18 @@ class PGConfig(JsonConfig):
 
     algo: "reinforce" (ZetaGo's update: every learner move weighted by the game's result),
     "reinforce-baseline" (advantage = result - V(s), V trained by the net's value loss) or "ppo"
-    (sb3-contrib's MaskablePPO on zerogym.wrappers.SingleAgentEnv).
+    (sb3-contrib's MaskablePPO on pg.pool_vec_env.PoolVecEnv, the vector path as an SB3 VecEnv).
 
     A *step* is one policy update. REINFORCE: num_envs games played to the end through the vector
     path (the learner's seat alternates between games and steps), then one gradient step on all of
-    the learner's moves. PPO: ppo_n_steps learner moves in each of num_envs SingleAgentEnv copies,
+    the learner's moves. PPO: ppo_n_steps learner moves in each of num_envs games,
     then ppo_epochs epochs of minibatches.
 
     Pool: a frozen snapshot of the learner joins the pool every snapshot_every learner episodes (or
     learner moves, snapshot_unit="steps"); the pool keeps the last pool_size. Opponents are drawn
     uniformly (pool_mode="uniform", ZetaGo: Painter & Johnston, paper 002) or with probability
     ∝ exp(-(Elo_learner - Elo_i) / 400) (pool_mode="elo", Polygames: Cazenave et al., paper 000).
-    REINFORCE draws one opponent per step; PPO draws one per episode in each env.
+    REINFORCE draws one opponent per step; PPO draws one per game.
     """
 
     algo: str = "reinforce"

@@ -1,11 +1,12 @@
-"""PPO through Stable-Baselines3: sb3-contrib's MaskablePPO on SingleAgentEnv against the pool.
+"""PPO through Stable-Baselines3: sb3-contrib's MaskablePPO against the pool (PoolVecEnv).
 
 - PolicyValueNetPolicy: a MaskableActorCriticPolicy whose actor and critic are one
   zerogym_agents.nets.PolicyValueNet (policy logits, tanh value), the AlphaZero nets; a trained
   PPO agent is saved as a PolicyAgent (kind "policy"). Its predict() refuses to run without
   action_masks, so no prediction can pick an illegal move (sb3-contrib#212).
 - SnapshotCallback: any SB3 algorithm pushes frozen snapshots of its policy into an OpponentPool
-  every K learner moves or episodes; make_selfplay_env (opponents.py) plays them as the opponent.
+  every K learner moves or episodes; make_selfplay_env (opponents.py, any SB3 algorithm) or
+  PoolVecEnv (pool_vec_env.py, the compiled vector path) plays them as the opponent.
 - PPOTrainer: the `zerogym train pg --algo ppo` run (same config, logs and checkpoints as REINFORCE).
 """
 import copy
@@ -20,7 +21,7 @@ from zerogym_agents.base import Agent, game_state
 from zerogym_agents.nets import NetConfig, PolicyValueNet
 from zerogym_agents.pg.agent import select_actions
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
-from zerogym_agents.pg.opponents import SnapshotSchedule, make_selfplay_env, snapshot
+from zerogym_agents.pg.opponents import SnapshotSchedule, snapshot
 
 MASKS_NEEDED = ("PolicyValueNetPolicy.predict needs action_masks= (e.g. env.action_masks(), or "
                 "sb3_contrib.common.maskable.utils.get_action_masks(vec_env)): without them it could pick an "
@@ -195,14 +196,15 @@ def _rng_from_tensor_state(d):
 
 
 class PPOTrainer(PGTrainer):
-    """MaskablePPO (algo "ppo") with PolicyValueNetPolicy on num_envs SingleAgentEnv copies (SB3's
-    DummyVecEnv); each env draws a pool opponent per episode, colours alternate per episode, and the
-    results feed the pool's Elo. One step = one MaskablePPO iteration (ppo_n_steps moves per env,
-    then ppo_epochs epochs). Pool snapshots come from a SnapshotCallback.
+    """MaskablePPO (algo "ppo") with PolicyValueNetPolicy on a PoolVecEnv of num_envs games (the
+    compiled vector path; the same games as num_envs make_selfplay_env copies in a DummyVecEnv, about
+    three times faster): each game draws a pool opponent, colours alternate per game, and the results
+    feed the pool's Elo. One step = one MaskablePPO iteration (ppo_n_steps moves per game, then
+    ppo_epochs epochs). Pool snapshots come from a SnapshotCallback.
 
-    Checkpoints hold the weights, the optimizer, SB3's counters, the pool, every env's game in
-    progress, the opponents' draws and the random states that SB3 uses (torch's for actions,
-    numpy's global one for minibatches), so --resume continues the run.
+    Checkpoints hold the weights, the optimizer, SB3's counters, the pool, the games in progress with
+    their opponents and the random states that SB3 uses (torch's for actions, numpy's global one for
+    minibatches), so --resume continues the run.
     """
 
     algos = ("ppo",)
@@ -210,11 +212,10 @@ class PPOTrainer(PGTrainer):
     def _build(self):
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import Logger
-        from stable_baselines3.common.vec_env import DummyVecEnv
+        from zerogym_agents.pg.pool_vec_env import PoolVecEnv
         cfg = self.cfg
-        self.envs = [make_selfplay_env(cfg.game, self.pool, cfg.game_kwargs, greedy=cfg.opponent_greedy,
-                                       seed=seed_for(cfg.seed, 3, i)) for i in range(cfg.num_envs)]
-        vec = DummyVecEnv([lambda env=env: env for env in self.envs])
+        self.vec = vec = PoolVecEnv(cfg.game, self.pool, cfg.num_envs, cfg.game_kwargs, greedy=cfg.opponent_greedy,
+                                    seed=seed_for(cfg.seed, 3))
         if cfg.optimizer == "adam":
             opt_class, opt_kwargs = torch.optim.Adam, {"eps": 1e-5, "weight_decay": cfg.weight_decay}
         else:
@@ -252,21 +253,11 @@ class PPOTrainer(PGTrainer):
         return stats
 
     def _results(self):
-        return (sum(e.wins for e in self.envs), sum(e.draws for e in self.envs), sum(e.losses for e in self.envs))
+        return self.vec.wins, self.vec.draws, self.vec.losses
 
     # ---- checkpoints --------------------------------------------------------------------------------
     def _algo_state(self):
         m = self.model
-        games = []
-        for env in self.envs:
-            single = env.unwrapped
-            opp = single.opponent
-            games.append({
-                "state": torch.frombuffer(bytearray(single.env.state.to_bytes()), dtype=torch.uint8),
-                "seat": single.seat, "episodes": single._episodes,
-                "results": [env.wins, env.draws, env.losses],
-                "opponent": opp.current, "opponent_rng": opp.rng.bit_generator.state,
-                "opponent_net": None if opp.net is None else {k: v.clone() for k, v in opp.net.state_dict().items()}})
         return {"optimizer": m.policy.optimizer.state_dict(), "num_timesteps": int(m.num_timesteps),
                 "n_updates": int(m._n_updates), "snapshot_mark": self.callback.schedule.mark,
                 "snapshot_episodes": self.callback.episodes,
@@ -274,7 +265,7 @@ class PPOTrainer(PGTrainer):
                 "last_obs": None if m._last_obs is None else torch.from_numpy(np.asarray(m._last_obs).copy()),
                 "last_episode_starts": None if m._last_episode_starts is None
                 else torch.from_numpy(np.asarray(m._last_episode_starts, dtype=bool).copy()),
-                "games": games}
+                "games": self.vec.state_dict()}
 
     def _load_algo_state(self, data):
         m = self.model
@@ -283,23 +274,10 @@ class PPOTrainer(PGTrainer):
         self.callback.schedule.mark = data["snapshot_mark"]
         self.callback.episodes = data["snapshot_episodes"]
         np.random.set_state(_rng_from_tensor_state(data["np_global_rng"]))
-        if len(data["games"]) != len(self.envs):
-            raise ValueError(f"checkpoint has {len(data['games'])} envs, this run {len(self.envs)}")
-        for env, g in zip(self.envs, data["games"]):
-            single = env.unwrapped
-            aec = single.env
-            aec.reset()                             # fresh AEC bookkeeping, then the saved position
-            aec.state.load_bytes(bytes(g["state"].numpy()))
-            aec.agent_selection = aec.possible_agents[aec.state.current_player]
-            single.seat, single._episodes = g["seat"], g["episodes"]
-            env.wins, env.draws, env.losses = g["results"]
-            opp = single.opponent
-            if g["opponent_net"] is not None:      # the drawn weights, even if the pool dropped them since
-                opp.load(g["opponent"], {**snapshot(self.net), "state_dict": g["opponent_net"]})
-            elif g["opponent"] in self.pool.entries:
-                opp.load(g["opponent"], self.pool.entries[g["opponent"]][0])
-            opp.rng.bit_generator.state = g["opponent_rng"]
+        if not isinstance(data["games"], dict):
+            raise ValueError("this PPO checkpoint holds one game per SingleAgentEnv, from before PPO played "
+                             "through PoolVecEnv: start a new run (or use the version that wrote it)")
+        self.vec.load_state_dict(data["games"])
         if data["last_obs"] is not None:
             m._last_obs = data["last_obs"].numpy().copy()
             m._last_episode_starts = data["last_episode_starts"].numpy().copy()
-            m.env._reset_seeds()        # the envs are mid-game: no seeded reset pending

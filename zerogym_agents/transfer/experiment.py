@@ -112,6 +112,7 @@ class BudgetTrainer(AlphaZeroTrainer):
     time_budget = None
     time_used = 0.0
     chunk_start = None
+    last_cpu = 0.0            # CPU seconds of this process during the last train_for
 
     def learning_rate(self):
         if not self.time_budget:
@@ -120,12 +121,15 @@ class BudgetTrainer(AlphaZeroTrainer):
         return cosine(self.cfg.lr, self.cfg.lr_final, used / self.time_budget)
 
     def train_for(self, steps, time_used=0.0):
-        """Advance `steps` search steps (fewer at max_steps); returns the wall-clock seconds taken."""
+        """Advance `steps` search steps (fewer at max_steps); returns the wall-clock seconds taken
+        (and leaves the process's CPU seconds in last_cpu)."""
         self.time_used, self.chunk_start = time_used, time.perf_counter()
+        cpu = time.process_time()
         try:
             self.run(progress=False, stop_at=self.step + steps)
         finally:
             elapsed, self.chunk_start = time.perf_counter() - self.chunk_start, None
+            self.last_cpu = time.process_time() - cpu
         return elapsed
 
 
@@ -474,6 +478,9 @@ class TransferExperiment:
                 dt = trainer.train_for(n, sp["seconds"])
                 sps = dt / max(1, trainer.step - before)
                 sp["seconds"] += dt + pending * sps
+                # the CPU the training process got in the same chunks: other load on the machine shows here
+                sp["cpu_seconds"] = sp.get("cpu_seconds", 0.0) + trainer.last_cpu
+                sp["cpu_wall_seconds"] = sp.get("cpu_wall_seconds", 0.0) + dt
                 pending = 0
                 sp["steps"] = trainer.step
                 bar.n = round((base + self._used(sp)) * scale, 2)

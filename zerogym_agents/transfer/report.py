@@ -47,6 +47,13 @@ def _compute(data):
     return f"; {together}each on {b['torch_threads']} torch thread{'s' if b['torch_threads'] > 1 else ''}"
 
 
+def cpu_share(prog):
+    """CPU seconds the training process got per wall-clock second of training, as a percentage of one
+    core ('-' for runs that did not measure it)."""
+    wall = sum(st.get("cpu_wall_seconds", 0.0) for st in prog["stages"])
+    return f"{100 * sum(st.get('cpu_seconds', 0.0) for st in prog['stages']) / wall:.0f}%" if wall else "-"
+
+
 def _budget(data):
     s = data["settings"]
     return (s["steps"], "search steps") if s["steps"] is not None else (s["minutes"], "minutes")
@@ -177,7 +184,8 @@ def markdown(data, cv, plot_name):
               f"- Source: `{s['source']}` ({src['describe']}), trained on {small}x{small}{_source_training(src)}.",
               f"- Budget: {budget:g} {unit} of training per method (wall clock of the trainer only; evaluation "
               f"games are not counted), the same AlphaZero config for every method (below)"
-              + _compute(data) + ".",
+              + _compute(data) + ". *CPU share*: the CPU time each training process got per second of its "
+              "budget (100% = one whole core), so that other load on the machine during a run shows.",
               f"- Methods: {', '.join(cv)}. Curriculum: "
               + (" -> ".join(f"{n}x{n}" for n in [small, *cur['sizes'], big]) + ", budget split "
                  + " / ".join(f"{100 * x:.0f}%" for x in cur["split"]) + " (the big board last)"
@@ -200,9 +208,9 @@ def markdown(data, cv, plot_name):
                   f"{wdl(zs['match']['b_first'])}). Target: at least 90%: "
                   f"{'met' if zs['score'] >= 0.9 else 'missed'}.", ""]
     lines += ["## Final results", "",
-              "| method | start | net | training min | search steps | self-play games | final Elo | 95% interval | "
-              + " | ".join(f"vs {r} (W-D-L)" for r in refs) + " |",
-              "|---|---|---|---:|---:|---:|---:|---|" + "---:|" * len(refs)]
+              "| method | start | net | training min | CPU share | search steps | self-play games | final Elo | "
+              "95% interval | " + " | ".join(f"vs {r} (W-D-L)" for r in refs) + " |",
+              "|---|---|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(refs)]
     for m, pts in cv.items():
         if not pts:
             continue
@@ -210,7 +218,8 @@ def markdown(data, cv, plot_name):
         start = START[m].format(g=s["grow_blocks"], sizes=", ".join(f"{n}x{n}" for n in cur["sizes"]),
                                 big=f"{big}x{big}")
         games = sum(p["games"] for p in prog["stages"])
-        lines.append(f"| {m} | {start} | {prog.get('net', '')} | {f['minutes']:.1f} | {f['steps']} | {games} | "
+        lines.append(f"| {m} | {start} | {prog.get('net', '')} | {f['minutes']:.1f} | {cpu_share(prog)} | "
+                     f"{f['steps']} | {games} | "
                      f"{_e(f['elo'])} | {_e(f['lo'])} .. {_e(f['hi'])} | "
                      + " | ".join(wdl(f["matches"][r]["total"]) if r in f["matches"] else "-" for r in refs) + " |")
     agents = (data.get("elo") or {}).get("agents", {})

@@ -4,6 +4,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -179,6 +180,10 @@ def test_a_time_budget(source, tmp_path):
     assert stage["seconds"] >= 1.2 and stage["steps"] >= 1
     assert prog["evals"][0]["seconds"] == 0 and prog["evals"][-1]["seconds"] == stage["seconds"]
     assert all(ev["name"].endswith("min") for ev in prog["evals"])
+    # the CPU the training process got, over the same chunks of training
+    assert 0 < stage["cpu_seconds"] and stage["cpu_wall_seconds"] <= stage["seconds"] + 1e-9
+    share = re.search(r"^\| finetune \|[^|]*\|[^|]*\|[^|]*\| (\d+)% \|", (tmp_path / "report.md").read_text(), re.M)
+    assert share and int(share.group(1)) == round(100 * stage["cpu_seconds"] / stage["cpu_wall_seconds"])
     config = json.loads((tmp_path / "finetune" / "run" / "config.json").read_text())
     assert config["max_steps"] == 10 ** 9 and config["init_from"].endswith("go3.pt")
 

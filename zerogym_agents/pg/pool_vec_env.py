@@ -18,11 +18,11 @@ from zerogym_agents.pg.opponents import is_net_snapshot
 class PoolVecEnv(VecEnv):
     """`num_envs` games of `game` (kwargs `game_kwargs`), the learner against snapshots of `pool`.
 
-    Game i's learner plays the first seat in its even games and the second in its odd ones (game i
-    starts on seat i % 2, so both colours are played from the first step); an opponent is drawn from
-    the pool when each game starts, and plays its policy's sample (or argmax with greedy=True, drawn
-    with `seed`). Every step plays the learner's move in every game, then the opponents' replies
-    until the learner is to move again everywhere (a finished game restarts at once).
+    In slot i the learner's seat alternates from game to game, starting with seat i % 2 (so both
+    colours are played from the first step); an opponent is drawn from the pool when each game starts
+    and samples from its policy (argmax with greedy=True), with draws seeded by `seed`. Every step
+    plays the learner's move in every game, then the opponents' replies until the learner is to move
+    again everywhere (a finished game restarts at once).
 
     reward: the learner's result (+1 win, -1 loss, 0 draw) on the step that ends its game, else 0.
     A game cut at the move limit ends with its result like any other (no TimeLimit.truncated, so no

@@ -6,6 +6,7 @@ UCT(1000) and GNU Go levels 1 and 10 on 9x9 (zerogym_agents.transfer.experiment)
     python benchmarks/transfer_go.py [--source pretrained:go_5x5] [--minutes 60] [--methods ...]
                                      [--out runs/transfer-go-5x5-9x9] [--steps N: a quick smoke run]
                                      [--parallel 2: two methods at once, each on one core]
+                                     [--save-pretrained go_9x9: the best final agent into the package]
 
 Stopping and running the same command again skips the finished methods and resumes the others
 from their last checkpoint. Writes benchmarks/results/transfer_go.md and .png; the runs, the final
@@ -17,7 +18,7 @@ import shlex
 import signal
 import sys
 
-from zerogym_agents.transfer.experiment import METHODS, TransferSettings, run_transfer
+from zerogym_agents.transfer.experiment import METHODS, TransferSettings, run_transfer, save_best_agent
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # AlphaZero on 9x9 Go for a 2-core CPU (the nets take the source's shape: pretrained:go_5x5 is a
@@ -45,6 +46,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=os.path.join("runs", "transfer-go-5x5-9x9"))
     ap.add_argument("--report", default=os.path.join(HERE, "results", "transfer_go.md"))
+    ap.add_argument("--save-pretrained", default=None, metavar="NAME",
+                    help="when every method is done, save the one with the highest final Elo as pretrained:NAME")
     args = ap.parse_args(argv)
     settings = TransferSettings(
         source=args.source, big_size=9, small_size=5, methods=tuple(args.methods), minutes=args.minutes,
@@ -62,6 +65,13 @@ def main(argv=None):
     except RuntimeError as err:             # a method's child process failed; its traceback is above
         sys.exit(f"transfer_go: {err}")
     print(open(data["paths"]["report"]).read().split("## Elo over training")[0])
+    if args.save_pretrained:
+        from zerogym_agents.saved import PRETRAINED_DIR
+        if not all(p.get("done") for p in data["methods"].values()):
+            sys.exit("transfer_go: --save-pretrained waits until every method is done")
+        path = os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt")
+        method = save_best_agent(data, args.out, path, command=command.strip())
+        print(f"saved the {method} agent as pretrained:{args.save_pretrained} ({path})")
 
 
 if __name__ == "__main__":

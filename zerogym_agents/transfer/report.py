@@ -83,16 +83,23 @@ def reading(data, cv):
     finals = {m: pts[-1] for m, pts in cv.items() if pts}
     if "scratch" in finals:
         target = finals["scratch"]["elo"]
+        budget, unit = _budget(data)
         lines.append(f"Scratch went from {_e(cv['scratch'][0]['elo'])} at the start to {_e(target)} at the end.")
+        fast = []
         for m, pts in cv.items():
             if m == "scratch" or not pts:
                 continue
             hit = next((p for p in pts if p["elo"] >= target), None)
             if hit is not None:
                 lines.append(f"**{m}** reached the scratch run's final Elo ({_e(target)}) {_where(hit, data)}.")
+                used = hit["steps"] if unit == "search steps" else hit["minutes"]
+                if used <= 0.5 * budget:
+                    fast.append(m)
             else:
                 lines.append(f"**{m}** never reached the scratch run's final Elo ({_e(target)}) within the budget; "
                              f"it ended at {_e(pts[-1]['elo'])}.")
+        lines.append("Target, a transfer method at the scratch run's final strength in at most half its compute: "
+                     + (f"met ({', '.join(fast)})." if fast else "**missed**."))
     if len(finals) >= 2:
         order = sorted(finals, key=lambda m: -finals[m]["elo"])
         a, b = finals[order[0]], finals[order[1]]
@@ -112,6 +119,12 @@ def reading(data, cv):
         else:
             lines.append(f"Against {hardest}, the strongest reference, the best final result is {best}'s "
                          f"{wdl(t)} ({100 * score(t):.0f}%).")
+        if "gnugo:1" in refs:
+            top = max(finals, key=lambda m: finals[m]["elo"])
+            t = finals[top]["matches"]["gnugo:1"]["total"]
+            lines.append(f"Target, the best {big}x{big} agent (highest final Elo: {top}) winning at least 50% against "
+                         f"GNU Go level 1, colours alternated: {t['wins']} of {t['wins'] + t['draws'] + t['losses']} "
+                         f"won, {'met' if t['wins'] >= 0.5 * (t['wins'] + t['draws'] + t['losses']) else '**missed**'}.")
         if "random" in refs:
             weak = [m for m in finals if score(finals[m]["matches"]["random"]["total"]) < 0.9]
             if weak:

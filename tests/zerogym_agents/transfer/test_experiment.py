@@ -14,12 +14,12 @@ import pytest
 import torch
 
 import zerogym
-from zerogym_agents.nets import PolicyValueNet, for_game, uniform_evaluator
+from zerogym_agents.nets import PolicyValueNet, for_game, load_net, uniform_evaluator
 from zerogym_agents.saved import load_agent, load_card, save_agent
 from zerogym_agents.search_agents import AlphaZeroAgent
 from zerogym_agents.transfer.cli import add_transfer_parser
 from zerogym_agents.transfer.experiment import (METHODS, BudgetTrainer, OpeningSampler, TransferExperiment,
-                                                run_transfer)
+                                                best_method, run_transfer, save_best_agent)
 from zerogym_agents.transfer.settings import TransferSettings
 
 STEPS, EVERY = 4, 2
@@ -130,6 +130,9 @@ def test_report_and_plot(experiment):
         assert f"| {method} |" in final
     reading = text.split("## Reading")[1].split("## Config")[0]
     assert "TODO" not in text and "Zero-shot" in reading and "90%" in reading
+    hits = re.findall(r"reached the scratch run's final Elo \(\S+\) (?:at the start|after (\d+) search steps)", reading)
+    fast = any(not steps or int(steps) <= STEPS / 2 for steps in hits)
+    assert ("at most half its compute: met (" if fast else "at most half its compute: **missed**.") in reading
     assert "zerogym transfer run --source" in text and "--steps 4" in text
     assert "3x3 -> 4x4 -> 5x5" in text
     assert (out / "results.json").is_file() and (out / "scratch" / "tb" / "eval").is_dir()
@@ -252,7 +255,11 @@ def test_gnu_go_as_a_reference(gnugo, source, tmp_path):
     matches = data["methods"]["finetune"]["evals"][-1]["matches"]
     assert matches[1]["agent_b"] == "gnugo:1" and len(matches[1]["records"]) == 2
     assert "gnugo:1" in data["elo"]["agents"]
-    assert "vs gnugo:1 (W-D-L)" in (tmp_path / "report.md").read_text()
+    text = (tmp_path / "report.md").read_text()
+    assert "vs gnugo:1 (W-D-L)" in text
+    t = matches[1]["total"]
+    verdict = "met" if t["wins"] >= 1 else "**missed**"
+    assert (f"GNU Go level 1, colours alternated: {t['wins']} of 2 won, {verdict}." in text)
 
 
 def test_methods_trained_in_parallel_child_processes(source, tmp_path):
@@ -317,3 +324,21 @@ def _state(pid):
             return f.read().lower()
     except OSError:
         return "zombie"
+
+
+def test_the_best_final_agent_is_saved_with_how_it_was_chosen(experiment, tmp_path):
+    _, out, data = experiment
+    method, elo = best_method(data)
+    agents = data["elo"]["agents"]
+    finals = {m: agents[p["evals"][-1]["name"]]["elo"] for m, p in data["methods"].items()}
+    assert elo == max(finals.values()) == finals[method]
+    path = tmp_path / "best.pt"
+    assert save_best_agent(data, out, path, command="python benchmarks/transfer_go.py --save-pretrained x") == method
+    card = load_card(str(path))
+    assert card["selection"]["method"] == method == card["training"]["method"]
+    assert card["selection"]["final_elo"] == {m: round(e, 1) for m, e in finals.items()}
+    assert card["command"].endswith("--save-pretrained x")
+    best, original = load_net(path).state_dict(), load_net(out / method / "final_agent.pt").state_dict()
+    assert all(torch.equal(v, original[k]) for k, v in best.items())
+    with pytest.raises(ValueError, match="no method .* has finished"):
+        best_method({"elo": data["elo"], "methods": {m: {**p, "done": False} for m, p in data["methods"].items()}})

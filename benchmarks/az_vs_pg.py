@@ -559,9 +559,7 @@ def round_robin_names(o, key, algos):
 def run_round_robin(o, key, log=print):
     """The final agents of the finished runs and the references, every pair --final-games games."""
     from zerogym_agents.arena.match import round_robin
-    from zerogym_agents.checkpoint import load_checkpoint
-    from zerogym_agents.nets import net_from_payload
-    from zerogym_agents.saved import load_agent, save_agent
+    from zerogym_agents.saved import copy_agent, load_agent
     game, kwargs, _ = GAMES[key]
     # every finished run of the game takes part (also those of earlier sittings with other --algos); it is
     # played once the runs selected now are finished, and again when the set of finished runs grows
@@ -587,16 +585,13 @@ def run_round_robin(o, key, log=print):
         data = {"fingerprint": fp, "seconds": time.perf_counter() - t0, "result": result.to_dict(),
                 "command": o.command()}
         for a in done:                          # the round robin's results go into each final agent's card
+            rr = {(m.agent_b if m.agent_a == a else m.agent_a): (
+                  {"agent_first": vars(m.a_first), "agent_second": vars(m.b_first)} if m.agent_a == a else
+                  {"agent_first": vars(m.b_first.flipped()), "agent_second": vars(m.a_first.flipped())})
+                  for m in result.matches if a in (m.agent_a, m.agent_b)}
             p = o.agent_path(key, a)
-            saved = load_checkpoint(p, kind="agent")
-            card = json.loads(saved["card"])
-            card.setdefault("results", {})["final_round_robin"] = {
-                (m.agent_b if m.agent_a == a else m.agent_a): (
-                    {"agent_first": vars(m.a_first), "agent_second": vars(m.b_first)} if m.agent_a == a else
-                    {"agent_first": vars(m.b_first.flipped()), "agent_second": vars(m.a_first.flipped())})
-                for m in result.matches if a in (m.agent_a, m.agent_b)}
-            save_agent(p, net_from_payload(saved["net"], source=p), json.loads(saved["options"]), card,
-                       kind=saved["agent"])
+            copy_agent(p, p, lambda card, rr=rr: {**card, "results": {**card.get("results", {}),
+                                                                       "final_round_robin": rr}})
         write_json(path, data)
         log(f"[{key}/round robin] done in {data['seconds']:.0f} s")
     return data

@@ -13,23 +13,31 @@ def case(request):
     return request.param
 
 
-def test_matches_states_through_auto_reset(case):
-    """Every game i follows a State stepped alike, including resets and final observations."""
+@pytest.mark.parametrize("skip", [0.0, 0.4], ids=["all-step", "some-skip"])
+def test_matches_states_through_auto_reset(case, skip):
+    """Every game i follows a State stepped alike, including resets and final observations; a game
+    given the action -1 (a share `skip` of them each step) stays as it was."""
     game, kwargs = case
     n = 6
     venv = zerogym.vector.make(game, n, **kwargs)
     obs, infos = venv.reset(seed=0)
     states = [zerogym.make_state(game, **kwargs) for _ in range(n)]
     rng = np.random.default_rng(1)
-    finished = 0
+    finished = skipped = 0
     for _ in range(300):
         for i, st in enumerate(states):
             assert np.array_equal(obs["observation"][i], st.observation())
             assert np.array_equal(obs["action_mask"][i], st.legal_mask())
             assert infos["to_play"][i] == st.current_player
         actions = np.array([rng.choice(st.legal_actions()) for st in states])
+        left = rng.random(n) < skip
+        actions[left] = -1
         obs, rewards, term, trunc, infos = venv.step(actions)
         for i, st in enumerate(states):
+            if left[i]:
+                skipped += 1
+                assert rewards[i] == 0 and not term[i] and not trunc[i] and not infos["_final_observation"][i]
+                continue
             mover = st.current_player
             st.step(int(actions[i]))
             assert term[i] == st.is_terminal() and trunc[i] == st.is_truncated()
@@ -41,40 +49,7 @@ def test_matches_states_through_auto_reset(case):
                 st.reset()
             else:
                 assert rewards[i] == 0
-    assert finished > 0
-
-
-def test_minus_one_leaves_a_game_as_it_is(case):
-    """Games stepped with -1 stay as they were; the others follow their States, as above."""
-    game, kwargs = case
-    n = 5
-    venv = zerogym.vector.make(game, n, **kwargs)
-    obs, infos = venv.reset(seed=0)
-    states = [zerogym.make_state(game, **kwargs) for _ in range(n)]
-    rng = np.random.default_rng(2)
-    skipped = finished = 0
-    for _ in range(200):
-        actions = np.array([rng.choice(st.legal_actions()) for st in states])
-        skip = rng.random(n) < 0.4
-        actions[skip] = -1
-        obs, rewards, term, trunc, infos = venv.step(actions)
-        for i, st in enumerate(states):
-            if skip[i]:
-                skipped += 1
-                assert rewards[i] == 0 and not term[i] and not trunc[i] and not infos["_final_observation"][i]
-            else:
-                mover = st.current_player
-                st.step(int(actions[i]))
-                if st.is_over():
-                    finished += 1
-                    assert rewards[i] == st.returns()[mover]
-                    st.reset()
-            assert np.array_equal(obs["observation"][i], st.observation())
-            assert np.array_equal(obs["action_mask"][i], st.legal_mask())
-            assert infos["to_play"][i] == st.current_player
-    assert skipped > 0 and finished > 0
-    with pytest.raises(IllegalMoveError, match="action -2"):
-        venv.step(np.full(n, -2))
+    assert finished > 0 and (skipped > 0) == (skip > 0)
 
 
 def test_illegal_action_names_game_and_changes_nothing(case):
@@ -97,6 +72,9 @@ def test_illegal_action_names_game_and_changes_nothing(case):
     assert [venv.get_state(i).to_bytes() for i in range(4)] == before
     actions[2] = venv.num_actions          # out of range
     with pytest.raises(IllegalMoveError, match=f"action {venv.num_actions}"):
+        venv.step(actions)
+    actions[2] = -2                        # -1 leaves a game as it is; other negatives are out of range
+    with pytest.raises(IllegalMoveError, match="action -2"):
         venv.step(actions)
     assert [venv.get_state(i).to_bytes() for i in range(4)] == before
 

@@ -34,6 +34,17 @@ def save_agent(path, net, options=None, card=None, kind="alphazero"):
         json.dump({"agent": kind, "options": options, **card}, f, indent=2, sort_keys=True)
 
 
+def copy_agent(src, dst, update_card):
+    """Write the agent saved at `src` (a path or "pretrained:NAME") to `dst` (which may be `src`), its
+    model card replaced by update_card(card)."""
+    from zerogym_agents.nets import net_from_payload
+    path = resolve(src)
+    saved = load_checkpoint(path, kind="agent")
+    card = update_card(json.loads(saved["card"]))
+    save_agent(dst, net_from_payload(saved["net"], source=path), json.loads(saved["options"]), card,
+               kind=saved["agent"])
+
+
 def resolve(spec):
     """The file behind an agent spec ("pretrained:NAME" or a path)."""
     spec = os.fspath(spec)

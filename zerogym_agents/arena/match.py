@@ -16,14 +16,14 @@ def _seed_int(*words):
     return int(np.random.SeedSequence(list(words)).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def _check_seed(seed, what="seed"):
+def _nonneg_int(value, what="seed"):
     try:
-        seed = operator.index(seed)
+        value = operator.index(value)
     except TypeError:
-        raise ValueError(f"{what} must be a non-negative int, got {seed!r}") from None
-    if seed < 0:
-        raise ValueError(f"{what} must be a non-negative int, got {seed}")
-    return seed
+        raise ValueError(f"{what} must be a non-negative int, got {value!r}") from None
+    if value < 0:
+        raise ValueError(f"{what} must be a non-negative int, got {value}")
+    return value
 
 
 def _agent_name(agent):
@@ -35,8 +35,8 @@ def random_opening(game, kwargs=None, moves=0, seed=0):
     drawn from `seed`: passes only when nothing else is legal, and never a game that is over by then
     (such a draw is replaced by the next one).  For play_game(opening=...)."""
     from zerogym.registry import make_state
-    moves = _check_seed(moves, "opening moves")
-    rng = np.random.default_rng(_check_seed(seed))
+    moves = _nonneg_int(moves, "opening moves")
+    rng = np.random.default_rng(_nonneg_int(seed))
     for _ in range(1000):
         st = make_state(game, **dict(kwargs or {}))
         actions = []
@@ -66,7 +66,7 @@ def play_game(agents, game, kwargs=None, seed=0, opening=()):
     """
     import zerogym
     first, second = agents
-    seed = _check_seed(seed)
+    seed = _nonneg_int(seed)
     kwargs = dict(kwargs or {})
     env = zerogym.make(game, **kwargs)
     env.reset(seed=seed)
@@ -215,8 +215,8 @@ def play_match(agent_a, agent_b, game, kwargs=None, games=100, seed=0, names=Non
     in different games, and neither side gains from the openings.
     Returns a MatchResult (wins/draws/losses from A's view, split by who moved first)."""
     games = _check_games(games)
-    seed = _check_seed(seed)
-    opening_moves = _check_seed(opening_moves, "opening_moves")
+    seed = _nonneg_int(seed)
+    opening_moves = _nonneg_int(opening_moves, "opening_moves")
     name_a, name_b = names or (_agent_name(agent_a), _agent_name(agent_b))
     if name_a == name_b:
         name_a, name_b = f"{name_a}#1", f"{name_b}#2"
@@ -281,7 +281,7 @@ def round_robin(agents, game, kwargs=None, games_per_pair=20, seed=0, progress=T
     if not isinstance(agents, dict) or len(agents) < 2:
         raise ValueError(f"agents must be a dict name -> agent with at least two entries, got {agents!r}")
     games_per_pair = _check_games(games_per_pair, "games_per_pair")
-    seed = _check_seed(seed)
+    seed = _nonneg_int(seed)
     names = list(agents)
     pairs = list(itertools.combinations(names, 2))
     bar = _bar(len(pairs) * games_per_pair, f"round robin {game}", progress)

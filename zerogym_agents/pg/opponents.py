@@ -23,6 +23,16 @@ def snapshot(net):
             "state_dict": {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}}
 
 
+def frozen_net(snap):
+    """A PolicyValueNet holding snapshot `snap`'s weights, in eval mode, with no gradients."""
+    import torch
+    from zerogym_agents.nets.model import NetConfig, PolicyValueNet
+    with torch.random.fork_rng(devices=[]):       # its initial weights are overwritten: draw nothing
+        net = PolicyValueNet(NetConfig.from_json(snap["config"])).eval()
+    net.load_state_dict(snap["state_dict"])
+    return net.requires_grad_(False)
+
+
 def is_net_snapshot(obj):
     return isinstance(obj, Mapping) and obj.get("format") == SNAPSHOT_FORMAT
 
@@ -75,8 +85,11 @@ class PoolOpponent(Agent):
         """Play snapshot `snap` (named `name` in the pool) from now on."""
         if is_net_snapshot(snap):
             from zerogym_agents.pg.agent import PolicyAgent
-            net = self._net_for(snap["config"])
-            net.load_state_dict(snap["state_dict"])
+            net = self._nets.get(snap["config"])
+            if net is None:
+                net = self._nets[snap["config"]] = frozen_net(snap)
+            else:
+                net.load_state_dict(snap["state_dict"])
             if self._player is None or getattr(self._player, "net", None) is not net:
                 self._player = PolicyAgent(net, greedy=self.greedy)
             self._player.rng = self.rng
@@ -86,16 +99,6 @@ class PoolOpponent(Agent):
             raise ValueError(f"pool snapshot {name!r} is neither snapshot(net) nor an agent/callable: "
                              f"{type(snap).__name__}")
         self.current = name
-
-    def _net_for(self, config_json):
-        if config_json not in self._nets:
-            import torch
-            from zerogym_agents.nets.model import NetConfig, PolicyValueNet
-            with torch.random.fork_rng(devices=[]):       # its initial weights are overwritten: draw nothing
-                net = PolicyValueNet(NetConfig.from_json(config_json)).eval()
-            net.requires_grad_(False)
-            self._nets[config_json] = net
-        return self._nets[config_json]
 
     @property
     def net(self):

@@ -12,7 +12,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from zerogym_agents.pg.agent import net_logits, select_actions
-from zerogym_agents.pg.opponents import is_net_snapshot
+from zerogym_agents.pg.opponents import frozen_net, is_net_snapshot
 
 
 class PoolVecEnv(VecEnv):
@@ -88,9 +88,9 @@ class PoolVecEnv(VecEnv):
             self.venv.encode(self._planes)
             actions = np.full(self.num_envs, -1, np.int64)
             waiting = np.flatnonzero(theirs)
-            names = [self.opponents[i] for i in waiting]
+            names = np.array(self.opponents, dtype=object)[waiting]
             for name in dict.fromkeys(names):
-                idx = waiting[[k for k, m in enumerate(names) if m == name]]
+                idx = waiting[names == name]
                 logits = net_logits(self._nets[name], self._planes[idx])
                 actions[idx] = select_actions(logits, self._mask[idx], self.rng, self.greedy)
             _, r, term, trunc, _ = self.venv.step(actions)
@@ -118,17 +118,10 @@ class PoolVecEnv(VecEnv):
                              f"is a {type(snap).__name__} (make_selfplay_env plays any agent)")
         self.opponents[i] = name
         if name not in self._nets:
-            self._nets[name] = self._frozen(snap)
+            self._nets[name] = frozen_net(snap)
         live = set(self.opponents)
         for old in [k for k in self._nets if k not in live and k not in self.pool.entries]:
             del self._nets[old]
-
-    def _frozen(self, snap):
-        from zerogym_agents.nets.model import NetConfig, PolicyValueNet
-        with torch.random.fork_rng(devices=[]):          # its initial weights are overwritten: draw nothing
-            net = PolicyValueNet(NetConfig.from_json(snap["config"])).eval()
-        net.load_state_dict(snap["state_dict"])
-        return net.requires_grad_(False)
 
     def _obs(self):
         return self._board.copy()
@@ -163,9 +156,9 @@ class PoolVecEnv(VecEnv):
         any_net = next(iter(self.pool.entries.values()))[0]
         for name in dict.fromkeys(self.opponents):
             if name in self.pool.entries:
-                self._nets[name] = self._frozen(self.pool.entries[name][0])
+                self._nets[name] = frozen_net(self.pool.entries[name][0])
             elif name in data["dropped"]:
-                self._nets[name] = self._frozen({**any_net, "state_dict": data["dropped"][name]})
+                self._nets[name] = frozen_net({**any_net, "state_dict": data["dropped"][name]})
             else:
                 raise ValueError(f"saved state plays snapshot {name!r}, which neither the pool nor the state holds")
         self.rng.bit_generator.state = data["rng"]

@@ -622,11 +622,16 @@ def _train_method(settings, out_dir, method, command, progress, position, parent
     exp.run_method(method)
 
 
+def final_elos(data):
+    """{method: pooled Elo of its final evaluation point} for the finished methods of a results dict."""
+    agents = (data.get("elo") or {}).get("agents", {})
+    return {m: agents[p["evals"][-1]["name"]]["elo"] for m, p in data["methods"].items()
+            if p.get("done") and p["evals"] and p["evals"][-1]["name"] in agents}
+
+
 def best_method(data):
     """(method, Elo) of the finished method whose final evaluation point has the highest pooled Elo."""
-    agents = (data.get("elo") or {}).get("agents", {})
-    finals = {m: agents[p["evals"][-1]["name"]]["elo"] for m, p in data["methods"].items()
-              if p.get("done") and p["evals"] and p["evals"][-1]["name"] in agents}
+    finals = final_elos(data)
     if not finals:
         raise ValueError("no method of this transfer experiment has finished: there is no best agent yet")
     method = max(finals, key=finals.get)
@@ -637,22 +642,13 @@ def save_best_agent(data, out_dir, path, command=None):
     """Save the final agent of best_method(data) (from `out_dir`, the experiment's folder) to `path`,
     its model card extended with how it was chosen: the method, its Elo and every method's final Elo
     (Random = 0), and `command` when given. Returns the method."""
-    from zerogym_agents.checkpoint import load_checkpoint
-    from zerogym_agents.nets import net_from_payload
-    from zerogym_agents.saved import save_agent
+    from zerogym_agents.saved import copy_agent
     method, elo = best_method(data)
-    src = os.path.join(os.fspath(out_dir), method, FINAL_AGENT)
-    saved = load_checkpoint(src, kind="agent")
-    card = json.loads(saved["card"])
-    agents = data["elo"]["agents"]
-    card["selection"] = {"rule": "the transfer experiment's method with the highest final Elo",
-                         "method": method, "elo": round(elo, 1), "anchor": data.get("anchor"),
-                         "final_elo": {m: round(agents[p["evals"][-1]["name"]]["elo"], 1)
-                                       for m, p in data["methods"].items() if p["evals"] and p["evals"][-1]["name"] in agents}}
-    if command:
-        card["command"] = command
-    save_agent(path, net_from_payload(saved["net"], source=src), json.loads(saved["options"]), card,
-               kind=saved["agent"])
+    selection = {"rule": "the transfer experiment's method with the highest final Elo", "method": method,
+                 "elo": round(elo, 1), "anchor": data.get("anchor"),
+                 "final_elo": {m: round(e, 1) for m, e in final_elos(data).items()}}
+    copy_agent(os.path.join(os.fspath(out_dir), method, FINAL_AGENT), path,
+               lambda card: {**card, "selection": selection, **({"command": command} if command else {})})
     return method
 
 

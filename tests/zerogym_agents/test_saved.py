@@ -35,6 +35,18 @@ def test_pretrained_tictactoe_plays_and_never_loses_to_random():
     assert result.total.losses == 0
 
 
+def test_pretrained_go_9x9_is_the_transfer_experiments_best_and_beats_random():
+    card = load_card("pretrained:go_9x9")
+    assert card["game"] == "go" and card["kwargs"]["board_size"] == 9
+    final = card["selection"]["final_elo"]
+    assert card["selection"]["method"] == max(final, key=final.get) == card["training"]["method"]
+    from zerogym_agents.arena.match import play_match
+    from zerogym_agents import RandomAgent
+    agent = load_agent("pretrained:go_9x9", simulations=32, seed=0)
+    result = play_match(agent, RandomAgent(1), "go", {"board_size": 9}, games=4, seed=0)
+    assert result.total.wins == 4
+
+
 def test_arena_specs_reach_saved_agents():
     agent = agent_from_spec("pretrained:tictactoe", "tictactoe", {}, seed=0)
     env = zerogym.make("tictactoe")

@@ -3,8 +3,7 @@
 - Every ```python block of docs/agents/*.md runs, each in a fresh namespace, in a temporary folder,
   under a CPU-time limit (and a looser wall-clock limit against hangs). A block whose first line is
   `# doc: skip` is not run (for long runs); `# doc: needs gnugo` runs only where GNU Go is installed.
-- Every relative link of the pages points to a file that exists (NOT_YET_WRITTEN lists the result
-  files that benchmarks write later).
+- Every relative link of the pages points to a file that exists.
 - Every class named in a table of the pages exists in zerogym / zerogym_agents, and the tables
   introduced by a `<!-- doc-table: ... -->` comment match the code: config fields and their defaults
   (dataclasses.fields), constructor / function arguments and their defaults (inspect.signature),
@@ -44,8 +43,6 @@ REQUIRED_HEADINGS = {
     "transfer.md": ("Where it comes from", "Zero-shot play on another board size", "Network growth",
                     "The ZetaGo composite", "The transfer experiment", "Saving and loading", "Strength"),
 }
-# Result files that the benchmarks write when they are run; the pages link them before they exist.
-NOT_YET_WRITTEN = set()
 CPU_LIMIT = float(os.environ.get("ZEROGYM_DOC_CPU_SECONDS", "60"))      # per block, all threads together
 WALL_LIMIT = float(os.environ.get("ZEROGYM_DOC_WALL_SECONDS", "600"))   # per block: hangs (GNU Go), a loaded machine
 SKIP, NEEDS_GNUGO = "# doc: skip", "# doc: needs gnugo"
@@ -85,7 +82,7 @@ def without_code(text):
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*([^)\s]+)(?:\s+\"[^\"]*\")?\s*\)")
 
 
-def link_problems(text, page_dir, root=ROOT, not_yet=NOT_YET_WRITTEN):
+def link_problems(text, page_dir, root=ROOT):
     """Relative links of a page that point nowhere (or outside the repository)."""
     problems = []
     for n, line in enumerate(without_code(text).split("\n"), 1):
@@ -99,7 +96,7 @@ def link_problems(text, page_dir, root=ROOT, not_yet=NOT_YET_WRITTEN):
             except ValueError:
                 problems.append(f"line {n}: {target} leaves the repository")
                 continue
-            if not full.exists() and rel not in not_yet:
+            if not full.exists():
                 problems.append(f"line {n}: {target} does not exist ({rel})")
     return problems
 
@@ -410,13 +407,6 @@ def test_classes_in_tables_exist(page):
     assert class_problems((DOCS / page).read_text()) == []
 
 
-def test_not_yet_written_files_are_linked():
-    """The allow-list holds only result files some page links (so it cannot hide a stale link)."""
-    text = "".join((DOCS / p).read_text() for p in PAGES)
-    for rel in NOT_YET_WRITTEN:
-        assert f"../../{rel})" in text, f"{rel} is allowed to be missing but no page links it"
-
-
 BROKEN_PAGE = """# A broken page
 
 See [the speed table](../../benchmarks/results/env_speed.md), [nothing](../../benchmarks/results/none.md),
@@ -463,9 +453,7 @@ def test_checkers_catch_errors(tmp_path):
     page_dir = DOCS
     links = link_problems(BROKEN_PAGE, page_dir)
     assert len(links) == 2 and "none.md" in links[0] and "leaves the repository" in links[1]
-    future = "[x](../../benchmarks/results/future.md)"
-    assert link_problems(future, page_dir, not_yet={"benchmarks/results/future.md"}) == []
-    assert link_problems(future, page_dir, not_yet=set()) != []
+    assert link_problems("[x](../../benchmarks/results/transfer_go.md)", page_dir) == []
 
     problems = "\n".join(table_problems(BROKEN_PAGE))
     assert "AlphaZeroConfig.lr defaults to 0.02" in problems

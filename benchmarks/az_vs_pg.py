@@ -63,8 +63,9 @@ TORCH_THREADS = 1              # every trainer and every evaluation runs on one 
 
 # Policy-gradient settings per game (PGConfig fields), for a 2-core CPU. The net is the AlphaZero
 # preset's (same trunk, blocks and channels), so both sides have the same number of parameters.
-# Pool: uniform over the last 10 snapshots, one every 500 learner games (ZetaGo, paper 002).
-PG_COMMON = dict(num_envs=64, optimizer="adam", lr=1e-3, weight_decay=1e-4, grad_clip=1.0,
+# Pool: uniform over the last 10 snapshots, one every 500 learner games (ZetaGo, paper 002). The learning
+# rate decays tenfold on a cosine over the time budget, as AlphaZero's does (az_strength.py presets).
+PG_COMMON = dict(num_envs=64, optimizer="adam", lr=1e-3, lr_final=1e-4, weight_decay=1e-4, grad_clip=1.0,
                  value_coef=0.5, gamma=1.0, augment="random", minibatch_size=2048,
                  ppo_n_steps=64, ppo_batch_size=256, ppo_epochs=4, clip_range=0.2, gae_lambda=0.95,
                  pool_mode="uniform", pool_size=10, snapshot_every=500, snapshot_unit="episodes",
@@ -297,14 +298,14 @@ class _Run:
 
 
 class AlphaZeroRun(_Run):
-    """AlphaZero (BudgetTrainer: in minutes mode the learning rate follows the cosine schedule over the
+    """AlphaZero (in minutes mode the learning rate follows the cosine schedule over the
     share of the time budget used)."""
 
     def __init__(self, o, key, folder, resume):
         from zerogym_agents.alphazero.config import AlphaZeroConfig
-        from zerogym_agents.transfer.experiment import BudgetTrainer
+        from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
         cfg = AlphaZeroConfig.from_dict(o.az_config(key))
-        self.trainer = BudgetTrainer(cfg, folder, resume=resume, log_dir=os.path.join(folder, "tb"))
+        self.trainer = AlphaZeroTrainer(cfg, folder, resume=resume, log_dir=os.path.join(folder, "tb"))
         if not o.step_mode:
             self.trainer.time_budget = 60.0 * o.args.minutes
         self.cfg, self.sims = cfg, o.args.simulations
@@ -329,19 +330,20 @@ class AlphaZeroRun(_Run):
 
 
 class PGRun(_Run):
-    """REINFORCE, REINFORCE with baseline or PPO (make_trainer)."""
+    """REINFORCE, REINFORCE with baseline or PPO (make_trainer; in minutes mode the learning rate follows
+    the cosine schedule over the share of the time budget used, as AlphaZero's)."""
 
     def __init__(self, o, key, algo, folder, resume):
         from zerogym_agents.pg.config import PGConfig
         from zerogym_agents.pg.trainers import make_trainer
         cfg = PGConfig.from_dict(o.pg_config(key, algo))
         self.trainer = make_trainer(cfg, folder, resume=resume, log_dir=os.path.join(folder, "tb"))
+        if not o.step_mode:
+            self.trainer.time_budget = 60.0 * o.args.minutes
         self.cfg, self.sims = cfg, o.args.simulations
 
     def train(self, n, time_used):
-        t0 = time.perf_counter()
-        self.trainer.run(progress=False, stop_at=self.trainer.step + n)
-        return time.perf_counter() - t0
+        return self.trainer.train_for(n, time_used)
 
     def save(self):
         self.trainer.save()
@@ -846,6 +848,17 @@ def best_during_training(prog, ref):
     return f" (best evaluation during training: {best[1]} of {best[2]} won, at {best[3].split('@')[-1]})"
 
 
+def learning_rate_sentence(o, data):
+    """Each algorithm's learning rate, start to end of its cosine schedule, as its run's config says."""
+    rates = {}
+    for key, g in data.items():
+        for algo, run in g["runs"].items():
+            cfg = run["fingerprint"]["config"]
+            optimizer = "Adam" if cfg.get("optimizer") == "adam" else "SGD"
+            rates.setdefault(f"{optimizer} {cfg['lr']:g} to {cfg.get('lr_final', cfg['lr']):g}", []).append(algo)
+    return "; ".join(f"{', '.join(dict.fromkeys(algos))}: {rate}" for rate, algos in rates.items())
+
+
 def parameter_sentence(o, data):
     parts = []
     for key, g in data.items():
@@ -1022,6 +1035,8 @@ def write_report(o):
              "- **Nets.** Every algorithm trains the same network: the AlphaZero preset's of "
              "benchmarks/az_strength.py (trunk, blocks, channels; `--net` overrides it for all). Parameters: "
              + parameter_sentence(o, data) + ".",
+             "- **Learning rate.** Each run's falls on a cosine from its first to its last value over the "
+             "training budget: " + learning_rate_sentence(o, data) + ".",
              "- **Compute.** Each training process uses one torch thread. The budget is wall-clock time; the "
              "*training CPU min* column shows the CPU time each training process actually got, so that other "
              "load on the machine during a run can be seen. Runs made with `--parallel 2` trained two at a time "

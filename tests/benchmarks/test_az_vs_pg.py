@@ -232,3 +232,12 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
     assert os.stat(ckpt).st_mtime_ns == saved_at
     assert calls == ["reinforce@0", "reinforce@2", "reinforce@4"]
     assert np.isfinite(state["seconds"])
+
+
+def test_every_run_decays_its_learning_rate_and_the_report_says_how(tiny):
+    mod = tiny["mod"]
+    for algo in ALGOS:
+        config = json.loads((tiny["root"] / "runs" / "connect_four" / algo / "config.json").read_text())
+        assert config["lr_final"] < config["lr"], algo
+    pg = f"Adam {mod.PG_COMMON['lr']:g} to {mod.PG_COMMON['lr_final']:g}"
+    assert f"reinforce, reinforce_baseline, ppo: {pg}" in tiny["report"]

@@ -16,6 +16,7 @@ from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.pool import OpponentPool
 from zerogym_agents.saved import save_agent
+from zerogym_agents.schedule import CosineSchedule
 
 CHECKPOINT = "checkpoint.pt"
 AGENT = "agent.pt"        # the latest net as a playable agent: load_agent(path), zerogym arena --agents path
@@ -30,7 +31,7 @@ def _frozen(net):
     return {k: v.detach().clone() for k, v in net.state_dict().items()}
 
 
-class AlphaZeroTrainer:
+class AlphaZeroTrainer(CosineSchedule):
     """Self-play of `concurrent_games` games through the compiled batched search, a replay buffer
     with symmetry augmentation and a reuse cap, and SGD on policy cross-entropy + value loss + L2.
 
@@ -170,11 +171,6 @@ class AlphaZeroTrainer:
         self.pending[i] = []
 
     # ---- training -----------------------------------------------------------------------------
-    def learning_rate(self):
-        cfg = self.cfg
-        t = min(1.0, self.step / cfg.max_steps)
-        return float(cfg.lr_final + 0.5 * (cfg.lr - cfg.lr_final) * (1 + np.cos(np.pi * t)))
-
     def train_some(self):
         """Up to max_train_per_step SGD steps on replay batches (none before min_buffer positions)."""
         cfg = self.cfg

@@ -12,6 +12,7 @@ from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.opponents import snapshot
 from zerogym_agents.pool import OpponentPool
 from zerogym_agents.saved import save_agent
+from zerogym_agents.schedule import CosineSchedule
 
 CHECKPOINT = "checkpoint.pt"
 AGENT = "agent.pt"          # the learner as a PolicyAgent: load_agent(path), zerogym arena --agents path
@@ -49,12 +50,13 @@ def seed_for(*keys):
     return int(np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint64)[0] >> np.uint64(1))
 
 
-class PGTrainer:
+class PGTrainer(CosineSchedule):
     """Base of ReinforceTrainer and PPOTrainer. Subclasses build `self.net` (the learner) in _build(),
     play and learn in iteration() (one policy update; it advances self.step, self.episodes and
     self.learner_moves and returns stats), and add their own state to checkpoints.
 
-    The pool starts with a snapshot of the initial net ("episodes-0" or "steps-0"). Everything random is seeded
+    The learning rate follows the cosine schedule from lr to lr_final over max_steps, or over a
+    wall-clock budget (CosineSchedule.time_budget and train_for). The pool starts with a snapshot of the initial net ("episodes-0" or "steps-0"). Everything random is seeded
     from config.seed. Checkpoints (atomic, data only) fall every checkpoint_every steps and at the
     end; --resume continues from the last one.
     """
@@ -167,7 +169,7 @@ class PGTrainer:
                  **{k: (v[0] / v[1]) for k, v in it["sums"].items()},
                  "win_rate": it["wins"] / games if games else float("nan"),
                  "draw_rate": it["draws"] / games if games else float("nan"),
-                 "elo": self.pool.learner_elo, "pool_size": len(self.pool),
+                 "elo": self.pool.learner_elo, "pool_size": len(self.pool), "lr": self.learning_rate(),
                  "episodes_per_s": (self.episodes - it["episodes"]) / elapsed,
                  "moves_per_s": (self.learner_moves - it["moves"]) / elapsed}
         for k in MEAN_KEYS:

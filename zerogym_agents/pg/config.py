@@ -49,6 +49,7 @@ class PGConfig(JsonConfig):
     # optimisation
     optimizer: str = "adam"
     lr: float = 1e-3
+    lr_final: float = None            # cosine decay from lr to lr_final over the run (None: lr, a constant rate)
     momentum: float = 0.9             # sgd only
     weight_decay: float = 1e-4
     grad_clip: float = 1.0            # gradient norm clipping (0: none)
@@ -114,6 +115,9 @@ class PGConfig(JsonConfig):
         if self.entropy_coef is None:
             self.entropy_coef = 0.01 if self.algo == "ppo" else 0.05
         number("lr", 0.0, open_lo=True)
+        if self.lr_final is None:
+            self.lr_final = self.lr
+        number("lr_final", 0.0)
         number("gamma", 0.0, 1.0, open_lo=True)
         number("gae_lambda", 0.0, 1.0)
         number("momentum", 0.0, 1.0)

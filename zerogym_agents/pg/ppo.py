@@ -229,6 +229,7 @@ class PPOTrainer(PGTrainer):
                            "optimizer_class": opt_class, "optimizer_kwargs": opt_kwargs},
             seed=cfg.seed, device="cpu", verbose=0)
         self.model.set_logger(Logger(None, []))
+        self.model.lr_schedule = lambda _progress_remaining: self.learning_rate()   # the trainer's schedule
         self.net = self.model.policy.net
         self.callback = SnapshotCallback(self.pool, cfg.snapshot_every, cfg.snapshot_unit, greedy=cfg.opponent_greedy)
 

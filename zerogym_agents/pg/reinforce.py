@@ -165,6 +165,8 @@ class ReinforceTrainer(PGTrainer):
                     sums[k] += v / total
             if cfg.grad_clip > 0:
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.grad_clip)
+            for group in self.opt.param_groups:
+                group["lr"] = self.learning_rate()
             self.opt.step()
         finally:
             self.net.eval()

@@ -41,7 +41,6 @@ import hashlib
 import json
 import math
 import os
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,39 +97,6 @@ def file_sha256(path):
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def cosine(lr, lr_final, t):
-    return float(lr_final + 0.5 * (lr - lr_final) * (1 + np.cos(np.pi * min(1.0, max(0.0, t)))))
-
-
-class BudgetTrainer(AlphaZeroTrainer):
-    """AlphaZeroTrainer whose learning rate, when `time_budget` (seconds) is set, follows the cosine
-    schedule over the share of that budget used (`time_used` before the current chunk, plus the
-    chunk's time since `chunk_start`) instead of over max_steps."""
-
-    time_budget = None
-    time_used = 0.0
-    chunk_start = None
-    last_cpu = 0.0            # CPU seconds of this process during the last train_for
-
-    def learning_rate(self):
-        if not self.time_budget:
-            return super().learning_rate()
-        used = self.time_used + (time.perf_counter() - self.chunk_start if self.chunk_start is not None else 0.0)
-        return cosine(self.cfg.lr, self.cfg.lr_final, used / self.time_budget)
-
-    def train_for(self, steps, time_used=0.0):
-        """Advance `steps` search steps (fewer at max_steps); returns the wall-clock seconds taken
-        (and leaves the process's CPU seconds in last_cpu)."""
-        self.time_used, self.chunk_start = time_used, time.perf_counter()
-        cpu = time.process_time()
-        try:
-            self.run(progress=False, stop_at=self.step + steps)
-        finally:
-            elapsed, self.chunk_start = time.perf_counter() - self.chunk_start, None
-            self.last_cpu = time.process_time() - cpu
-        return elapsed
 
 
 class OpeningSampler(Agent):
@@ -372,7 +338,7 @@ class TransferExperiment:
                    max_steps=int(stage.budget) if self.s.step_mode else NO_STEP_CAP, **fields)
         run_dir = os.path.join(mdir, stage.name)
         resume = os.path.isfile(os.path.join(run_dir, CHECKPOINT))
-        trainer = BudgetTrainer(AlphaZeroConfig.from_dict(cfg), run_dir, resume=resume, net=net,
+        trainer = AlphaZeroTrainer(AlphaZeroConfig.from_dict(cfg), run_dir, resume=resume, net=net,
                                 log_dir=os.path.join(mdir, "tb", stage.name))
         if not self.s.step_mode:
             trainer.time_budget = stage.budget

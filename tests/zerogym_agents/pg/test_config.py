@@ -12,12 +12,15 @@ def test_defaults_round_trip_through_json():
     assert back == cfg
     assert json.loads(cfg.to_json())["game_kwargs"] == {"board_size": 4}
     assert cfg.net_config().game == "tictactoe" and cfg.net_config().in_planes == 3
+    assert cfg.lr_final == 0.01                        # not given: the rate stays constant
+    assert PGConfig.from_dict({"lr": 0.01, "lr_final": 0.001}).lr_final == 0.001
 
 
 @pytest.mark.parametrize("field,value,message", [
     ("algo", "a2c", r"PGConfig.algo must be one of 'reinforce', 'reinforce-baseline', 'ppo', got 'a2c'"),
     ("lr", 0, r"PGConfig.lr must be a number > 0, got 0"),
     ("lr", "fast", r"PGConfig.lr must be a number > 0"),
+    ("lr_final", -1e-3, r"PGConfig.lr_final must be a number >= 0, got -0.001"),
     ("gamma", 1.5, r"PGConfig.gamma must be a number > 0 and <= 1, got 1.5"),
     ("num_envs", 0, r"PGConfig.num_envs must be an integer >= 1, got 0"),
     ("num_envs", 2.5, r"PGConfig.num_envs must be an integer >= 1, got 2.5"),

@@ -128,3 +128,11 @@ def test_ppo_resume_continues_the_counters_and_the_weights_exactly(tmp_path):
     assert list(resumed.pool.entries) == list(full.pool.entries)
     for k, v in full.net.state_dict().items():
         assert torch.equal(v, resumed.net.state_dict()[k]), k
+
+
+def test_ppo_follows_the_trainers_learning_rate_schedule(tmp_path):
+    tr = PPOTrainer(tiny(lr=1e-3, lr_final=1e-4), tmp_path, log_dir=False)
+    tr.run(progress=False)
+    last_update = 1e-4 + 9e-4 * (1 + np.cos(np.pi * 3 / 4)) / 2              # made at step 3 of 4
+    assert tr.model.policy.optimizer.param_groups[0]["lr"] == pytest.approx(last_update)
+    assert tr.history[-1]["lr"] == pytest.approx(1e-4)

@@ -194,3 +194,14 @@ def test_a_time_budget_stops_early_and_saves(tmp_path):
     assert ReinforceTrainer(tiny(max_steps=1000), tmp_path, resume=True, log_dir=False).step == 1
     with pytest.raises(ValueError, match="max_seconds"):
         tr.run(progress=False, max_seconds=0)
+
+
+def test_the_learning_rate_decays_on_the_cosine_to_lr_final(tmp_path):
+    tr = ReinforceTrainer(tiny(lr=1e-3, lr_final=1e-4), tmp_path, log_dir=False)
+    tr.run(progress=False)
+    expected = [1e-4 + 9e-4 * (1 + np.cos(np.pi * k / 4)) / 2 for k in range(5)]
+    assert [h["lr"] for h in tr.history] == pytest.approx(expected[1:])     # logged after steps 1..4
+    assert tr.opt.param_groups[0]["lr"] == pytest.approx(expected[3])         # the last update, made at step 3
+    constant = ReinforceTrainer(tiny(lr=1e-3, max_steps=2), tmp_path / "c", log_dir=False)
+    constant.run(progress=False)
+    assert constant.cfg.lr_final == 1e-3 and constant.opt.param_groups[0]["lr"] == pytest.approx(1e-3)

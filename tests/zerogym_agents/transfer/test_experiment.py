@@ -14,12 +14,13 @@ import pytest
 import torch
 
 import zerogym
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, uniform_evaluator
 from zerogym_agents.saved import load_agent, load_card, save_agent
 from zerogym_agents.search_agents import AlphaZeroAgent
 from zerogym_agents.transfer.cli import add_transfer_parser
-from zerogym_agents.transfer.experiment import (METHODS, BudgetTrainer, OpeningSampler, TransferExperiment,
-                                                best_method, run_transfer, save_best_agent)
+from zerogym_agents.transfer.experiment import (METHODS, OpeningSampler, TransferExperiment, best_method,
+                                                run_transfer, save_best_agent)
 from zerogym_agents.transfer.settings import TransferSettings
 
 STEPS, EVERY = 4, 2
@@ -164,8 +165,8 @@ def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, t
         run_transfer(settings(source, methods=("finetune",)), out, progress=False)
     assert not (out / "finetune" / "done.json").exists()
     monkeypatch.setattr(TransferExperiment, "_evaluate", evaluate)
-    train_for = BudgetTrainer.train_for
-    monkeypatch.setattr(BudgetTrainer, "train_for", lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a))
+    train_for = AlphaZeroTrainer.train_for
+    monkeypatch.setattr(AlphaZeroTrainer, "train_for", lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a))
     data = run_transfer(settings(source, methods=("finetune",)), out, progress=False)
     assert calls and calls[0] == 2                 # resumed at step 2, not restarted
     assert [ev["total_steps"] for ev in data["methods"]["finetune"]["evals"]] == [0, 2, 4]
@@ -189,19 +190,6 @@ def test_a_time_budget(source, tmp_path):
     assert share and int(share.group(1)) == round(100 * stage["cpu_seconds"] / stage["cpu_wall_seconds"])
     config = json.loads((tmp_path / "finetune" / "run" / "config.json").read_text())
     assert config["max_steps"] == 10 ** 9 and config["init_from"].endswith("go3.pt")
-
-
-def test_the_time_budget_drives_the_learning_rate(source, tmp_path):
-    from zerogym_agents.alphazero.config import AlphaZeroConfig
-    trainer = BudgetTrainer(AlphaZeroConfig(game="go", game_kwargs={"board_size": 3}, lr=0.02, lr_final=0.002,
-                                            concurrent_games=2, simulations=2, batch_size=4, min_buffer=4),
-                            tmp_path, log_dir=False)
-    trainer.time_budget = 100.0
-    lrs = []
-    for used in (0.0, 50.0, 100.0, 200.0):
-        trainer.time_used = used
-        lrs.append(trainer.learning_rate())
-    assert lrs == pytest.approx([0.02, 0.011, 0.002, 0.002])
 
 
 def test_the_evaluated_agent_samples_only_its_opening():

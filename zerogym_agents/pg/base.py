@@ -56,9 +56,10 @@ class PGTrainer(CosineSchedule):
     self.learner_moves and returns stats), and add their own state to checkpoints.
 
     The learning rate follows the cosine schedule from lr to lr_final over max_steps, or over a
-    wall-clock budget (CosineSchedule.time_budget and train_for). The pool starts with a snapshot of the initial net ("episodes-0" or "steps-0"). Everything random is seeded
-    from config.seed. Checkpoints (atomic, data only) fall every checkpoint_every steps and at the
-    end; --resume continues from the last one.
+    wall-clock budget (CosineSchedule.time_budget and train_for). The pool starts with a snapshot of
+    the initial net ("episodes-0" or "steps-0"). Everything random is seeded from config.seed.
+    Checkpoints (atomic, data only) fall every checkpoint_every steps and at the end; --resume
+    continues from the last one.
     """
 
     algos = ()

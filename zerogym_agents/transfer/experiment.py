@@ -339,7 +339,7 @@ class TransferExperiment:
         run_dir = os.path.join(mdir, stage.name)
         resume = os.path.isfile(os.path.join(run_dir, CHECKPOINT))
         trainer = AlphaZeroTrainer(AlphaZeroConfig.from_dict(cfg), run_dir, resume=resume, net=net,
-                                log_dir=os.path.join(mdir, "tb", stage.name))
+                                   log_dir=os.path.join(mdir, "tb", stage.name))
         if not self.s.step_mode:
             trainer.time_budget = stage.budget
         return trainer

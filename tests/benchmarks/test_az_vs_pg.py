@@ -241,3 +241,12 @@ def test_every_run_decays_its_learning_rate_and_the_report_says_how(tiny):
         assert config["lr_final"] < config["lr"], algo
     pg = f"Adam {mod.PG_COMMON['lr']:g} to {mod.PG_COMMON['lr_final']:g}"
     assert f"reinforce, reinforce_baseline, ppo: {pg}" in tiny["report"]
+
+
+def test_every_policy_gradient_run_has_its_games_discount_and_the_report_says_which(tiny):
+    mod = tiny["mod"]
+    gamma = mod.PG_PER_GAME["connect_four"].get("gamma", mod.PG_COMMON["gamma"])
+    for algo in ALGOS[1:]:
+        config = json.loads((tiny["root"] / "runs" / "connect_four" / algo / "config.json").read_text())
+        assert config["gamma"] == gamma, algo
+    assert f"connect_four {gamma:g} (reinforce, reinforce_baseline, ppo)" in tiny["report"]

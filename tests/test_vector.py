@@ -4,7 +4,7 @@ import pytest
 
 import zerogym
 import zerogym.vector
-from zerogym.errors import IllegalMoveError
+from zerogym.errors import ActionTypeError, IllegalMoveError
 from cases import GAME_CASES, case_id
 
 
@@ -159,3 +159,69 @@ def test_threads_give_the_same_games(game, kwargs):
 def test_num_threads_is_validated():
     with pytest.raises(ValueError, match="num_threads"):
         zerogym.vector.make("tictactoe", 2, num_threads=0)
+
+
+# ---- inputs are integers, never cast --------------------------------------------------------------
+def played_states(venv):
+    return [venv.get_state(i).to_bytes() for i in range(venv.num_envs)]
+
+
+@pytest.mark.parametrize("bad", [
+    np.array([4.0, 3.7, 0.0]), [4, 3.7, 0], np.array([True, False, True]), [4, True, 0], ["4", "3", "0"],
+    np.array(["4", "3", "0"]), np.array([4, 3, 0], dtype=complex), np.array([4, 3, 0], dtype=object),
+    [4, None, 0], np.array([4, 3, 0], dtype=np.float16)], ids=repr)
+def test_actions_that_are_not_integers_are_refused_uncast(bad):
+    venv = zerogym.vector.make("tictactoe", 3)
+    venv.reset(seed=0)
+    before = played_states(venv)
+    with pytest.raises(ActionTypeError, match="integer array"):
+        venv.step(bad)
+    assert played_states(venv) == before
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.uint8, np.uint16, np.uint32, np.uint64])
+def test_integer_dtypes_that_fit_are_played(dtype):
+    a, b = zerogym.vector.make("tictactoe", 3), zerogym.vector.make("tictactoe", 3)
+    a.reset(seed=0)
+    b.reset(seed=0)
+    a.step(np.array([4, 3, 0], dtype=dtype))
+    b.step(np.array([4, 3, 0], dtype=np.int64))
+    assert played_states(a) == played_states(b)
+    a.step([0, 1, 2])                  # a list of Python ints
+    assert [s.last_action for s in map(a.get_state, range(3))] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("bad", [np.array([4, 2**64 - 1, 0], dtype=np.uint64), [4, 2**70, 0], [4, -2**64, 0]],
+                         ids=["uint64-max", "huge", "huge-negative"])
+def test_values_that_would_wrap_are_out_of_range(bad):
+    venv = zerogym.vector.make("tictactoe", 3)
+    venv.reset(seed=0)
+    before = played_states(venv)
+    with pytest.raises(IllegalMoveError, match=f"game 1: illegal move action {int(bad[1])} by player_0: action out of range"):
+        venv.step(bad)
+    assert played_states(venv) == before
+
+
+@pytest.mark.parametrize("num_envs", [0, -1, 2.5, "8", True, None, 2**31])
+def test_num_envs_must_be_a_positive_int(num_envs):
+    with pytest.raises(ValueError, match="num_envs must be"):
+        zerogym.vector.make("tictactoe", num_envs)
+
+
+def test_num_envs_takes_numpy_ints_and_an_impossible_size_says_how_much():
+    assert zerogym.vector.make("tictactoe", np.int32(2)).num_envs == 2
+    with pytest.raises(MemoryError, match=r"2147483647 go games need about \d+ bytes"):
+        zerogym.vector.make("go", 2**31 - 1, board_size=19)
+
+
+def test_batch_refuses_states_of_another_layout():
+    venv = zerogym.vector.make("tictactoe", 2)
+    venv.reset()
+    small = zerogym.make_state("tictactoe")
+    for other in (zerogym.make_state("tictactoe", board_size=4), zerogym.make_state("go", board_size=19)):
+        with pytest.raises(ValueError, match="cannot hold"):
+            venv._batch.get_state(0, other)
+        with pytest.raises(ValueError, match="does not fit"):
+            venv._batch.set_state(0, other)
+    venv._batch.get_state(1, small)
+    assert small == zerogym.make_state("tictactoe")

@@ -10,3 +10,12 @@ class IllegalMoveError(ValueError):
         self.player = player
         self.reason = reason
         self.game_index = game_index
+
+
+class ActionTypeError(IllegalMoveError, TypeError):
+    """An action that is not an integer (a bool, float, string, None, a float or bool array...).
+
+    Both an IllegalMoveError, as every refused move is, and a TypeError, as Python raises for a
+    value of the wrong type; nothing was changed.  Bools are refused although they are ints in
+    Python: `True` as a move is almost always a mask or a flag passed by mistake.
+    """

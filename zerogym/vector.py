@@ -1,11 +1,17 @@
 """N games of one kind stepped in one compiled call: the fast path for self-play and rollouts."""
+import os
+
 import numpy as np
 from gymnasium import spaces
 
 from zerogym._core.batch import Batch
+from zerogym._core.state import agent_name
 from zerogym._validate import int_arg
-from zerogym.errors import IllegalMoveError
+from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.registry import make_state
+
+INT64_MAX = np.iinfo(np.int64).max
+OUT_OF_RANGE = 1            # the GameDef reason code of an action out of range (spec.reasons[1])
 
 
 class VectorEnv:
@@ -19,6 +25,10 @@ class VectorEnv:
     -1 leaves its game as it is for that step (reward 0, not ended, same observation): for loops
     where only some games have a move to make (one player's turn, an opponent's reply).
 
+    Actions are integers: an int64 array (the fast path), any other numpy integer array whose
+    values fit in int64, or a list of Python ints.  Anything else (floats, bools, strings) raises
+    ActionTypeError, never a cast: 3.7 is not 3, and True is not 1.
+
     With copy=False the returned arrays are buffers reused by the next step (faster; copy what
     you keep). num_threads > 1 splits each step between threads (OpenMP builds; otherwise the
     games are stepped one after another all the same); it pays only on otherwise idle cores:
@@ -29,11 +39,12 @@ class VectorEnv:
         self.game = game
         self.template = make_state(game, **kwargs)
         self.spec = self.template.spec
-        self.num_envs = int(num_envs)
+        self.num_envs = int_arg("vector", "num_envs", num_envs, 1, 2**31 - 1)
         self.copy = copy
         self.num_threads = int_arg("vector", "num_threads", num_threads, 1, 1024)
-        self._batch = Batch(self.spec, self.num_envs)
         n, (h, w, c), a = self.num_envs, self.spec.obs_shape, self.spec.num_actions
+        _check_fits(game, n, self.spec.state_bytes + 3 * h * w * c + a + 16)
+        self._batch = Batch(self.spec, self.num_envs)
         self.num_actions = a
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (h, w, c), np.int8),
@@ -67,7 +78,7 @@ class VectorEnv:
 
     def step(self, actions):
         if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.flags.c_contiguous):
-            actions = np.ascontiguousarray(actions, dtype=np.int64)
+            actions = self._as_int64(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         bad, code = self._batch.step(actions, self.num_threads)
@@ -78,11 +89,30 @@ class VectorEnv:
         infos = {k: v.copy() for k, v in self._shared_infos.items()}
         return self._out_obs(), self._rewards.copy(), self._term_b.copy(), self._trunc_b.copy(), infos
 
+    def _as_int64(self, actions):
+        """`actions` as a C-contiguous int64 array, converted only where no value changes."""
+        allowed = f"an integer array (numpy int dtypes, or a list of ints) of actions in -1..{self.num_actions - 1}"
+        if isinstance(actions, (list, tuple)):
+            for x in actions:
+                if type(x) is not int and not isinstance(x, np.integer):
+                    raise ActionTypeError(f"actions must be {allowed}; got an element {x!r} ({type(x).__name__})")
+            big = [i for i, x in enumerate(actions) if not -2**63 <= x <= INT64_MAX]
+            if big:
+                self._raise(big[0], int(actions[big[0]]), OUT_OF_RANGE)
+            return np.array(actions, dtype=np.int64)
+        arr = np.asarray(actions)
+        if arr.dtype.kind not in "iu":
+            raise ActionTypeError(f"actions must be {allowed}; got dtype {arr.dtype}")
+        if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
+            i = int(np.argmax(arr > INT64_MAX))
+            self._raise(i, int(arr.flat[i]), OUT_OF_RANGE)    # would wrap to a negative int64
+        return np.ascontiguousarray(arr, dtype=np.int64)
+
     def _raise(self, i, a, code):
         st = self.get_state(i)
         reason = self.spec.reason(code)
         move = f"action {a}" if not 0 <= a < self.num_actions else f"{self.spec.action_name(a)} (action {a})"
-        player = self.spec.agents[st.current_player]
+        player = agent_name(self.spec, st.current_player)
         raise IllegalMoveError(f"game {i}: illegal move {move} by {player}: {reason}; no game was changed",
                                action=a, player=player, reason=reason, game_index=i)
 
@@ -122,6 +152,18 @@ class VectorEnv:
 
     def close(self):
         pass
+
+
+def _check_fits(game, n, bytes_per_game):
+    """MemoryError, saying how much was asked for, when n games cannot fit in this machine's memory."""
+    need = n * bytes_per_game
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):       # not on every platform
+        return
+    if need > have:
+        raise MemoryError(f"vector: {n} {game} games need about {need} bytes ({need / 2**30:.1f} GiB, "
+                          f"{bytes_per_game} bytes each); this machine has {have} bytes of memory")
 
 
 def make(game, num_envs, copy=True, num_threads=1, **kwargs):

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import zerogym
+from cases import padding_filled
 from zerogym import IllegalMoveError
 from zerogym._core.connect_four import ConnectFourState, make_spec
 
@@ -346,10 +347,10 @@ def test_win_on_last_cell_is_a_win_not_a_draw():
 
 def test_reset_gives_canonical_bytes():
     # equal positions must be equal bytes (== is memcmp): reset() may not keep stale padding
-    n = ConnectFourState().spec.state_bytes
     a, b = ConnectFourState(), ConnectFourState()
-    a.load_bytes(b"\xff" * n)
-    b.load_bytes(b"\x00" * n)
+    a.load_bytes(padding_filled(ConnectFourState(), 0xff))
+    b.load_bytes(padding_filled(ConnectFourState(), 0x00))
+    assert a.to_bytes() != b.to_bytes() and a != b
     a.reset()
     b.reset()
     assert a.to_bytes() == b.to_bytes() and a == b

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import zerogym
+from cases import padding_filled
 from zerogym import IllegalMoveError
 from zerogym._core.tictactoe import TicTacToeState, make_spec
 
@@ -250,10 +251,10 @@ def test_copy_from_and_reset():
 
 
 def test_reset_gives_canonical_bytes():
-    n = TicTacToeState().spec.state_bytes
     a, b = TicTacToeState(), TicTacToeState()
-    a.load_bytes(b"\xff" * n)
-    b.load_bytes(b"\x00" * n)
+    a.load_bytes(padding_filled(TicTacToeState(), 0xff))
+    b.load_bytes(padding_filled(TicTacToeState(), 0x00))
+    assert a.to_bytes() != b.to_bytes() and a != b
     a.reset()
     b.reset()
     assert a.to_bytes() == b.to_bytes() and a == b

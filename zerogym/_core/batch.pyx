@@ -9,6 +9,7 @@ from zerogym._core.game cimport (GameDef, Header, header, splitmix64, REASON_OK,
                                  RUNNING, TERMINAL, TRUNCATED)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
+from zerogym._core.state import same_game
 
 
 cdef inline void observe_and_mask(const GameDef* g, char* s, int8_t* obs, int8_t* mask) noexcept nogil:
@@ -84,6 +85,8 @@ cdef class Batch:
     def __cinit__(self, GameSpec spec, int n):
         if n < 1:
             raise ValueError(f"num_envs must be >= 1, got {n}")
+        if not spec.ready:
+            raise ValueError("Batch needs a GameSpec built by a game module's make_spec")
         self.spec = spec
         self.g = &spec.d
         self.n = n
@@ -92,7 +95,8 @@ cdef class Batch:
         self.blobs = <char*> PyMem_Calloc(n, self.stride)   # zeroed padding, as in State
         self.codes = <int*> PyMem_Malloc(n * sizeof(int))
         if self.blobs == NULL or self.codes == NULL:
-            raise MemoryError()
+            raise MemoryError(f"{n} {spec.name} games need {n * (self.stride + sizeof(int))} bytes of state "
+                              f"({self.stride + sizeof(int)} each), which could not be allocated")
 
     def __dealloc__(self):
         PyMem_Free(self.blobs)
@@ -202,13 +206,15 @@ cdef class Batch:
     def get_state(self, int i, State out):
         """Copy game i into `out` (a State of the same spec)."""
         self._index(i)
+        if not same_game(out.spec, self.spec):
+            raise ValueError(f"a state of {out.spec!r} cannot hold a game of a batch of {self.spec!r}")
         memcpy(out.s, self.blobs + i * self.stride, self.stride)
 
     def set_state(self, int i, State src):
         """Overwrite game i with `src` (a State of the same spec); once bound, its observation, mask
         and player to move are written at once."""
         self._index(i)
-        if src.spec is not self.spec and src.spec.kwargs != self.spec.kwargs:
+        if not same_game(src.spec, self.spec):
             raise ValueError(f"state of {src.spec!r} does not fit a batch of {self.spec!r}")
         memcpy(self.blobs + i * self.stride, src.s, self.stride)
         if self.bound:

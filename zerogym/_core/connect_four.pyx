@@ -10,9 +10,10 @@ from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
-                                 REASON_OK, REASON_GAME, RUNNING)
-from zerogym._core.lines cimport makes_line
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
+                                 REASON_OK, REASON_GAME, RUNNING, BLOB_OK, BLOB_TO_PLAY, BLOB_MOVES,
+                                 BLOB_LAST_ACTION, BLOB_HASH, BLOB_CELL, BLOB_GAME)
+from zerogym._core.lines cimport makes_line, check_outcome
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -22,6 +23,8 @@ SYMMETRIES = ("identity", "flip_lr")
 
 cdef enum:
     FULL = REASON_GAME
+    BAD_HEIGHTS = BLOB_GAME
+    MAX_CELLS = 625           # 25 x 25
 
 ctypedef struct Params:
     int rows
@@ -110,12 +113,50 @@ cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nog
         out[3 * i + 2] = 1
 
 
+cdef int validate(const void* pp, char* s) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef const Header* h = header(s)
+    cdef int8_t* b = board_of(p, s)
+    cdef int8_t* hts = heights_of(p, s)
+    cdef int8_t tmp[MAX_CELLS]
+    cdef int r, c, i, n1 = 0, n2 = 0
+    cdef uint64_t hv = 0
+    cdef int code = check_header(h, p.cols, p.cells)
+    if code != BLOB_OK:
+        return code
+    for i in range(p.cells):
+        if b[i] < 0 or b[i] > 2:
+            return BLOB_CELL
+        if b[i]:
+            hv ^= key(i, b[i] - 1)
+            n1 += b[i] == 1
+            n2 += b[i] == 2
+    for c in range(p.cols):
+        if hts[c] < 0 or hts[c] > p.rows:
+            return BAD_HEIGHTS
+        for r in range(p.rows):          # pieces fill the bottom hts[c] cells, nothing above
+            if (b[r * p.cols + c] != 0) != (r >= p.rows - hts[c]):
+                return BAD_HEIGHTS
+    if h.moves != n1 + n2 or n1 != n2 + h.moves % 2:
+        return BLOB_MOVES
+    if h.to_play != h.moves % 2:
+        return BLOB_TO_PLAY
+    if h.hash != hv:
+        return BLOB_HASH
+    c = h.last_action
+    if h.moves > 0 and hts[c] == 0:
+        return BLOB_LAST_ACTION
+    return check_outcome(h, b, p.rows, p.cols, p.k, (p.rows - hts[c]) * p.cols + c if c >= 0 else -1, tmp)
+
+
 PLANES = (
     ("own", "pieces of the player the observation is for"),
     ("opponent", "pieces of the other player"),
     ("ones", "1 on every cell (marks the board inside zero padding)"),
 )
 REASONS = ("legal", "action out of range", "the game is over", "that column is full")
+BLOB_ERRORS = ("heights: a column's height does not match its pieces (pieces stack from the bottom, "
+               "without gaps)",)
 
 
 def _column_name(a):
@@ -147,8 +188,10 @@ def make_spec(rows=6, cols=7, connect=4):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
+    spec.d.validate = validate
     spec.describe("connect_four", {"rows": nr, "cols": nc, "connect": k}, ("player_0", "player_1"),
-                  REASONS, PLANES, SYMMETRIES, _column_name, action_kind="columns")
+                  REASONS, PLANES, SYMMETRIES, _column_name, action_kind="columns", blob_errors=BLOB_ERRORS,
+                  layout={"board": (p.off_board, "i1", p.cells), "heights": (p.off_heights, "i1", nc)})
     return spec
 
 

@@ -14,6 +14,19 @@ cdef enum:
     REASON_GAME = 3
 
 cdef enum:
+    # codes returned by GameDef.validate (texts in spec.pyx BLOB_ERRORS, then the game's own);
+    # games number their own codes from BLOB_GAME
+    BLOB_OK = 0
+    BLOB_TO_PLAY = 1
+    BLOB_STATUS = 2
+    BLOB_WINNER = 3
+    BLOB_MOVES = 4
+    BLOB_LAST_ACTION = 5
+    BLOB_HASH = 6
+    BLOB_CELL = 7
+    BLOB_GAME = 8
+
+cdef enum:
     # Header.status
     RUNNING = 0
     TERMINAL = 1
@@ -34,6 +47,7 @@ ctypedef void (*apply_fn)(const void* p, char* s, int a) noexcept nogil
 ctypedef int (*legal_fn)(const void* p, char* s, int8_t* mask) noexcept nogil
 ctypedef void (*observe_fn)(const void* p, char* s, int player, int8_t* out) noexcept nogil
 ctypedef int (*observe_mover_fn)(const void* p, char* s, int8_t* out, int8_t* mask) noexcept nogil
+ctypedef int (*validate_fn)(const void* p, char* s) noexcept nogil
 
 ctypedef struct GameDef:
     int num_actions
@@ -58,6 +72,11 @@ ctypedef struct GameDef:
     # observe_mover (optional, may be NULL): observe(s, to_play, out) and legal(s, mask) in one
     # pass, for games where the two share work (Go); the vector path uses it when present.
     observe_mover_fn observe_mover
+    # validate: BLOB_OK if s is a position the rules can reach (or, where a game lets tests set
+    # positions, could hold), every derived field agreeing with the board; else the first failed
+    # check's code.  The blob is untrusted: every value is range-checked before it is used as an
+    # index or followed as a link, and s is only read.  Reset, apply and the rest may assume it.
+    validate_fn validate
 
 
 cdef inline Header* header(char* s) noexcept nogil:
@@ -74,6 +93,21 @@ cdef inline uint64_t splitmix64(uint64_t x) noexcept nogil:
     x = (x ^ (x >> 30)) * <uint64_t> 0xBF58476D1CE4E5B9ULL
     x = (x ^ (x >> 27)) * <uint64_t> 0x94D049BB133111EBULL
     return x ^ (x >> 31)
+
+
+cdef inline int check_header(const Header* h, int num_actions, int max_moves) noexcept nogil:
+    # the checks every game's validate starts with: each Header field in its range
+    if h.to_play != 0 and h.to_play != 1:
+        return BLOB_TO_PLAY
+    if h.status != RUNNING and h.status != TERMINAL and h.status != TRUNCATED:
+        return BLOB_STATUS
+    if h.winner < -1 or h.winner > 1 or (h.winner != -1 and h.status != TERMINAL):
+        return BLOB_WINNER
+    if h.moves < 0 or h.moves > max_moves:
+        return BLOB_MOVES
+    if h.last_action < -1 or h.last_action >= num_actions or (h.last_action == -1) != (h.moves == 0):
+        return BLOB_LAST_ACTION
+    return BLOB_OK
 
 
 cdef inline void finish(Header* h, int winner) noexcept nogil:

@@ -28,14 +28,16 @@ stones: the board-only hash stored in the superko set.  Header.hash = bhash ^ K_
 is to move, so equal boards with different players to move hash differently.
 """
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 import math
 import numbers
 
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
-                                 REASON_OK, REASON_GAME, RUNNING, TERMINAL, TRUNCATED)
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
+                                 REASON_OK, REASON_GAME, RUNNING, TERMINAL, TRUNCATED, BLOB_OK,
+                                 BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH,
+                                 BLOB_CELL, BLOB_GAME)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
@@ -51,6 +53,15 @@ cdef enum:
     SUICIDE
     KO
     SUPERKO
+
+cdef enum:
+    BAD_BORDER = BLOB_GAME
+    BAD_COUNTS
+    BAD_CHAINS
+    NO_LIBERTY
+    BAD_PASSES
+    BAD_KO
+    BAD_HISTORY
 
 cdef enum:
     EMPTY = 0
@@ -484,6 +495,174 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
         g.h.winner = -1
 
 
+# ---- validation of an untrusted blob ------------------------------------------------------------
+cdef int check_chains(const Params* p, Go* g) noexcept nogil:
+    # every stone's chain list: heads and links in range, one colour, each stone in exactly one
+    # list, chains maximal and with a liberty, counters and chain hashes as recomputed
+    cdef uint8_t listed[MAXP]
+    cdef int r, c, pt, cur, q, d, hd
+    cdef int64_t size, libs, lsum, lsq
+    cdef uint64_t zx
+    cdef int8_t v
+    cdef int dirs[4]
+    memset(listed, 0, p.npad)
+    for r in range(p.n):
+        for c in range(p.n):
+            pt = (r + 1) * p.w + c
+            v = g.b[pt]
+            if v == EMPTY:
+                continue
+            hd = g.head[pt]
+            if hd < 0 or hd >= p.npad or g.b[hd] != v or g.head[hd] != hd:
+                return BAD_CHAINS
+            if hd != pt:
+                continue
+            cur = pt
+            size = libs = lsum = lsq = 0
+            zx = 0
+            while True:
+                if cur < 0 or cur >= p.npad or g.b[cur] != v or g.head[cur] != pt or listed[cur]:
+                    return BAD_CHAINS
+                listed[cur] = 1
+                size += 1
+                zx ^= stone_key(cur, v)
+                neighbours(cur, p.w, dirs)
+                for d in range(4):
+                    q = dirs[d]
+                    if g.b[q] == EMPTY:
+                        libs += 1
+                        lsum += q
+                        lsq += q * q
+                cur = g.nxt[cur]
+                if cur == pt:
+                    break
+            if libs == 0:
+                return NO_LIBERTY
+            if (g.ch[pt].size != size or g.ch[pt].libs != libs or g.ch[pt].lsum != lsum
+                    or g.ch[pt].lsq != lsq or g.zx[pt] != zx):
+                return BAD_CHAINS
+    for r in range(p.n):
+        for c in range(p.n):
+            pt = (r + 1) * p.w + c
+            v = g.b[pt]
+            if v != EMPTY and (not listed[pt] or (g.b[pt + 1] == v and g.head[pt + 1] != g.head[pt])
+                               or (g.b[pt + p.w] == v and g.head[pt + p.w] != g.head[pt])):
+                return BAD_CHAINS
+    return BLOB_OK
+
+
+cdef int check_history(const Params* p, Go* g) noexcept nogil:
+    # the superko set: one entry per distinct position so far (at most moves + 1), each reachable
+    # by linear probing from its home slot, the start and the current board among them, tallied
+    # per stone count in seen[], and the Bloom filter exactly the OR of the entries' bits
+    cdef Extra bloom
+    cdef int i, j, k, m = p.cap - 1
+    cdef int64_t entries = 0, tallied = 0
+    cdef uint64_t key
+    memset(&bloom, 0, sizeof(Extra))
+    if p.simple:
+        return BLOB_OK if memcmp(bloom.bloom, g.x.bloom, sizeof(bloom.bloom)) == 0 else BAD_HISTORY
+    for k in range(p.cells + 1):
+        if g.seen[k] < 0:
+            return BAD_HISTORY
+        tallied += g.seen[k]
+    for i in range(p.cap):
+        key = g.tab[i]
+        if key == 0:
+            continue
+        entries += 1
+        j = <int> (key & <uint64_t> m)
+        while j != i:
+            if g.tab[j] == 0 or g.tab[j] == key:
+                return BAD_HISTORY
+            j = (j + 1) & m
+        bloom_add(&bloom, key)
+    if entries != tallied or entries > g.h.moves + 1 or memcmp(bloom.bloom, g.x.bloom, sizeof(bloom.bloom)) != 0:
+        return BAD_HISTORY
+    # entries < cap now, so the probes below end at a free slot
+    if g.seen[0] < 1 or g.seen[g.x.nblack + g.x.nwhite] < 1 or not set_has(p, g.tab, k_board()) \
+            or not set_has(p, g.tab, g.x.bhash):
+        return BAD_HISTORY
+    return BLOB_OK
+
+
+cdef int check_ko(const Params* p, Go* g) noexcept nogil:
+    # a ko point is the one stone just captured by a lone stone played into an eye: its only liberty
+    cdef int ko = g.x.ko, la = g.h.last_action, pt, d, q, libs = 0
+    cdef int dirs[4]
+    cdef int8_t opp = <int8_t> (g.h.to_play + 1)       # the player to move is the capturer's opponent
+    if ko == -1:
+        return BLOB_OK
+    if ko < 0 or ko >= p.npad or g.b[ko] != EMPTY or la < 0 or la >= p.cells:
+        return BAD_KO
+    pt = pad_of(p, la)
+    if g.ch[g.head[pt]].size != 1:
+        return BAD_KO
+    neighbours(pt, p.w, dirs)
+    for d in range(4):
+        q = dirs[d]
+        if g.b[q] == EMPTY:
+            if q != ko:
+                return BAD_KO
+            libs += 1
+        elif g.b[q] != opp and g.b[q] != EDGE:
+            return BAD_KO
+    return BLOB_OK if libs == 1 else BAD_KO
+
+
+cdef int validate(const void* pp, char* s) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef Go g
+    cdef int pt, r, c, nb = 0, nw = 0, la, code
+    cdef int8_t v
+    cdef uint64_t bh = k_board()
+    cdef double score
+    view(p, s, &g)
+    code = check_header(g.h, p.cells + 1, p.max_moves)
+    if code != BLOB_OK:
+        return code
+    if g.h.to_play != g.h.moves % 2:
+        return BLOB_TO_PLAY
+    for pt in range(p.npad):
+        r = pt // p.w
+        c = pt % p.w
+        v = g.b[pt]
+        if 1 <= r <= p.n and c < p.n:
+            if v == BLACK or v == WHITE:
+                bh ^= stone_key(pt, v)
+                nb += v == BLACK
+                nw += v == WHITE
+            elif v != EMPTY:
+                return BLOB_CELL
+        elif v != EDGE:
+            return BAD_BORDER
+    if nb != g.x.nblack or nw != g.x.nwhite:
+        return BAD_COUNTS
+    if g.x.bhash != bh or g.h.hash != (bh ^ k_white() if g.h.to_play == 1 else bh):
+        return BLOB_HASH
+    code = check_chains(p, &g)
+    if code != BLOB_OK:
+        return code
+    la = g.h.last_action
+    if 0 <= la < p.cells and g.b[pad_of(p, la)] != 2 - g.h.to_play:
+        return BLOB_LAST_ACTION               # the stone just played is the last mover's
+    if g.x.passes < 0 or g.x.passes > 2 or g.x.passes > g.h.moves or (g.x.passes > 0) != (la == p.cells):
+        return BAD_PASSES
+    # two passes end the game by the score; else the move limit cuts it off
+    if g.x.passes == 2:
+        if g.h.status != TERMINAL:
+            return BLOB_STATUS
+        score = score_of(p, s)
+        if g.h.winner != (0 if score > 0 else (1 if score < 0 else -1)):
+            return BLOB_WINNER
+    elif g.h.status != (TRUNCATED if g.h.moves == p.max_moves else RUNNING):
+        return BLOB_STATUS
+    code = check_ko(p, &g)
+    if code != BLOB_OK:
+        return code
+    return check_history(p, &g)
+
+
 # Observation patterns: the 7 plane bytes of one point, plus one spare byte so that a point is
 # written with a single 8-byte store (the spare byte lands on the next point, which overwrites it).
 cdef enum:
@@ -639,12 +818,35 @@ REASONS = ("legal", "action out of range", "the game is over", "that point is oc
            "suicide is not allowed: the stone's chain would have no liberties",
            "ko: immediately recapturing a single-stone ko is not allowed (play elsewhere first)",
            "that move repeats an earlier position (positional superko)")
+BLOB_ERRORS = ("board: the border around the board must hold the edge marker (3)",
+               "stone counts: do not match the stones on the board",
+               "chains: the chain lists, heads or liberty counters do not match the stones on the board",
+               "chains: a chain without a liberty is on the board (captured stones are removed)",
+               "passes: must be 0, 1 or 2, and count the passes that end the moves so far",
+               "ko: the banned point must be -1 or the one stone that the last move captured",
+               "superko history: the set of earlier positions is inconsistent (it must hold the start and "
+               "the current position, each position once, no more than moves + 1 of them, as many as "
+               "the per-stone-count tallies say, and a matching Bloom filter)")
 
 
 def _komi_arg(komi):
     if isinstance(komi, bool) or not isinstance(komi, numbers.Real) or not math.isfinite(komi):
         raise ValueError(f"go: komi must be a finite number such as 7.5, got {komi!r}")
     return float(komi)
+
+
+cdef dict _layout(const Params* p):
+    cdef Extra x
+    cdef Py_ssize_t base = <Py_ssize_t> &x
+    at = lambda addr: p.off_x + addr - base
+    return {"bloom": (at(<Py_ssize_t> &x.bloom), "u8", 8), "bhash": (at(<Py_ssize_t> &x.bhash), "u8", 1),
+            "ko": (at(<Py_ssize_t> &x.ko), "i4", 1), "passes": (at(<Py_ssize_t> &x.passes), "i4", 1),
+            "nblack": (at(<Py_ssize_t> &x.nblack), "i4", 1), "nwhite": (at(<Py_ssize_t> &x.nwhite), "i4", 1),
+            "board": (p.off_board, "i1", p.npad), "head": (p.off_head, "i2", p.npad),
+            "next": (p.off_next, "i2", p.npad),
+            "chains": (p.off_chain, [("lsq", "i4"), ("lsum", "i4"), ("libs", "i2"), ("size", "i2")], p.npad),
+            "chain_hash": (p.off_zx, "u8", p.npad),
+            "seen": (p.off_seen, "i4", p.cells + 1 if p.cap else 0), "superko_set": (p.off_set, "u8", p.cap)}
 
 
 def make_spec(board_size=19, komi=7.5, superko="positional", max_moves=None):
@@ -688,9 +890,11 @@ def make_spec(board_size=19, komi=7.5, superko="positional", max_moves=None):
     spec.d.legal = legal
     spec.d.observe = observe
     spec.d.observe_mover = observe_mover
+    spec.d.validate = validate
     cells = n * n
     spec.describe("go", {"board_size": n, "komi": k, "superko": sk, "max_moves": mm}, ("black_0", "white_0"),
-                  REASONS, PLANES, DIHEDRAL, lambda a: "pass" if a == cells else point_name(a // n, a % n))
+                  REASONS, PLANES, DIHEDRAL, lambda a: "pass" if a == cells else point_name(a // n, a % n),
+                  blob_errors=BLOB_ERRORS, layout=_layout(p))
     return spec
 
 

@@ -19,8 +19,10 @@ from libc.stdint cimport int8_t, int16_t, uint64_t
 from libc.string cimport memset
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
-                                 REASON_OK, REASON_GAME, RUNNING)
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
+                                 REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK, BLOB_TO_PLAY,
+                                 BLOB_STATUS, BLOB_WINNER, BLOB_MOVES, BLOB_LAST_ACTION, BLOB_HASH,
+                                 BLOB_CELL, BLOB_GAME)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
@@ -31,6 +33,9 @@ MAX_SIZE = 19
 cdef enum:
     OCCUPIED = REASON_GAME
     NO_SWAP = REASON_GAME + 1
+
+cdef enum:
+    BAD_FOREST = BLOB_GAME
 
 cdef enum:
     SALT = 0x48455800          # "HEX\0"
@@ -202,6 +207,124 @@ cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nog
         out[4 * i + 3] = 1
 
 
+# ---- validation of an untrusted blob ------------------------------------------------------------
+cdef int ref_find(int16_t* par, int x) noexcept nogil:
+    while par[x] != x:
+        par[x] = par[par[x]]
+        x = par[x]
+    return x
+
+
+cdef void groups(const Params* p, const int8_t* b, int skip, int16_t* ref) noexcept nogil:
+    # ref: a fresh union-find of the stones' groups and the edge nodes, built from the board alone
+    # (the cell `skip` counted as empty; -1 for none)
+    cdef int a, r, c, n = p.n, ra, rb, j
+    cdef int nb[3]
+    for a in range(p.cells + 4):
+        ref[a] = <int16_t> a
+    for a in range(p.cells):
+        if b[a] == 0 or a == skip:
+            continue
+        r = a // n
+        c = a % n
+        nb[0] = a - n if r > 0 else -1                       # (r-1, c)
+        nb[1] = a - n + 1 if r > 0 and c + 1 < n else -1     # (r-1, c+1)
+        nb[2] = a - 1 if c > 0 else -1                       # (r, c-1): the other three see a
+        for j in range(3):
+            if nb[j] >= 0 and nb[j] != skip and b[nb[j]] == b[a]:
+                ra = ref_find(ref, a)
+                rb = ref_find(ref, nb[j])
+                ref[ra] = <int16_t> rb
+        if b[a] == 1:
+            if r == 0:
+                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.top)
+            if r == n - 1:
+                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.bottom)
+        else:
+            if c == 0:
+                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.left)
+            if c == n - 1:
+                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.right)
+
+
+cdef inline int connected(const Params* p, int16_t* ref, int player) noexcept nogil:
+    if player == 0:
+        return ref_find(ref, p.top) == ref_find(ref, p.bottom)
+    return ref_find(ref, p.left) == ref_find(ref, p.right)
+
+
+cdef int validate(const void* pp, char* s) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef const Header* h = header(s)
+    cdef const int8_t* b = board_of(p, s)
+    cdef const int16_t* par = parent_of(p, s)
+    cdef int16_t ref[MAX_CELLS + 4]
+    cdef int16_t root[MAX_CELLS + 4]
+    cdef int16_t owner[MAX_CELLS + 4]       # ref group -> the blob's root for it
+    cdef int16_t group[MAX_CELLS + 4]       # the blob's root -> ref group
+    cdef int i, x, steps, g, nodes = p.cells + 4, m, la, cb = 0, cw = 0, w
+    cdef uint64_t hv = 0
+    cdef int code = check_header(h, p.cells + 1, p.cells + 1)
+    if code != BLOB_OK:
+        return code
+    m = h.moves
+    la = h.last_action
+    for i in range(p.cells):
+        if b[i] < 0 or b[i] > 2:
+            return BLOB_CELL
+        if b[i]:
+            hv ^= key(i, b[i] - 1)
+            cb += b[i] == 1
+            cw += b[i] == 2
+    if h.to_play != m % 2:
+        return BLOB_TO_PLAY
+    if h.hash != (hv ^ side_key() if h.to_play == 1 else hv):
+        return BLOB_HASH
+    # without a swap black has placed (m+1)//2 stones; a swap (move 2) turned black's first into white's
+    if cw != m // 2 or not (cb == (m + 1) // 2 or (p.swap and m >= 2 and cb == (m - 1) // 2)):
+        return BLOB_MOVES
+    if la == p.cells:
+        if not (p.swap and m == 2 and cb == 0):
+            return BLOB_LAST_ACTION
+    elif la >= 0 and b[la] != 2 - h.to_play:
+        return BLOB_LAST_ACTION
+    # the union-find forest: links in range, no cycles, and the same groups as the board's
+    for i in range(nodes):
+        if par[i] < 0 or par[i] >= nodes or (i < p.cells and b[i] == 0 and par[i] != i):
+            return BAD_FOREST
+    for i in range(nodes):
+        x = i
+        steps = 0
+        while par[x] != x:
+            x = par[x]
+            steps += 1
+            if steps > nodes:
+                return BAD_FOREST
+        root[i] = <int16_t> x
+        owner[i] = -1
+        group[i] = -1
+    groups(p, b, -1, ref)
+    for i in range(nodes):
+        g = ref_find(ref, i)
+        if owner[g] == -1 and group[root[i]] == -1:
+            owner[g] = root[i]
+            group[root[i]] = <int16_t> g
+        elif owner[g] != root[i] or group[root[i]] != g:
+            return BAD_FOREST
+    # the game is over exactly when a side connects, and it was the last stone that connected it
+    if connected(p, ref, 0) and connected(p, ref, 1):
+        return BLOB_STATUS
+    for w in range(2):
+        if connected(p, ref, w):
+            if h.status != TERMINAL or not (0 <= la < p.cells):
+                return BLOB_STATUS
+            if h.winner != w or w != 1 - h.to_play:
+                return BLOB_WINNER
+            groups(p, b, la, ref)
+            return BLOB_STATUS if connected(p, ref, w) else BLOB_OK
+    return BLOB_STATUS if h.status != RUNNING else BLOB_OK
+
+
 PLANES = (
     ("own", "stones of the player the observation is for"),
     ("opponent", "stones of the other player"),
@@ -211,6 +334,8 @@ PLANES = (
 REASONS = ("legal", "action out of range", "the game is over", "that point is occupied",
            "swap is only legal as the second move of a game with swap=True")
 SYMMETRIES = ("identity", "rot180")
+BLOB_ERRORS = ("parent: the union-find links do not match the groups of stones on the board (a link "
+               "out of range, a cycle, an empty cell linked, or groups joined or split wrongly)",)
 
 
 def make_spec(board_size=11, swap=True):
@@ -233,8 +358,10 @@ def make_spec(board_size=11, swap=True):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
+    spec.d.validate = validate
     spec.describe("hex", {"board_size": n, "swap": sw}, ("black_0", "white_0"), REASONS, PLANES, SYMMETRIES,
-                  lambda a: "swap" if a == n * n else point_name(a // n, a % n))
+                  lambda a: "swap" if a == n * n else point_name(a // n, a % n), blob_errors=BLOB_ERRORS,
+                  layout={"board": (p.off_board, "i1", p.cells), "parent": (p.off_parent, "i2", p.cells + 4)})
     return spec
 
 

@@ -18,8 +18,9 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.string cimport memset, memcpy
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
-                                 REASON_OK, REASON_GAME, RUNNING)
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
+                                 REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK, BLOB_STATUS,
+                                 BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH, BLOB_CELL, BLOB_GAME)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -51,6 +52,11 @@ cdef enum:
     NO_FLIP = REASON_GAME + 1
     PASS_ILLEGAL = REASON_GAME + 2
     MUST_PASS = REASON_GAME + 3
+
+cdef enum:
+    BAD_COUNTS = BLOB_GAME
+    BAD_BITBOARDS = BLOB_GAME + 1
+    BAD_LEGAL = BLOB_GAME + 2
 
 cdef uint64_t SALT = 0x07E1100ULL
 cdef uint64_t NOT_A = 0xFEFEFEFEFEFEFEFEULL     # every column but 0
@@ -356,6 +362,52 @@ cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nog
         out[3 * i + 2] = 1
 
 
+cdef int validate(const void* pp, char* s) noexcept nogil:
+    # set_position may start a game from any discs and either player, so the move counter says
+    # nothing of the discs; it is only bounded (each placement fills a cell, no two passes in a row)
+    cdef const Params* p = <const Params*> pp
+    cdef const Header* h = header(s)
+    cdef const int8_t* b = board_of(p, s)
+    cdef Extra* x = extra_of(p, s)
+    cdef uint64_t bits[LEGAL_WORDS]
+    cdef uint64_t bb[2]
+    cdef uint64_t hv = 0
+    cdef int i, n, other, count[2]
+    cdef int code = check_header(h, p.cells + 1, 2 * p.cells + 1)
+    if code != BLOB_OK:
+        return code
+    count[0] = count[1] = 0
+    bb[0] = bb[1] = 0
+    for i in range(p.cells):
+        if b[i] < 0 or b[i] > 2:
+            return BLOB_CELL
+        if b[i]:
+            hv ^= p.keys[i][b[i] - 1]
+            count[b[i] - 1] += 1
+            if p.bitboard:
+                bb[b[i] - 1] |= (<uint64_t> 1) << ((i // p.n) * 8 + i % p.n)
+    if h.hash != (hv ^ p.side_key if h.to_play == 1 else hv):
+        return BLOB_HASH
+    if x.count[0] != count[0] or x.count[1] != count[1]:
+        return BAD_COUNTS
+    if x.bb[0] != bb[0] or x.bb[1] != bb[1]:
+        return BAD_BITBOARDS
+    if 0 <= h.last_action < p.cells and b[h.last_action] != 2 - h.to_play:
+        return BLOB_LAST_ACTION           # the disc just placed is the last mover's
+    n = find_legal(p, s, h.to_play, bits, False)
+    if n != x.nlegal:
+        return BAD_LEGAL
+    for i in range(LEGAL_WORDS):
+        if bits[i] != x.legal[i]:
+            return BAD_LEGAL
+    other = find_legal(p, s, 1 - h.to_play, bits, True)
+    if (h.status == RUNNING) != (n > 0 or other > 0) or (h.status != RUNNING and h.status != TERMINAL):
+        return BLOB_STATUS
+    if h.status == TERMINAL and h.winner != (0 if count[0] > count[1] else (1 if count[1] > count[0] else -1)):
+        return BLOB_WINNER
+    return BLOB_OK
+
+
 PLANES = (
     ("own", "discs of the player the observation is for"),
     ("opponent", "discs of the other player"),
@@ -366,6 +418,9 @@ REASONS = ("legal", "action out of range", "the game is over",
            "a disc there flips no disc (it must bracket a line of opponent discs)",
            "pass is only legal when no placement is",
            "must pass: no placement is legal")
+BLOB_ERRORS = ("count: the disc counts do not match the board",
+               "bitboards: the bitboards do not match the board",
+               "legal: the cached legal placements of the player to move do not match the board")
 
 
 def action_namer(n):
@@ -374,6 +429,15 @@ def action_namer(n):
     def name(a):
         return "pass" if a == n * n else f"{letters[a % n]}{a // n + 1}"
     return name
+
+
+cdef dict _layout(const Params* p):
+    cdef Extra x
+    cdef Py_ssize_t base = <Py_ssize_t> &x
+    at = lambda addr: p.off_extra + addr - base
+    return {"board": (p.off_board, "i1", p.cells), "bitboards": (at(<Py_ssize_t> &x.bb), "u8", 2),
+            "legal": (at(<Py_ssize_t> &x.legal), "u8", LEGAL_WORDS), "count": (at(<Py_ssize_t> &x.count), "i4", 2),
+            "nlegal": (at(<Py_ssize_t> &x.nlegal), "i4", 1)}
 
 
 def make_spec(board_size=8):
@@ -419,8 +483,9 @@ def make_spec(board_size=8):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
+    spec.d.validate = validate
     spec.describe("othello", {"board_size": n}, ("black_0", "white_0"), REASONS, PLANES, DIHEDRAL,
-                  action_namer(n))
+                  action_namer(n), blob_errors=BLOB_ERRORS, layout=_layout(p))
     return spec
 
 

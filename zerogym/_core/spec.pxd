@@ -7,6 +7,8 @@ cdef class GameSpec:
     cdef readonly dict kwargs
     cdef readonly tuple agents
     cdef readonly tuple reasons
+    cdef readonly tuple blob_errors
+    cdef readonly dict layout
     cdef readonly tuple plane_info
     cdef readonly tuple symmetry_names
     cdef readonly object action_name

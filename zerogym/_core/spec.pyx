@@ -3,12 +3,30 @@
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.string cimport memset
 
+# where the Header's fields lie in a state blob: name -> (byte offset, numpy dtype, count)
+HEADER_LAYOUT = {"hash": (0, "u8", 1), "to_play": (8, "i4", 1), "status": (12, "i4", 1), "winner": (16, "i4", 1),
+                 "moves": (20, "i4", 1), "last_action": (24, "i4", 1)}
+
+# what each shared GameDef.validate code means (game.pxd BLOB_*); games append their own
+BLOB_ERRORS = (
+    "valid",
+    "to_play: the player to move must be 0 or 1",
+    "status: must be 0 (running), 1 (over by the rules) or 2 (cut off by a move limit), "
+    "and agree with the position",
+    "winner: must be -1 (none, or a draw), 0 or 1, and agree with the position",
+    "moves: the move counter is out of range or does not agree with the pieces on the board",
+    "last_action: must be -1 exactly at move 0, else a move that could have made this position",
+    "hash: does not match the position",
+    "board: a cell holds a value other than empty (0), first player (1) or second player (2)",
+)
+
 
 cdef class GameSpec:
     """A game at fixed kwargs: the compiled GameDef plus what the Python layer needs to know.
 
     Attributes: name, kwargs, agents (two agent names, first mover first), reasons (text per
-    illegal-move reason code), plane_info ((name, description) per observation plane),
+    illegal-move reason code), blob_errors (text per GameDef.validate code), layout (where
+    each field lies in a state blob: name -> (byte offset, numpy dtype, count)), plane_info ((name, description) per observation plane),
     symmetry_names (board transforms that preserve the rules), action_name (action -> str).
     """
 
@@ -29,12 +47,18 @@ cdef class GameSpec:
         return self._params
 
     def describe(self, name, kwargs, agents, reasons, plane_info, symmetry_names, action_name,
-                 action_kind="cells"):
+                 action_kind="cells", blob_errors=(), layout=None):
         """Set what the Python layer knows of the game (see the class docstring); the board
-        transforms are built from the GameDef's shape and action count."""
+        transforms are built from the GameDef's shape and action count.  `blob_errors` are the
+        texts of the game's own validate codes (from BLOB_GAME on); `layout` places the game's own
+        fields in the blob, after the Header."""
         from zerogym.symmetry import Symmetries
+        if self.d.validate == NULL:
+            raise TypeError(f"{name}: the GameDef has no validate function")
         self.name, self.kwargs, self.agents = name, dict(kwargs), tuple(agents)
         self.reasons, self.plane_info = tuple(reasons), tuple(plane_info)
+        self.blob_errors = BLOB_ERRORS + tuple(blob_errors)
+        self.layout = {**HEADER_LAYOUT, **(layout or {})}
         self.symmetry_names = tuple(symmetry_names)
         self.symmetries = Symmetries(self.symmetry_names, self.d.height, self.d.width, self.d.num_actions,
                                      action_kind=action_kind)
@@ -58,6 +82,17 @@ cdef class GameSpec:
         if 0 <= code < len(self.reasons):
             return self.reasons[code]
         return f"reason {code}"
+
+    def blob_error(self, int code):
+        """Text for a GameDef.validate code."""
+        if 0 <= code < len(self.blob_errors):
+            return self.blob_errors[code]
+        return f"check {code}"
+
+    @property
+    def ready(self):
+        """True once a game module has built this spec (a bare GameSpec() has no rules)."""
+        return self.name is not None
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())

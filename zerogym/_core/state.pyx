@@ -8,9 +8,9 @@ import operator
 
 import numpy as np
 
-from zerogym._core.game cimport (Header, header, REASON_OK, REASON_RANGE, REASON_OVER,
+from zerogym._core.game cimport (Header, header, REASON_OK, REASON_RANGE, REASON_OVER, BLOB_OK,
                                  RUNNING, TERMINAL, TRUNCATED)
-from zerogym.errors import IllegalMoveError
+from zerogym.errors import ActionTypeError, IllegalMoveError
 
 cnp.import_array()
 
@@ -30,6 +30,10 @@ cdef class State:
         self._scratch = NULL
         self.g = NULL
 
+    def __init__(self, *args, **kwargs):
+        raise TypeError("State is the base class of the games' states: make one with "
+                        "zerogym.make_state(game, **kwargs) or a game's class, e.g. GoState(board_size=9)")
+
     def __dealloc__(self):
         PyMem_Free(self.s)
         PyMem_Free(self._scratch)
@@ -45,6 +49,8 @@ cdef class State:
     @classmethod
     def from_spec(cls, GameSpec spec):
         """A new state at the start position of `spec`'s game."""
+        if not spec.ready:
+            raise ValueError("from_spec needs a GameSpec built by a game module's make_spec")
         cdef State st = cls.__new__(cls)
         st._adopt(spec)
         st.reset()
@@ -66,7 +72,7 @@ cdef class State:
 
     def copy_from(self, State other):
         """Overwrite this state with `other` (same game and kwargs) without allocating."""
-        if other.spec is not self.spec and other.spec.kwargs != self.spec.kwargs:
+        if not same_game(other.spec, self.spec):
             raise ValueError(f"cannot copy a {other.spec!r} state into a {self.spec!r} state")
         memcpy(self.s, other.s, self.g.state_bytes)
 
@@ -75,10 +81,29 @@ cdef class State:
         return (<char*> self.s)[:self.g.state_bytes]
 
     def load_bytes(self, bytes blob):
-        """Load a blob written by to_bytes for the same game and kwargs."""
-        if len(blob) != self.g.state_bytes:
-            raise ValueError(f"state blob has {len(blob)} bytes, this game needs {self.g.state_bytes}")
-        memcpy(self.s, <char*> blob, self.g.state_bytes)
+        """Load a blob written by to_bytes for the same game and kwargs.
+
+        The blob is untrusted: the game's compiled validator checks every field of a copy of it
+        (header values in range, every cell, the derived fields against the board) before this
+        state takes it.  A bad blob raises ValueError naming the game and the field, and this
+        state is unchanged.
+        """
+        cdef Py_ssize_t n = self.g.state_bytes
+        cdef int code
+        if len(blob) != n:
+            raise ValueError(f"{self.spec.name}: state blob has {len(blob)} bytes, "
+                             f"this game at {_kwargs_text(self.spec)} needs {n}")
+        cdef char* tmp = <char*> PyMem_Malloc(n)
+        if tmp == NULL:
+            raise MemoryError(f"{n} bytes for a state blob")
+        memcpy(tmp, <char*> blob, n)
+        code = self.g.validate(self.g.params, tmp)
+        if code == BLOB_OK:
+            memcpy(self.s, tmp, n)
+        PyMem_Free(tmp)
+        if code != BLOB_OK:
+            raise ValueError(f"invalid {self.spec.name} state blob ({_kwargs_text(self.spec)}): "
+                             f"{self.spec.blob_error(code)}")
 
     def __reduce__(self):
         return (_restore, (type(self), self.spec.kwargs, self.to_bytes()))
@@ -163,28 +188,34 @@ cdef class State:
         return self.g.check(self.g.params, self.s, action)
 
     def is_legal(self, action):
-        """True if `action` is legal here (an int of any size; anything else raises IllegalMoveError)."""
-        return _reason(self, action) == REASON_OK
+        """True if `action` is legal here (an int of any size; anything else raises ActionTypeError)."""
+        cdef int a
+        return _reason(self, action_index(action, self.g.num_actions), &a) == REASON_OK
 
     def illegal_reason(self, action):
         """None if `action` is legal here, else a sentence saying why not."""
-        cdef int code = _reason(self, action)
+        cdef int a
+        cdef int code = _reason(self, action_index(action, self.g.num_actions), &a)
         return None if code == REASON_OK else self.spec.reason(code)
 
     def step(self, action):
         """Play `action` for the player to move.
 
-        Raises IllegalMoveError (a ValueError) naming the move, the player and the reason; the
-        state is then unchanged.
+        Raises IllegalMoveError (a ValueError) naming the move, the player and the reason, or
+        ActionTypeError (an IllegalMoveError and a TypeError) for anything but an int (bools
+        included); the state is then unchanged.  The action is converted to a C int once, and
+        that value is both checked and played.
         """
-        cdef int code = _reason(self, action)
+        cdef int a
+        index = action_index(action, self.g.num_actions)
+        cdef int code = _reason(self, index, &a)
         if code != REASON_OK:
-            self._raise_illegal(operator.index(action), code)
-        self.g.apply(self.g.params, self.s, <int> action)
+            self._raise_illegal(index, code)
+        self.g.apply(self.g.params, self.s, a)
         return self
 
     def _raise_illegal(self, a, int code):
-        player = self.spec.agents[header(self.s).to_play]
+        player = agent_name(self.spec, header(self.s).to_play)
         if code == REASON_RANGE:
             move = f"action {a}"
         else:
@@ -250,15 +281,49 @@ cdef class State:
         return f"<{type(self).__name__} {self.spec.name} move {self.move_count}, player {self.current_player} to play>"
 
 
-cdef int _reason(State st, object action) except -1:
-    """The GameDef reason code for `action` (REASON_RANGE for ints outside the int32 range)."""
+def action_index(action, int num_actions):
+    """`action` as an exact Python int, from one call of its __index__; ActionTypeError for a
+    bool or anything that is not an integer."""
+    if isinstance(action, (bool, np.bool_)):
+        raise ActionTypeError(f"action must be an int in 0..{num_actions - 1}, not a bool (got {action!r})")
     try:
         a = operator.index(action)
     except TypeError:
-        raise IllegalMoveError(f"action must be an int in 0..{st.g.num_actions - 1}, got {action!r}") from None
-    if not 0 <= a < st.g.num_actions:
+        raise ActionTypeError(f"action must be an int in 0..{num_actions - 1}, "
+                              f"got {_short_repr(action)} ({type(action).__name__})") from None
+    return a if type(a) is int else int.__index__(a)    # an int subclass: its plain value
+
+
+cdef int _reason(State st, object index, int* a) except -1:
+    """The GameDef reason code for `index` (an exact int from action_index), with the C int
+    that was checked in a[0] (0 unless the code is REASON_OK)."""
+    a[0] = 0
+    if not 0 <= index < st.g.num_actions:
         return REASON_OVER if header(st.s).status != RUNNING else REASON_RANGE
-    return st._check(<int> a)
+    a[0] = index
+    return st._check(a[0])
+
+
+def agent_name(GameSpec spec, int player):
+    """The agent name of player 0 or 1 (a bounds-checked lookup: `player` may come from a blob)."""
+    return spec.agents[player] if 0 <= player < len(spec.agents) else f"player {player}"
+
+
+def same_game(GameSpec a, GameSpec b):
+    """True if states of specs a and b have the same layout (same game, same kwargs)."""
+    return a is b or (a.name == b.name and a.kwargs == b.kwargs)
+
+
+def _kwargs_text(GameSpec spec):
+    return ", ".join(f"{k}={v!r}" for k, v in spec.kwargs.items())
+
+
+def _short_repr(x):
+    try:
+        r = repr(x)
+    except Exception:
+        r = f"<{type(x).__name__} object>"
+    return r if len(r) <= 80 else r[:77] + "..."
 
 
 cdef int _player(object player) except -1:

@@ -6,9 +6,10 @@ Layout of a state blob: Header, then int8 board[N*N] (0 empty, 1 first player, 2
 from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish,
-                                 REASON_OK, REASON_GAME, RUNNING)
-from zerogym._core.lines cimport makes_line
+from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
+                                 REASON_OK, REASON_GAME, RUNNING, BLOB_OK, BLOB_TO_PLAY, BLOB_MOVES,
+                                 BLOB_HASH, BLOB_CELL)
+from zerogym._core.lines cimport makes_line, check_outcome
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -19,6 +20,7 @@ MAX_SIZE = 25
 
 cdef enum:
     OCCUPIED = REASON_GAME
+    MAX_CELLS = 625           # 25 x 25
 
 ctypedef struct Params:
     int n
@@ -93,6 +95,32 @@ cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nog
         out[3 * i + 2] = 1
 
 
+cdef int validate(const void* pp, char* s) noexcept nogil:
+    cdef const Params* p = <const Params*> pp
+    cdef const Header* h = header(s)
+    cdef int8_t* b = board_of(p, s)
+    cdef int8_t tmp[MAX_CELLS]
+    cdef int i, n1 = 0, n2 = 0
+    cdef uint64_t hv = 0
+    cdef int code = check_header(h, p.cells, p.cells)
+    if code != BLOB_OK:
+        return code
+    for i in range(p.cells):
+        if b[i] < 0 or b[i] > 2:
+            return BLOB_CELL
+        if b[i]:
+            hv ^= key(i, b[i] - 1)
+            n1 += b[i] == 1
+            n2 += b[i] == 2
+    if h.moves != n1 + n2 or n1 != n2 + h.moves % 2:
+        return BLOB_MOVES
+    if h.to_play != h.moves % 2:
+        return BLOB_TO_PLAY
+    if h.hash != hv:
+        return BLOB_HASH
+    return check_outcome(h, b, p.n, p.n, p.k, h.last_action, tmp)
+
+
 PLANES = (
     ("own", "stones of the player the observation is for"),
     ("opponent", "stones of the other player"),
@@ -118,8 +146,9 @@ def make_spec(board_size=3, win_length=3):
     spec.d.apply = apply
     spec.d.legal = legal
     spec.d.observe = observe
+    spec.d.validate = validate
     spec.describe("tictactoe", {"board_size": n, "win_length": k}, ("player_0", "player_1"), REASONS, PLANES, DIHEDRAL,
-                  lambda a: point_name(a // n, a % n))
+                  lambda a: point_name(a // n, a % n), layout={"board": (p.off_board, "i1", p.cells)})
     return spec
 
 

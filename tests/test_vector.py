@@ -1,6 +1,8 @@
 """The vector path: auto-reset, rewards, final observations, illegal actions, buffers."""
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 
 import zerogym
 import zerogym.vector
@@ -225,3 +227,27 @@ def test_batch_refuses_states_of_another_layout():
             venv._batch.set_state(0, other)
     venv._batch.get_state(1, small)
     assert small == zerogym.make_state("tictactoe")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_array_is_played_or_refused_with_no_game_changed(case, data):
+    game, kwargs = case
+    venv = zerogym.vector.make(game, 3, **kwargs)
+    obs, _ = venv.reset(seed=data.draw(st.integers(0, 99)))
+    dtype = data.draw(st.sampled_from(["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8", "?", "c8"]))
+    shape = data.draw(st.sampled_from([(3,), (2,), (4,), (3, 1), ()]))
+    legal = [np.flatnonzero(m) for m in obs["action_mask"]]
+    use_legal = data.draw(st.booleans())
+    actions = data.draw(hnp.arrays(np.dtype(dtype), shape))
+    if use_legal and shape == (3,) and np.dtype(dtype).kind in "iu":
+        actions = np.array([data.draw(st.sampled_from(list(m))) for m in legal]).astype(dtype)
+    before = played_states(venv)
+    try:
+        venv.step(actions)
+    except (ActionTypeError, IllegalMoveError, ValueError):
+        assert played_states(venv) == before
+        return
+    assert shape == (3,) and np.dtype(dtype).kind in "iu"
+    for i, a in enumerate(np.asarray(actions).astype(np.int64)):
+        assert a == -1 or a in legal[i]

@@ -4,7 +4,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import zerogym
-from zerogym.errors import IllegalMoveError
+from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.wrappers import SingleAgentEnv
 
 
@@ -116,3 +116,15 @@ def test_reproducible_with_seeded_opponent():
         return trace, r
     (t1, r1), (t2, r2) = episode(), episode()
     assert r1 == r2 and all(np.array_equal(a, b) for a, b in zip(t1, t2))
+
+
+@pytest.mark.parametrize("bad", [1.0, 4.7, True, np.bool_(False), "4", None, np.array([4])], ids=repr)
+def test_non_integer_actions_are_refused_uncast(bad):
+    env = SingleAgentEnv(zerogym.make("tictactoe"), first_legal, learner="first")
+    env.reset()
+    before = env.env.state.to_bytes()
+    with pytest.raises(ActionTypeError):
+        env.step(bad)
+    assert env.env.state.to_bytes() == before
+    env.step(np.array(4))                            # SB3's predict() gives 0-d integer arrays
+    assert env.env.state.board()[1, 1] == 1

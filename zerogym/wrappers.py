@@ -3,6 +3,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from zerogym._core.state import action_index
 from zerogym._validate import choice_arg
 
 
@@ -71,7 +72,7 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.env.state
         if state.is_over():
             raise RuntimeError("the episode is over: call reset()")
-        action = int(action)
+        action = action_index(action, state.num_actions)     # one conversion; no bools or floats
         if not state.is_legal(action):
             if self.illegal == "raise":
                 state.step(action)          # raises IllegalMoveError with the reason
@@ -88,7 +89,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _play_opponent(self):
         state = self.env.state
         while not state.is_over() and state.current_player != self.seat:
-            self.env.step(int(self._policy(self.env)))
+            self.env.step(action_index(self._policy(self.env), state.num_actions))
 
     def _obs(self):
         return self.env.state.observation(self.seat)

@@ -251,3 +251,12 @@ def test_any_array_is_played_or_refused_with_no_game_changed(case, data):
     assert shape == (3,) and np.dtype(dtype).kind in "iu"
     for i, a in enumerate(np.asarray(actions).astype(np.int64)):
         assert a == -1 or a in legal[i]
+
+
+def test_encode_checks_the_buffer_shape():
+    venv = zerogym.vector.make("go", 2, board_size=5)
+    venv.reset()
+    for shape in ((1, 7, 5, 5), (2, 7, 4, 5), (2, 3, 5, 5), (4, 7, 5, 5)):
+        with pytest.raises(ValueError, match=r"out must have shape \(2, 7, 5, 5\)"):
+            venv.encode(np.zeros(shape, np.float32))
+    assert venv.encode(np.zeros((2, 7, 5, 5), np.float32)).shape == (2, 7, 5, 5)

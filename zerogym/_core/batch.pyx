@@ -190,6 +190,9 @@ cdef class Batch:
     def encode(self, float[:, :, :, ::1] out):
         """Write every game's planes from its mover's view as float32 (N, C, H, W)."""
         cdef int i, j, c, H = self.g.height, W = self.g.width, C = self.g.planes
+        got = (out.shape[0], out.shape[1], out.shape[2], out.shape[3])
+        if got != (self.n, C, H, W):
+            raise ValueError(f"out must have shape {(self.n, C, H, W)}, got {got}")
         cdef int8_t* tmp = <int8_t*> PyMem_Malloc(H * W * C)
         cdef char* s
         if tmp == NULL:

@@ -3,6 +3,7 @@ import pytest
 from pettingzoo.utils.env import AECEnv
 
 import zerogym
+import zerogym.vector
 from cases import GAME_CASES, case_id
 
 
@@ -59,3 +60,13 @@ def test_sizes_live_side_by_side():
     assert small.num_actions == 9 and big.num_actions == 225
     assert small.legal_actions().tolist() == [0, 1, 2, 3, 5, 6, 7, 8]
     assert len(big.legal_actions()) == 224
+
+
+@pytest.mark.parametrize("make", [zerogym.make, zerogym.make_raw, zerogym.make_state,
+                                  lambda game, **kw: zerogym.vector.make(game, 2, **kw)])
+def test_unknown_kwarg_names_the_game_and_what_it_takes(make):
+    with pytest.raises(TypeError, match=r"go: unknown keyword argument 'boardsize' \(did you mean board_size\?\); "
+                                        r"go takes board_size=19, komi=7.5, superko='positional', max_moves=None"):
+        make("go", boardsize=9)
+    with pytest.raises(TypeError, match=r"connect_four: unknown keyword argument 'size'; connect_four takes rows=6"):
+        make("connect_four", size=5)

@@ -19,3 +19,20 @@ def choice_arg(game, name, value, allowed):
     if value not in allowed:
         raise ValueError(f"{game}: {name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     return value
+
+
+def known_kwargs(state_class, kwargs):
+    """TypeError naming the game and the keywords it takes if `kwargs` has one that its
+    make_spec does not (a typo like boardsize=9 would otherwise name neither)."""
+    import difflib
+    import inspect
+    import sys
+    module = sys.modules[state_class.__module__]
+    params = inspect.signature(module.make_spec).parameters
+    for key in kwargs:
+        if key not in params:
+            game = module.__name__.rsplit(".", 1)[-1]
+            close = difflib.get_close_matches(key, params, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            takes = ", ".join(f"{p.name}={p.default!r}" for p in params.values())
+            raise TypeError(f"{game}: unknown keyword argument {key!r}{hint}; {game} takes {takes}")

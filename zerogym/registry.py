@@ -29,4 +29,7 @@ def make_raw(name, **kwargs):
 
 def make_state(name, **kwargs):
     """The compiled State of game `name` at the given kwargs (no env around it)."""
-    return game_module(name).raw_env.state_class(**kwargs)
+    from zerogym._validate import known_kwargs
+    cls = game_module(name).raw_env.state_class
+    known_kwargs(cls, kwargs)
+    return cls(**kwargs)

@@ -7,7 +7,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
-from zerogym._validate import choice_arg
+from zerogym._validate import choice_arg, known_kwargs
 from zerogym.errors import IllegalMoveError
 
 
@@ -27,6 +27,7 @@ class BoardGameEnv(AECEnv):
 
     def __init__(self, render_mode=None, **kwargs):
         super().__init__()
+        known_kwargs(self.state_class, kwargs)
         self.state = self.state_class(**kwargs)
         spec = self.state.spec
         if render_mode is not None:

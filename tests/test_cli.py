@@ -36,3 +36,77 @@ def test_demo_trains_then_writes_a_round_robin_report(tmp_path, capsys):
         assert f"| {name} |" in report
     assert (out / "elo.png").stat().st_size > 0
     assert (out / "run" / "agent.pt").exists()
+
+
+# ---- a missing or malformed checkpoint: one line on stderr, a non-zero exit, no traceback ---------------
+
+def train_az(out, *extra):
+    return ["train", "alphazero", "--game", "tictactoe", "--out", str(out), "--no-progress", *extra]
+
+
+def test_train_alphazero_resume_of_a_missing_run_says_so_in_one_line(tmp_path):
+    with pytest.raises(SystemExit) as e:
+        cli.main(train_az(tmp_path / "nothing", "--resume"))
+    msg = str(e.value.code)
+    assert msg.startswith("zerogym train alphazero: ") and "\n" not in msg
+    assert f"{tmp_path / 'nothing' / 'checkpoint.pt'}: no such file" in msg
+    assert not (tmp_path / "nothing").exists()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit, match=r"zerogym train alphazero: .*empty/checkpoint\.pt: no such file"):
+        cli.main(train_az(tmp_path / "empty", "--resume"))
+
+
+def test_train_alphazero_resume_of_a_malformed_checkpoint_says_what_is_wrong(tmp_path):
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    from zerogym_agents.checkpoint import save_checkpoint
+    run = tmp_path / "run"
+    save_checkpoint(run / "checkpoint.pt", "alphazero", {"config": AlphaZeroConfig().to_json(), "pool": {}})
+    with pytest.raises(SystemExit) as e:
+        cli.main(train_az(run, "--resume"))
+    msg = str(e.value.code)
+    assert msg.startswith(f"zerogym train alphazero: {run / 'checkpoint.pt'}: the file lacks 'net'") and "\n" not in msg
+    save_checkpoint(run / "checkpoint.pt", "pg", {})
+    with pytest.raises(SystemExit, match=r"zerogym train alphazero: .*checkpoint\.pt: a 'pg' checkpoint, expected "
+                                         r"'alphazero'"):
+        cli.main(train_az(run, "--resume"))
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(SystemExit, match=r"zerogym train alphazero: --config .*list\.json: expected a JSON object"):
+        cli.main(train_az(tmp_path / "new", "--config", str(tmp_path / "list.json")))
+
+
+def test_train_alphazero_on_a_corrupt_checkpoint_exits_with_one_line_on_stderr(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoint.pt").write_bytes(b"\x80\x02 not a checkpoint at all")
+    out = subprocess.run([sys.executable, "-m", "zerogym.cli", *train_az(run, "--resume")], capture_output=True,
+                         text=True)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 1 and "Traceback" not in out.stderr and len(lines) == 1, out.stderr
+    assert lines[0].startswith(f"zerogym train alphazero: {run / 'checkpoint.pt'} is not a readable zerogym checkpoint")
+
+
+def test_a_checkpoint_error_no_command_reported_still_ends_in_one_line(tmp_path, monkeypatch):
+    from zerogym_agents.arena import cli as arena_cli
+    from zerogym_agents.checkpoint import CheckpointError
+
+    def broken(args):
+        raise CheckpointError("x.pt: the file lacks 'net'")
+    monkeypatch.setattr(arena_cli, "run_arena", broken)
+    with pytest.raises(SystemExit) as e:
+        cli.main(["arena", "--game", "tictactoe", "--agents", "random", "random"])
+    assert e.value.code == "zerogym arena: x.pt: the file lacks 'net'"
+    monkeypatch.setattr(arena_cli, "run_arena", lambda args: int("not a number"))       # other errors propagate
+    with pytest.raises(ValueError, match="invalid literal"):
+        cli.main(["arena", "--game", "tictactoe", "--agents", "random", "random"])
+
+
+def test_arena_and_play_refuse_a_malformed_agent_file_in_one_line(tmp_path):
+    import torch
+    from zerogym_agents.saved import resolve
+    data = torch.load(resolve("pretrained:tictactoe"), weights_only=True)
+    data["card"] = "[1, 2]"
+    torch.save(data, tmp_path / "bad.pt")
+    with pytest.raises(SystemExit) as e:
+        cli.main(["arena", "--game", "tictactoe", "--agents", str(tmp_path / "bad.pt"), "random", "--no-progress",
+                  "--out", str(tmp_path / "arena")])
+    assert e.value.code == f"zerogym arena: {tmp_path / 'bad.pt'}: card must be a dict, got a list of 2"

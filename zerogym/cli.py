@@ -83,7 +83,13 @@ def main(argv=None):
     from zerogym_agents.transfer.cli import add_transfer_parser
     add_transfer_parser(sub)
     args = ap.parse_args(argv)
-    args.func(args)
+    try:
+        args.func(args)
+    except ValueError as err:         # a malformed file that a command did not report itself: one line, no traceback
+        checkpoint = sys.modules.get("zerogym_agents.checkpoint")
+        if checkpoint is None or not isinstance(err, checkpoint.CheckpointError):
+            raise
+        sys.exit(f"zerogym {args.command}: {err}")
 
 
 if __name__ == "__main__":

@@ -174,7 +174,8 @@ def pretrained_cards():
     for name in pretrained_names():
         try:
             with open(os.path.join(PRETRAINED_DIR, f"{name}.json")) as f:
-                cards[name] = json.load(f)
+                card = json.load(f)
+            cards[name] = card if isinstance(card, dict) else {}
         except (OSError, ValueError):
             cards[name] = {}
     return cards

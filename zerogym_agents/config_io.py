@@ -16,10 +16,15 @@ class JsonConfig:
     def from_dict(cls, d):
         if not isinstance(d, Mapping):
             raise ValueError(f"{cls.__name__}.from_dict needs a mapping, got {type(d).__name__}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
+        fields = dataclasses.fields(cls)
+        known = {f.name for f in fields}
+        unknown = sorted(set(d) - known, key=str)
         if unknown:
             raise ValueError(f"unknown {cls.__name__} fields {unknown}; known: {', '.join(sorted(known))}")
+        missing = [f.name for f in fields if f.name not in d and f.default is dataclasses.MISSING
+                   and f.default_factory is dataclasses.MISSING]
+        if missing:
+            raise ValueError(f"{cls.__name__} needs the fields {missing}")
         return cls(**d)
 
     def to_json(self):

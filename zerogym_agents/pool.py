@@ -81,6 +81,24 @@ class OpponentPool:
                 "count": self._count, "names": list(self.entries), "elos": [e[1] for e in self.entries.values()],
                 "rng": self.rng.bit_generator.state}
 
+    @staticmethod
+    def state_schema():
+        """What load_state_dict's `state` must be (a zerogym_agents.checkpoint schema): state_dict()'s
+        entries, as many Elos as names, unique names, no more than capacity."""
+        from zerogym_agents.checkpoint import Fields, Int, ListOf, Real, RngState, Str
+
+        def consistent(d):
+            names = d["names"]
+            if len(d["elos"]) != len(names):
+                return "elos", f"must be a list of {len(names)} (one per name), got {len(d['elos'])}"
+            if len(set(names)) != len(names) or len(names) > d["capacity"]:
+                return "names", f"must be at most {d['capacity']} distinct names, got {names[:12]}"
+            return None
+
+        return Fields({"capacity": Int(1, 10**6), "mode": Str(("elo", "uniform")), "k": Real(0), "learner_elo": Real(),
+                       "count": Int(0), "names": ListOf(Str()), "elos": ListOf(Real()), "rng": RngState()},
+                      rule=consistent)
+
     def load_state_dict(self, state, snapshots):
         """Restore from state_dict() plus the snapshots in the same order as state["names"]."""
         if len(snapshots) != len(state["names"]):

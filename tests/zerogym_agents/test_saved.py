@@ -95,3 +95,172 @@ def test_policy_kind_loads_as_a_policy_agent(tmp_path):
                                                    "card": "{}"})
     with pytest.raises(CheckpointError, match="unknown agent kind 'oracle'; known: alphazero, policy"):
         load_agent(str(tmp_path / "odd.pt"))
+
+
+# ---- malformed agent files: every loader says which file and what is wrong -----------------------------
+
+import json  # noqa: E402
+import time  # noqa: E402
+
+import torch  # noqa: E402
+
+from zerogym_agents.saved import copy_agent, resolve  # noqa: E402
+
+WRONG = {"None": None, "int": 7, "str": "x", "list": [1], "dict": {"a": 1}}
+
+
+def agent_data():
+    return torch.load(resolve("pretrained:tictactoe"), weights_only=True)
+
+
+def write_agent(tmp_path, data, name="bad.pt"):
+    path = str(tmp_path / name)
+    torch.save(data, path)
+    return path
+
+
+def refused(path, *words, call=None):
+    """The CheckpointError message of loading `path` (load_agent unless `call`), which must name
+    the file and every one of `words`."""
+    with pytest.raises(CheckpointError) as err:
+        (call or load_agent)(path)
+    msg = str(err.value)
+    assert msg.startswith(path + ":") or msg.startswith(path + " "), msg
+    for w in words:
+        assert w in msg, (w, msg)
+    return msg
+
+
+@pytest.mark.parametrize("key", ["agent", "net", "options", "card"])
+def test_an_agent_file_without_a_key_is_refused_by_name(tmp_path, key):
+    data = agent_data()
+    del data[key]
+    path = write_agent(tmp_path, data)
+    refused(path, f"lacks '{key}'")
+    if key == "card":
+        refused(path, "lacks 'card'", call=load_card)
+
+
+@pytest.mark.parametrize("kind", sorted(WRONG))
+@pytest.mark.parametrize("key", ["agent", "net", "options", "card"])
+def test_an_agent_file_with_a_value_of_the_wrong_type_is_refused(tmp_path, key, kind):
+    data = agent_data()
+    data[key] = WRONG[kind]
+    refused(write_agent(tmp_path, data), key)
+
+
+@pytest.mark.parametrize("kind", sorted(WRONG))
+@pytest.mark.parametrize("key", ["format", "version", "config", "state_dict"])
+def test_a_net_payload_with_a_missing_or_wrong_entry_is_refused(tmp_path, key, kind):
+    data = agent_data()
+    data["net"][key] = WRONG[kind]
+    refused(write_agent(tmp_path, data), key if key in ("config", "state_dict") else "net")
+    del data["net"][key]
+    refused(write_agent(tmp_path, data), key if key in ("config", "state_dict") else "net")
+
+
+NET_FIELDS = ["trunk", "blocks", "channels", "expansion", "in_planes", "action_layout", "extra_actions",
+              "policy_hidden", "value_hidden", "value_loss", "value_weight", "game", "kernel_size"]
+
+
+@pytest.mark.parametrize("kind", sorted(WRONG))
+@pytest.mark.parametrize("field", NET_FIELDS)
+def test_a_net_config_field_of_the_wrong_type_is_refused_by_name(tmp_path, field, kind):
+    strings = ("trunk", "action_layout", "value_loss", "game")
+    if (field, kind) in (("game", "None"), ("game", "str")) or (kind == "int" and field not in strings):
+        pytest.skip("a valid value (a net of another shape: test_every_weight_... and the huge-config tests)")
+    data = agent_data()
+    data["net"]["config"] = json.dumps({**json.loads(data["net"]["config"]), field: WRONG[kind]})
+    refused(write_agent(tmp_path, data), "corrupt zerogym network", "config", f"NetConfig.{field}")
+
+
+@pytest.mark.parametrize("field,value,limit", [
+    ("blocks", 10**5, 256), ("channels", 10**6, 2048), ("kernel_size", 10**4 + 1, 25), ("in_planes", 10**6, 512),
+    ("policy_hidden", 10**7, 2048), ("value_hidden", 10**7, 4096), ("extra_actions", 10**6, 16),
+    ("expansion", 1e6, 16)])
+def test_a_config_claiming_a_huge_net_is_refused_before_anything_is_allocated(tmp_path, field, value, limit):
+    data = agent_data()
+    data["net"]["config"] = json.dumps({**json.loads(data["net"]["config"]), field: value})
+    path = write_agent(tmp_path, data)
+    t0 = time.perf_counter()
+    refused(path, f"config.{field} = {value!r} is more than a network file may claim (at most {limit})")
+    assert time.perf_counter() - t0 < 2.0
+
+
+def test_a_config_within_every_limit_but_too_big_in_total_is_refused_from_its_shape(tmp_path):
+    data = agent_data()
+    data["net"]["config"] = json.dumps({**json.loads(data["net"]["config"]), "blocks": 200, "channels": 2000})
+    t0 = time.perf_counter()
+    refused(write_agent(tmp_path, data), "config describes a network of", "more than a network file may hold")
+    assert time.perf_counter() - t0 < 2.0
+    data = agent_data()                              # plausible sizes, but not the weights the file holds
+    data["net"]["config"] = json.dumps({**json.loads(data["net"]["config"]), "blocks": 3})
+    refused(write_agent(tmp_path, data), "state_dict does not fit the network its config describes",
+            "lacks 'trunk.3.conv1.weight'")
+
+
+def test_every_weight_of_the_wrong_shape_dtype_or_type_or_missing_is_named(tmp_path):
+    names = list(agent_data()["net"]["state_dict"])
+    assert len(names) > 20
+    for name in names:
+        for what, change in (("missing", None), ("shape", lambda t: torch.zeros(t.shape + (2,), dtype=t.dtype)),
+                             ("dtype", lambda t: torch.zeros(t.shape, dtype=torch.bool)),
+                             ("type", lambda t: t.tolist())):
+            data = agent_data()
+            sd = data["net"]["state_dict"]
+            if change is None:
+                del sd[name]
+            else:
+                sd[name] = change(sd[name])
+            refused(write_agent(tmp_path, data), "corrupt zerogym network", repr(name))
+
+
+@pytest.mark.parametrize("options,words", [
+    ("{not json", ["options is not valid JSON"]),
+    ("[1, 2]", ["options must be a dict"]),
+    ('{"simulations": "many"}', ["options", "simulations must be an integer"]),
+    ('{"simulations": 0}', ["options", "simulations"]),
+    ('{"bogus": 1}', ["options", "bogus"]),
+])
+def test_saved_options_the_agent_refuses_are_a_checkpoint_error(tmp_path, options, words):
+    data = agent_data()
+    data["options"] = options
+    path = write_agent(tmp_path, data)
+    refused(path, *words)
+
+
+def test_an_override_replaces_a_bad_saved_option_and_a_bad_override_is_the_callers_error(tmp_path):
+    data = agent_data()
+    data["options"] = '{"simulations": "many"}'
+    path = write_agent(tmp_path, data)
+    assert load_agent(path, simulations=5).simulations == 5
+    with pytest.raises(ValueError) as err:
+        load_agent("pretrained:tictactoe", simulations=-1)
+    assert not isinstance(err.value, CheckpointError)
+
+
+@pytest.mark.parametrize("card,words", [
+    ("{not json", ["card is not valid JSON"]),
+    ('["game", "tictactoe"]', ["card must be a dict"]),
+    ('"tictactoe"', ["card must be a dict"]),
+    ('{"game": 5}', ["card.game must be a string, got 5"]),
+    ('{"game": "go", "kwargs": [9]}', ["card.kwargs must be a dict"]),
+    ('{"training": "long"}', ["card.training must be a dict"]),
+    ('{"parameters": -3}', ["card.parameters must be an integer >= 0"]),
+])
+def test_a_malformed_model_card_is_refused_by_every_reader(tmp_path, card, words):
+    data = agent_data()
+    data["card"] = card
+    path = write_agent(tmp_path, data)
+    refused(path, *words)
+    refused(path, *words, call=load_card)
+    refused(path, *words, call=lambda p: copy_agent(p, tmp_path / "copy.pt", dict))
+    assert not (tmp_path / "copy.pt").exists()
+
+
+def test_a_card_may_leave_out_or_null_what_it_does_not_know(tmp_path):
+    data = agent_data()
+    data["card"] = json.dumps({"game": None, "command": None, "anything": [1, {"x": None}]})
+    path = write_agent(tmp_path, data)
+    assert load_card(path)["anything"] == [1, {"x": None}]
+    load_agent(path)

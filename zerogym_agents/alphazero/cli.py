@@ -30,7 +30,10 @@ def build_config(args):
     fields = {}
     if args.config:
         with open(args.config) as f:
-            fields.update(json.load(f))
+            loaded = json.load(f)
+        if not isinstance(loaded, dict):
+            raise ValueError(f"--config {args.config}: expected a JSON object of AlphaZeroConfig fields")
+        fields.update(loaded)
     fields.update(parse_kwargs(args.set) if args.set else {})
     fields["game"] = args.game
     fields["game_kwargs"] = parse_kwargs(args.kwargs)
@@ -40,13 +43,14 @@ def build_config(args):
 
 
 def run_train_alphazero(args):
-    from zerogym_agents.alphazero.trainer import train
+    from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
     try:
         cfg = build_config(args)
-    except (ValueError, OSError) as err:
+        out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
+        trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)
+    except (ValueError, OSError) as err:        # bad settings, a missing or malformed checkpoint or init file
         raise SystemExit(f"zerogym train alphazero: {err}")
-    out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
-    trainer = train(cfg, out, resume=args.resume, progress=not args.no_progress)
+    trainer.run(progress=not args.no_progress)
     last = trainer.history[-1] if trainer.history else {}
     print(f"{trainer.games} games, {trainer.positions} positions, {trainer.train_steps} training steps; "
           f"last loss {last.get('loss')}; checkpoint in {out}")

@@ -85,7 +85,30 @@ class ReplayBuffer:
                 "uses": torch.from_numpy(self.uses[:n].copy()), "size": n, "next": self.next, "added": self.added,
                 "capacity": self.capacity, "max_reuse": self.max_reuse, "rng": self.rng.bit_generator.state}
 
+    def state_schema(self):
+        """What load_state_dict needs (a zerogym_agents.checkpoint schema): state_dict()'s entries
+        with their dtypes, this buffer's capacity and shapes, values in range, and the counters
+        consistent with one another."""
+        from zerogym_agents.checkpoint import Fields, Int, RngState, Tensor
+        a, cap = self.num_actions, self.capacity
+
+        def consistent(d):
+            n = d["size"]
+            rows = {k: d[k].shape[0] for k in ("planes", "masks", "policies", "values", "uses")}
+            if any(r != n for r in rows.values()):
+                return f"holds {rows} rows for size {n}"
+            if d["size"] != min(cap, d["added"]) or d["next"] != d["added"] % cap:
+                return f"has inconsistent counters: size {n}, next {d['next']}, added {d['added']} (capacity {cap})"
+            return None
+
+        return Fields({"capacity": Int(cap, cap), "planes": Tensor(torch.int8, (None,) + self.planes_shape, 0, 1),
+                       "masks": Tensor(torch.int8, (None, a), 0, 1), "policies": Tensor(torch.float32, (None, a), 0, 1),
+                       "values": Tensor(torch.float32, (None,), -1, 1), "uses": Tensor(torch.int32, (None,), 0),
+                       "size": Int(0, cap), "next": Int(0, cap - 1), "added": Int(0), "max_reuse": Int(1, 10**6),
+                       "rng": RngState()}, rule=consistent)
+
     def load_state_dict(self, state):
+        """Restore state_dict()'s output; ValueError when it does not fit (state_schema checks it all)."""
         if state["capacity"] != self.capacity or tuple(state["planes"].shape[1:]) != self.planes_shape:
             raise ValueError(f"replay buffer state of capacity {state['capacity']} and planes "
                              f"{tuple(state['planes'].shape[1:])} does not fit capacity {self.capacity}, "

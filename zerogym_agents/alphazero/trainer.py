@@ -11,15 +11,20 @@ from tqdm import tqdm
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
-from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from zerogym_agents.checkpoint import (CheckpointError, Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real,
+                                      RngState, Spec, StateBlob, StateDict, Str, Tensor, TorchRngState, check,
+                                      load_checkpoint, remove_stale_temp_files, save_checkpoint)
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
+from zerogym_agents.nets.model import NetPayload
 from zerogym_agents.pool import OpponentPool
 from zerogym_agents.saved import save_agent
 from zerogym_agents.schedule import CosineSchedule
 
 CHECKPOINT = "checkpoint.pt"
 AGENT = "agent.pt"        # the latest net as a playable agent: load_agent(path), zerogym arena --agents path
+# config fields that shape a checkpoint's contents: a run resumes only with the same values
+RESUME_FIELDS = ("game", "game_kwargs", "concurrent_games", "pool_fraction", "buffer_size")
 
 
 def _blob(state):
@@ -53,7 +58,11 @@ class AlphaZeroTrainer(CosineSchedule):
         self.cfg = config if isinstance(config, AlphaZeroConfig) else AlphaZeroConfig.from_dict(config)
         cfg = self.cfg
         self.out = os.fspath(out_dir)
+        if resume and not os.path.isfile(os.path.join(self.out, CHECKPOINT)):
+            raise CheckpointError(f"{os.path.join(self.out, CHECKPOINT)}: no such file (nothing to resume in "
+                                  f"{self.out})")
         os.makedirs(self.out, exist_ok=True)
+        remove_stale_temp_files(self.out)
         torch.manual_seed(cfg.seed)
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
         spec = self.template.spec
@@ -258,22 +267,55 @@ class AlphaZeroTrainer(CosineSchedule):
                          "train_steps": self.train_steps, "config": self.cfg.to_dict()}})
         self._rebuild_trees()
 
+    def _checkpoint_schema(self):
+        """What an AlphaZero checkpoint of this run must hold (checked before anything is restored);
+        the optimizer and the pool snapshots are checked against the checkpoint's net afterwards."""
+        cfg, spec = self.cfg, self.template.spec
+        h, w, c = spec.obs_shape
+        G, A, P = cfg.concurrent_games, spec.num_actions, self.num_pool
+        step = Fields({"step": Int(0), "games": Int(0), "positions": Int(0), "train_steps": Int(0)})
+        return Fields({
+            "config": Config(AlphaZeroConfig), "net": NetPayload(), "optimizer": Fields({}),
+            "replay": self.replay.state_schema(), "rng": RngState(), "torch_rng": TorchRngState(),
+            "counters": step, "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))),
+            "roots": ListOf(StateBlob(self.template, playing=True), length=G),
+            "move_no": Tensor(torch.int64, (G,), low=0),
+            "pending": ListOf(ListOf(PendingMove(c, h, w, A)), length=G),
+            "pool": OpponentPool.state_schema(), "pool_snapshots": ListOf(DictOf(Str())), "pool_games": Int(0),
+            "learner_seat": Tensor(torch.int64, (P,), 0, 1) if P else Maybe(Tensor())},
+            rule=lambda d: ("pool_snapshots", f"holds {len(d['pool_snapshots'])} nets for "
+                                              f"{len(d['pool']['names'])} pool names")
+            if len(d["pool_snapshots"]) != len(d["pool"]["names"]) else None)
+
     def _load(self, path):
+        """Restore the run from the checkpoint at `path`, every part of it checked first (a malformed
+        file raises CheckpointError naming it and what is wrong, and changes nothing)."""
         data = load_checkpoint(path, kind="alphazero")
         if "pool" not in data:
             raise CheckpointError(f"{path}: an AlphaZero checkpoint without a tournament pool, written by an older "
                                   "version of zerogym_agents; this version cannot resume it")
-        saved = AlphaZeroConfig.from_json(data["config"])
+        saved = check(data, Fields({"config": Config(AlphaZeroConfig)}), path)["config"]
         if (saved.game, saved.game_kwargs) != (self.cfg.game, self.cfg.game_kwargs):
             raise CheckpointError(f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, "
                                   f"not {self.cfg.game} {self.cfg.game_kwargs}")
-        self._set_net(net_from_payload(data["net"], source=path))
+        for name in RESUME_FIELDS:
+            if getattr(saved, name) != getattr(self.cfg, name):
+                raise CheckpointError(f"{path}: a checkpoint of {name}={getattr(saved, name)!r}, but this run has "
+                                      f"{name}={getattr(self.cfg, name)!r}; resume with the same {name}")
+        data = check(data, self._checkpoint_schema(), path)
+        net = net_from_payload(data["net"], source=path)
+        opt = torch.optim.SGD(net.parameters(), lr=self.cfg.lr)
+        data = check(data, Fields({"optimizer": Optimizer(opt), "pool_snapshots": ListOf(StateDict(net.state_dict()))}),
+                     path)
+        # everything checked: restore
+        self._set_net(net)
         self.opt.load_state_dict(data["optimizer"])
         self.replay.load_state_dict(data["replay"])
         self.rng.bit_generator.state = data["rng"]
         torch.set_rng_state(data["torch_rng"])
         c = data["counters"]
-        self.step, self.games, self.positions, self.train_steps = c["step"], c["games"], c["positions"], c["train_steps"]
+        self.step, self.games = c["step"], c["games"]
+        self.positions, self.train_steps = c["positions"], c["train_steps"]
         self.history = list(data["history"])
         for root, blob in zip(self.roots, data["roots"]):
             root.load_bytes(bytes(blob.numpy()))
@@ -284,6 +326,22 @@ class AlphaZeroTrainer(CosineSchedule):
         if self.num_pool:
             self.learner_seat = data["learner_seat"].numpy().copy()
         self._rebuild_trees()
+
+
+class PendingMove(Spec):
+    """One move of a game in progress, as a checkpoint holds it: (planes, legal mask, search
+    policy, the mover)."""
+
+    what = "a (planes, mask, policy, mover) tuple"
+
+    def __init__(self, c, h, w, num_actions):
+        self.items = (Tensor(torch.float32, (c, h, w), 0, 1), Tensor(torch.int8, (num_actions,), 0, 1),
+                      Tensor(torch.float32, (num_actions,), 0, 1), Int(0, 1))
+
+    def check(self, value, ctx, where):
+        if not isinstance(value, (list, tuple)) or len(value) != 4:
+            self.refuse(value, ctx, where)
+        return tuple(spec.check(v, ctx, f"{where}[{i}]") for i, (spec, v) in enumerate(zip(self.items, value)))
 
 
 def plot_history(history, path):

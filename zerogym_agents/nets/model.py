@@ -6,6 +6,7 @@ optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.
 """
 import dataclasses
 import importlib
+import math
 import os
 from collections.abc import Mapping
 from typing import Optional
@@ -14,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file
+from zerogym_agents.checkpoint import CheckpointError, Config, Context, Spec, StateDict, atomic_save, read_torch_file
 from zerogym_agents.config_io import JsonConfig
 from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
@@ -25,6 +26,11 @@ VALUE_LOSSES = ("mse", "bce")
 # the "format" tag of a network payload -> "module:Class" of the net it holds (imported when first read)
 NET_FORMATS = {FILE_FORMAT: __name__ + ":PolicyValueNet",
                "zerogym.CompositeNet": "zerogym_agents.transfer.composite:CompositeNet"}
+# what a network read from a file may claim, checked before anything is allocated: plausible maxima
+# for board-game nets (AlphaZero: 40 blocks of 256 channels), far above every net of this project
+NET_LIMITS = {"blocks": 256, "channels": 2048, "expansion": 16, "in_planes": 512, "extra_actions": 16,
+              "policy_hidden": 2048, "value_hidden": 4096, "kernel_size": 25}
+MAX_NET_ELEMENTS = 2 ** 28      # parameters + buffers of a net read from a file: 1 GiB of float32
 
 
 class NetFileError(CheckpointError):
@@ -46,6 +52,7 @@ class NetConfig(JsonConfig):
     """
 
     json_indent = None            # one line: configs are embedded in net files
+    file_limits = NET_LIMITS      # the largest values a network file may hold (load_net, net_from_payload)
     trunk: str = "resnet"
     blocks: int = 4
     channels: int = 32
@@ -287,23 +294,95 @@ def net_payload(net):
             "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()}}
 
 
+class _NetContext(Context):
+    """Checks inside a network payload: every failure is a NetFileError 'corrupt zerogym network'."""
+
+    def __init__(self, source, where):
+        super().__init__(source, NetFileError)
+        self.prefix = f"{source}: corrupt zerogym network" + (f" in {where}" if where else "")
+
+    def fail(self, where, message):
+        raise NetFileError(f"{self.prefix}: {where or 'it'} {message}")
+
+
+def _check_limits(config, ctx, where):
+    for name, most in type(config).file_limits.items():
+        value = getattr(config, name)
+        if value > most:
+            ctx.fail(f"{where}.{name}", f"= {value!r} is more than a network file may claim (at most {most})")
+    for f in dataclasses.fields(config):
+        inner = getattr(config, f.name)
+        if hasattr(type(inner), "file_limits"):
+            _check_limits(inner, ctx, f"{where}.{f.name}")
+
+
+def expected_state(cls, config):
+    """{name: (shape, dtype)} of the state_dict of cls.from_config(config), from a build on torch's
+    meta device: no memory for weights is allocated and no random number is drawn."""
+    with torch.device("meta"):
+        net = cls.from_config(config)
+    return {k: (tuple(v.shape), v.dtype) for k, v in net.state_dict().items()}
+
+
+def check_net_payload(payload, source="payload", where="", formats=None):
+    """(class, config) of a network payload (net_payload's dict) that passes every check, else
+    NetFileError naming `source` (and `where` in it) and what is wrong.
+
+    Checked, in this order and before any weight is allocated: the format tag (one of `formats`,
+    default NET_FORMATS) and version; the config (JSON of the class's config, every field valid);
+    its sizes against the class's file_limits (NET_LIMITS) and its total size against
+    MAX_NET_ELEMENTS; the state_dict against the shapes that config gives (the same names, each a
+    tensor of that shape, floating or integer as the net's).
+    """
+    formats = tuple(formats or NET_FORMATS)
+    at = f"{source}: {where}" if where else source
+    fmt = payload.get("format") if isinstance(payload, Mapping) else None
+    if not isinstance(fmt, str) or fmt not in formats:
+        found = sorted(map(str, payload))[:8] if isinstance(payload, Mapping) else type(payload).__name__
+        raise NetFileError(f"{at} is not a zerogym network (expected format "
+                           f"{' or '.join(map(repr, formats))}; found {found})")
+    cls = _net_class(fmt)
+    if payload.get("version") != cls.file_version:
+        raise NetFileError(f"{at}: {fmt} format version {payload.get('version')!r} is not supported "
+                           f"(this zerogym reads version {cls.file_version})")
+    ctx = _NetContext(source, where)
+    missing = [k for k in ("config", "state_dict") if k not in payload]
+    if missing:
+        ctx.fail("", f"lacks {', '.join(map(repr, missing))}")
+    config = Config(cls.config_class).check(payload["config"], ctx, "config")
+    _check_limits(config, ctx, "config")
+    shapes = expected_state(cls, config)
+    total = sum(math.prod(shape) for shape, _ in shapes.values())
+    if total > MAX_NET_ELEMENTS:
+        ctx.fail("config", f"describes a network of {total:,} weights, more than a network file may hold "
+                           f"({MAX_NET_ELEMENTS:,})")
+    StateDict(shapes, label="the network its config describes").check(payload["state_dict"], ctx, "state_dict")
+    return cls, config
+
+
+class NetPayload(Spec):
+    """Schema piece (zerogym_agents.checkpoint.check) for a network payload embedded in a file:
+    check_net_payload's checks; returns the payload."""
+
+    what = "a zerogym network"
+
+    def __init__(self, formats=None):
+        self.formats = formats
+
+    def check(self, value, ctx, where):
+        check_net_payload(value, ctx.source, where, self.formats)
+        return value
+
+
 def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, config=None, device="cpu"):
     """Rebuild a network (in eval mode) from net_payload's dict, checking it and what it must fit.
 
     The payload's "format" tag picks the class (NET_FORMATS): a PolicyValueNet, or a
-    zerogym_agents.transfer CompositeNet.
+    zerogym_agents.transfer CompositeNet. A malformed payload raises NetFileError (a
+    CheckpointError) saying what is wrong before the net is built (check_net_payload).
     """
-    fmt = payload.get("format") if isinstance(payload, Mapping) else None
-    if not isinstance(fmt, str) or fmt not in NET_FORMATS:
-        found = sorted(map(str, payload))[:8] if isinstance(payload, Mapping) else type(payload).__name__
-        raise NetFileError(f"{source} is not a zerogym network (expected format "
-                           f"{' or '.join(map(repr, NET_FORMATS))}; found {found})")
-    cls = _net_class(fmt)
-    if payload.get("version") != cls.file_version:
-        raise NetFileError(f"{source}: {fmt} format version {payload.get('version')!r} is not supported "
-                           f"(this zerogym reads version {cls.file_version})")
+    cls, saved = check_net_payload(payload, source)
     try:
-        saved = cls.config_class.from_json(payload["config"])
         net = cls.from_config(saved)
         net.load_state_dict(payload["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
@@ -339,15 +418,28 @@ def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
     game (name + game_kwargs, State, GameSpec or env) and config, when given, are checked: a file
     made for another game or config raises NetFileError, as does a corrupt or foreign file.
     """
+    path, data = read_net_file(path)
+    return net_from_payload(net_payload_in(data), source=path, game=game, game_kwargs=game_kwargs, config=config,
+                            device=device)
+
+
+def read_net_file(path):
+    """(path, what the file holds) for a file load_net reads ("pretrained:NAME" resolved):
+    FileNotFoundError when there is none, NetFileError when torch.load(weights_only=True) fails."""
     from zerogym_agents.saved import resolve
     path = resolve(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no network file at {path}")
     try:
-        payload = read_torch_file(path, what="zerogym network file")
+        return path, read_torch_file(path, what="zerogym network file")
     except CheckpointError as e:
         raise NetFileError(str(e)) from None
-    if isinstance(payload, Mapping) and payload.get("format") not in tuple(NET_FORMATS) \
-            and isinstance(payload.get("net"), Mapping):
-        payload = payload["net"]          # an agent file or a training checkpoint
-    return net_from_payload(payload, source=path, game=game, game_kwargs=game_kwargs, config=config, device=device)
+
+
+def net_payload_in(data):
+    """The network payload in what a zerogym file holds: a net file's own dict, or the "net" entry
+    of a saved agent or a training checkpoint."""
+    if isinstance(data, Mapping) and data.get("format") not in tuple(NET_FORMATS) \
+            and isinstance(data.get("net"), Mapping):
+        return data["net"]
+    return data

@@ -6,8 +6,11 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from zerogym_agents.checkpoint import (CheckpointError, Config, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict,
+                                      Str, TorchRngState, check, load_checkpoint, remove_stale_temp_files,
+                                      save_checkpoint)
 from zerogym_agents.nets import net_from_payload, net_payload
+from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.opponents import snapshot
 from zerogym_agents.pool import OpponentPool
@@ -63,6 +66,7 @@ class PGTrainer(CosineSchedule):
     """
 
     algos = ()
+    resume_fields = ("algo", "game", "game_kwargs", "net")    # a run resumes only with the same values of these
 
     def __init__(self, config, out_dir, resume=False, log_dir=None):
         cfg = config if isinstance(config, PGConfig) else PGConfig.from_dict(config)
@@ -70,7 +74,11 @@ class PGTrainer(CosineSchedule):
             raise ValueError(f"{type(self).__name__} trains {', '.join(self.algos)}, not algo={cfg.algo!r}")
         self.cfg = cfg
         self.out = os.fspath(out_dir)
+        if resume and not os.path.isfile(os.path.join(self.out, CHECKPOINT)):
+            raise CheckpointError(f"{os.path.join(self.out, CHECKPOINT)}: no such file (nothing to resume in "
+                                  f"{self.out})")
         os.makedirs(self.out, exist_ok=True)
+        remove_stale_temp_files(self.out)
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
         self.net_config, init = cfg.net_config(), None
@@ -105,6 +113,15 @@ class PGTrainer(CosineSchedule):
 
     def _algo_state(self):
         return {}
+
+    def _algo_schema(self):
+        """{key: spec} of the subclass's checkpoint entries (zerogym_agents.checkpoint schema pieces),
+        checked with the rest before anything is restored."""
+        return {}
+
+    def _algo_rule(self, data):
+        """None, or what the checked checkpoint `data` breaks across entries: a message or (key, message)."""
+        return None
 
     def _load_algo_state(self, data):
         pass
@@ -201,14 +218,36 @@ class PGTrainer(CosineSchedule):
                          "learner_moves": self.learner_moves, "pool_elo": self.pool.learner_elo,
                          "config": cfg.to_dict()}}, kind="policy")
 
+    def _checkpoint_schema(self):
+        """What a checkpoint of this run must hold: the shared entries, the subclass's (_algo_schema),
+        the learner's net and every pool snapshot with the learner's shapes."""
+        learner = StateDict(self.net.state_dict(), label="the learner's network")
+        net = Fields({"state_dict": learner})
+
+        def rule(d):
+            if len(d["pool_snapshots"]) != len(d["pool"]["names"]):
+                return "pool_snapshots", (f"holds {len(d['pool_snapshots'])} nets for {len(d['pool']['names'])} "
+                                          f"pool names")
+            return self._algo_rule(d)
+
+        return Fields({"algo": Str((self.cfg.algo,)), "net": NetPayload((FILE_FORMAT,)), "counters": Fields(
+            {"step": Int(0), "episodes": Int(0), "learner_moves": Int(0)}),
+            "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))), "pool": OpponentPool.state_schema(),
+            "pool_snapshots": ListOf(NetPayload((FILE_FORMAT,))), "torch_rng": TorchRngState(), **self._algo_schema()},
+            rule=rule), Fields({"net": net, "pool_snapshots": ListOf(net)})
+
     def _load(self, path):
+        """Restore the run from the checkpoint at `path`, every part checked first: a malformed file
+        raises CheckpointError naming it and what is wrong, before anything is restored."""
         data = load_checkpoint(path, kind=CHECKPOINT_KIND)
-        saved = PGConfig.from_json(data["config"])
+        saved = check(data, Fields({"config": Config(PGConfig)}), path)["config"]
         mine, theirs = self.cfg, saved
-        for name in ("algo", "game", "game_kwargs", "net"):
+        for name in self.resume_fields:
             if getattr(mine, name) != getattr(theirs, name):
                 raise CheckpointError(f"{path}: a checkpoint of {name}={getattr(theirs, name)!r}, but this run has "
                                       f"{name}={getattr(mine, name)!r}; resume with the same {name}")
+        for schema in self._checkpoint_schema():
+            data = check(data, schema, path)
         self.net.load_state_dict(net_from_payload(data["net"], source=path).state_dict())
         c = data["counters"]
         self.step, self.episodes, self.learner_moves = c["step"], c["episodes"], c["learner_moves"]

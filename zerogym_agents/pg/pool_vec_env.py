@@ -142,12 +142,32 @@ class PoolVecEnv(VecEnv):
                             for k, net in self._nets.items() if k not in self.pool.entries},
                 "rng": self.rng.bit_generator.state}
 
+    def state_schema(self, net_state):
+        """What load_state_dict's `data` must be (a zerogym_agents.checkpoint schema): state_dict()'s
+        entries for this env's num_envs games, each game a valid position in progress, and the
+        dropped opponents' weights with the shapes of `net_state` (the learner's state_dict)."""
+        from zerogym_agents.checkpoint import DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor
+        n = self.num_envs
+        return Fields({"games": ListOf(StateBlob(self.venv.template, playing=True), length=n),
+                       "seats": Tensor(torch.int64, (n,), 0, 1), "episodes": Tensor(torch.int64, (n,), 0),
+                       "opponents": ListOf(Str(), length=n), "results": ListOf(Int(0), length=3),
+                       "dropped": DictOf(Str(), StateDict(net_state, label="the learner's network")),
+                       "rng": RngState()})
+
     def load_state_dict(self, data):
+        """Restore state_dict()'s output (check it with state_schema first: a game blob that does not
+        load raises ValueError naming the game)."""
         if len(data["games"]) != self.num_envs:
             raise ValueError(f"saved state has {len(data['games'])} games, this env {self.num_envs}")
+        states = []
         for i, blob in enumerate(data["games"]):
             st = self.venv.template.copy()
-            st.load_bytes(bytes(blob.numpy()))
+            try:
+                st.load_bytes(bytes(blob.numpy()))
+            except (ValueError, TypeError) as err:
+                raise ValueError(f"saved game {i} is not a valid {self.venv.spec.name} position: {err}") from None
+            states.append(st)
+        for i, st in enumerate(states):
             self.venv.set_state(i, st)
         self.seats, self.episodes = data["seats"].numpy().copy(), data["episodes"].numpy().copy()
         self.opponents = list(data["opponents"])

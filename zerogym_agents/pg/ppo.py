@@ -18,6 +18,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
 from zerogym_agents.base import Agent, game_state
+from zerogym_agents.checkpoint import Spec
 from zerogym_agents.nets import NetConfig, PolicyValueNet
 from zerogym_agents.pg.agent import select_actions
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
@@ -195,6 +196,20 @@ def _rng_from_tensor_state(d):
     return (d["name"], d["keys"].numpy().astype(np.uint32), d["pos"], d["has_gauss"], d["cached"])
 
 
+class _PoolGames(Spec):
+    """A checkpoint's PoolVecEnv state (the games in progress), with a clear refusal of the list that
+    checkpoints held before PPO played through PoolVecEnv."""
+
+    def __init__(self, schema):
+        self.schema, self.what = schema, "the games of a PoolVecEnv"
+
+    def check(self, value, ctx, where):
+        if isinstance(value, (list, tuple)):
+            ctx.fail(where, "holds one game per SingleAgentEnv, from before PPO played through PoolVecEnv: start "
+                            "a new run (or use the version that wrote it)")
+        return self.schema.check(value, ctx, where)
+
+
 class PPOTrainer(PGTrainer):
     """MaskablePPO (algo "ppo") with PolicyValueNetPolicy on a PoolVecEnv of num_envs games (the
     compiled vector path; the same games as num_envs make_selfplay_env copies in a DummyVecEnv, about
@@ -268,6 +283,29 @@ class PPOTrainer(PGTrainer):
                 else torch.from_numpy(np.asarray(m._last_episode_starts, dtype=bool).copy()),
                 "games": self.vec.state_dict()}
 
+    resume_fields = PGTrainer.resume_fields + ("num_envs",)
+
+    def _algo_schema(self):
+        from zerogym_agents.checkpoint import Fields, Int, Maybe, Optimizer, Real, Str, Tensor
+        n = self.cfg.num_envs
+        h, w, c = self.vec.venv.spec.obs_shape
+        np_rng = Fields({"name": Str(("MT19937",)), "keys": Tensor("int", (624,), 0, 2**32 - 1), "pos": Int(0, 624),
+                         "has_gauss": Int(0, 1), "cached": Real()})
+        return {"optimizer": Optimizer(self.model.policy.optimizer), "num_timesteps": Int(0), "n_updates": Int(0),
+                "snapshot_mark": Int(0), "snapshot_episodes": Int(0), "np_global_rng": np_rng,
+                "last_obs": Maybe(Tensor("int", (n, h, w, c), 0, 1)),
+                "last_episode_starts": Maybe(Tensor(torch.bool, (n,))),
+                "games": _PoolGames(self.vec.state_schema(self.net.state_dict()))}
+
+    def _algo_rule(self, data):
+        known = set(data["pool"]["names"]) | set(data["games"]["dropped"])
+        lost = sorted(set(data["games"]["opponents"]) - known)
+        if lost:
+            return "games", f"plays snapshots {lost}, which neither the pool nor the saved games hold"
+        if (data["last_obs"] is None) != (data["last_episode_starts"] is None):
+            return "last_obs", "and last_episode_starts must both be None or both be tensors"
+        return None
+
     def _load_algo_state(self, data):
         m = self.model
         m.policy.optimizer.load_state_dict(data["optimizer"])
@@ -275,9 +313,6 @@ class PPOTrainer(PGTrainer):
         self.callback.schedule.mark = data["snapshot_mark"]
         self.callback.episodes = data["snapshot_episodes"]
         np.random.set_state(_rng_from_tensor_state(data["np_global_rng"]))
-        if not isinstance(data["games"], dict):
-            raise ValueError("this PPO checkpoint holds one game per SingleAgentEnv, from before PPO played "
-                             "through PoolVecEnv: start a new run (or use the version that wrote it)")
         self.vec.load_state_dict(data["games"])
         if data["last_obs"] is not None:
             m._last_obs = data["last_obs"].numpy().copy()

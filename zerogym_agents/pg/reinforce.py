@@ -191,6 +191,10 @@ class ReinforceTrainer(PGTrainer):
         return {"optimizer": self.opt.state_dict(), "rng": self.rng.bit_generator.state,
                 "snapshot_mark": self.schedule.mark}
 
+    def _algo_schema(self):
+        from zerogym_agents.checkpoint import Int, Optimizer, RngState
+        return {"optimizer": Optimizer(self.opt), "rng": RngState(), "snapshot_mark": Int(0)}
+
     def _load_algo_state(self, data):
         self.opt.load_state_dict(data["optimizer"])
         self.rng.bit_generator.state = data["rng"]

@@ -5,7 +5,6 @@ grow and composite read any file load_net accepts (a net file, a saved agent, a 
 checkpoint) and write a net file, or a saved agent (same options, updated model card) when the
 input was an agent.
 """
-import json
 
 COMMAND = "zerogym transfer"
 
@@ -57,25 +56,22 @@ def read_source(path):
     """(net, agent, game, game_kwargs): the net in `path` (or "pretrained:NAME"); agent =
     {"kind", "options", "card"} when it is a saved agent, else None; the game and its kwargs
     (None when the file does not say them: a plain net file)."""
-    from zerogym_agents.checkpoint import FORMAT, read_torch_file
-    from zerogym_agents.nets import load_net
-    from zerogym_agents.saved import resolve
-    path = resolve(path)
-    net = load_net(path)
-    data = read_torch_file(path)
+    from zerogym_agents.checkpoint import FORMAT, DictOf, Fields, Json, Str, check
+    from zerogym_agents.nets.model import net_from_payload, net_payload_in, read_net_file
+    from zerogym_agents.saved import check_agent
+    path, data = read_net_file(path)
+    net = net_from_payload(net_payload_in(data), source=path)
     agent, game, kwargs = None, None, None
     if isinstance(data, dict) and data.get("format") == FORMAT:
         if data.get("kind") == "agent":
-            agent = {"kind": data["agent"], "options": json.loads(data["options"]), "card": json.loads(data["card"])}
+            saved = check_agent(data, path)
+            agent = {"kind": saved["agent"], "options": saved["options"], "card": saved["card"]}
             game, kwargs = agent["card"].get("game"), agent["card"].get("kwargs")
-        elif isinstance(data.get("config"), str):
-            try:
-                cfg = json.loads(data["config"])
-            except ValueError:
-                cfg = {}
-            if isinstance(cfg, dict):
-                game, kwargs = cfg.get("game"), cfg.get("game_kwargs")
-    if isinstance(kwargs, dict) and game:
+        elif "config" in data:                # a training checkpoint: its run's game
+            cfg = check(data["config"], Json(Fields({}, optional={"game": Str(), "game_kwargs": DictOf(Str())})), path,
+                        "config")
+            game, kwargs = cfg.get("game"), cfg.get("game_kwargs")
+    if kwargs is not None and game:
         return net, agent, game, kwargs
     return net, agent, net.config.game, None
 

@@ -52,6 +52,9 @@ class CompositeConfig(JsonConfig):
     """
 
     json_indent = None            # one line: configs are embedded in net files
+    # the largest values a network file may hold (nets.model.check_net_payload; `small` has NetConfig's)
+    file_limits = {"small_size": 64, "big_size": 64, "downscalings": 64, "features": 2048, "feature_layers": 256,
+                   "head_layers": 256, "head_channels": 2048, "policy_hidden": 2048, "value_hidden": 4096}
     small: NetConfig
     small_size: int
     big_size: int
@@ -155,7 +158,8 @@ class CompositeNet(nn.Module):
             value_loss=s.value_loss if value_loss is None else value_loss,
             value_weight=s.value_weight if value_weight is None else value_weight)
         self.config = cfg
-        self.small = copy.deepcopy(small_net).cpu().float()
+        # on the device new layers go to (the CPU, or torch's meta device when a loader checks shapes)
+        self.small = copy.deepcopy(small_net).to(torch.empty(0).device).float()
         self.small.requires_grad_(False)
         self.small.eval()
         c, k_s, n = cfg.in_planes, s.channels, cfg.downscalings

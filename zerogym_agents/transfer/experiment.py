@@ -75,11 +75,38 @@ def die_with_parent(parent_pid=None):
         os._exit(1)
 
 
-def read_json(path):
+def _json_schemas():
+    """{file name: schema} of the experiment's JSON records: what the code reads from them on a restart."""
+    from zerogym_agents.checkpoint import Any, Bool, DictOf, Fields, Int, ListOf, Maybe, Real, Str
+    wdl = Fields({"wins": Int(0), "draws": Int(0), "losses": Int(0)})
+    record = Fields({"winner": Any(), "a_moved_first": Bool()})
+    match = Fields({"agent_a": Str(), "agent_b": Str(), "game": Str(), "kwargs": DictOf(Str()), "seed": Any(),
+                    "a_first": wdl, "b_first": wdl, "total": wdl}, optional={"records": ListOf(record)})
+    stage = Fields({"name": Str(), "board_size": Int(1), "budget": Real(0), "steps": Int(0), "seconds": Real(0),
+                    "games": Int(0), "positions": Int(0), "train_steps": Int(0), "done": Bool()})
+    evaluation = Fields({"name": Str(), "stage": Int(0), "board_size": Maybe(Int(1)), "step": Int(0),
+                         "total_steps": Int(0), "seconds": Real(0), "games": Int(0), "final": Bool(),
+                         "matches": ListOf(match)})
+    return {"experiment.json": Fields({"settings": DictOf(Str())}),
+            "zero_shot.json": Fields({"match": match, "score": Real(0, 1)}),
+            "references.json": Fields({"matches": ListOf(match)}),
+            PROGRESS: Fields({"next_eval": Real(0), "evals": ListOf(evaluation), "stages": ListOf(stage)})}
+
+
+def read_json(path, schema=None):
+    """The JSON value in `path`, None when there is no such file; CheckpointError naming the file
+    when it is not JSON, or does not fit `schema` (a zerogym_agents.checkpoint schema; the
+    experiment's records are checked against what a restart reads from them, _json_schemas)."""
+    from zerogym_agents.checkpoint import Any, CheckpointError, check
     if not os.path.isfile(path):
         return None
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as err:
+        raise CheckpointError(f"{path}: not readable JSON ({err}); remove it to redo that part of the "
+                              f"experiment") from None
+    return check(data, Any() if schema is None else schema, path)
 
 
 def write_json(path, data):
@@ -229,7 +256,7 @@ class TransferExperiment:
         os.makedirs(self.out, exist_ok=True)
         path = os.path.join(self.out, "experiment.json")
         mine = self.fingerprint()
-        saved = read_json(path)
+        saved = read_json(path, _json_schemas()["experiment.json"])
         if saved is not None:
             diff = sorted(k for k in set(saved["settings"]) | set(mine)
                           if saved["settings"].get(k) != mine.get(k))
@@ -264,7 +291,7 @@ class TransferExperiment:
 
     def run_zero_shot(self):
         path = os.path.join(self.out, "zero_shot.json")
-        self.zero_shot = read_json(path)
+        self.zero_shot = read_json(path, _json_schemas()["zero_shot.json"])
         if self.zero_shot is None:
             seed = seed_int(self.s.seed, 7)
             match = self._match(self.az_agent(self.source_net, seed_int(seed, 1)), "random", self.s.zero_shot_games,
@@ -277,7 +304,7 @@ class TransferExperiment:
 
     def run_references(self):
         path = os.path.join(self.out, "references.json")
-        saved = read_json(path)
+        saved = read_json(path, _json_schemas()["references.json"])
         if saved is not None:
             self.ref_matches = saved["matches"]
             return
@@ -364,7 +391,7 @@ class TransferExperiment:
         """Train and evaluate one method (resuming or skipping it as its folder says); returns its progress."""
         mdir = os.path.join(self.out, method)
         os.makedirs(mdir, exist_ok=True)
-        prog = read_json(os.path.join(mdir, PROGRESS))
+        prog = read_json(os.path.join(mdir, PROGRESS), _json_schemas()[PROGRESS])
         if prog is not None and os.path.isfile(os.path.join(mdir, DONE)):
             self.progs[method] = prog
             return prog

@@ -3,6 +3,7 @@ import json
 import math
 import os
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -329,7 +330,8 @@ def test_load_refuses_corrupt_and_foreign_files(tmp_path):
     payload = torch.load(good, weights_only=True)
     payload["config"] = NetConfig.from_dict({**net.config.to_dict(), "blocks": 3}).to_json()
     torch.save(payload, tmp_path / "mismatch.pt")
-    with pytest.raises(NetFileError, match="corrupt zerogym network.*RuntimeError"):
+    with pytest.raises(NetFileError, match="corrupt zerogym network: state_dict does not fit the network its "
+                                           "config describes: it lacks 'trunk.3.expand.weight'"):
         load_net(tmp_path / "mismatch.pt")
     payload["version"] = 99
     torch.save(payload, tmp_path / "future.pt")
@@ -337,3 +339,57 @@ def test_load_refuses_corrupt_and_foreign_files(tmp_path):
         load_net(tmp_path / "future.pt")
     with pytest.raises(FileNotFoundError, match="no network file"):
         load_net(tmp_path / "missing.pt")
+
+
+# ---- malformed net files ---------------------------------------------------------------------------------
+
+def _net_file(tmp_path):
+    net = PolicyValueNet(for_game("tictactoe", blocks=1, channels=8))
+    save_net(net, tmp_path / "net.pt")
+    return torch.load(tmp_path / "net.pt", weights_only=True)
+
+
+@pytest.mark.parametrize("bad", [None, 3, "x", [1], {"a": 1}, "DELETE"])
+@pytest.mark.parametrize("key", ["format", "version", "config", "state_dict"])
+def test_a_net_file_with_a_missing_or_wrong_entry_names_it(tmp_path, key, bad):
+    payload = _net_file(tmp_path)
+    if bad == "DELETE":
+        del payload[key]
+    else:
+        payload[key] = bad
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(NetFileError) as err:
+        load_net(tmp_path / "bad.pt")
+    msg = str(err.value)
+    assert msg.startswith(str(tmp_path / "bad.pt"))
+    assert (key in msg) if key in ("config", "state_dict") else ("not a zerogym network" in msg or "version" in msg)
+
+
+def test_a_net_file_claiming_a_huge_net_is_refused_fast_by_field(tmp_path):
+    payload = _net_file(tmp_path)
+    for field, value in (("blocks", 10**5), ("channels", 10**6), ("kernel_size", 10**5 + 1)):
+        payload["config"] = json.dumps({**json.loads(_net_file(tmp_path)["config"]), field: value})
+        torch.save(payload, tmp_path / "huge.pt")
+        t0 = time.perf_counter()
+        with pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: config\.{field} = {value} is "
+                                               rf"more than a network file may claim \(at most \d+\)"):
+            load_net(tmp_path / "huge.pt")
+        assert time.perf_counter() - t0 < 2.0
+
+
+def test_load_net_checks_the_net_inside_agents_and_checkpoints_too(tmp_path):
+    from zerogym_agents.checkpoint import save_checkpoint
+    payload = _net_file(tmp_path)
+    del payload["state_dict"]["value.mlp.0.bias"]
+    save_checkpoint(tmp_path / "ckpt.pt", "alphazero", {"config": "{}", "net": payload})
+    with pytest.raises(NetFileError, match=r"ckpt\.pt: corrupt zerogym network: state_dict does not fit the network "
+                                           r"its config describes: it lacks 'value\.mlp\.0\.bias'"):
+        load_net(tmp_path / "ckpt.pt")
+
+
+def test_checking_a_payload_allocates_nothing_and_draws_no_random_number(tmp_path):
+    from zerogym_agents.nets.model import expected_state
+    before = torch.get_rng_state()
+    shapes = expected_state(PolicyValueNet, NetConfig(blocks=200, channels=2048))      # ~15 billion weights
+    assert torch.equal(before, torch.get_rng_state())
+    assert shapes["trunk.1.conv1.weight"] == ((2048, 2048, 3, 3), torch.float32)

@@ -120,3 +120,35 @@ def test_composite_from_a_net_file_or_a_checkpoint(tmp_path, tools):
     assert load_net(tmp_path / "c9.pt").config.small_size == 5
     with pytest.raises(SystemExit, match="small board \\(5\\) must be smaller than the big one \\(5\\)"):
         cli("composite", "--in", tmp_path / "checkpoint.pt", "--out", tmp_path / "x.pt", "--big-size", 5)
+
+
+def _agent_with(tmp_path, **changes):
+    from zerogym_agents.saved import resolve
+    data = torch.load(resolve("pretrained:tictactoe"), weights_only=True)
+    data.update(changes)
+    path = tmp_path / f"bad-{'-'.join(changes)}.pt"
+    torch.save(data, path)
+    return path
+
+
+@pytest.mark.parametrize("command", ["grow", "composite"])
+def test_a_malformed_source_is_refused_in_one_line_naming_it(tmp_path, tools, command):
+    extra = ["--blocks", 3] if command == "grow" else ["--big-size", 5]
+    net = tools.small_go_net(5)
+    cfg = AlphaZeroConfig(game="go", game_kwargs={"board_size": 5})
+    bad_config = json.dumps({**json.loads(cfg.to_json()), "game": 5})
+    save_checkpoint(tmp_path / "ckpt.pt", "alphazero", {"config": bad_config, "net": net_payload(net)})
+    huge = net_payload(net)
+    huge["config"] = json.dumps({**json.loads(huge["config"]), "channels": 10**7})
+    torch.save(huge, tmp_path / "huge.pt")
+    cases = [(_agent_with(tmp_path, card="[1]"), "card must be a dict, got a list of 1"),
+             (_agent_with(tmp_path, options="{"), "options is not valid JSON"),
+             (_agent_with(tmp_path, agent=None), "agent must be a string, got None"),
+             (tmp_path / "ckpt.pt", "config.game must be a string, got 5"),
+             (tmp_path / "huge.pt", "config.channels = 10000000 is more than a network file may claim")]
+    for path, words in cases:
+        with pytest.raises(SystemExit) as e:
+            cli(command, "--in", path, "--out", tmp_path / "out.pt", *extra)
+        msg = str(e.value.code)
+        assert msg.startswith(f"zerogym transfer {command}: {path}") and words in msg and "\n" not in msg, msg
+    assert not (tmp_path / "out.pt").exists()

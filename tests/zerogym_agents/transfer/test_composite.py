@@ -212,3 +212,34 @@ def test_trainer_runs_and_resumes_a_composite(tmp_path, tools):
         assert torch.equal(v, resumed.net.state_dict()[k]), k
     for f in (CHECKPOINT, AGENT):
         assert isinstance(load_net(tmp_path / "b" / f, game="go", game_kwargs={"board_size": 9}), CompositeNet)
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"features": 10**6}, "config.features = 1000000"), ({"head_layers": 10**5}, "config.head_layers = 100000"),
+    ({"big_size": 10**4}, "config.big_size = 10000"), ({"downscalings": 10**4}, "config.downscalings = 10000"),
+    ({"small": {"blocks": 10**5}}, "config.small.blocks = 100000"),
+    ({"small": {"channels": 10**6}}, "config.small.channels = 1000000")])
+def test_a_composite_file_claiming_a_huge_net_is_refused_fast_by_field(tmp_path, tools, change, field):
+    import json
+    import time
+    good = net_payload(build(tools))
+    cfg = json.loads(good["config"])
+    for k, v in change.items():
+        cfg[k] = {**cfg[k], **v} if isinstance(v, dict) else v
+    torch.save({**good, "config": json.dumps(cfg)}, tmp_path / "huge.pt")
+    t0 = time.perf_counter()
+    with pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: {field} is more than a network "
+                                           rf"file may claim"):
+        load_net(tmp_path / "huge.pt")
+    assert time.perf_counter() - t0 < 2.0
+
+
+def test_a_composite_config_without_its_small_net_says_so(tmp_path, tools):
+    import json
+    good = net_payload(build(tools))
+    cfg = json.loads(good["config"])
+    del cfg["small"]
+    torch.save({**good, "config": json.dumps(cfg)}, tmp_path / "bad.pt")
+    with pytest.raises(NetFileError, match=r"bad\.pt: corrupt zerogym network: config is not a valid CompositeConfig: "
+                                           r"CompositeConfig needs the fields \['small'\]"):
+        load_net(tmp_path / "bad.pt")

@@ -330,3 +330,37 @@ def test_the_best_final_agent_is_saved_with_how_it_was_chosen(experiment, tmp_pa
     assert all(torch.equal(v, original[k]) for k, v in best.items())
     with pytest.raises(ValueError, match="no method .* has finished"):
         best_method({"elo": data["elo"], "methods": {m: {**p, "done": False} for m, p in data["methods"].items()}})
+
+
+def _without(key):
+    return lambda d: {k: v for k, v in d.items() if k != key}
+
+
+def _first_stage(**change):
+    return lambda d: {**d, "stages": [{**d["stages"][0], **change}] + d["stages"][1:]}
+
+
+@pytest.mark.parametrize("name,change,words", [
+    ("experiment.json", lambda d: [d], "experiment.json: the file must be a dict, got a list of 1"),
+    ("experiment.json", _without("settings"), "experiment.json: the file lacks 'settings'"),
+    ("zero_shot.json", "{not json", "zero_shot.json: not readable JSON"),
+    ("zero_shot.json", lambda d: {**d, "score": "high"}, "zero_shot.json: score must be a finite number in [0, 1]"),
+    ("references.json", lambda d: {"matches": [{"agent_a": "x"}]}, "references.json: matches[0] lacks 'agent_b'"),
+    ("finetune/progress.json", _without("stages"), "progress.json: the file lacks 'stages'"),
+    ("finetune/progress.json", _first_stage(steps="two"), "progress.json: stages[0].steps must be an integer >= 0"),
+    ("finetune/progress.json", lambda d: {**d, "evals": [{"name": "x"}]}, "progress.json: evals[0] lacks 'stage'"),
+])
+def test_a_malformed_record_of_an_experiment_is_refused_by_name(experiment, source, tmp_path, name, change, words):
+    import shutil
+    from zerogym_agents.checkpoint import CheckpointError
+    _, first_out, _ = experiment
+    out = tmp_path / "exp"
+    shutil.copytree(first_out, out, ignore=shutil.ignore_patterns("tb", "*.png"))
+    path = out / name
+    if callable(change):
+        path.write_text(json.dumps(change(json.loads(path.read_text()))))
+    else:
+        path.write_text(change)
+    with pytest.raises(CheckpointError) as err:
+        run_transfer(settings(source, methods=("finetune",)), out, progress=False)
+    assert str(err.value).startswith(str(path)) and words in str(err.value), str(err.value)

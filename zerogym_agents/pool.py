@@ -85,7 +85,7 @@ class OpponentPool:
     def state_schema():
         """What load_state_dict's `state` must be (a zerogym_agents.checkpoint schema): state_dict()'s
         entries, as many Elos as names, unique names, no more than capacity."""
-        from zerogym_agents.checkpoint import Fields, Int, ListOf, Real, RngState, Str
+        from zerogym_agents.file_checks import Fields, Int, ListOf, Real, RngState, Str
 
         def consistent(d):
             names = d["names"]

@@ -6,8 +6,8 @@ load_agent("path/to/agent.pt") one you saved with save_agent.
 import json
 import os
 
-from zerogym_agents.checkpoint import (CheckpointError, DictOf, Fields, Int, Json, Maybe, Str, check, load_checkpoint,
-                                       save_checkpoint)
+from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from zerogym_agents.file_checks import DictOf, Fields, Int, Json, Maybe, Str, check
 
 AGENT_KINDS = ("alphazero", "policy")     # alphazero: AlphaZeroAgent (search); policy: PolicyAgent (net only)
 PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")

@@ -89,7 +89,7 @@ class ReplayBuffer:
         """What load_state_dict needs (a zerogym_agents.checkpoint schema): state_dict()'s entries
         with their dtypes, this buffer's capacity and shapes, values in range, and the counters
         consistent with one another."""
-        from zerogym_agents.checkpoint import Fields, Int, RngState, Tensor
+        from zerogym_agents.file_checks import Fields, Int, RngState, Tensor
         a, cap = self.num_actions, self.capacity
 
         def consistent(d):

@@ -11,9 +11,11 @@ from tqdm import tqdm
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
-from zerogym_agents.checkpoint import (CheckpointError, Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real,
-                                      RngState, Spec, StateBlob, StateDict, Str, Tensor, TorchRngState, check,
-                                      load_checkpoint, remove_stale_temp_files, save_checkpoint)
+from zerogym_agents.checkpoint import (
+    CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
+from zerogym_agents.file_checks import (
+    Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict, Str,
+    Tensor, TorchRngState, check)
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload

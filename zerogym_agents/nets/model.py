@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from zerogym_agents.checkpoint import CheckpointError, Config, Context, Spec, StateDict, atomic_save, read_torch_file
+from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file
+from zerogym_agents.file_checks import Config, Context, Spec, StateDict
 from zerogym_agents.config_io import JsonConfig
 from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
@@ -361,7 +362,7 @@ def check_net_payload(payload, source="payload", where="", formats=None):
 
 
 class NetPayload(Spec):
-    """Schema piece (zerogym_agents.checkpoint.check) for a network payload embedded in a file:
+    """Schema piece (zerogym_agents.file_checks.check) for a network payload embedded in a file:
     check_net_payload's checks; returns the payload."""
 
     what = "a zerogym network"

@@ -6,9 +6,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from zerogym_agents.checkpoint import (CheckpointError, Config, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict,
-                                      Str, TorchRngState, check, load_checkpoint, remove_stale_temp_files,
-                                      save_checkpoint)
+from zerogym_agents.checkpoint import (
+    CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
+from zerogym_agents.file_checks import (
+    Config, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
 from zerogym_agents.nets import net_from_payload, net_payload
 from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
 from zerogym_agents.pg.config import PGConfig

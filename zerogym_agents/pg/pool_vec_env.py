@@ -146,7 +146,8 @@ class PoolVecEnv(VecEnv):
         """What load_state_dict's `data` must be (a zerogym_agents.checkpoint schema): state_dict()'s
         entries for this env's num_envs games, each game a valid position in progress, and the
         dropped opponents' weights with the shapes of `net_state` (the learner's state_dict)."""
-        from zerogym_agents.checkpoint import DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor
+        from zerogym_agents.file_checks import (
+            DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor)
         n = self.num_envs
         return Fields({"games": ListOf(StateBlob(self.venv.template, playing=True), length=n),
                        "seats": Tensor(torch.int64, (n,), 0, 1), "episodes": Tensor(torch.int64, (n,), 0),

@@ -18,7 +18,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
 from zerogym_agents.base import Agent, game_state
-from zerogym_agents.checkpoint import Spec
+from zerogym_agents.file_checks import Spec
 from zerogym_agents.nets import NetConfig, PolicyValueNet
 from zerogym_agents.pg.agent import select_actions
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
@@ -286,7 +286,7 @@ class PPOTrainer(PGTrainer):
     resume_fields = PGTrainer.resume_fields + ("num_envs",)
 
     def _algo_schema(self):
-        from zerogym_agents.checkpoint import Fields, Int, Maybe, Optimizer, Real, Str, Tensor
+        from zerogym_agents.file_checks import Fields, Int, Maybe, Optimizer, Real, Str, Tensor
         n = self.cfg.num_envs
         h, w, c = self.vec.venv.spec.obs_shape
         np_rng = Fields({"name": Str(("MT19937",)), "keys": Tensor("int", (624,), 0, 2**32 - 1), "pos": Int(0, 624),

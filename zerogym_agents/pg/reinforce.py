@@ -192,7 +192,7 @@ class ReinforceTrainer(PGTrainer):
                 "snapshot_mark": self.schedule.mark}
 
     def _algo_schema(self):
-        from zerogym_agents.checkpoint import Int, Optimizer, RngState
+        from zerogym_agents.file_checks import Int, Optimizer, RngState
         return {"optimizer": Optimizer(self.opt), "rng": RngState(), "snapshot_mark": Int(0)}
 
     def _load_algo_state(self, data):

@@ -77,7 +77,7 @@ def die_with_parent(parent_pid=None):
 
 def _json_schemas():
     """{file name: schema} of the experiment's JSON records: what the code reads from them on a restart."""
-    from zerogym_agents.checkpoint import Any, Bool, DictOf, Fields, Int, ListOf, Maybe, Real, Str
+    from zerogym_agents.file_checks import Any, Bool, DictOf, Fields, Int, ListOf, Maybe, Real, Str
     wdl = Fields({"wins": Int(0), "draws": Int(0), "losses": Int(0)})
     record = Fields({"winner": Any(), "a_moved_first": Bool()})
     match = Fields({"agent_a": Str(), "agent_b": Str(), "game": Str(), "kwargs": DictOf(Str()), "seed": Any(),
@@ -97,7 +97,8 @@ def read_json(path, schema=None):
     """The JSON value in `path`, None when there is no such file; CheckpointError naming the file
     when it is not JSON, or does not fit `schema` (a zerogym_agents.checkpoint schema; the
     experiment's records are checked against what a restart reads from them, _json_schemas)."""
-    from zerogym_agents.checkpoint import Any, CheckpointError, check
+    from zerogym_agents.checkpoint import CheckpointError
+    from zerogym_agents.file_checks import Any, check
     if not os.path.isfile(path):
         return None
     try:

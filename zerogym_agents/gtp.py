@@ -5,6 +5,7 @@ play it (`zerogym gtp --agent SPEC`); GTPClient drives a GTP engine program over
 uses it).  Vertices are GTP names: column letters without I, row 1 at the bottom, so action
 r * N + c is the vertex of column c and row r + 1; action N * N is "pass".
 """
+import io
 import math
 import os
 import re
@@ -17,7 +18,10 @@ import time
 from zerogym.coords import parse_point, point_name
 
 MAX_BOARD = 25                  # the largest Go board zerogym plays (and GTP vertices can name)
+MAX_LINE = 1 << 16              # longer command lines are answered "? line too long" and never held whole
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")          # undecodable bytes, as surrogateescape puts them
+_LEADING_ID = re.compile(rb"[ \t]*([0-9]+)(?:[ \t\r\n]|$)")
 _ANSWER = re.compile(r"([=?])[0-9]*(?:[ \n](.*))?", re.S)
 
 
@@ -181,9 +185,14 @@ COMMANDS = ("protocol_version", "name", "version", "known_command", "list_comman
 class GTPEngine:
     """A zerogym agent behind GTP: GTPEngine(agent, board_size=9, komi=7.5).
 
-    handle(line) answers one command line with the full GTP response ("=id text\\n\\n" or
-    "?id message\\n\\n"; "" for the empty and comment-only lines GTP says to ignore); serve(stdin,
-    stdout) answers lines until quit or end of input.  Commands: see COMMANDS.
+    handle(line) answers one command line (str, or bytes as they came) with the full GTP response
+    ("=id text\\n\\n" or "?id message\\n\\n"; "" for the empty and comment-only lines GTP says to
+    ignore); serve(stdin, stdout) answers lines until quit or end of input.  Commands: see COMMANDS.
+
+    Input that is not GTP text gets an error answer (with the command's id when it has one) and
+    changes nothing: a line that is not UTF-8 (outside its comment), holds a NUL, or is longer than
+    MAX_LINE bytes ("? line too long"; serve reads such a line in bounded pieces and drops it).
+    Other control characters are dropped as GTP says, so CR LF line ends work.
 
     The rules are zerogym's Go: area (Tromp-Taylor) scoring, suicide illegal, positional superko.
     Moves strictly alternate, black first: `play` or `genmove` for the colour that is not to move
@@ -246,8 +255,29 @@ class GTPEngine:
 
     # -- protocol --------------------------------------------------------------------------------
     def handle(self, line):
-        """The full GTP response to one command line."""
-        line = _CONTROL.sub("", str(line).split("#", 1)[0]).replace("\t", " ").strip()
+        """The full GTP response to one command line (str or bytes)."""
+        if isinstance(line, (bytes, bytearray, memoryview)):
+            line = bytes(line)
+            ident = _line_id(line)
+            if len(line) > MAX_LINE:
+                return f"?{ident} line too long\n\n"
+            line = line.split(b"#", 1)[0]
+            if b"\0" in line:
+                return f"?{ident} invalid input: NUL byte\n\n"
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError:
+                return f"?{ident} invalid input: not UTF-8 text\n\n"
+        else:
+            line = str(line)
+            if len(line) > MAX_LINE:
+                return f"?{_line_id(line)} line too long\n\n"
+            line = line.split("#", 1)[0]
+            if "\0" in line:
+                return f"?{_line_id(line)} invalid input: NUL byte\n\n"
+            if _SURROGATE.search(line):
+                return f"?{_line_id(line)} invalid input: not UTF-8 text\n\n"
+        line = _CONTROL.sub("", line).replace("\t", " ").strip()
         if not line:
             return ""
         words = line.split()
@@ -276,14 +306,27 @@ class GTPEngine:
         return f"{'=' if ok else '?'}{ident} {body}\n\n"
 
     def serve(self, stdin, stdout):
-        """Answer command lines from stdin on stdout until quit or end of input."""
-        for line in stdin:
-            response = self.handle(line)
-            if response:
-                stdout.write(response)
-                stdout.flush()
-            if self.done:
+        """Answer command lines from stdin on stdout until quit or end of input.
+
+        stdin: a binary stream (what a GTP controller's pipe is: sys.stdin.buffer) or a text one;
+        stdout: answers go out as UTF-8 bytes to a binary stream, as str to a text stream.  Lines
+        are read at most MAX_LINE + 1 bytes at a time, so a line without end costs no memory.
+        """
+        text_out = isinstance(stdout, io.TextIOBase)
+        while not self.done:
+            line = stdin.readline(MAX_LINE + 1)
+            if not line:
                 break
+            nl = "\n" if isinstance(line, str) else b"\n"
+            if len(line) > MAX_LINE and not line.endswith(nl):
+                response = f"?{_line_id(line)} line too long\n\n"
+                while line and not line.endswith(nl):         # drop the rest of the line
+                    line = stdin.readline(MAX_LINE + 1)
+            else:
+                response = self.handle(line)
+            if response:
+                stdout.write(response if text_out else response.encode("utf-8", "backslashreplace"))
+                stdout.flush()
 
     # -- commands (each returns the answer text or raises _Refused) --------------------------------
     @staticmethod
@@ -415,6 +458,15 @@ class GTPEngine:
         return " ".join(vertex(r * n + c, n) for r in range(n) for c in range(n) if board[r, c])
 
 
+def _line_id(line):
+    """The id ("12") a command line (bytes or str) starts with, or ""."""
+    head = line[:64]
+    if isinstance(head, str):
+        head = head.encode("utf-8", "replace")
+    m = _LEADING_ID.match(head)
+    return m.group(1).decode("ascii") if m else ""
+
+
 def score_text(score):
     """GTP / SGF result text of a score (black - white - komi): "B+3.5", "W+0.5" or "0"."""
     score = float(score)
@@ -463,7 +515,9 @@ def run_gtp(args):
         sys.exit(f"zerogym gtp: {err}")
     out, sys.stdout = sys.stdout, sys.stderr       # stdout carries GTP only
     try:
-        engine.serve(sys.stdin, out)
+        out.flush()
+        # bytes both ways: what arrives need not be text in the locale's encoding (or any)
+        engine.serve(getattr(sys.stdin, "buffer", sys.stdin), getattr(out, "buffer", out))
     finally:
         sys.stdout = out
         if hasattr(agent, "close"):

@@ -288,3 +288,110 @@ def test_client_reports_a_dead_engine_and_a_slow_one(tmp_path):
         gtp.send("name")
     with pytest.raises(GTPError, match="cannot start"):
         GTPClient([os.path.join(str(tmp_path), "missing-engine")])
+
+
+# ---- bytes that are not GTP text ---------------------------------------------------------------------
+BIG = 5 * 1024 * 1024
+
+
+def _answers(stdout):
+    """The answers of a GTP session's stdout, in order (each without its closing blank line)."""
+    assert stdout.endswith(b"\n\n"), stdout[-200:]
+    return stdout[:-2].split(b"\n\n")
+
+
+@pytest.mark.parametrize("env_update", [{"PYTHONIOENCODING": "utf-8:strict"}, {"LC_ALL": "C"},
+                                        {"LC_ALL": "C", "PYTHONIOENCODING": "utf-8:strict"}],
+                         ids=["utf8-strict", "C-locale", "C-locale-utf8-strict"])
+def test_engine_answers_bad_bytes_and_stays_up(env_update):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "PYTHONUTF8", "LC_ALL", "LANG")}
+    env.update(env_update)
+    lines = [b"1 name\n",
+             b"\xff\xfe genmove b\n",                 # not UTF-8, no id
+             b"2 \xff\xfe genmove b\n",               # not UTF-8, with an id
+             b"3 play b \xc3\n",                      # a truncated UTF-8 sequence
+             b"4 na\x00me\n",                         # a NUL byte
+             b"\x00\x00\n",
+             b"5 genmove " + b"b" * BIG + b"\n",      # megabytes long
+             b"x" * BIG + b"\n",
+             b"\r\n", b"\r\r\n", b"\n",              # blank lines (CR only): no answer
+             b"6 name\r\n",                           # CRLF line ends
+             b"7 boardsize 9\r\n",
+             b"8 play b \xe2\x82\xac\n",             # valid UTF-8, not a vertex
+             b"9 genmove b\n",
+             b"10 name # a comment \xff\n",            # comments are dropped before decoding
+             b"11 quit\n"]
+    proc = subprocess.run([sys.executable, "-m", "zerogym.cli", "gtp", "--agent", "random", "--seed", "1"],
+                          input=b"".join(lines), capture_output=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    answers = _answers(proc.stdout)
+    assert len(answers) == 14, answers
+    assert answers[0] == b"=1 zerogym"
+    assert answers[1].startswith(b"? ") and b"UTF-8" in answers[1]
+    assert answers[2].startswith(b"?2 ") and b"UTF-8" in answers[2]
+    assert answers[3].startswith(b"?3 ") and b"UTF-8" in answers[3]
+    assert answers[4].startswith(b"?4 ") and b"NUL" in answers[4]
+    assert answers[5].startswith(b"? ") and b"NUL" in answers[5]
+    assert answers[6] == b"?5 line too long"
+    assert answers[7] == b"? line too long"
+    assert answers[8] == b"=6 zerogym"
+    assert answers[9] == b"=7 "
+    assert answers[10].startswith(b"?8 syntax error")
+    move = answers[11]
+    assert move.startswith(b"=9 ") and 0 <= parse_vertex(move[3:].decode("ascii"), 9) <= 81
+    assert answers[12] == b"=10 zerogym" and answers[13] == b"=11 "
+    assert len(proc.stdout) < 4096                  # no answer echoes the long lines
+
+
+class _Chunked(io.RawIOBase):
+    """A byte stream of `total` bytes of one long line, then a name command; it records the sizes
+    readline is asked for and refuses an unbounded one."""
+
+    def __init__(self, total):
+        self.left, self.tail, self.sizes = total, b"\n1 name\n", []
+
+    def readable(self):
+        return True
+
+    def readline(self, size=-1):
+        self.sizes.append(size)
+        assert size is not None and 0 < size <= 1 << 20, f"unbounded readline({size})"
+        if self.left:
+            n = min(size, self.left)
+            self.left -= n
+            return b"y" * n
+        out, self.tail = self.tail[:size], self.tail[size:]
+        if b"\n" in out:                                 # one line at most, like a real readline
+            out, self.tail = out[:out.index(b"\n") + 1], out[out.index(b"\n") + 1:] + self.tail
+        return out
+
+
+def test_serve_reads_bytes_with_a_bounded_line_length():
+    e = engine(5)
+    stream = _Chunked(64 * 1024 * 1024)                 # a 64 MB line is never held in memory
+    out = io.BytesIO()
+    e.serve(stream, out)
+    assert out.getvalue() == b"? line too long\n\n=1 zerogym\n\n"
+    assert max(stream.sizes) <= 1 << 20
+
+
+def test_handle_takes_bytes():
+    e = engine(5)
+    assert e.handle(b"1 name") == "=1 zerogym\n\n"
+    assert e.handle(b"2 name\r\n") == "=2 zerogym\n\n"
+    assert e.handle(b"\r") == "" and e.handle(b"# \xff") == ""
+    assert e.handle(b"3 \xffname").startswith("?3 ")
+    assert e.handle("4 \udcffname").startswith("?4 ")            # surrogate-escaped bytes (C locale)
+    assert e.handle(b"5 na\x00me").startswith("?5 ")
+    assert e.handle("6 " + "z" * BIG) == "?6 line too long\n\n"
+    before = snapshot(e)
+    for bad in (b"play b \xff", b"\x00play b C3", b"play b C3" + b" " * BIG):
+        assert e.handle(bad).startswith("? ")
+        assert snapshot(e) == before
+
+
+def test_serve_answers_text_streams_with_text_and_byte_streams_with_bytes():
+    e = engine(5, agent=Fixed([0]))
+    out = io.BytesIO()
+    e.serve(io.BytesIO(b"1 name\n\xff\n2 genmove b\r\n3 quit\n4 name\n"), out)
+    assert out.getvalue() == b"=1 zerogym\n\n? invalid input: not UTF-8 text\n\n=2 A1\n\n=3 \n\n"

@@ -110,3 +110,67 @@ def test_arena_and_play_refuse_a_malformed_agent_file_in_one_line(tmp_path):
         cli.main(["arena", "--game", "tictactoe", "--agents", str(tmp_path / "bad.pt"), "random", "--no-progress",
                   "--out", str(tmp_path / "arena")])
     assert e.value.code == f"zerogym arena: {tmp_path / 'bad.pt'}: card must be a dict, got a list of 2"
+
+
+# ---- a saved agent's model card gives the game's kwargs; another board is announced or refused --------------
+
+def zerogym(*argv, stdin=None, cwd=None):
+    """Run the real command line; returns the CompletedProcess (text)."""
+    return subprocess.run([sys.executable, "-m", "zerogym.cli", *map(str, argv)], capture_output=True, text=True,
+                          input=stdin, cwd=cwd)
+
+
+def test_play_takes_the_board_size_from_the_agents_card():
+    out = zerogym("play", "go", "--agent", "pretrained:go_9x9", stdin="quit\n")
+    assert out.returncode == 0, out.stderr
+    assert "Go: 9x9, komi 7.5" in out.stdout and "19x19" not in out.stdout
+    assert "as in the model card of pretrained:go_9x9" in out.stdout
+    out = zerogym("play", "othello", "--agent", "pretrained:othello_6x6", stdin="quit\n")
+    assert out.returncode == 0 and "Othello: 6x6" in out.stdout, out.stderr
+
+
+def test_play_on_another_board_size_says_the_agent_plays_it_zero_shot():
+    out = zerogym("play", "go", "--agent", "pretrained:go_5x5", "--kwargs", "board_size=9", stdin="quit\n")
+    assert out.returncode == 0, out.stderr
+    assert ("note: pretrained:go_5x5 was trained on go board_size=5; here it plays board_size=9 zero-shot"
+            in out.stdout) and "Go: 9x9" in out.stdout
+
+
+def test_play_refuses_an_agent_of_another_game_or_board_in_one_line(tmp_path):
+    out = zerogym("play", "othello", "--agent", "pretrained:go_5x5", stdin="quit\n")
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode != 0 and len(lines) == 1 and lines[0].startswith("zerogym play: "), out.stderr
+    assert lines[0].endswith("pretrained:go_5x5 plays go, not othello")
+    comp = tmp_path / "comp.pt"                       # a ZetaGo composite runs on its one board size only
+    assert zerogym("transfer", "composite", "--in", "pretrained:go_5x5", "--big-size", "7", "--out", comp).returncode == 0
+    out = zerogym("play", "go", "--agent", comp, "--kwargs", "board_size=9", stdin="quit\n")
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode != 0 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "was made for go board_size=7 and its network plays no other board" in lines[0]
+    out = zerogym("play", "go", "--agent", comp, stdin="quit\n")
+    assert out.returncode == 0 and "Go: 7x7" in out.stdout, out.stderr
+
+
+def tiny_go_agent(path, board_size):
+    from zerogym_agents.nets import PolicyValueNet, for_game
+    from zerogym_agents.saved import save_agent
+    net = PolicyValueNet(for_game("go", trunk="resnet", blocks=1, channels=4))
+    save_agent(path, net, {"simulations": 2}, {"game": "go", "kwargs": {"board_size": board_size}})
+    return path
+
+
+def test_arena_takes_the_board_from_the_cards_and_refuses_cards_that_disagree(tmp_path):
+    a5, b5, a7 = (tiny_go_agent(tmp_path / n, s) for n, s in (("a5.pt", 5), ("b5.pt", 5), ("a7.pt", 7)))
+    out = zerogym("arena", "--game", "go", "--agents", a5, b5, "random", "--games", "2", "--no-progress",
+                  "--out", tmp_path / "arena")
+    assert out.returncode == 0, out.stderr
+    assert f"playing go board_size=5, as in the model card of {a5}" in out.stdout
+    assert "Arena: go (board_size=5)" in (tmp_path / "arena" / "report.md").read_text()
+    out = zerogym("arena", "--game", "go", "--agents", a5, a7, "--games", "2", "--no-progress", "--out", tmp_path / "x")
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode != 0 and len(lines) == 1 and "choose one with --kwargs" in lines[0], out.stderr
+    out = zerogym("arena", "--game", "go", "--kwargs", "board_size=7", "--agents", a5, a7, "--games", "2",
+                  "--no-progress", "--out", tmp_path / "arena7")
+    assert out.returncode == 0, out.stderr
+    assert f"note: {a5} was trained on go board_size=5; here it plays board_size=7 zero-shot" in out.stdout
+    assert str(a7) + " was" not in out.stdout

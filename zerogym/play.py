@@ -182,14 +182,10 @@ def pretrained_cards():
 
 
 def make_agent(spec, game, kwargs, seed=None):
-    """An agent from a spec (see zerogym_agents.arena.cli.agent_from_spec), refusing a pretrained
+    """An agent from a spec (see zerogym_agents.arena.cli.agent_from_spec), refusing a saved
     agent made for another game."""
-    from zerogym_agents.arena.cli import agent_from_spec
-    if spec.startswith("pretrained:"):
-        card = pretrained_cards().get(spec.split(":", 1)[1], {})
-        want = game[:-3] if game.endswith("_v0") else game
-        if card.get("game") not in (None, want):
-            raise ValueError(f"{spec} plays {card['game']}, not {want}")
+    from zerogym_agents.arena.cli import agent_from_spec, game_kwargs_for_agents
+    game_kwargs_for_agents(game, kwargs, [spec])
     return agent_from_spec(spec, game, kwargs, seed=seed)
 
 
@@ -201,14 +197,19 @@ class Session:
     """One game of a person against an agent; run() plays it.
 
     game, kwargs: the game; agent: an Agent or a spec ("uct:400", "pretrained:NAME", a path; None
-    picks default_agent); human: "first" or "second" (or 0 / 1); input_fn(prompt) -> str and
+    picks default_agent).  With no kwargs, a saved agent's game kwargs come from its model card; an
+    agent trained on other kwargs than the ones given is announced as playing them zero-shot (or
+    refused: see zerogym_agents.arena.cli.game_kwargs_for_agents); human: "first" or "second" (or 0 / 1); input_fn(prompt) -> str and
     print_fn(text) do all the talking (the end of input counts as quit).  While it runs, .env,
     .state (the live State) and .history ((player, action) per move) show the game.
     """
 
     def __init__(self, game, agent=None, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print):
         import zerogym
-        self.kwargs = dict(kwargs or {})
+        self.kwargs, self.notes = dict(kwargs or {}), []
+        if isinstance(agent, str):
+            from zerogym_agents.arena.cli import game_kwargs_for_agents
+            self.kwargs, self.notes = game_kwargs_for_agents(game, self.kwargs, [agent])
         self.env = zerogym.make(game, illegal="raise", **self.kwargs)
         self.env.reset(seed=seed)
         self.state = self.env.unwrapped.state
@@ -230,6 +231,8 @@ class Session:
         """Play until the game ends, the person resigns or quits; returns a PlayResult."""
         spec, me, say = self.spec, self.me, self.print_fn
         self._reset_agent()
+        for note in self.notes:
+            say(note)
         say(f"{TITLES[spec.name]}: {rules_line(self.state)}")
         say(f"You play {player_name(spec.name, me)}, moving {'first' if me == 0 else 'second'}; "
             f"{self.name} plays {player_name(spec.name, 1 - me)}.")
@@ -364,8 +367,9 @@ def run_play(args, input_fn=None, print_fn=None):
         sys.exit("zerogym play: name a game (go, othello, hex, connect_four, tictactoe), or --list")
     from zerogym_agents.arena.cli import parse_kwargs
     try:
-        kwargs = parse_kwargs(args.kwargs)
-        outcome = play(args.game, args.agent, kwargs, args.human, args.seed, input_fn, print_fn)
+        session = Session(args.game, args.agent, parse_kwargs(args.kwargs), args.human, args.seed, input_fn, print_fn)
+        kwargs = session.kwargs
+        outcome = session.run()
     except ValueError as err:
         sys.exit(f"zerogym play: {err}")
     except KeyboardInterrupt:

@@ -60,6 +60,73 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
     raise ValueError(f"unknown agent spec {spec!r}; known: {AGENT_SPECS}")
 
 
+SIZE_KWARGS = ("board_size", "rows", "cols")
+
+
+def is_saved_agent_spec(spec):
+    """Whether an agent spec names a saved agent (pretrained:NAME or a file), which has a model card."""
+    return isinstance(spec, str) and (spec.startswith("pretrained:") or spec.endswith(".pt") or os.path.isfile(spec))
+
+
+def _kwargs_text(game, kwargs):
+    return f"{game} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) if kwargs else f"{game} (default kwargs)"
+
+
+def game_kwargs_for_agents(game, kwargs, specs):
+    """(kwargs, notes): the kwargs `game` is played with by the agents `specs`, and notices for the user.
+
+    The saved agents among specs (pretrained:NAME, a file) have model cards naming the game and
+    kwargs they were trained on.  A card of another game is a ValueError.  No kwargs given (None
+    or {}): the cards' kwargs (a ValueError when the cards name different ones).  For every agent
+    trained on other kwargs than the ones played, a note says it plays them zero-shot; an agent whose
+    network runs on one board size only (a ZetaGo composite) is a ValueError instead.
+    """
+    from zerogym.registry import make_state
+    kwargs = dict(kwargs or {})
+    name = make_state(game, **kwargs).spec.name
+    trained = []                          # (spec, kwargs of its card, whether its net runs on one size only)
+    for spec in specs:
+        if not is_saved_agent_spec(spec):
+            continue
+        from zerogym_agents.saved import load_card
+        card = load_card(spec)
+        card_game = card.get("game")
+        if card_game is not None:
+            card_game = card_game[:-3] if card_game.endswith("_v0") else card_game
+            if card_game != name:
+                raise ValueError(f"{spec} plays {card_game}, not {name}")
+        if card.get("kwargs") is None or card_game is None:
+            continue
+        try:
+            make_state(name, **card["kwargs"])
+        except (ValueError, TypeError):
+            continue                       # a card with kwargs this version does not take: nothing to go by
+        trained.append((spec, dict(card["kwargs"]), "big_size" in (card.get("net") or {})))
+    notes = []
+    if not kwargs and trained:
+        distinct = {json.dumps(make_state(name, **kw).spec.kwargs, sort_keys=True) for _, kw, _ in trained}
+        if len(distinct) > 1:
+            which = "; ".join(f"{spec}: {_kwargs_text(name, kw)}" for spec, kw, _ in trained)
+            raise ValueError(f"the agents were trained on different {name} games ({which}): choose one with --kwargs")
+        spec, kwargs = trained[0][0], dict(trained[0][1])
+        if kwargs:
+            notes.append(f"playing {_kwargs_text(name, kwargs)}, as in the model card of {spec}")
+    here = make_state(name, **kwargs).spec.kwargs
+    for spec, kw, fixed in trained:
+        theirs = make_state(name, **kw).spec.kwargs
+        keys = [k for k in here if (k in kw or k in kwargs) and theirs.get(k) != here[k]]
+        if not keys:
+            continue
+        was = _kwargs_text(name, {k: theirs[k] for k in keys})
+        now = " ".join(f"{k}={here[k]}" for k in keys)
+        if fixed:
+            raise ValueError(f"{spec} was made for {was} and its network plays no other board; "
+                             f"drop --kwargs or give {' '.join(f'{k}={theirs[k]}' for k in keys)}")
+        why = " (its network runs on any board size)" if set(keys) & set(SIZE_KWARGS) else ""
+        notes.append(f"note: {spec} was trained on {was}; here it plays {now} zero-shot{why}")
+    return kwargs, notes
+
+
 def parse_kwargs(items):
     """Game kwargs from the command line: one JSON object, or key=value words (values read as JSON
     when they parse, e.g. 9, 7.5, true, null; else kept as strings)."""
@@ -127,6 +194,9 @@ def run_arena(args):
         names = agent_names(args.agents)
         if args.anchor is not None and args.anchor not in names:
             raise ValueError(f"--anchor {args.anchor!r} is not one of the agents {names}")
+        kwargs, notes = game_kwargs_for_agents(args.game, kwargs, args.agents)
+        for note in notes:
+            print(note)
         agents = {name: agent_from_spec(spec, args.game, kwargs) for name, spec in zip(names, args.agents)}
         result = round_robin(agents, args.game, kwargs, args.games, args.seed, progress=not args.no_progress,
                              opening_moves=args.opening_moves)

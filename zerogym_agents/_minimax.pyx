@@ -3,7 +3,9 @@
 transposition table keyed by the State's Zobrist hash (used by zerogym_agents.minimax).
 
 Every game is driven through its GameDef (zerogym/_core/game.pxd): positions live on a stack of
-state blobs allocated once, so a search allocates nothing per node.
+state blobs allocated once, so a search allocates nothing per node.  The Python-facing methods
+check what they are given (a State of the solver's game, the table size, the move order) before
+the compiled search, which checks nothing, uses it.
 """
 from cpython.mem cimport PyMem_Calloc, PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
@@ -11,6 +13,9 @@ from libc.string cimport memcpy, memset
 cimport numpy as cnp
 
 import numpy as np
+
+from zerogym._core.state import same_game
+from zerogym_agents import _search_args as args
 
 from zerogym._core.game cimport GameDef, Header, header, RUNNING, TRUNCATED
 from zerogym._core.state cimport State
@@ -50,36 +55,56 @@ cdef class Solver:
     cdef uint64_t tt_mask
     cdef readonly long long nodes
     cdef public long long node_limit
+    cdef bint busy        # a search is running with the GIL released
 
     def __cinit__(self):
+        self.g = NULL
         self.stack = NULL
         self.masks = NULL
         self.order = NULL
         self.tt = NULL
 
-    def __init__(self, State state, int tt_bits=20, order=None, long long node_limit=0):
-        if not 4 <= tt_bits <= 30:
-            raise ValueError(f"tt_bits must be in 4..30, got {tt_bits}")
-        self.spec = state.spec
-        self.g = state.g
-        self.sb = self.g.state_bytes
-        self.A = self.g.num_actions
+    def __init__(self, State state not None, tt_bits=20, order=None, long long node_limit=0):
+        _check_state(state)
+        cdef const GameDef* g = state.g
+        cdef int A = g.num_actions, bits = args.integer("tt_bits", tt_bits, 4, 30), i
+        ordered = np.arange(A) if order is None else np.asarray(order)
+        if ordered.dtype.kind not in "iu":
+            raise TypeError(f"order must be integers (a permutation of 0..{A - 1}), got dtype {ordered.dtype}")
+        if ordered.shape != (A,) or sorted(ordered.tolist()) != list(range(A)):
+            raise ValueError(f"order must be a permutation of 0..{A - 1}, got {_short_repr(order)}")
         # no supported game lasts longer than 2 * (cells + 2) moves (Othello passes alternate with placements)
-        self.max_depth = 2 * (self.g.height * self.g.width + 2) + 8
-        self.stack = <char*> PyMem_Calloc(self.max_depth + 1, self.sb)
-        self.masks = <int8_t*> PyMem_Malloc((self.max_depth + 1) * self.A)
-        self.order = <int32_t*> PyMem_Malloc(self.A * sizeof(int32_t))
-        self.tt = <Entry*> PyMem_Calloc((<size_t> 1) << tt_bits, sizeof(Entry))
-        if self.stack == NULL or self.masks == NULL or self.order == NULL or self.tt == NULL:
-            raise MemoryError("minimax solver: not enough memory for the transposition table")
-        self.tt_mask = ((<uint64_t> 1) << tt_bits) - 1
+        cdef int max_depth = 2 * (g.height * g.width + 2) + 8
+        need = (max_depth + 1) * g.state_bytes + (max_depth + 1) * A + A * sizeof(int32_t) + (1 << bits) * sizeof(Entry)
+        # a new table and stacks first: on any failure this solver is left as it was
+        self._free()
+        cdef char* stack = <char*> PyMem_Calloc(max_depth + 1, g.state_bytes)
+        cdef int8_t* masks = <int8_t*> PyMem_Malloc((max_depth + 1) * A)
+        cdef int32_t* order_p = <int32_t*> PyMem_Malloc(A * sizeof(int32_t))
+        cdef Entry* tt = <Entry*> PyMem_Calloc((<size_t> 1) << bits, sizeof(Entry))
+        if stack == NULL or masks == NULL or order_p == NULL or tt == NULL:
+            PyMem_Free(stack)
+            PyMem_Free(masks)
+            PyMem_Free(order_p)
+            PyMem_Free(tt)
+            raise MemoryError(f"minimax solver: a table of 2**{bits} entries and {state.spec.name} search stacks "
+                              f"need {need} bytes, which could not be allocated")
+        for i in range(A):
+            order_p[i] = ordered[i]
+        PyMem_Free(self.stack)
+        PyMem_Free(self.masks)
+        PyMem_Free(self.order)
+        PyMem_Free(self.tt)
+        self.spec = state.spec
+        self.g = g
+        self.sb = g.state_bytes
+        self.A = A
+        self.max_depth = max_depth
+        self.stack, self.masks, self.order, self.tt = stack, masks, order_p, tt
+        self.tt_mask = ((<uint64_t> 1) << bits) - 1
         self.node_limit = node_limit
-        ordered = np.arange(self.A) if order is None else np.asarray(order, dtype=np.int64)
-        if sorted(ordered.tolist()) != list(range(self.A)):
-            raise ValueError(f"order must be a permutation of 0..{self.A - 1}")
-        cdef int i
-        for i in range(self.A):
-            self.order[i] = ordered[i]
+        self.nodes = 0
+        self.aborted = 0
 
     def __dealloc__(self):
         PyMem_Free(self.stack)
@@ -87,8 +112,20 @@ cdef class Solver:
         PyMem_Free(self.order)
         PyMem_Free(self.tt)
 
+    cdef int _ready(self) except -1:
+        if self.g == NULL:
+            raise RuntimeError("this Solver was not initialised: make one with Solver(state, ...)")
+        return 0
+
+    cdef int _free(self) except -1:
+        if self.busy:
+            raise RuntimeError("minimax Solver: another thread is searching with this solver; one call at a time")
+        return 0
+
     def clear(self):
         """Forget every stored position."""
+        self._ready()
+        self._free()
         memset(self.tt, 0, (self.tt_mask + 1) * sizeof(Entry))
 
     cdef int _search(self, int d, int alpha, int beta) noexcept nogil:
@@ -152,10 +189,13 @@ cdef class Solver:
         return best
 
     cdef void _load(self, State st) except *:
-        if st.spec is not self.spec and (st.spec.name != self.spec.name or st.spec.kwargs != self.spec.kwargs):
-            raise ValueError(f"this solver is for {self.spec!r}, got a {st.spec!r} state")
+        self._ready()
+        _check_state(st)
+        if not same_game(st.spec, self.spec):
+            raise ValueError(f"this solver is for {self.spec!r}, got a {st.spec!r} state (same game and kwargs needed)")
         if st.is_over():
             raise ValueError("the game is over: there is nothing to solve")
+        self._free()
         memcpy(self.stack, st.s, self.sb)
 
     cdef void _raise_if_aborted(self) except *:
@@ -167,28 +207,32 @@ cdef class Solver:
         if why == 2:
             raise RuntimeError(f"minimax: game longer than {self.max_depth} moves; not a game this solver supports")
 
-    def value(self, State st):
+    def value(self, State st not None):
         """Exact game value for the player to move: +1 win, 0 draw, -1 loss (with perfect play)."""
         self._load(st)
         self.nodes = 0
         cdef int v
+        self.busy = 1
         with nogil:
             v = self._search(0, -1, 1)
+        self.busy = 0
         self._raise_if_aborted()
         return v
 
-    def action_values(self, State st):
+    def action_values(self, State st not None):
         """int8 array (A,): the exact value of each legal action for the player to move
         (+1 / 0 / -1), and -2 for illegal actions."""
-        self._load(st)
-        self.nodes = 0
+        self._ready()
         cdef cnp.ndarray out = np.full(self.A, -2, dtype=np.int8)
         cdef int8_t* o = <int8_t*> cnp.PyArray_DATA(out)
+        self._load(st)          # no Python call from here to the nogil block: no other thread can step in
+        self.nodes = 0
         cdef char* s = self.stack
         cdef char* child = self.stack + self.sb
         cdef int p = header(s).to_play, a, v
         cdef Header* ch
         self.g.legal(self.g.params, s, self.masks)
+        self.busy = 1
         with nogil:
             for a in range(self.A):
                 if not self.masks[a]:
@@ -205,5 +249,17 @@ cdef class Solver:
                 if self.aborted:
                     break
                 o[a] = v
+        self.busy = 0
         self._raise_if_aborted()
         return out
+
+
+cdef int _check_state(State st) except -1:
+    if st.s == NULL or st.spec is None or not st.spec.ready:
+        raise ValueError("an uninitialised State (make states with zerogym.make_state)")
+    return 0
+
+
+def _short_repr(x):
+    r = repr(x)
+    return r if len(r) <= 80 else r[:77] + "..."

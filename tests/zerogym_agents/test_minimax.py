@@ -195,3 +195,110 @@ def test_bad_input():
         MinimaxAgent().value(st)
     with pytest.raises(RuntimeError, match="node_limit"):
         MinimaxAgent(node_limit=100).value(make_state("connect_four", rows=5, cols=5))
+
+
+# ---- the compiled Solver checks what Python hands it ------------------------------------------
+def test_solver_refuses_missing_uninitialised_and_foreign_states():
+    from zerogym_agents._minimax import Solver
+    ttt = make_state("tictactoe")
+    with pytest.raises(TypeError):
+        Solver(None)
+    bare = type(ttt).__new__(type(ttt))             # a State whose constructor never ran: no blob
+    with pytest.raises(ValueError, match="uninitialised State"):
+        Solver(bare)
+    solver = Solver(ttt, 10)
+    with pytest.raises(TypeError):
+        solver.value(None)
+    with pytest.raises(TypeError):
+        solver.action_values(None)
+    with pytest.raises(ValueError, match="uninitialised State"):
+        solver.value(bare)
+    for other in (make_state("connect_four", rows=4, cols=4), make_state("tictactoe", board_size=4),
+                  make_state("hex", board_size=3)):
+        with pytest.raises(ValueError, match="this solver is for GameSpec\\(tictactoe"):
+            solver.value(other)
+        with pytest.raises(ValueError, match="this solver is for GameSpec\\(tictactoe"):
+            solver.action_values(other)
+    assert solver.value(ttt) == 0
+
+
+def test_solver_checks_table_size_and_move_order():
+    from zerogym_agents._minimax import Solver
+    ttt = make_state("tictactoe")
+    for bits in (3, 31, -1):
+        with pytest.raises(ValueError, match="tt_bits must be in 4..30"):
+            Solver(ttt, bits)
+    for bits in (10.0, True, None):
+        with pytest.raises(TypeError, match="tt_bits must be an integer"):
+            Solver(ttt, bits)
+    for order in ([0] * 9, list(range(8)), list(range(10)), [[0, 1, 2], [3, 4, 5], [6, 7, 8]], list(range(1, 10))):
+        with pytest.raises(ValueError, match="order must be a permutation of 0..8"):
+            Solver(ttt, 10, order)
+    for order in ([0.0, 1.2, 2, 3, 4, 5, 6, 7, 8], [True] * 9, ["0"] * 9):
+        with pytest.raises(TypeError, match="order must be integers"):
+            Solver(ttt, 10, order)
+    assert Solver(ttt, 10, np.arange(9, dtype=np.uint8)[::-1]).value(ttt) == 0
+
+
+def test_solver_left_unchanged_when_reinitialising_fails():
+    from zerogym_agents._minimax import Solver
+    ttt, c4 = make_state("tictactoe"), make_state("connect_four", rows=4, cols=4)
+    solver = Solver(ttt, 10)
+    for bad in (dict(order=[0] * 7), dict(tt_bits=99), dict(order=[0.5] * 7)):
+        with pytest.raises((ValueError, TypeError)):
+            solver.__init__(c4, **bad)
+        assert solver.value(ttt) == 0                  # still a working Tic-tac-toe solver
+        with pytest.raises(ValueError, match="this solver is for"):
+            solver.value(c4)
+    solver.__init__(c4, 12)                            # a good one switches the game
+    assert solver.value(c4) == 0
+    with pytest.raises(ValueError, match="this solver is for GameSpec\\(connect_four"):
+        solver.value(ttt)
+
+
+def test_solver_without_init_is_refused():
+    from zerogym_agents._minimax import Solver
+    solver = Solver.__new__(Solver)
+    for call in (solver.clear, lambda: solver.value(make_state("tictactoe")),
+                 lambda: solver.action_values(make_state("tictactoe"))):
+        with pytest.raises(RuntimeError, match="not initialised"):
+            call()
+
+
+def test_solver_refuses_a_second_thread_while_searching():
+    import threading
+    import time
+
+    from zerogym_agents._minimax import Solver
+    c4 = make_state("connect_four", rows=4, cols=5)
+    solver = Solver(c4, 16)
+    stop = threading.Event()
+    refused, values = [], []
+
+    def worker():
+        while not stop.is_set():
+            try:
+                values.append(solver.value(c4))
+            except RuntimeError as err:
+                refused.append(str(err))
+            try:
+                solver.clear()
+            except RuntimeError as err:
+                refused.append(str(err))
+
+    t = threading.Thread(target=worker)
+    t.start()
+    end = time.time() + 1.0
+    try:
+        while time.time() < end:
+            for call in (lambda: values.append(int(solver.action_values(c4).max())), solver.clear,
+                         lambda: solver.__init__(c4, 16)):
+                try:
+                    call()
+                except RuntimeError as err:
+                    refused.append(str(err))
+    finally:
+        stop.set()
+        t.join()
+    assert all("another thread" in r for r in refused), set(refused)
+    assert values and len(set(values)) == 1

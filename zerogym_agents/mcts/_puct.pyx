@@ -15,6 +15,11 @@ into it (the player to move at its parent), so a parent picks the child with the
 is.  The evaluator's value and terminal results are from the view of the player to move at the
 leaf; backing up adds +v to nodes whose mover is that player and -v to the others.  Nothing assumes
 that players alternate.
+
+Every method callable from Python checks its arguments (tree indices, counts, array shapes, States
+of this game, actions, the search constants) before compiled code uses them; the nogil loops
+check nothing.  The legal masks that expansion trusts are a private copy: the evaluator gets
+`masks` as a view it may overwrite.
 """
 from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
 from libc.math cimport sqrt, isfinite, pow
@@ -24,7 +29,12 @@ cimport numpy as cnp
 
 import numpy as np
 
-from zerogym._core.game cimport GameDef, Header, header, splitmix64, RUNNING, TERMINAL, REASON_OK
+from zerogym._core.state import same_game
+from zerogym.errors import IllegalMoveError
+from zerogym_agents import _search_args as args
+
+from zerogym._core.game cimport (GameDef, Header, header, splitmix64, RUNNING, TERMINAL, REASON_OK, REASON_RANGE,
+                                 REASON_OVER)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym_agents.mcts._rng cimport next_u64, below, uniform01, gamma_sample
@@ -36,6 +46,11 @@ cdef enum:
     D_LEAF = 0         # a leaf was queued for the evaluator
     D_BACKED = 1       # ended on a terminal state (or a dead end): backed up at once
     D_COLLISION = 2    # met a leaf already queued in this batch: nothing done
+
+cdef enum:
+    MAX_LEAVES_PER_TREE = 1024   # descents in flight per tree (Node.inflight is 16 bits)
+    MAX_ACTIONS = 32767          # Node.action and Node.num_children are 16 bits
+    INT32_MAX = 2147483647
 
 
 ctypedef struct Node:
@@ -78,35 +93,59 @@ cdef class PUCTCore:
     cdef int32_t* leaf_tree
     cdef int32_t* leaf_node
     cdef int8_t* leaf_player   # the player to move at each queued leaf
+    cdef int8_t* leaf_mask     # (G*k, A) legal masks of the queued leaves, as expansion trusts them
+    cdef int64_t* moves        # G: advance()'s actions, copied before they are checked
     cdef double* noise         # num_actions gamma draws
     cdef readonly int pending_leaves
     cdef readonly int64_t full_events     # leaves left unexpanded because their tree was full
     cdef int target
-    cdef public double c_puct, fpu_reduction, virtual_loss, dirichlet_alpha, epsilon
-    cdef public int pass_action            # the game's pass action (-1: none)
+    cdef double _c_puct, _fpu_reduction, _virtual_loss, _dirichlet_alpha, _epsilon
+    cdef int _pass_action                  # the game's pass action (-1: none)
     cdef public int no_pass_before         # before this many moves, pass is no child where another move is legal
     cdef readonly object planes            # float32 (G*k, C, H, W)
     cdef readonly object masks             # int8 (G*k, A)
     cdef float* planes_p
     cdef int8_t* masks_p
+    cdef bint busy                         # a call has released the GIL inside this search
 
-    def __cinit__(self, GameSpec spec, int num_games, int leaves_per_tree, int capacity):
+    def __cinit__(self, GameSpec spec not None, num_games, leaves_per_tree, capacity):
+        if not spec.ready:
+            raise ValueError("PUCTCore needs a GameSpec built by a game module's make_spec")
+        if not 1 <= spec.d.num_actions <= MAX_ACTIONS:
+            raise ValueError(f"{spec.name}: {spec.d.num_actions} actions; the search holds 1..{MAX_ACTIONS}")
+        # sizes as Python ints first: their products cannot wrap around
+        n_games = args.integer("num_games", num_games, 1, INT32_MAX)
+        n_leaves = args.integer("leaves_per_tree", leaves_per_tree, 1, MAX_LEAVES_PER_TREE)
+        n_nodes = args.integer("capacity", capacity, 1, INT32_MAX)
+        if n_games * n_leaves > INT32_MAX:
+            raise ValueError(f"num_games * leaves_per_tree must be at most {INT32_MAX} leaves per batch, "
+                             f"got {n_games} * {n_leaves} = {n_games * n_leaves}")
+        A_, obs_ = spec.d.num_actions, spec.d.height * spec.d.width * spec.d.planes
+        need = ((n_games + 1) * n_nodes * sizeof(Node) + (n_games + 1) * spec.d.state_bytes + obs_
+                + n_games * (2 * sizeof(int32_t) + sizeof(uint64_t) + sizeof(int64_t) + 2)
+                + n_games * n_leaves * (2 * sizeof(int32_t) + 1 + 2 * A_ + 4 * obs_) + A_ * sizeof(double))
+        what = (f"PUCTCore: {n_games} {spec.name} search trees of {n_nodes} nodes ({sizeof(Node)} bytes each) "
+                f"with {n_leaves} leaves per tree")
+        args.check_bytes(what, need)
+        cdef Py_ssize_t G = n_games, k = n_leaves, cap = n_nodes
         self.spec = spec
         self.g = &spec.d
-        self.num_games = num_games
+        self.num_games = <int> G
         self.num_actions = spec.d.num_actions
-        self.leaves_per_tree = leaves_per_tree
-        self.capacity = capacity
+        self.leaves_per_tree = <int> k
+        self.capacity = <int> cap
         self.C, self.H, self.W = spec.d.planes, spec.d.height, spec.d.width
         self.stride = spec.d.state_bytes
-        self.pass_action = -1
+        self._pass_action = -1
         self.no_pass_before = 0
-        cdef Py_ssize_t G = num_games, L = <Py_ssize_t> num_games * leaves_per_tree
+        self._c_puct, self._fpu_reduction, self._virtual_loss = 1.5, 0.25, 1.0
+        self._dirichlet_alpha, self._epsilon = 0.3, 0.0
+        cdef Py_ssize_t L = G * k, A = self.num_actions, obs = <Py_ssize_t> self.H * self.W * self.C
         self.roots = <char*> PyMem_Calloc(G, self.stride)
         self.scratch = <char*> PyMem_Calloc(1, self.stride)
-        self.obs = <int8_t*> PyMem_Malloc(self.H * self.W * self.C)
-        self.nodes = <Node*> PyMem_Malloc(G * capacity * sizeof(Node))
-        self.spare = <Node*> PyMem_Malloc(capacity * sizeof(Node))
+        self.obs = <int8_t*> PyMem_Malloc(obs)
+        self.nodes = <Node*> PyMem_Malloc(G * cap * sizeof(Node))
+        self.spare = <Node*> PyMem_Malloc(cap * sizeof(Node))
         self.used = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
         self.done = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
         self.rng = <uint64_t*> PyMem_Calloc(G, sizeof(uint64_t))
@@ -115,16 +154,21 @@ cdef class PUCTCore:
         self.leaf_tree = <int32_t*> PyMem_Malloc(L * sizeof(int32_t))
         self.leaf_node = <int32_t*> PyMem_Malloc(L * sizeof(int32_t))
         self.leaf_player = <int8_t*> PyMem_Malloc(L)
-        self.noise = <double*> PyMem_Malloc(self.num_actions * sizeof(double))
+        self.leaf_mask = <int8_t*> PyMem_Malloc(L * A)
+        self.moves = <int64_t*> PyMem_Malloc(G * sizeof(int64_t))
+        self.noise = <double*> PyMem_Malloc(A * sizeof(double))
         if (self.roots == NULL or self.scratch == NULL or self.obs == NULL or self.nodes == NULL or
                 self.spare == NULL or self.used == NULL or self.done == NULL or self.rng == NULL or
                 self.noised == NULL or self.has_root == NULL or self.leaf_tree == NULL or self.leaf_node == NULL or
-                self.leaf_player == NULL or self.noise == NULL):
-            raise MemoryError(f"cannot allocate {num_games} search trees of {capacity} nodes")
-        self.planes = np.zeros((L, self.C, self.H, self.W), np.float32)
-        self.masks = np.zeros((L, self.num_actions), np.int8)
-        self.planes_p = <float*> cnp.PyArray_DATA(self.planes)
-        self.masks_p = <int8_t*> cnp.PyArray_DATA(self.masks)
+                self.leaf_player == NULL or self.leaf_mask == NULL or self.moves == NULL or
+                self.noise == NULL):
+            raise MemoryError(f"{what} need {need} bytes, which could not be allocated")
+        try:
+            self.planes = np.zeros((L, self.C, self.H, self.W), np.float32)
+            self.masks = np.zeros((L, self.num_actions), np.int8)
+        except MemoryError:
+            raise MemoryError(f"{what} need {need} bytes, which could not be allocated") from None
+        self._bind_buffers()
 
     def __dealloc__(self):
         PyMem_Free(self.roots)
@@ -140,23 +184,123 @@ cdef class PUCTCore:
         PyMem_Free(self.leaf_tree)
         PyMem_Free(self.leaf_node)
         PyMem_Free(self.leaf_player)
+        PyMem_Free(self.leaf_mask)
+        PyMem_Free(self.moves)
         PyMem_Free(self.noise)
 
     @property
     def node_bytes(self):
         return sizeof(Node)
 
-    # ---- roots ---------------------------------------------------------------------------
-    def seed_tree(self, int i, uint64_t seed):
-        """Seed tree i's random stream (root noise, move choice)."""
-        self.rng[i] = splitmix64(seed)
+    # ---- search constants (read by the compiled loops; checked here) ----------------------
+    @property
+    def c_puct(self):
+        return self._c_puct
 
-    def set_root(self, int i, State st):
-        """Make `st` (a copy of it) the root of tree i, with an empty tree."""
+    @c_puct.setter
+    def c_puct(self, v):
+        self._c_puct = args.real("c_puct", v, 0.0)
+
+    @property
+    def fpu_reduction(self):
+        return self._fpu_reduction
+
+    @fpu_reduction.setter
+    def fpu_reduction(self, v):
+        self._fpu_reduction = args.real("fpu_reduction", v)
+
+    @property
+    def virtual_loss(self):
+        return self._virtual_loss
+
+    @virtual_loss.setter
+    def virtual_loss(self, v):
+        self._virtual_loss = args.real("virtual_loss", v, 0.0)
+
+    @property
+    def dirichlet_alpha(self):
+        return self._dirichlet_alpha
+
+    @dirichlet_alpha.setter
+    def dirichlet_alpha(self, v):
+        self._dirichlet_alpha = args.real("dirichlet_alpha", v, 0.0, open_lo=True)
+
+    @property
+    def epsilon(self):
+        return self._epsilon
+
+    @epsilon.setter
+    def epsilon(self, v):
+        self._epsilon = args.real("epsilon", v, 0.0, 1.0)
+
+    @property
+    def pass_action(self):
+        """The game's pass action, dropped from the children before no_pass_before moves (-1: none)."""
+        return self._pass_action
+
+    @pass_action.setter
+    def pass_action(self, v):
+        self._pass_action = args.integer("pass_action", v, -1, self.num_actions - 1)
+
+    # ---- argument checks -----------------------------------------------------------------
+    cdef int _tree(self, object i) except -1:
+        return args.index("tree index", i, self.num_games)
+
+    cdef int _rooted(self, object i) except -1:
+        cdef int t = self._tree(i)
+        if not self.has_root[t]:
+            raise RuntimeError(f"tree {t} has no root: call set_roots() first")
+        return t
+
+    cdef int _same_game(self, State st, str what) except -1:
+        if st.s == NULL or st.spec is None:
+            raise ValueError(f"{what} is an uninitialised State (make states with zerogym.make_state)")
+        if not same_game(st.spec, self.spec):
+            raise ValueError(f"{what}: a state of {st.spec!r} does not fit a search of {self.spec!r} "
+                             "(same game and kwargs needed)")
+        return 0
+
+    cdef int _free(self) except -1:
+        # the nogil sections run with `busy` set; a call from another thread meanwhile must not
+        # touch the trees (checked after a method's last Python call, right before it does)
+        if self.busy:
+            raise RuntimeError("PUCTCore: another thread is inside a call on this search; one call at a time")
+        return 0
+
+    cdef int _bind_buffers(self) except -1:
+        # the pointers the compiled loops write planes and masks through, taken again from the
+        # arrays (which Python could have resized in place) and checked against what they write
+        cdef Py_ssize_t L = <Py_ssize_t> self.num_games * self.leaves_per_tree
+        p, m = self.planes, self.masks
+        if (cnp.PyArray_TYPE(p) != cnp.NPY_FLOAT32 or not cnp.PyArray_IS_C_CONTIGUOUS(p) or
+                p.shape != (L, self.C, self.H, self.W) or not cnp.PyArray_ISWRITEABLE(p)):
+            raise RuntimeError(f"PUCTCore.planes must stay a writeable C-contiguous float32 array of shape "
+                               f"{(L, self.C, self.H, self.W)}, it is now {p.dtype} {p.shape}")
+        if (cnp.PyArray_TYPE(m) != cnp.NPY_INT8 or not cnp.PyArray_IS_C_CONTIGUOUS(m) or
+                m.shape != (L, self.num_actions) or not cnp.PyArray_ISWRITEABLE(m)):
+            raise RuntimeError(f"PUCTCore.masks must stay a writeable C-contiguous int8 array of shape "
+                               f"{(L, self.num_actions)}, it is now {m.dtype} {m.shape}")
+        self.planes_p = <float*> cnp.PyArray_DATA(p)
+        self.masks_p = <int8_t*> cnp.PyArray_DATA(m)
+        return 0
+
+    # ---- roots ---------------------------------------------------------------------------
+    def seed_tree(self, i, seed):
+        """Seed tree i's random stream (root noise, move choice); seed: any int (taken mod 2**64)."""
+        cdef int t = self._tree(i)
+        cdef uint64_t key = args.seed64("seed", seed)
+        self._free()
+        self.rng[t] = splitmix64(key)
+
+    def set_root(self, i, State st not None):
+        """Make `st` (a copy of it; a State of this game and kwargs) the root of tree i, with an empty tree."""
+        cdef int t = self._tree(i)
+        self._same_game(st, f"state for tree {t}")
+        self._free()
         self._idle()
-        memcpy(self.roots + i * self.stride, st.s, self.stride)
-        self._fresh_root(i)
-        self.has_root[i] = 1
+        memcpy(self.roots + t * self.stride, st.s, self.stride)
+        self._fresh_root(t)
+        self.has_root[t] = 1
 
     cdef void _fresh_root(self, int i) noexcept nogil:
         cdef Node* r = self.nodes + <Py_ssize_t> i * self.capacity
@@ -174,18 +318,23 @@ cdef class PUCTCore:
         self.used[i] = 1
         self.noised[i] = 0
 
-    def get_root(self, int i, State out):
-        """Copy tree i's root state into `out`."""
-        memcpy(out.s, self.roots + i * self.stride, self.stride)
+    def get_root(self, i, State out not None):
+        """Copy tree i's root state into `out` (a State of this game and kwargs)."""
+        cdef int t = self._rooted(i)
+        self._same_game(out, "out")
+        self._free()
+        memcpy(out.s, self.roots + t * self.stride, self.stride)
 
-    def root_over(self, int i):
-        return header(self.roots + i * self.stride).status != RUNNING
+    def root_over(self, i):
+        cdef int t = self._rooted(i)
+        return header(self.roots + t * self.stride).status != RUNNING
 
     def abort(self):
         """Drop the leaves of the last collect() (their virtual loss included), e.g. after the
         evaluator failed: the trees are as they were before collect()."""
         cdef int j
         cdef Node* base
+        self._free()
         for j in range(self.pending_leaves):
             base = self.nodes + <Py_ssize_t> self.leaf_tree[j] * self.capacity
             base[self.leaf_node[j]].pending = 0
@@ -204,12 +353,15 @@ cdef class PUCTCore:
         return 0
 
     # ---- one search ----------------------------------------------------------------------
-    def begin(self, int simulations):
-        """Start a search of `simulations` new simulations per tree (noise goes on expanded roots now)."""
+    def begin(self, simulations):
+        """Start a search of `simulations` (1..2**31-1) new simulations per tree (noise goes on
+        expanded roots now)."""
+        cdef int n = args.integer("simulations", simulations, 1, INT32_MAX)
+        self._free()
         self._idle()
         self._check_roots()
         cdef int i
-        self.target = simulations
+        self.target = n
         for i in range(self.num_games):
             self.done[i] = 0
             if self.nodes[<Py_ssize_t> i * self.capacity].first_child >= 0:
@@ -227,8 +379,11 @@ cdef class PUCTCore:
         """Descend every unfinished tree up to leaves_per_tree times; return the number L of leaves
         queued (their planes and masks are rows 0..L-1 of .planes / .masks).  Terminal leaves are
         backed up at once and not queued."""
+        self._free()
         self._idle()
+        self._bind_buffers()
         cdef int i, t, tries, r
+        self.busy = 1
         with nogil:
             for i in range(self.num_games):
                 if header(self.roots + i * self.stride).status != RUNNING:
@@ -240,6 +395,7 @@ cdef class PUCTCore:
                     r = self._descend(i)
                     if r != D_COLLISION:
                         self.done[i] += 1
+        self.busy = 0
         return self.pending_leaves
 
     cdef int _descend(self, int i) noexcept nogil:
@@ -249,7 +405,7 @@ cdef class PUCTCore:
         cdef int node = 0, best, j, L, count
         cdef Node* nd
         cdef Node* c
-        cdef double cs, q_parent, fpu, vl = self.virtual_loss, score, best_score, n_eff, q
+        cdef double cs, q_parent, fpu, vl = self._virtual_loss, score, best_score, n_eff, q
         memcpy(s, self.roots + i * self.stride, self.stride)
         while True:
             nd = base + node
@@ -273,11 +429,11 @@ cdef class PUCTCore:
                 self.pending_leaves = L + 1
                 return D_LEAF
             # PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N); unvisited children get parent Q - fpu
-            cs = self.c_puct * sqrt(nd.n + vl * (nd.inflight - 1))   # other descents in flight, not this one
+            cs = self._c_puct * sqrt(nd.n + vl * (nd.inflight - 1))   # other descents in flight, not this one
             q_parent = nd.w / nd.n if nd.n > 0 else 0.0
             if nd.mover != h.to_play:
                 q_parent = -q_parent
-            fpu = q_parent - self.fpu_reduction
+            fpu = q_parent - self._fpu_reduction
             best = 0
             best_score = -1e300
             c = base + nd.first_child
@@ -299,16 +455,17 @@ cdef class PUCTCore:
         # pass before move no_pass_before while another move is legal)
         cdef int HW = self.H * self.W, C = self.C, k, ch, count
         cdef int8_t* o = self.obs
-        cdef int8_t* m = self.masks_p + <Py_ssize_t> row * self.num_actions
+        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> row * self.num_actions
         cdef float* out = self.planes_p + <Py_ssize_t> row * C * HW
         if self.g.observe_mover != NULL:
             count = self.g.observe_mover(self.g.params, s, o, m)
         else:
             self.g.observe(self.g.params, s, header(s).to_play, o)
             count = self.g.legal(self.g.params, s, m)
-        if self.pass_action >= 0 and count > 1 and m[self.pass_action] and header(s).moves < self.no_pass_before:
-            m[self.pass_action] = 0
+        if self._pass_action >= 0 and count > 1 and m[self._pass_action] and header(s).moves < self.no_pass_before:
+            m[self._pass_action] = 0
             count -= 1
+        memcpy(self.masks_p + <Py_ssize_t> row * self.num_actions, m, self.num_actions)
         for ch in range(C):
             for k in range(HW):
                 out[ch * HW + k] = o[k * C + ch]
@@ -329,7 +486,7 @@ cdef class PUCTCore:
             base[node].inflight -= 1
             node = base[node].parent
 
-    def backup(self, const float[:, ::1] priors, const float[::1] values):
+    def backup(self, const float[:, ::1] priors not None, const float[::1] values not None):
         """Expand the queued leaves with `priors` (renormalised over legal actions) and back up `values`.
 
         Returns -1, or the index of the first leaf with a non-finite or negative prior or a
@@ -338,12 +495,15 @@ cdef class PUCTCore:
         if priors.shape[0] != L or priors.shape[1] != A or values.shape[0] != L:
             raise ValueError(f"expected priors ({L}, {A}) and values ({L},), got priors "
                              f"({priors.shape[0]}, {priors.shape[1]}) and values ({values.shape[0]},)")
+        self._free()
+        self.busy = 1
         with nogil:
             j = self._validate(priors, values)
             if j < 0:
                 for j in range(L):
                     self._expand(j, &priors[j, 0], values[j])
                 self.pending_leaves = 0
+        self.busy = 0
         return j if self.pending_leaves else -1
 
     cdef int _validate(self, const float[:, ::1] priors, const float[::1] values) noexcept nogil:
@@ -352,7 +512,7 @@ cdef class PUCTCore:
         for j in range(self.pending_leaves):
             if not isfinite(values[j]):
                 return j
-            m = self.masks_p + <Py_ssize_t> j * A
+            m = self.leaf_mask + <Py_ssize_t> j * A
             for a in range(A):
                 if m[a] and not (priors[j, a] >= 0 and isfinite(priors[j, a])):
                     return j
@@ -363,7 +523,7 @@ cdef class PUCTCore:
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef Node* nd = base + node
         cdef Node* c
-        cdef int8_t* m = self.masks_p + <Py_ssize_t> j * A
+        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> j * A
         cdef double total = 0.0, scale
         cdef int player = self.leaf_player[j]
         for a in range(A):
@@ -371,7 +531,7 @@ cdef class PUCTCore:
                 count += 1
                 total += prior[a]
         nd.pending = 0
-        if self.used[i] + count <= self.capacity:
+        if <int64_t> self.used[i] + count <= self.capacity:
             first = self.used[i]
             self.used[i] += count
             scale = 1.0 / total if total > 0 else 0.0
@@ -401,27 +561,36 @@ cdef class PUCTCore:
         # mix Dirichlet(alpha) noise into the root priors, once per root
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef int j, n = base.num_children
-        cdef double total = 0.0, eps = self.epsilon
+        cdef double total = 0.0, eps = self._epsilon
         cdef Node* c
         if self.noised[i] or eps <= 0 or n == 0:
             return
         self.noised[i] = 1
         for j in range(n):
-            self.noise[j] = gamma_sample(&self.rng[i], self.dirichlet_alpha)
+            self.noise[j] = gamma_sample(&self.rng[i], self._dirichlet_alpha)
             total += self.noise[j]
         for j in range(n):
             c = base + base.first_child + j
             c.prior = <float> ((1.0 - eps) * c.prior + eps * (self.noise[j] / total if total > 0 else 1.0 / n))
 
     # ---- results and moves ---------------------------------------------------------------
-    def root_stats(self, int32_t[:, ::1] counts, float[:, ::1] policy, float[::1] value, float[:, ::1] priors):
+    def root_stats(self, int32_t[:, ::1] counts not None, float[:, ::1] policy not None, float[::1] value not None,
+                   float[:, ::1] priors not None):
         """Per tree: child visit counts, the visit distribution, the root value (player to move's
-        view; for a finished root, its result), and the root priors (after noise)."""
-        cdef int i, j, A = self.num_actions
+        view; for a finished root, its result), and the root priors (after noise); counts, policy
+        and priors of shape (num_games, num_actions), value (num_games,)."""
+        cdef int i, j, A = self.num_actions, G = self.num_games
+        args.shape("counts", (counts.shape[0], counts.shape[1]), (G, A))
+        args.shape("policy", (policy.shape[0], policy.shape[1]), (G, A))
+        args.shape("value", (value.shape[0],), (G,))
+        args.shape("priors", (priors.shape[0], priors.shape[1]), (G, A))
+        self._check_roots()
         cdef Node* base
         cdef Node* c
         cdef Header* h
         cdef int64_t total
+        self._free()
+        self.busy = 1
         with nogil:
             for i in range(self.num_games):
                 base = self.nodes + <Py_ssize_t> i * self.capacity
@@ -444,15 +613,23 @@ cdef class PUCTCore:
                 if total > 0:
                     for j in range(A):
                         policy[i, j] = <float> (<double> counts[i, j] / total)
+        self.busy = 0
 
-    def choose(self, double temperature, int64_t[::1] out):
+    def choose(self, temperature, int64_t[::1] out not None):
         """out[i] = a move for tree i from its root visit counts: argmax for temperature 0 (ties
         broken at random), else sampled with probability proportional to N^(1/temperature).
-        With no child visits the priors are used the same way; -1 for a finished root."""
+        With no child visits the priors are used the same way; -1 for a finished root.
+        temperature: a finite number >= 0; out: int64 (num_games,)."""
+        cdef double t = args.real("temperature", temperature, 0.0)
+        args.shape("out", (out.shape[0],), (self.num_games,))
+        self._check_roots()
         cdef int i
+        self._free()
+        self.busy = 1
         with nogil:
             for i in range(self.num_games):
-                out[i] = self._choose(i, temperature)
+                out[i] = self._choose(i, t)
+        self.busy = 0
 
     cdef int _choose(self, int i, double temperature) noexcept nogil:
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
@@ -472,6 +649,8 @@ cdef class PUCTCore:
                     ties += 1
                     if below(&self.rng[i], ties) == 0:   # reservoir: each tied child kept with chance 1/ties
                         pick = j
+            if pick < 0:        # no comparable weight (visit counts past 2**31): any child
+                pick = below(&self.rng[i], n)
             return kids[pick].action
         for j in range(n):
             best = max(best, <double> (kids[j].n if visited else kids[j].prior))
@@ -487,41 +666,63 @@ cdef class PUCTCore:
                 r -= x
                 if r < 0:
                     break
+        if pick < 0:            # no positive weight: any child
+            pick = below(&self.rng[i], n)
         return kids[pick].action
 
-    def check_moves(self, const int64_t[::1] actions):
-        """(-1, 0) if actions[i] is legal at every root, else (i, reason code) for the first that is not."""
+    def check_moves(self, const int64_t[::1] actions not None):
+        """(-1, 0) if actions[i] is legal at every root, else (i, reason code) for the first that
+        is not.  actions: int64 (num_games,)."""
+        args.shape("actions", (actions.shape[0],), (self.num_games,))
+        self._check_roots()
+        self._free()
+        return self._check_moves(&actions[0])
+
+    cdef tuple _check_moves(self, const int64_t* actions):
         cdef int i, code
         cdef int64_t a
         for i in range(self.num_games):
             a = actions[i]
             if header(self.roots + i * self.stride).status != RUNNING:
-                return (i, 2)
+                return (i, REASON_OVER)
             if a < 0 or a >= self.num_actions:
-                return (i, 1)
+                return (i, REASON_RANGE)
             code = self.g.check(self.g.params, self.roots + i * self.stride, <int> a)
             if code != REASON_OK:
                 return (i, code)
         return (-1, 0)
 
-    def advance(self, const int64_t[::1] actions):
-        """Play actions[i] at root i (legality checked by check_moves first) and keep that child's
-        subtree, compacted to the front of the tree's node array, as the new root."""
+    def advance(self, const int64_t[::1] actions not None):
+        """Play actions[i] at root i and keep that child's subtree, compacted to the front of the
+        tree's node array, as the new root.  actions: int64 (num_games,); an illegal one raises
+        IllegalMoveError naming the game, and then no tree is changed."""
+        args.shape("actions", (actions.shape[0],), (self.num_games,))
+        self._check_roots()
+        self._free()
         self._idle()
-        cdef int i, j, keep
+        cdef int i, j, keep, code
+        cdef int64_t* a = self.moves
+        # a private copy: the caller's array could change under the nogil loop
+        memcpy(a, &actions[0], self.num_games * sizeof(int64_t))
+        i, code = self._check_moves(a)
+        if i >= 0:
+            reason = self.spec.reason(code)
+            raise IllegalMoveError(f"game {i}: illegal move {a[i]}: {reason}", action=a[i], reason=reason, game_index=i)
         cdef Node* base
+        self.busy = 1
         with nogil:
             for i in range(self.num_games):
                 base = self.nodes + <Py_ssize_t> i * self.capacity
                 keep = -1
                 for j in range(base.num_children if base.first_child >= 0 else 0):
-                    if base[base.first_child + j].action == actions[i]:
+                    if base[base.first_child + j].action == a[i]:
                         keep = base.first_child + j
-                self.g.apply(self.g.params, self.roots + i * self.stride, <int> actions[i])
+                self.g.apply(self.g.params, self.roots + i * self.stride, <int> a[i])
                 if keep < 0:
                     self._fresh_root(i)
                 else:
                     self._compact(i, keep)
+        self.busy = 0
 
     cdef void _compact(self, int i, int keep) noexcept nogil:
         # copy the subtree under `keep` breadth first into spare (children stay contiguous), then back
@@ -543,16 +744,21 @@ cdef class PUCTCore:
         self.used[i] = tail
         self.noised[i] = 0
 
-    def tree_size(self, int i):
+    def tree_size(self, i):
         """Nodes in use in tree i."""
-        return self.used[i]
+        return self.used[self._tree(i)]
 
-    def node_stats(self, int i, path):
+    def node_stats(self, i, path):
         """(visits, value sum from the mover's view, mover, child visit counts (A,)) of the node
-        reached from tree i's root by the actions in `path`; None if that node is not in the tree."""
-        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
-        cdef int node = 0, j, found
-        for a in path:
+        reached from tree i's root by the actions in `path` (each in 0..num_actions-1); None if
+        that node is not in the tree."""
+        cdef int t = self._rooted(i)
+        actions = [args.integer(f"path[{k}]", x, 0, self.num_actions - 1) for k, x in enumerate(path)]
+        cdef Node* base = self.nodes + <Py_ssize_t> t * self.capacity
+        cdef int node = 0, j, found, a
+        counts = np.zeros(self.num_actions, np.int32)
+        self._free()
+        for a in actions:
             found = -1
             for j in range(base[node].num_children if base[node].first_child >= 0 else 0):
                 if base[base[node].first_child + j].action == a:
@@ -560,7 +766,6 @@ cdef class PUCTCore:
             if found < 0:
                 return None
             node = found
-        counts = np.zeros(self.num_actions, np.int32)
         for j in range(base[node].num_children if base[node].first_child >= 0 else 0):
             counts[base[base[node].first_child + j].action] = base[base[node].first_child + j].n
         return base[node].n, base[node].w, base[node].mover, counts

@@ -8,6 +8,9 @@ that order; then the child maximising Q + c * sqrt(ln N_parent / N) is taken.  T
 uniformly random legal moves to the end; the result is backed up (+1 win, -1 loss, 0 draw or
 truncation) from the view of each node's mover (the player who chose the edge into it).
 Random numbers come from one splitmix64 stream seeded per search.
+
+The Python-facing methods check every argument (the State's game, counts, the visits buffer)
+before the compiled loops, which check nothing, use them.
 """
 from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free, PyMem_Realloc
 from libc.math cimport sqrt, log
@@ -16,6 +19,9 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint64_t
 
 import numpy as np
 
+from zerogym._core.state import same_game
+from zerogym_agents import _search_args as args
+
 from zerogym._core.game cimport GameDef, Header, header, splitmix64, RUNNING, TERMINAL, REASON_OK
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
@@ -23,6 +29,8 @@ from zerogym_agents.mcts._rng cimport next_u64, below
 
 cdef enum:
     REJECTION_TRIES = 8   # random actions tried with check() before computing the full legal mask
+    MAX_ACTIONS = 32767   # UNode.action and UNode.num_children are 16 bits
+    INT32_MAX = 2147483647
 
 
 ctypedef struct UNode:
@@ -51,8 +59,13 @@ cdef class UCTCore:
     cdef uint64_t rng
     cdef readonly int64_t full_events
     cdef double c_explore
+    cdef bint busy        # a search is running with the GIL released
 
-    def __cinit__(self, GameSpec spec, Py_ssize_t capacity):
+    def __cinit__(self, GameSpec spec not None, capacity):
+        if not spec.ready:
+            raise ValueError("UCTCore needs a GameSpec built by a game module's make_spec")
+        if not 1 <= spec.d.num_actions <= MAX_ACTIONS:
+            raise ValueError(f"{spec.name}: {spec.d.num_actions} actions; the search holds 1..{MAX_ACTIONS}")
         self.spec = spec
         self.g = &spec.d
         self.num_actions = spec.d.num_actions
@@ -63,7 +76,8 @@ cdef class UCTCore:
         self.mask = <int8_t*> PyMem_Malloc(self.num_actions)
         self.order = <int16_t*> PyMem_Malloc(self.num_actions * sizeof(int16_t))
         if self.root == NULL or self.scratch == NULL or self.mask == NULL or self.order == NULL:
-            raise MemoryError()
+            raise MemoryError(f"UCTCore: {2 * self.stride + 3 * self.num_actions} bytes for {spec.name} "
+                              "search buffers could not be allocated")
         self.nodes = NULL
         self.reserve(capacity)
 
@@ -74,19 +88,29 @@ cdef class UCTCore:
         PyMem_Free(self.order)
         PyMem_Free(self.nodes)
 
-    def reserve(self, Py_ssize_t capacity):
-        """Make room for at least `capacity` nodes (kept between searches)."""
+    def reserve(self, capacity):
+        """Make room for at least `capacity` nodes, 1..2**31-1 (kept between searches)."""
+        cdef Py_ssize_t n = args.integer("capacity", capacity, 1, INT32_MAX)
         cdef UNode* p
-        if capacity <= self.capacity:
+        if n <= self.capacity:
             return
-        p = <UNode*> PyMem_Realloc(self.nodes, capacity * sizeof(UNode))
+        self._free()
+        p = <UNode*> PyMem_Realloc(self.nodes, n * sizeof(UNode))
         if p == NULL:
-            raise MemoryError(f"cannot allocate a UCT tree of {capacity} nodes")
+            raise MemoryError(f"UCTCore: a tree of {n} nodes needs {n * sizeof(UNode)} bytes "
+                              f"({sizeof(UNode)} per node), which could not be allocated")
         self.nodes = p
-        self.capacity = capacity
+        self.capacity = n
 
-    def search(self, State state, int simulations, double c, uint64_t seed, int64_t[::1] visits):
-        """Run `simulations` simulations from `state`; write root child visit counts into visits (A,).
+    cdef int _free(self) except -1:
+        if self.busy:
+            raise RuntimeError("UCTCore: another thread is searching with this core; one search at a time")
+        return 0
+
+    def search(self, State state not None, simulations, c, seed, int64_t[::1] visits not None):
+        """Run `simulations` (1..2**31-1) simulations from `state` (a running State of this game and
+        kwargs) with exploration constant c (finite, >= 0) and random stream `seed` (any int, mod
+        2**64); write root child visit counts into visits (int64, (A,)).
 
         Returns (action, root value): the most visited child (ties: larger value sum, then the
         random child order), and the mean result from the view of the player to move at the root."""
@@ -95,15 +119,22 @@ cdef class UCTCore:
         cdef UNode* ch
         cdef double total_w = 0.0
         cdef int64_t total_n = 0
-        if state.spec is not self.spec and state.spec.kwargs != self.spec.kwargs:
-            raise ValueError(f"state of {state.spec!r} does not fit a search of {self.spec!r}")
+        if state.s == NULL or state.spec is None:
+            raise ValueError("state is an uninitialised State (make states with zerogym.make_state)")
+        if not same_game(state.spec, self.spec):
+            raise ValueError(f"a state of {state.spec!r} does not fit a search of {self.spec!r} "
+                             "(same game and kwargs needed)")
+        cdef int n = args.integer("simulations", simulations, 1, INT32_MAX)
+        cdef double c_explore = args.real("c", c, 0.0)
+        cdef uint64_t key = args.seed64("seed", seed)
         if header(state.s).status != RUNNING:
             raise ValueError("the game is over: there is no move to search")
-        if visits.shape[0] != self.num_actions:
-            raise ValueError(f"visits must have {self.num_actions} entries")
+        args.shape("visits", (visits.shape[0],), (self.num_actions,))
+        self._free()
         memcpy(self.root, state.s, self.stride)
-        self.rng = splitmix64(seed)
-        self.c_explore = c
+        self.rng = splitmix64(key)
+        self.c_explore = c_explore
+        self.busy = 1
         with nogil:
             r = self.nodes
             r.first_child = -1
@@ -115,7 +146,7 @@ cdef class UCTCore:
             r.tried = 0
             r.mover = <int8_t> (1 - header(self.root).to_play)
             self.used = 1
-            for i in range(simulations):
+            for i in range(n):
                 self._simulate()
             for j in range(self.num_actions):
                 visits[j] = 0
@@ -128,6 +159,7 @@ cdef class UCTCore:
                     if (best < 0 or ch.n > self.nodes[best].n or
                             (ch.n == self.nodes[best].n and ch.w > self.nodes[best].w)):
                         best = r.first_child + j
+        self.busy = 0
         if best < 0:      # too few simulations to expand the root: a random legal move
             self.g.legal(self.g.params, self.root, self.mask)
             return self._random_legal(self.root), 0.0

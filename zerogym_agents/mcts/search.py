@@ -26,11 +26,15 @@ import operator
 
 import numpy as np
 
-from zerogym.errors import IllegalMoveError
+from zerogym._core.state import State, same_game
+from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.registry import make_state
 from zerogym_agents.mcts._puct import PUCTCore
 
 DEFAULT_NODES_LIMIT = 1 << 20     # default tree capacity is at most this many nodes per tree
+INT32_MAX = (1 << 31) - 1         # counts, node indices and visit counts are 32-bit in the compiled core
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+REASON_RANGE = 1                  # GameSpec.reason code: action out of range
 
 
 def uniform_evaluator(planes, masks):
@@ -111,13 +115,13 @@ class BatchedMCTS:
                  fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=1, capacity=None, seed=None,
                  no_pass_before=0, **game_kwargs):
         self.spec, self._template = game_spec(game, game_kwargs)
-        self.num_games = _int("num_games", num_games, 1)
-        self.simulations = _int("simulations", simulations, 1)
+        self.num_games = _int("num_games", num_games, 1, INT32_MAX)
+        self.simulations = _int("simulations", simulations, 1, INT32_MAX)
         self.num_actions = self.spec.num_actions
         k = _int("leaves_per_tree", leaves_per_tree, 1, 1024)
         if capacity is None:
             capacity = min(DEFAULT_NODES_LIMIT, (self.simulations + 1) * self.num_actions + 1)
-        capacity = _int("capacity", capacity, self.num_actions + 1, (1 << 31) - 1)
+        capacity = _int("capacity", capacity, self.num_actions + 1, INT32_MAX)
         self._core = PUCTCore(self.spec, self.num_games, k, capacity)
         self.c_puct = c_puct
         self.fpu_reduction = fpu_reduction
@@ -149,7 +153,7 @@ class BatchedMCTS:
                        lambda self, v: setattr(self._core, "epsilon", _real("epsilon", v, 0.0, 1.0)))
     no_pass_before = property(lambda self: self._core.no_pass_before,
                               lambda self, v: setattr(self._core, "no_pass_before",
-                                                      _int("no_pass_before", v, 0, (1 << 31) - 1)))
+                                                      _int("no_pass_before", v, 0, INT32_MAX)))
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree)
     capacity = property(lambda self: self._core.capacity)
     full_events = property(lambda self: self._core.full_events)
@@ -171,8 +175,7 @@ class BatchedMCTS:
     def set_root(self, i, state):
         """Start a fresh tree for game i at `state` (copied)."""
         i = _int("game index", i, 0, self.num_games - 1)
-        spec = getattr(state, "spec", None)
-        if spec is None or (spec is not self.spec and (spec.name, spec.kwargs) != (self.spec.name, self.spec.kwargs)):
+        if not isinstance(state, State) or state.spec is None or not same_game(state.spec, self.spec):
             raise ValueError(f"state {i} must be a State of {self.spec!r}, got {state!r}")
         self._core.set_root(i, state)
 
@@ -255,8 +258,9 @@ class BatchedMCTS:
 
     def node_stats(self, i, path=()):
         """(visits, value sum from the mover's view, mover, child visit counts (A,)) of the node reached
-        by `path` (actions from tree i's root), or None if it is not in the tree."""
-        return self._core.node_stats(_int("game index", i, 0, self.num_games - 1), [int(a) for a in path])
+        by `path` (actions from tree i's root, each an int in 0..num_actions-1), or None if it is not
+        in the tree."""
+        return self._core.node_stats(_int("game index", i, 0, self.num_games - 1), list(path))
 
     def tree_size(self, i):
         return self._core.tree_size(_int("game index", i, 0, self.num_games - 1))
@@ -272,9 +276,10 @@ class BatchedMCTS:
         return out
 
     def advance(self, actions):
-        """Play actions[i] in game i and keep its subtree (tree reuse).  Illegal actions raise
-        IllegalMoveError naming the game, and then no tree is changed."""
-        a = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
+        """Play actions[i] in game i and keep its subtree (tree reuse).  Actions are integers (an
+        integer array or a list of ints; floats and bools raise ActionTypeError, never a cast).
+        Illegal actions raise IllegalMoveError naming the game, and then no tree is changed."""
+        a = self._action_array(actions)
         if a.shape != (self.num_games,):
             raise ValueError(f"advance needs {self.num_games} actions, got shape {np.shape(actions)}")
         bad, code = self._core.check_moves(a)
@@ -285,6 +290,26 @@ class BatchedMCTS:
                                    player=self.spec.agents[st.current_player], reason=self.spec.reason(code),
                                    game_index=bad)
         self._core.advance(a)
+
+    def _action_array(self, actions):
+        """`actions` as a flat C-contiguous int64 array, converted only where no value changes."""
+        allowed = f"integers (an integer array or a list of ints) in 0..{self.num_actions - 1}"
+        seq = isinstance(actions, (list, tuple))
+        if seq:
+            for x in actions:
+                if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+                    raise ActionTypeError(f"actions must be {allowed}; got an element {x!r} ({type(x).__name__})")
+        arr = np.asarray(actions) if not seq or len(actions) else np.zeros(0, np.int64)
+        if arr.dtype.kind not in ("iu" + ("O" if seq else "")):
+            raise ActionTypeError(f"actions must be {allowed}; got dtype {arr.dtype}")
+        flat = arr.reshape(-1)
+        if arr.dtype.kind in "uO" and flat.size:
+            big = [k for k, x in enumerate(flat.tolist()) if not INT64_MIN <= x <= INT64_MAX]
+            if big:
+                k = big[0]
+                raise IllegalMoveError(f"game {k}: illegal move {flat[k]}: {self.spec.reason(REASON_RANGE)}",
+                                       action=int(flat[k]), reason=self.spec.reason(REASON_RANGE), game_index=k)
+        return np.ascontiguousarray(flat, dtype=np.int64)
 
 
 def _as_f32(x, name):

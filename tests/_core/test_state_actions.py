@@ -107,3 +107,13 @@ def test_bare_classes_cannot_be_used():
         State()
     with pytest.raises(ValueError, match="make_spec"):
         State.from_spec(GameSpec())
+
+
+def test_states_of_another_layout_are_refused_even_with_equal_kwargs():
+    small, big = zerogym.make_state("go", board_size=5), zerogym.make_state("go", board_size=9)
+    big.spec.kwargs.update(small.spec.kwargs)          # the kwargs dict is mutable: sizes must decide
+    try:
+        with pytest.raises(ValueError, match="cannot copy"):
+            small.copy_from(big)
+    finally:
+        big.spec.kwargs["board_size"] = 9

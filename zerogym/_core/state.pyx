@@ -309,9 +309,12 @@ def agent_name(GameSpec spec, int player):
     return spec.agents[player] if 0 <= player < len(spec.agents) else f"player {player}"
 
 
-def same_game(GameSpec a, GameSpec b):
-    """True if states of specs a and b have the same layout (same game, same kwargs)."""
-    return a is b or (a.name == b.name and a.kwargs == b.kwargs)
+def same_game(GameSpec a not None, GameSpec b not None):
+    """True if states of specs a and b have the same layout (same game, same kwargs).  The compiled
+    sizes are compared too: they, not the (mutable) kwargs dicts, decide what a memcpy may copy."""
+    return a is b or (a.name == b.name and a.kwargs == b.kwargs and a.d.state_bytes == b.d.state_bytes
+                      and a.d.num_actions == b.d.num_actions and a.d.height == b.d.height
+                      and a.d.width == b.d.width and a.d.planes == b.d.planes)
 
 
 def _kwargs_text(GameSpec spec):

@@ -2,6 +2,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from zerogym import cli
@@ -47,8 +48,8 @@ def train_az(out, *extra):
 def test_train_alphazero_resume_of_a_missing_run_says_so_in_one_line(tmp_path):
     with pytest.raises(SystemExit) as e:
         cli.main(train_az(tmp_path / "nothing", "--resume"))
-    msg = str(e.value.code)
-    assert msg.startswith("zerogym train alphazero: ") and "\n" not in msg
+    msg = str(e.value)
+    assert msg.startswith("zerogym train alphazero: error: ") and "\n" not in msg
     assert f"{tmp_path / 'nothing' / 'checkpoint.pt'}: no such file" in msg
     assert not (tmp_path / "nothing").exists()
     (tmp_path / "empty").mkdir()
@@ -63,14 +64,15 @@ def test_train_alphazero_resume_of_a_malformed_checkpoint_says_what_is_wrong(tmp
     save_checkpoint(run / "checkpoint.pt", "alphazero", {"config": AlphaZeroConfig().to_json(), "pool": {}})
     with pytest.raises(SystemExit) as e:
         cli.main(train_az(run, "--resume"))
-    msg = str(e.value.code)
-    assert msg.startswith(f"zerogym train alphazero: {run / 'checkpoint.pt'}: the file lacks 'net'") and "\n" not in msg
+    msg = str(e.value)
+    assert e.value.code == 1 and "\n" not in msg
+    assert msg.startswith(f"zerogym train alphazero: error: {run / 'checkpoint.pt'}: the file lacks 'net'")
     save_checkpoint(run / "checkpoint.pt", "pg", {})
     with pytest.raises(SystemExit, match=r"zerogym train alphazero: .*checkpoint\.pt: a 'pg' checkpoint, expected "
                                          r"'alphazero'"):
         cli.main(train_az(run, "--resume"))
     (tmp_path / "list.json").write_text("[1, 2]")
-    with pytest.raises(SystemExit, match=r"zerogym train alphazero: --config .*list\.json: expected a JSON object"):
+    with pytest.raises(SystemExit, match=r"zerogym train alphazero: error: --config .*list\.json: expected a JSON object"):
         cli.main(train_az(tmp_path / "new", "--config", str(tmp_path / "list.json")))
 
 
@@ -82,7 +84,7 @@ def test_train_alphazero_on_a_corrupt_checkpoint_exits_with_one_line_on_stderr(t
                          text=True)
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 1 and "Traceback" not in out.stderr and len(lines) == 1, out.stderr
-    assert lines[0].startswith(f"zerogym train alphazero: {run / 'checkpoint.pt'} is not a readable zerogym checkpoint")
+    assert lines[0].startswith(f"zerogym train alphazero: error: {run / 'checkpoint.pt'} is not a readable zerogym checkpoint")
 
 
 def test_a_checkpoint_error_no_command_reported_still_ends_in_one_line(tmp_path, monkeypatch):
@@ -94,7 +96,7 @@ def test_a_checkpoint_error_no_command_reported_still_ends_in_one_line(tmp_path,
     monkeypatch.setattr(arena_cli, "run_arena", broken)
     with pytest.raises(SystemExit) as e:
         cli.main(["arena", "--game", "tictactoe", "--agents", "random", "random"])
-    assert e.value.code == "zerogym arena: x.pt: the file lacks 'net'"
+    assert e.value.code == 1 and str(e.value) == "zerogym arena: error: x.pt: the file lacks 'net'"
     monkeypatch.setattr(arena_cli, "run_arena", lambda args: int("not a number"))       # other errors propagate
     with pytest.raises(ValueError, match="invalid literal"):
         cli.main(["arena", "--game", "tictactoe", "--agents", "random", "random"])
@@ -109,7 +111,8 @@ def test_arena_and_play_refuse_a_malformed_agent_file_in_one_line(tmp_path):
     with pytest.raises(SystemExit) as e:
         cli.main(["arena", "--game", "tictactoe", "--agents", str(tmp_path / "bad.pt"), "random", "--no-progress",
                   "--out", str(tmp_path / "arena")])
-    assert e.value.code == f"zerogym arena: {tmp_path / 'bad.pt'}: card must be a dict, got a list of 2"
+    assert e.value.code == 1
+    assert str(e.value) == f"zerogym arena: error: {tmp_path / 'bad.pt'}: card must be a dict, got a list of 2"
 
 
 # ---- a saved agent's model card gives the game's kwargs; another board is announced or refused --------------
@@ -140,7 +143,7 @@ def test_play_refuses_an_agent_of_another_game_or_board_in_one_line(tmp_path):
     out = zerogym("play", "othello", "--agent", "pretrained:go_5x5", stdin="quit\n")
     lines = out.stderr.strip().splitlines()
     assert out.returncode != 0 and len(lines) == 1 and lines[0].startswith("zerogym play: "), out.stderr
-    assert lines[0].endswith("pretrained:go_5x5 plays go, not othello")
+    assert out.returncode == 2 and lines[0] == "zerogym play: error: pretrained:go_5x5 plays go, not othello"
     comp = tmp_path / "comp.pt"                       # a ZetaGo composite runs on its one board size only
     assert zerogym("transfer", "composite", "--in", "pretrained:go_5x5", "--big-size", "7", "--out", comp).returncode == 0
     out = zerogym("play", "go", "--agent", comp, "--kwargs", "board_size=9", stdin="quit\n")
@@ -174,3 +177,54 @@ def test_arena_takes_the_board_from_the_cards_and_refuses_cards_that_disagree(tm
     assert out.returncode == 0, out.stderr
     assert f"note: {a5} was trained on go board_size=5; here it plays board_size=7 zero-shot" in out.stdout
     assert str(a7) + " was" not in out.stdout
+
+
+# ---- one error path: a user's mistake is one line and status 2 (arguments) or 1 (a file); bugs keep tracebacks ----
+
+@pytest.mark.parametrize("argv, words", [
+    (["train", "alphazero", "--game", "chess"], "zerogym train alphazero: error: unknown game 'chess'"),
+    (["train", "alphazero", "--game", "tictactoe", "--kwargs", "board_size=1"],
+     "zerogym train alphazero: error: tictactoe: board_size must be in 2..25, got 1"),
+    (["train", "alphazero", "--game", "tictactoe", "--set", "lr=abc"],
+     "zerogym train alphazero: error: AlphaZeroConfig.lr must be a number >= 0, got 'abc'"),
+    (["train", "pg", "--game", "tictactoe", "--kwargs", "boardsize=3"],
+     "zerogym train pg: error: PGConfig.game_kwargs: tictactoe has no kwargs ['boardsize']; allowed: board_size"),
+    (["play", "go", "--kwargs", "boardsize=9"], "zerogym play: error: go: unknown keyword argument 'boardsize'"),
+    (["arena", "--game", "go", "--kwargs", "boardsize=9", "--agents", "random", "greedy"],
+     "zerogym arena: error: go: unknown keyword argument 'boardsize' (did you mean board_size?)"),
+])
+def test_bad_arguments_are_one_line_on_stderr_with_status_2(tmp_path, argv, words):
+    out = zerogym(*argv, "--out", tmp_path / "out") if argv[0] != "play" else zerogym(*argv, stdin="quit\n")
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    assert lines[0].startswith(words)
+    assert not (tmp_path / "out").exists()
+
+
+def test_debug_shows_the_traceback_and_a_missing_file_is_status_1(tmp_path):
+    for argv in (["--debug", "play", "go", "--kwargs", "boardsize=9"], ["play", "go", "--kwargs", "boardsize=9", "--debug"]):
+        out = zerogym(*argv, stdin="quit\n")
+        assert out.returncode == 1 and "Traceback" in out.stderr and "KwargsError" in out.stderr, out.stderr
+    out = zerogym("train", "pg", "--game", "tictactoe", "--config", tmp_path / "missing.json", "--out", tmp_path / "r")
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.strip().splitlines() == [f"zerogym train pg: error: {tmp_path / 'missing.json'}: no such file or directory"]
+
+
+def test_bugs_keep_their_tracebacks_and_ctrl_c_exits_130_quietly(monkeypatch, capsys):
+    from zerogym_agents.arena import cli as arena_cli
+    arena = ["arena", "--game", "tictactoe", "--agents", "random", "random"]
+    monkeypatch.setattr(arena_cli, "run_arena", lambda args: np.zeros(3).reshape(2, 2))     # raised inside numpy
+    with pytest.raises(ValueError, match="cannot reshape"):
+        cli.main(arena)
+    monkeypatch.setattr(arena_cli, "run_arena", lambda args: len(None))                    # a plain TypeError
+    with pytest.raises(TypeError):
+        cli.main(arena)
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(arena_cli, "run_arena", interrupted)
+    with pytest.raises(SystemExit) as e:
+        cli.main(arena)
+    assert e.value.code == 130 and capsys.readouterr().err == ""
+    with pytest.raises(KeyboardInterrupt):
+        cli.main(["--debug", *arena])

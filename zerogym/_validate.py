@@ -1,6 +1,8 @@
 """Checks for constructor kwargs, with messages that say what is allowed."""
 import operator
 
+from zerogym.errors import KwargsError
+
 
 def int_arg(game, name, value, lo, hi, extra=""):
     """`value` as an int in lo..hi, or ValueError naming the game, the kwarg and the range."""
@@ -22,7 +24,7 @@ def choice_arg(game, name, value, allowed):
 
 
 def known_kwargs(state_class, kwargs):
-    """TypeError naming the game and the keywords it takes if `kwargs` has one that its
+    """KwargsError (a TypeError) naming the game and the keywords it takes if `kwargs` has one that its
     make_spec does not (a typo like boardsize=9 would otherwise name neither)."""
     import difflib
     import inspect
@@ -35,4 +37,4 @@ def known_kwargs(state_class, kwargs):
             close = difflib.get_close_matches(key, params, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             takes = ", ".join(f"{p.name}={p.default!r}" for p in params.values())
-            raise TypeError(f"{game}: unknown keyword argument {key!r}{hint}; {game} takes {takes}")
+            raise KwargsError(f"{game}: unknown keyword argument {key!r}{hint}; {game} takes {takes}")

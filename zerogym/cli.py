@@ -52,8 +52,86 @@ def bench(args):
     env_speed.main(argv)
 
 
+class CommandExit(SystemExit):
+    """How main() ends a command on a user's mistake, once its one line is on stderr: `.code` is the
+    exit status (the interpreter exits with it), str() is the message."""
+
+    def __init__(self, message, status):
+        super().__init__(status)
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+_PACKAGES = ("zerogym", "zerogym_agents")
+_FILE_ERRORS = (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError)
+
+
+def _raised_in_zerogym(err):
+    """Whether the innermost frame of err's traceback is zerogym's own code (Python or Cython)."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    path = tb.tb_frame.f_code.co_filename.replace(os.sep, "/")
+    if not os.path.isabs(path):                     # Cython frames name their .pyx relative to the source root
+        return path.split("/", 1)[0] in _PACKAGES
+    for name in _PACKAGES:
+        module = sys.modules.get(name)
+        if module is not None and path.startswith(os.path.dirname(module.__file__).replace(os.sep, "/") + "/"):
+            return True
+    return False
+
+
+def user_error(err):
+    """(exit status, message) when exception `err` is a user's mistake, else None: a bug, which keeps its traceback.
+
+    User mistakes are one line on stderr (`zerogym CMD: error: MESSAGE`) and exit status 2 for bad
+    arguments or 1 for work that failed on a file:
+
+    - 2: zerogym.KwargsError (an unknown game keyword; other TypeErrors are bugs), and a ValueError
+      raised by zerogym's own checks (an unknown game, bad kwargs or settings, an agent spec, a run
+      folder used without --resume or --force, ...): every check in zerogym and zerogym_agents
+      raises ValueError with a message that says what is allowed.  A ValueError raised inside
+      numpy, torch or another library is a bug (zerogym should have checked first) and keeps its
+      traceback.
+    - 1: zerogym_agents.checkpoint.CheckpointError (a missing or malformed checkpoint, agent or net
+      file), zerogym.IllegalMoveError (a move refused during the work), and the file-system errors
+      FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError.
+    - 130: KeyboardInterrupt (Ctrl-C), with no message.
+
+    `zerogym --debug ...` shows the traceback of all of them.
+    """
+    from zerogym.errors import IllegalMoveError, KwargsError
+    checkpoint = sys.modules.get("zerogym_agents.checkpoint")
+    if isinstance(err, KeyboardInterrupt):
+        return 130, ""
+    if checkpoint is not None and isinstance(err, checkpoint.CheckpointError) or isinstance(err, IllegalMoveError):
+        return 1, str(err)
+    if isinstance(err, _FILE_ERRORS):
+        if err.filename is None or not err.strerror:
+            return 1, str(err)
+        return 1, f"{err.filename}: {err.strerror[:1].lower()}{err.strerror[1:]}"
+    if isinstance(err, KwargsError) or isinstance(err, ValueError) and _raised_in_zerogym(err):
+        return 2, str(err)
+    return None
+
+
+def command_name(args):
+    """"train alphazero", "transfer grow", "arena": the command as typed, for messages."""
+    return getattr(args, "command_name", None) or args.command
+
+
 def main(argv=None):
+    """Run the command line `argv` (default sys.argv[1:]); see user_error for how errors end."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    debug = "--debug" in argv[:cut]                  # accepted anywhere, before or after the command
+    argv = [a for a in argv[:cut] if a != "--debug"] + argv[cut:]
     ap = argparse.ArgumentParser(prog="zerogym", description="Board games with a compiled core, and agents that learn them.")
+    ap.add_argument("--debug", action="store_true", help="show the full traceback of any error (also after the command)")
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="a Go game, AlphaZero trained briefly against the baselines, a speed table")
     d.add_argument("--board-size", type=int, default=9)
@@ -85,11 +163,21 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         args.func(args)
-    except ValueError as err:         # a malformed file that a command did not report itself: one line, no traceback
-        checkpoint = sys.modules.get("zerogym_agents.checkpoint")
-        if checkpoint is None or not isinstance(err, checkpoint.CheckpointError):
+    except BrokenPipeError:                         # output piped into a reader that stopped (head, less)
+        try:                                        # so that the interpreter's final flush does not fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        raise CommandExit("", 1) from None
+    except (Exception, KeyboardInterrupt) as err:
+        found = None if debug else user_error(err)
+        if found is None:
             raise
-        sys.exit(f"zerogym {args.command}: {err}")
+        status, message = found
+        if message:
+            message = f"zerogym {command_name(args)}: error: {message}"
+            print(message, file=sys.stderr)
+        raise CommandExit(message, status) from None
 
 
 if __name__ == "__main__":

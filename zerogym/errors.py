@@ -19,3 +19,11 @@ class ActionTypeError(IllegalMoveError, TypeError):
     value of the wrong type; nothing was changed.  Bools are refused although they are ints in
     Python: `True` as a move is almost always a mask or a flag passed by mistake.
     """
+
+
+class KwargsError(TypeError):
+    """An unknown keyword argument to a game (a typo like boardsize=9): the message names the game,
+    the closest keyword and every keyword the game takes.  A TypeError, as Python raises for an
+    unexpected keyword argument; its own class so that the command line can tell this user's mistake
+    from a TypeError raised by a bug.
+    """

@@ -364,17 +364,15 @@ def run_play(args, input_fn=None, print_fn=None):
             print_fn(f"pretrained:{name}  ({card.get('game', '?')}{' ' + kw if kw else ''})")
         return None
     if not args.game:
-        sys.exit("zerogym play: name a game (go, othello, hex, connect_four, tictactoe), or --list")
+        raise ValueError("name a game (go, othello, hex, connect_four, tictactoe), or --list")
     from zerogym_agents.arena.cli import parse_kwargs
     try:
         session = Session(args.game, args.agent, parse_kwargs(args.kwargs), args.human, args.seed, input_fn, print_fn)
         kwargs = session.kwargs
         outcome = session.run()
-    except ValueError as err:
-        sys.exit(f"zerogym play: {err}")
     except KeyboardInterrupt:
         print_fn("\nGame abandoned.")
-        return None
+        raise
     if args.gif or args.svg:
         from zerogym import render
         states = render.replay(args.game, outcome.actions, **kwargs)

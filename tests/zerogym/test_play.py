@@ -358,4 +358,4 @@ def test_command_line_list_and_game_with_gif(tmp_path, monkeypatch, capsys):
 def test_command_line_needs_a_game():
     with pytest.raises(SystemExit) as e:
         cli.main(["play"])
-    assert "name a game" in str(e.value.code)
+    assert e.value.code == 2 and "zerogym play: error: name a game" in str(e.value)

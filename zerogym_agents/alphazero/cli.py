@@ -3,7 +3,7 @@ import json
 import os
 
 from zerogym_agents.arena.cli import parse_kwargs
-from zerogym_agents.pg.cli import add_pg_parser
+from zerogym_agents.pg.cli import add_pg_parser, read_config_file
 
 
 def add_train_parser(subparsers):
@@ -21,7 +21,7 @@ def add_train_parser(subparsers):
     az.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
                                                          "(same game, any board size; or pretrained:NAME)")
     az.add_argument("--no-progress", action="store_true")
-    az.set_defaults(func=run_train_alphazero)
+    az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
 
 
@@ -29,11 +29,7 @@ def build_config(args):
     from zerogym_agents.alphazero.config import AlphaZeroConfig
     fields = {}
     if args.config:
-        with open(args.config) as f:
-            loaded = json.load(f)
-        if not isinstance(loaded, dict):
-            raise ValueError(f"--config {args.config}: expected a JSON object of AlphaZeroConfig fields")
-        fields.update(loaded)
+        fields.update(read_config_file(args.config, "AlphaZeroConfig"))
     fields.update(parse_kwargs(args.set) if args.set else {})
     fields["game"] = args.game
     fields["game_kwargs"] = parse_kwargs(args.kwargs)
@@ -44,12 +40,9 @@ def build_config(args):
 
 def run_train_alphazero(args):
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
-    try:
-        cfg = build_config(args)
-        out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
-        trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)
-    except (ValueError, OSError) as err:        # bad settings, a missing or malformed checkpoint or init file
-        raise SystemExit(f"zerogym train alphazero: {err}")
+    cfg = build_config(args)            # errors: one line through zerogym.cli.user_error
+    out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
+    trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)
     trainer.run(progress=not args.no_progress)
     last = trainer.history[-1] if trainer.history else {}
     print(f"{trainer.games} games, {trainer.positions} positions, {trainer.train_steps} training steps; "

@@ -49,6 +49,23 @@ class AlphaZeroConfig(JsonConfig):
     pool_size: int = 10
 
     def __post_init__(self):
+        for name, kind in (("game", str), ("game_kwargs", dict), ("net", dict)):
+            if not isinstance(getattr(self, name), kind):
+                raise ValueError(f"AlphaZeroConfig.{name} must be a {'JSON object' if kind is dict else 'string'}, "
+                                 f"got {getattr(self, name)!r}")
+        import zerogym
+        zerogym.make_state(self.game, **self.game_kwargs)      # an unknown game or bad kwargs: refused here, by name
+        if self.init_from is not None and not isinstance(self.init_from, str):
+            raise ValueError(f"AlphaZeroConfig.init_from must be a file name or null, got {self.init_from!r}")
+        for name in ("seed", "temperature_moves", "min_buffer", "max_train_per_step"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"AlphaZeroConfig.{name} must be an integer >= 0, got {value!r}")
+        for name in ("c_puct", "dirichlet_alpha", "dirichlet_epsilon", "fpu_reduction", "lr", "lr_final", "momentum",
+                     "weight_decay", "grad_clip", "pool_fraction"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise ValueError(f"AlphaZeroConfig.{name} must be a number >= 0, got {value!r}")
         for name in ("concurrent_games", "simulations", "buffer_size", "batch_size", "max_steps",
                      "checkpoint_every", "pool_size", "max_reuse", "leaves_per_tree"):
             value = getattr(self, name)

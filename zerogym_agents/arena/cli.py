@@ -187,21 +187,18 @@ def run_arena(args):
     from zerogym_agents.arena.elo import fit_elo
     from zerogym_agents.arena.match import round_robin
     from zerogym_agents.arena.report import elo_markdown, pairwise_markdown, write_report
-    try:
-        kwargs = parse_kwargs(args.kwargs)
-        if len(args.agents) < 2:
-            raise ValueError("--agents needs at least two agent specs")
-        names = agent_names(args.agents)
-        if args.anchor is not None and args.anchor not in names:
-            raise ValueError(f"--anchor {args.anchor!r} is not one of the agents {names}")
-        kwargs, notes = game_kwargs_for_agents(args.game, kwargs, args.agents)
-        for note in notes:
-            print(note)
-        agents = {name: agent_from_spec(spec, args.game, kwargs) for name, spec in zip(names, args.agents)}
-        result = round_robin(agents, args.game, kwargs, args.games, args.seed, progress=not args.no_progress,
-                             opening_moves=args.opening_moves)
-    except ValueError as err:
-        sys.exit(f"zerogym arena: {err}")
+    kwargs = parse_kwargs(args.kwargs)
+    if len(args.agents) < 2:
+        raise ValueError("--agents needs at least two agent specs")
+    names = agent_names(args.agents)
+    if args.anchor is not None and args.anchor not in names:
+        raise ValueError(f"--anchor {args.anchor!r} is not one of the agents {names}")
+    kwargs, notes = game_kwargs_for_agents(args.game, kwargs, args.agents)
+    for note in notes:
+        print(note)
+    agents = {name: agent_from_spec(spec, args.game, kwargs) for name, spec in zip(names, args.agents)}
+    result = round_robin(agents, args.game, kwargs, args.games, args.seed, progress=not args.no_progress,
+                         opening_moves=args.opening_moves)
     elo = fit_elo(result.outcomes(), names=names, anchor=args.anchor)
     command = "zerogym arena " + " ".join(shlex.quote(a) for a in sys.argv[2:]) if len(sys.argv) > 2 else None
     paths = write_report(result, elo, args.out, command=command)

@@ -24,19 +24,28 @@ def add_pg_parser(algos):
     pg.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     pg.add_argument("--max-seconds", type=float, default=None, help="stop (and save) after this much wall clock")
     pg.add_argument("--no-progress", action="store_true")
-    pg.set_defaults(func=run_train_pg)
+    pg.set_defaults(func=run_train_pg, command_name="train pg")
     return pg
+
+
+def read_config_file(path, kind):
+    """The JSON object of config fields in file `path` (ValueError naming the file when it holds none)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        loaded = json.loads(data)
+    except ValueError as err:                   # not JSON, or not text
+        raise ValueError(f"--config {path}: not a JSON file ({err})") from None
+    if not isinstance(loaded, dict):
+        raise ValueError(f"--config {path}: expected a JSON object of {kind} fields")
+    return loaded
 
 
 def build_config(args):
     from zerogym_agents.pg.config import PGConfig
     fields = {}
     if args.config:
-        with open(args.config) as f:
-            loaded = json.load(f)
-        if not isinstance(loaded, dict):
-            raise ValueError(f"--config {args.config}: expected a JSON object of PGConfig fields")
-        fields.update(loaded)
+        fields.update(read_config_file(args.config, "PGConfig"))
     fields.update(parse_kwargs(args.set) if args.set else {})
     if args.algo is not None:
         fields["algo"] = args.algo
@@ -49,14 +58,11 @@ def build_config(args):
 
 def run_train_pg(args):
     from zerogym_agents.pg.trainers import make_trainer
-    try:
-        cfg = build_config(args)
-        if args.max_seconds is not None and not args.max_seconds > 0:
-            raise ValueError(f"--max-seconds must be > 0, got {args.max_seconds}")
-        out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")
-        trainer = make_trainer(cfg, out, resume=args.resume)
-    except (ValueError, OSError) as err:        # bad settings, a missing or foreign checkpoint or init file
-        raise SystemExit(f"zerogym train pg: {err}")
+    cfg = build_config(args)            # errors: one line through zerogym.cli.user_error
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        raise ValueError(f"--max-seconds must be > 0, got {args.max_seconds}")
+    out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")
+    trainer = make_trainer(cfg, out, resume=args.resume)
     trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
     last = trainer.history[-1] if trainer.history else {}
     win = last.get("win_rate")

@@ -25,7 +25,7 @@ def add_transfer_parser(subparsers):
     g.add_argument("--noise", type=float, default=0.0,
                    help="std of noise on the new weights that start at zero (default 0: the same function)")
     g.add_argument("--seed", type=int, default=None, help="seed of the new weights and the noise")
-    g.set_defaults(func=run_grow)
+    g.set_defaults(func=run_grow, command_name="transfer grow")
 
     c = commands.add_parser("composite", help="a frozen small-board net inside a learned net for a bigger board "
                                               "(ZetaGo)",
@@ -41,7 +41,7 @@ def add_transfer_parser(subparsers):
     c.add_argument("--head-layers", type=int, default=3, help="conv layers after the concatenation")
     c.add_argument("--head-channels", type=int, default=32, help="their channels")
     c.add_argument("--seed", type=int, default=None, help="seed of the new weights")
-    c.set_defaults(func=run_composite)
+    c.set_defaults(func=run_composite, command_name="transfer composite")
     from zerogym_agents.transfer.run_cli import add_run_parser
     add_run_parser(commands)
     return commands
@@ -109,13 +109,13 @@ def max_change(a, b, size, seed=0):
 def run_grow(args):
     from zerogym_agents.transfer.grow import grow
     if args.blocks is None and args.channels is None and args.kernel_size is None:
-        raise SystemExit(f"{COMMAND} grow: give at least one of --blocks, --channels, --kernel-size")
+        raise ValueError("give at least one of --blocks, --channels, --kernel-size")
     try:
         net, agent, game, kwargs = read_source(args.src)
         grown = grow(net, blocks=args.blocks, channels=args.channels, kernel_size=args.kernel_size,
                      noise=args.noise, seed=args.seed)
-    except (ValueError, TypeError, KeyError, OSError) as err:
-        raise SystemExit(f"{COMMAND} grow: {err}")
+    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym.cli.user_error
+        raise ValueError(f"{args.src}: {err}") from err
     change = max_change(net, grown, 9)
     card = dict(agent["card"]) if agent else {}
     previous = card.get("transfer")
@@ -148,8 +148,8 @@ def run_composite(args):
         if game is not None:
             big_kwargs = {**(kwargs or {}), "board_size": args.big_size}
             comp.config.check_game(game, big_kwargs)
-    except (ValueError, TypeError, KeyError, OSError) as err:
-        raise SystemExit(f"{COMMAND} composite: {err}")
+    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym.cli.user_error
+        raise ValueError(f"{args.src}: {err}") from err
     # the card's other entries (training, results) describe the small-board agent: kept under "transfer"
     card = {"net": comp.config.to_dict(), "parameters": comp.num_parameters(),
             "transfer": {"operation": "composite", "from": args.src, "small_size": small, "big_size": args.big_size,

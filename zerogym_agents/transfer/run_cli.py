@@ -49,7 +49,7 @@ def add_run_parser(commands):
     r.add_argument("--parallel", type=int, default=1,
                    help="methods trained at once, each in a child process on one torch thread (default 1)")
     r.add_argument("--no-progress", action="store_true")
-    r.set_defaults(func=run_experiment_cli)
+    r.set_defaults(func=run_experiment_cli, command_name="transfer run")
     return r
 
 
@@ -125,8 +125,8 @@ def run_experiment_cli(args):
                     f"{args.big_size}x{args.big_size}")
         data = run_transfer(settings, out, report=args.report, progress=not args.no_progress,
                             command=command_line(settings, out, args.report, args.parallel), parallel=args.parallel)
-    except (ValueError, OSError, RuntimeError) as err:
-        raise SystemExit(f"zerogym transfer run: {err}")
+    except RuntimeError as err:                 # a method's training failed (its error is printed above)
+        raise SystemExit(f"zerogym transfer run: error: {err}")     # ValueError, OSError: zerogym.cli.user_error
     for method, prog in data["methods"].items():
         last = prog["evals"][-1]
         agents = (data["elo"] or {}).get("agents", {})

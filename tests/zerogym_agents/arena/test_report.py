@@ -102,7 +102,7 @@ def test_cli_opening_moves(tmp_path):
     assert data["round_robin"]["matches"][0]["opening_moves"] == 2
     args = ap.parse_args(["arena", "--game", "tictactoe", "--agents", "minimax", "greedy", "--opening-moves", "-1",
                           "--out", str(tmp_path)])
-    with pytest.raises(SystemExit, match="opening_moves must be a non-negative int"):
+    with pytest.raises(ValueError, match="opening_moves must be a non-negative int"):
         args.func(args)
 
 
@@ -110,7 +110,7 @@ def test_cli_errors_name_the_problem(tmp_path):
     ap = argparse.ArgumentParser(prog="zerogym")
     add_arena_parser(ap.add_subparsers(dest="command"))
     args = ap.parse_args(["arena", "--game", "go", "--agents", "random", "minimax", "--out", str(tmp_path)])
-    with pytest.raises(SystemExit, match="minimax supports"):
+    with pytest.raises(ValueError, match="minimax supports"):
         args.func(args)
 
 

@@ -43,7 +43,7 @@ def test_config_file_and_flags_combine(tmp_path, capsys):
 
 
 def test_bad_input_exits_with_a_clear_message(tmp_path):
-    with pytest.raises(SystemExit, match=r"zerogym train pg: PGConfig.lr must be a number > 0, got -1"):
+    with pytest.raises(SystemExit, match=r"zerogym train pg: error: PGConfig.lr must be a number > 0, got -1"):
         train(tmp_path, "--set", "lr=-1")
     with pytest.raises(SystemExit, match=r"no kwargs \['size'\]; allowed: board_size, win_length"):
         train(tmp_path, "--kwargs", "size=3")

@@ -16,10 +16,8 @@ from zerogym_agents.transfer.cli import add_transfer_parser
 
 
 def cli(*argv):
-    ap = argparse.ArgumentParser(prog="zerogym")
-    add_transfer_parser(ap.add_subparsers(dest="command", required=True))
-    args = ap.parse_args(["transfer", *map(str, argv)])
-    args.func(args)
+    from zerogym.cli import main
+    main(["transfer", *map(str, argv)])
 
 
 def same_outputs(a, b, size, planes):
@@ -149,6 +147,6 @@ def test_a_malformed_source_is_refused_in_one_line_naming_it(tmp_path, tools, co
     for path, words in cases:
         with pytest.raises(SystemExit) as e:
             cli(command, "--in", path, "--out", tmp_path / "out.pt", *extra)
-        msg = str(e.value.code)
-        assert msg.startswith(f"zerogym transfer {command}: {path}") and words in msg and "\n" not in msg, msg
+        msg = str(e.value)
+        assert msg.startswith(f"zerogym transfer {command}: error: {path}") and words in msg and "\n" not in msg, msg
     assert not (tmp_path / "out.pt").exists()

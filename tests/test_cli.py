@@ -228,3 +228,56 @@ def test_bugs_keep_their_tracebacks_and_ctrl_c_exits_130_quietly(monkeypatch, ca
     assert e.value.code == 130 and capsys.readouterr().err == ""
     with pytest.raises(KeyboardInterrupt):
         cli.main(["--debug", *arena])
+
+
+# ---- run folders: a new one starts a run; an existing run needs --resume or --force -------------------------
+
+TINY_AZ = ["--set", "max_steps=2", "simulations=4", "concurrent_games=4", "batch_size=8", "min_buffer=8",
+           "checkpoint_every=1", 'net={"blocks": 1, "channels": 4}']
+
+
+def test_training_into_an_existing_run_folder_needs_resume_or_force(tmp_path, capsys):
+    run = tmp_path / "run"
+    cli.main(train_az(run, *TINY_AZ))
+    assert (run / "checkpoint.pt").exists() and len(list((run / "tb").iterdir())) == 1
+    (run / "arena").mkdir()
+    (run / "arena" / "report.md").write_text("an earlier run's arena")
+    capsys.readouterr()
+    out = zerogym(*train_az(run, *TINY_AZ))                     # the real command line: refused, nothing touched
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+        f"zerogym train alphazero: error: {run} already holds a run: add --resume to continue it, or --force to "
+        f"delete it and start over"], out.stderr
+    assert (run / "arena" / "report.md").exists()
+    cli.main(train_az(run, *TINY_AZ, "--resume"))                # continues
+    assert len(list((run / "tb").iterdir())) == 2
+    cli.main(train_az(run, *TINY_AZ, "--force"))                 # starts over: no stale arena or TensorBoard events
+    assert sorted(p.name for p in run.iterdir()) == ["agent.json", "agent.pt", "checkpoint.pt", "config.json", "tb",
+                                                     "training.png"]
+    assert len(list((run / "tb").iterdir())) == 1
+    with pytest.raises(SystemExit) as e:
+        cli.main(train_az(run, "--resume", "--force"))
+    assert e.value.code == 2                                      # argparse: one or the other
+
+
+def test_resume_with_nothing_to_resume_says_how_to_start(tmp_path):
+    with pytest.raises(SystemExit) as e:
+        cli.main(train_az(tmp_path / "new", "--resume"))
+    assert e.value.code == 2 and str(e.value) == (
+        f"zerogym train alphazero: error: {tmp_path / 'new' / 'checkpoint.pt'}: no such file, nothing to resume in "
+        f"{tmp_path / 'new'}; to start a run there, leave out --resume")
+    (tmp_path / "crashed").mkdir()
+    (tmp_path / "crashed" / "config.json").write_text("{}")    # a run that never reached its first checkpoint
+    with pytest.raises(SystemExit, match="to start a run there, use --force instead of --resume"):
+        cli.main(["train", "pg", "--game", "tictactoe", "--out", str(tmp_path / "crashed"), "--resume"])
+
+
+def test_train_pg_follows_the_same_run_folder_rule(tmp_path, capsys):
+    run = tmp_path / "pg"
+    pg = ["train", "pg", "--game", "tictactoe", "--set", "num_envs=4", "max_steps=1", "checkpoint_every=1",
+          'net={"blocks": 1, "channels": 4}', "--out", str(run), "--no-progress"]
+    cli.main(pg)
+    with pytest.raises(SystemExit, match="already holds a run: add --resume"):
+        cli.main(pg)
+    (run / "stale.txt").write_text("x")
+    cli.main([*pg, "--force"])
+    assert not (run / "stale.txt").exists() and (run / "checkpoint.pt").exists()

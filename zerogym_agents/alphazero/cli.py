@@ -4,10 +4,11 @@ import os
 
 from zerogym_agents.arena.cli import parse_kwargs
 from zerogym_agents.pg.cli import add_pg_parser, read_config_file
+from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_folder
 
 
 def add_train_parser(subparsers):
-    train = subparsers.add_parser("train", help="train an agent (alphazero)")
+    train = subparsers.add_parser("train", help="train an agent (alphazero, pg)")
     algos = train.add_subparsers(dest="algo", required=True)
     az = algos.add_parser("alphazero", help="AlphaZero self-play training",
                           description="AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, "
@@ -17,7 +18,7 @@ def add_train_parser(subparsers):
     az.add_argument("--config", help="a JSON file of AlphaZeroConfig fields")
     az.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
     az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
-    az.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    add_run_folder_arguments(az)
     az.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
                                                          "(same game, any board size; or pretrained:NAME)")
     az.add_argument("--no-progress", action="store_true")
@@ -42,6 +43,7 @@ def run_train_alphazero(args):
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
     cfg = build_config(args)            # errors: one line through zerogym.cli.user_error
     out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
+    prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)
     trainer.run(progress=not args.no_progress)
     last = trainer.history[-1] if trainer.history else {}

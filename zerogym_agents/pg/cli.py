@@ -4,6 +4,7 @@ import os
 
 from zerogym_agents.arena.cli import parse_kwargs
 from zerogym_agents.pg.config import ALGOS
+from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_folder
 
 
 def add_pg_parser(algos):
@@ -21,7 +22,7 @@ def add_pg_parser(algos):
     pg.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
                     "(same game, any board size; or pretrained:NAME); the net's shape comes from it")
     pg.add_argument("--out", default=None, help="run folder (default runs/pg-ALGO-GAME)")
-    pg.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    add_run_folder_arguments(pg)
     pg.add_argument("--max-seconds", type=float, default=None, help="stop (and save) after this much wall clock")
     pg.add_argument("--no-progress", action="store_true")
     pg.set_defaults(func=run_train_pg, command_name="train pg")
@@ -62,6 +63,7 @@ def run_train_pg(args):
     if args.max_seconds is not None and not args.max_seconds > 0:
         raise ValueError(f"--max-seconds must be > 0, got {args.max_seconds}")
     out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")
+    prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = make_trainer(cfg, out, resume=args.resume)
     trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
     last = trainer.history[-1] if trainer.history else {}

@@ -603,7 +603,7 @@ class TransferExperiment:
                 proc.join()
         if failed:
             raise RuntimeError(f"transfer: training failed for {', '.join(failed)}; its error is printed above, "
-                               "and running the experiment again resumes it")
+                               "and running the experiment again (zerogym transfer run ... --resume) resumes it")
 
 
 def _train_method(settings, out_dir, method, command, progress, position, parent_pid):

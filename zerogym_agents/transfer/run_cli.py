@@ -11,8 +11,8 @@ def add_run_parser(commands):
         "run", help="the transfer experiment: scratch, fine-tune, composite, grown and curriculum runs on a bigger board",
         description="From one small-board AlphaZero net, train on --big-size boards by each method with the same "
                     "budget and AlphaZero config, evaluate against fixed references over training, fit a pooled "
-                    "Elo and write a report with a plot. Restarting with the same --out skips finished methods "
-                    "and resumes the others from their checkpoints.")
+                    "Elo and write a report with a plot. Restarting with the same --out and --resume skips "
+                    "finished methods and resumes the others from their checkpoints.")
     r.add_argument("--source", required=True, metavar="FILE", help="saved agent, checkpoint or pretrained:NAME "
                                                                    "(a net trained on the small board)")
     r.add_argument("--big-size", type=int, required=True, help="board size to transfer to")
@@ -49,6 +49,8 @@ def add_run_parser(commands):
     r.add_argument("--parallel", type=int, default=1,
                    help="methods trained at once, each in a child process on one torch thread (default 1)")
     r.add_argument("--no-progress", action="store_true")
+    from zerogym_agents.run_folder import add_run_folder_arguments
+    add_run_folder_arguments(r, what="the experiment")
     r.set_defaults(func=run_experiment_cli, command_name="transfer run")
     return r
 
@@ -117,12 +119,14 @@ def command_line(settings, out, report, parallel=1):
 
 
 def run_experiment_cli(args):
+    from zerogym_agents.run_folder import prepare_run_folder
     from zerogym_agents.transfer.experiment import run_transfer
     try:
         settings = settings_from_args(args)
         out = args.out or os.path.join(
             "runs", f"transfer-{os.path.splitext(os.path.basename(args.source.split(':')[-1]))[0]}-"
                     f"{args.big_size}x{args.big_size}")
+        prepare_run_folder(out, resume=args.resume, force=args.force, checkpoint="experiment.json")
         data = run_transfer(settings, out, report=args.report, progress=not args.no_progress,
                             command=command_line(settings, out, args.report, args.parallel), parallel=args.parallel)
     except RuntimeError as err:                 # a method's training failed (its error is printed above)

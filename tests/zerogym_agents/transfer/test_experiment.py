@@ -144,7 +144,13 @@ def test_a_restart_skips_finished_methods(experiment):
     files = [out / m / f for m in METHODS for f in ("final_agent.pt", "progress.json")]
     files.append(out / "grown" / "run" / "checkpoint.pt")
     before = {f: f.stat().st_mtime_ns for f in files}
-    again = args.func(args)
+    with pytest.raises(ValueError, match="already holds a run: add --resume to continue it, or --force"):
+        args.func(args)                      # the same --out again needs --resume (or --force)
+    args.resume = True
+    try:
+        again = args.func(args)
+    finally:
+        args.resume = False
     assert {f: f.stat().st_mtime_ns for f in files} == before
     assert again["elo"] == data["elo"]
 

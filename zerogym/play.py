@@ -52,12 +52,24 @@ def agent_move_line(name, spec, action, history):
 
 
 def board_text(state):
-    """The board with the coordinates a person types; the last move in brackets."""
+    """The board with the coordinates a person types; the last move in brackets; under it the move
+    number and who moves, named as in the prompt ("black (X)", "X")."""
     from zerogym.render import ROW0_AT_BOTTOM, text_board
     game = state.spec.name
-    return text_board(state, symbols=".XO", row0_at_bottom=ROW0_AT_BOTTOM[game], hex=game == "hex",
+    text = text_board(state, symbols=".XO", row0_at_bottom=ROW0_AT_BOTTOM[game], hex=game == "hex",
                       column_labels="numbers" if game == "connect_four" else "letters",
                       row_labels=game != "connect_four")
+    status = "game over" if state.is_over() else f"{player_name(game, state.current_player)} to move"
+    return text.rsplit("\n", 1)[0] + f"\nmove {state.move_count}, {status}"
+
+
+def move_help(state):
+    """What a person may type for a move now: coords.input_help, without "or swap" once the swap
+    is no longer legal."""
+    text = input_help(state.spec)
+    if state.spec.name == "hex" and not state.is_legal(state.spec.num_actions - 1):
+        text = text.replace(", or swap", "")
+    return text
 
 
 def rules_line(state):
@@ -80,7 +92,7 @@ def rules_line(state):
 def help_text(state):
     """How to type a move, and the commands."""
     return "\n".join([
-        f"Type a move: {input_help(state.spec)}.",
+        f"Type a move: {move_help(state)}.",
         "Commands: undo (take back your last move and the reply), hint (what the agent would play for you),",
         "          resign, help, quit.",
     ])
@@ -301,6 +313,8 @@ class Session:
             except EOFError:
                 raise _Quit() from None
             word = text.strip().lower()
+            if not word:                            # an empty line: ask again
+                continue
             if word in ("quit", "exit", "q"):
                 raise _Quit()
             if word in ("help", "?", "h"):
@@ -318,8 +332,8 @@ class Session:
                     self.env.step(action)
                 except IllegalMoveError as err:
                     say(f"{move_text(spec, action)} is not allowed: {err.reason}. Try again (help lists the commands).")
-                except ValueError as err:
-                    say(str(err))
+                except ValueError as err:           # not a move: say what is, as the game stands now
+                    say(str(err).replace(input_help(spec), move_help(self.state)))
                 else:
                     self.history.append((self.me, action))
                     return None

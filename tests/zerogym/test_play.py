@@ -7,7 +7,7 @@ import pytest
 import zerogym
 from zerogym import cli
 from zerogym.coords import format_action, input_help, parse_action
-from zerogym.play import PlayResult, Session, board_text, play, score_lines
+from zerogym.play import PlayResult, Session, board_text, move_help, play, score_lines
 from zerogym_agents import RandomAgent
 
 GAMES = [("go", dict(board_size=5)), ("othello", dict(board_size=6)), ("hex", dict(board_size=4)),
@@ -69,7 +69,7 @@ def test_scripted_game_to_the_end_with_bad_input_reasked(game, kw, human):
             st = s.state
             illegal = [a for a in range(st.num_actions) if not st.is_legal(a)]
             queue.append("zz9")
-            expected.append(input_help(st.spec))
+            expected.append(move_help(st))
             if illegal:
                 a = int(rng.choice(illegal))
                 queue.append(format_action(st.spec, a))
@@ -359,3 +359,29 @@ def test_command_line_needs_a_game():
     with pytest.raises(SystemExit) as e:
         cli.main(["play"])
     assert e.value.code == 2 and "zerogym play: error: name a game" in str(e.value)
+
+
+def test_an_empty_line_asks_again_without_complaint():
+    s, talk = session("connect_four", {}, ["", "   ", "quit"])
+    assert s.run().outcome == "quit"
+    assert len(talk.prompts) == 3 and "is not a column" not in talk.text and "''" not in talk.text
+
+
+def test_the_board_footer_names_the_players_as_the_prompt_does():
+    s, talk = session("connect_four", {}, ["quit"])
+    s.run()
+    assert "move 0, X to move" in talk.text and "player_0" not in talk.text
+    assert talk.prompts == ["X to move> "]
+    s, talk = session("go", {"board_size": 5}, ["quit"])
+    s.run()
+    assert "move 0, black (X) to move" in talk.text and "black_0" not in talk.text
+
+
+def test_the_swap_is_offered_only_while_it_is_legal():
+    # the help at white's first move offers the swap; at its second move no longer
+    s, talk = session("hex", {"board_size": 5}, ["help", "A1", "help", "Z9", "quit"], agent=ScriptAgent([12, 6]),
+                      human="second")
+    s.run()
+    helps = [line for line in talk.out if line.startswith("Type a move:")]
+    assert len(helps) == 3 and helps[1].endswith("like D3, or swap.") and helps[2].endswith("like D3.")
+    assert talk.out[-2].endswith("type a column letter A..E then a row number 1..5, like D3")

@@ -1,4 +1,5 @@
 """The zerogym command line."""
+import re
 import subprocess
 import sys
 
@@ -24,6 +25,27 @@ def test_unknown_command_fails_with_usage():
 def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "zerogym.cli", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and all(c in out.stdout for c in ("demo", "bench", "arena"))
+    assert "train an agent (alphazero, pg)" in out.stdout and "--debug" in out.stdout
+
+
+def test_arena_help_names_its_default_folder_which_git_ignores():
+    import os
+    out = subprocess.run([sys.executable, "-m", "zerogym.cli", "arena", "--help"], capture_output=True, text=True)
+    assert "(default arena_results)" in " ".join(out.stdout.split())
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, ".gitignore")) as f:
+        assert "arena_results/" in f.read().split()
+
+
+def test_train_alphazero_summary_rounds_its_losses_and_never_prints_none(tmp_path, capsys):
+    tiny = ["--no-progress", "--set", "simulations=4", "concurrent_games=8", "batch_size=8", "min_buffer=8",
+            "checkpoint_every=5", 'net={"blocks": 1, "channels": 4}']
+    cli.main(["train", "alphazero", "--game", "tictactoe", *tiny, "max_steps=2", "--out", str(tmp_path / "a")])
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "None" not in line and "no training step yet (it starts once the replay buffer holds min_buffer" in line
+    cli.main(["train", "alphazero", "--game", "tictactoe", *tiny, "max_steps=10", "--out", str(tmp_path / "b")])
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.search(r"; last loss \d+\.\d{3} \(policy \d+\.\d{3}, value \d+\.\d{3}\); checkpoint and agent.pt in ", line), line
 
 
 def test_demo_trains_then_writes_a_round_robin_report(tmp_path, capsys):

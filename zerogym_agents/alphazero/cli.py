@@ -46,6 +46,16 @@ def run_train_alphazero(args):
     prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)
     trainer.run(progress=not args.no_progress)
+    print(summary_line(trainer, out))
+
+
+def summary_line(trainer, out):
+    """What a finished `zerogym train alphazero` prints: counts, the last losses (rounded), where it is."""
     last = trainer.history[-1] if trainer.history else {}
-    print(f"{trainer.games} games, {trainer.positions} positions, {trainer.train_steps} training steps; "
-          f"last loss {last.get('loss')}; checkpoint in {out}")
+    if last.get("loss") is not None:
+        losses = (f"last loss {last['loss']:.3f} (policy {last['policy_loss']:.3f}, value {last['value_loss']:.3f})")
+    else:
+        losses = (f"no training step yet (it starts once the replay buffer holds min_buffer = "
+                  f"{trainer.cfg.min_buffer} positions)")
+    return (f"{trainer.games} games, {trainer.positions} positions, {trainer.train_steps} training steps; {losses}; "
+            f"checkpoint and agent.pt in {out}")

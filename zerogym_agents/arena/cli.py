@@ -176,7 +176,8 @@ def add_arena_parser(subparsers):
                         "agents which play deterministically still meet in different games (default 0)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--anchor", default=None, help="agent name rated 0 (default: mean rating 0)")
-    p.add_argument("--out", default="arena_results", help="folder for report.md, elo.png, results.json, games.jsonl")
+    p.add_argument("--out", default="arena_results",
+                   help="folder for report.md, elo.png, results.json, games.jsonl (default arena_results)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_arena)
     return p

@@ -303,3 +303,41 @@ def test_train_pg_follows_the_same_run_folder_rule(tmp_path, capsys):
     (run / "stale.txt").write_text("x")
     cli.main([*pg, "--force"])
     assert not (run / "stale.txt").exists() and (run / "checkpoint.pt").exists()
+
+
+# ---- the demo: a speed table it can measure, or a note; a closing hint that runs as printed -------------------
+
+def test_demo_without_the_benchmarks_skips_the_speed_table_with_a_note(tmp_path):
+    code = ("import sys, zerogym.cli as c; c.BENCHMARKS = sys.argv[1]; "   # as after `pip install .`: no benchmarks/
+            "c.main(sys.argv[2:])")
+    run = [sys.executable, "-c", code, str(tmp_path / "no-benchmarks")]
+    out = subprocess.run([*run, "demo", "--board-size", "5", "--no-train", "--seconds", "0.1"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert "(no speed table: the benchmarks are not installed (benchmarks/env_speed.py comes with the source " \
+           "checkout))" in out.stdout
+    out = subprocess.run([*run, "bench", "--quick"], capture_output=True, text=True)
+    assert out.returncode == 1 and out.stderr.strip().splitlines() == [
+        "zerogym bench: error: the benchmarks are not installed (benchmarks/env_speed.py comes with the source "
+        "checkout)"], out.stderr
+
+
+def test_demo_speed_table_leaves_out_what_it_did_not_measure():
+    out = zerogym("demo", "--board-size", "5", "--no-train", "--seconds", "0.05")
+    assert out.returncode == 0, out.stderr
+    table = [line for line in out.stdout.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| game | zerogym env() |") and "≥" not in table[0] and "cores" not in table[0]
+    assert "N=None" not in out.stdout and "Targets: zerogym env() at least 10x PettingZoo env()" in out.stdout
+
+
+def test_demo_closing_hint_runs_zerogym_the_way_it_was_run(tmp_path):
+    import os
+    script = os.path.join(os.path.dirname(sys.executable), "zerogym")
+    if not os.path.isfile(script):
+        pytest.skip("no zerogym script beside this Python")
+    env = {**os.environ, "PATH": os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                                 if os.path.realpath(p) != os.path.realpath(os.path.dirname(script)))}
+    out = subprocess.run([script, "demo", "--board-size", "5", "--no-bench", "--minutes", "0.01", "--games-per-pair",
+                          "1", "--out", str(tmp_path / "demo")], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert f"play it: {script} play connect_four --agent {tmp_path / 'demo' / 'run' / 'agent.pt'}" in out.stdout

@@ -32,20 +32,52 @@ def demo(args):
     if not args.no_train:
         from zerogym_agents.demo import train_and_compare
         print(f"\nAlphaZero learns Connect Four for {args.minutes:g} minutes, then meets the baselines:")
-        train_and_compare(args.minutes, args.out, games_per_pair=args.games_per_pair, seed=args.seed)
+        train_and_compare(args.minutes, args.out, games_per_pair=args.games_per_pair, seed=args.seed,
+                          zerogym=invocation())
     if not args.no_bench:
+        if env_speed_module() is None:
+            print(f"\n(no speed table: {NO_BENCHMARKS})")
+            return
         print("\nSpeed, random legal play (moves per second, this machine):")
         bench(argparse.Namespace(seconds=args.seconds, quick=True, no_pgx=True, out=None))
 
 
+def invocation():
+    """How to run zerogym again, as a hint to print: "zerogym" when that is on PATH and is the
+    script running now, else the script's path as it was run (".venv/bin/zerogym"), else
+    "PYTHON -m zerogym.cli"."""
+    import shutil
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if os.path.basename(argv0) == "zerogym":
+        found = shutil.which("zerogym")
+        if found and os.path.realpath(found) == os.path.realpath(argv0):
+            return "zerogym"
+        return argv0
+    python = sys.executable or "python"
+    rel = os.path.relpath(python) if os.path.isabs(python) else python
+    return f"{python if rel.startswith('..') else rel} -m zerogym.cli"
+
+
+BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+NO_BENCHMARKS = "the benchmarks are not installed (benchmarks/env_speed.py comes with the source checkout)"
+
+
+def env_speed_module():
+    """benchmarks/env_speed.py of the source checkout, imported; None when it is not there (after
+    `pip install .`)."""
+    if not os.path.isfile(os.path.join(BENCHMARKS, "env_speed.py")):
+        return None
+    if BENCHMARKS not in sys.path:
+        sys.path.insert(0, BENCHMARKS)
+    import env_speed
+    return env_speed
+
+
 def bench(args):
     """Run benchmarks/env_speed.py's measurement (the full one writes benchmarks/results/)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(os.path.dirname(here), "benchmarks"))
-    try:
-        import env_speed
-    except ImportError:
-        sys.exit("zerogym bench needs the source checkout (benchmarks/env_speed.py is not installed)")
+    env_speed = env_speed_module()
+    if env_speed is None:
+        raise FileNotFoundError(NO_BENCHMARKS)
     argv = ["--seconds", str(args.seconds)] + (["--quick"] if args.quick else []) + (["--no-pgx"] if args.no_pgx else [])
     if args.out:
         argv += ["--out", args.out]

@@ -12,10 +12,11 @@ DEMO_CONFIG = dict(game="connect_four", concurrent_games=128, simulations=64, ba
                    net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"})
 
 
-def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, print_fn=print):
+def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, print_fn=print, zerogym="zerogym"):
     """Train for `minutes` of wall time, then play AlphaZero, UCT(200), Greedy and Random against each
     other (games_per_pair games per pair, colours alternated); writes report.md, elo.png and
-    training.png into `out` and returns the EloTable."""
+    training.png into `out` and returns the EloTable.  `zerogym`: how the closing hint runs zerogym
+    (e.g. ".venv/bin/zerogym" when it is not on PATH)."""
     from zerogym_agents import GreedyAgent, RandomAgent
     from zerogym_agents.alphazero.config import AlphaZeroConfig
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, plot_history
@@ -24,7 +25,9 @@ def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, 
     from zerogym_agents.arena.report import elo_markdown, write_report
     from zerogym_agents.search_agents import AlphaZeroAgent, UCTAgent
 
+    from zerogym_agents.run_folder import prepare_run_folder
     cfg = AlphaZeroConfig(seed=seed, **DEMO_CONFIG)
+    prepare_run_folder(os.path.join(out, "run"), force=True)      # each demo trains a new agent from scratch
     trainer = AlphaZeroTrainer(cfg, os.path.join(out, "run"))
     start = time.perf_counter()
     with tqdm(total=round(60 * minutes), desc="AlphaZero on Connect Four", unit="s") as bar:
@@ -46,5 +49,5 @@ def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, 
                  command=f"zerogym demo --minutes {minutes:g} --out {out}")
     print_fn(elo_markdown(elo))
     print_fn(f"report: {os.path.join(out, 'report.md')}, plots: elo.png and training.png there; "
-             f"play it: zerogym play connect_four --agent {os.path.join(trainer.out, 'agent.pt')}")
+             f"play it: {zerogym} play connect_four --agent {os.path.join(trainer.out, 'agent.pt')}")
     return elo

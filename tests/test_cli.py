@@ -341,3 +341,12 @@ def test_demo_closing_hint_runs_zerogym_the_way_it_was_run(tmp_path):
                           "1", "--out", str(tmp_path / "demo")], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert f"play it: {script} play connect_four --agent {tmp_path / 'demo' / 'run' / 'agent.pt'}" in out.stdout
+
+
+def test_gtp_starts_on_the_board_of_the_agents_card_and_notes_another_size(tmp_path):
+    out = zerogym("gtp", "--agent", "pretrained:go_5x5", stdin="showboard\nquit\n")
+    assert out.returncode == 0 and " 5 . . . . . 5" in out.stdout and " 6 " not in out.stdout, out.stderr
+    out = zerogym("gtp", "--agent", "pretrained:go_5x5", "--board-size", "9", stdin="showboard\nquit\n")
+    assert out.returncode == 0 and " 9 . . . . . . . . . 9" in out.stdout
+    assert out.stderr.strip() == ("zerogym gtp: note: pretrained:go_5x5 was trained on go board_size=5; here it plays "
+                                  "board_size=9 zero-shot (its network runs on any board size)")

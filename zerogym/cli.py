@@ -151,6 +151,29 @@ def user_error(err):
     return None
 
 
+def gtp_board_from_card(args, argv):
+    """`zerogym gtp` with a saved agent: without --board-size (or --komi) the first board is the one of
+    the agent's model card (the controller's boardsize and komi commands change it as usual); a size
+    other than the card's gets a note on stderr, since stdout carries GTP only."""
+    from zerogym_agents.arena.cli import game_kwargs_for_agents, is_saved_agent_spec
+    if not is_saved_agent_spec(args.agent):
+        return
+
+    def given(option):
+        return any(a == option or a.startswith(option + "=") for a in argv)
+    try:
+        card, _ = game_kwargs_for_agents("go", {}, [args.agent])
+    except (ValueError, TypeError):
+        return                                      # another game, a missing or bad file: the gtp command says so
+    if not given("--board-size"):
+        args.board_size = card.get("board_size", args.board_size)
+    if not given("--komi"):
+        args.komi = card.get("komi", args.komi)
+    _, notes = game_kwargs_for_agents("go", {"board_size": args.board_size, "komi": args.komi}, [args.agent])
+    for note in notes:
+        print(f"zerogym gtp: {note}", file=sys.stderr)
+
+
 def command_name(args):
     """"train alphazero", "transfer grow", "arena": the command as typed, for messages."""
     return getattr(args, "command_name", None) or args.command
@@ -194,6 +217,8 @@ def main(argv=None):
     add_transfer_parser(sub)
     args = ap.parse_args(argv)
     try:
+        if args.command == "gtp":
+            gtp_board_from_card(args, argv)
         args.func(args)
     except BrokenPipeError:                         # output piped into a reader that stopped (head, less)
         try:                                        # so that the interpreter's final flush does not fail again

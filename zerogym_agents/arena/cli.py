@@ -120,8 +120,8 @@ def game_kwargs_for_agents(game, kwargs, specs):
         was = _kwargs_text(name, {k: theirs[k] for k in keys})
         now = " ".join(f"{k}={here[k]}" for k in keys)
         if fixed:
-            raise ValueError(f"{spec} was made for {was} and its network plays no other board; "
-                             f"drop --kwargs or give {' '.join(f'{k}={theirs[k]}' for k in keys)}")
+            raise ValueError(f"{spec} was made for {was} and its network plays no other board "
+                             f"({' '.join(f'{k}={here[k]}' for k in keys)} asked for)")
         why = " (its network runs on any board size)" if set(keys) & set(SIZE_KWARGS) else ""
         notes.append(f"note: {spec} was trained on {was}; here it plays {now} zero-shot{why}")
     return kwargs, notes

@@ -277,10 +277,11 @@ class GTPEngine:
                 return f"?{_line_id(line)} invalid input: NUL byte\n\n"
             if _SURROGATE.search(line):
                 return f"?{_line_id(line)} invalid input: not UTF-8 text\n\n"
-        line = _CONTROL.sub("", line).replace("\t", " ").strip()
+        # GTP's white space is the space and the tab: any other character (U+2003 too) is text
+        line = _CONTROL.sub("", line).replace("\t", " ").strip(" \n")
         if not line:
             return ""
-        words = line.split()
+        words = [w for w in line.split(" ") if w]
         ident = ""
         if re.fullmatch(r"[0-9]+", words[0]):
             ident = words.pop(0)

@@ -395,3 +395,11 @@ def test_serve_answers_text_streams_with_text_and_byte_streams_with_bytes():
     out = io.BytesIO()
     e.serve(io.BytesIO(b"1 name\n\xff\n2 genmove b\r\n3 quit\n4 name\n"), out)
     assert out.getvalue() == b"=1 zerogym\n\n? invalid input: not UTF-8 text\n\n=2 A1\n\n=3 \n\n"
+
+
+def test_only_space_and_tab_separate_words():
+    """GTP's white space is the space and the tab: other Unicode spaces are text, not separators."""
+    e = engine(5)
+    assert e.handle("\u2003".encode()) == "? unknown command\n\n"
+    assert e.handle("7\u2003name".encode()) == "? unknown command\n\n"
+    assert e.handle(b"8 \t name ") == "=8 zerogym\n\n"

@@ -1,6 +1,9 @@
 """Builds the Cython extensions; everything else is in pyproject.toml.
 
 ZEROGYM_ONLY=go,batch builds only the extensions whose module name contains one of those words.
+ZEROGYM_SANITIZE=1 builds them with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g, frame
+pointers kept; OpenMP stays on). Such a build only imports in a Python started with the sanitizer
+runtimes preloaded: scripts/sanitize.sh sets that up (docs/hardening.md).
 """
 import glob
 import os
@@ -11,6 +14,11 @@ from setuptools import Extension, setup
 
 only = [w for w in os.environ.get("ZEROGYM_ONLY", "").split(",") if w]
 PARALLEL = {"zerogym._core.batch"}   # modules with prange loops: built with OpenMP when available
+SANITIZE = os.environ.get("ZEROGYM_SANITIZE", "") not in ("", "0")
+SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+# -fno-wrapv: Python's own CFLAGS hold -fwrapv, under which signed overflow is defined and goes unreported
+OPTIMIZE = SANITIZER_FLAGS + ["-O1", "-g", "-fno-wrapv"] if SANITIZE else ["-O3"]
+LINK = SANITIZER_FLAGS if SANITIZE else []
 
 
 def openmp_flags():
@@ -44,9 +52,9 @@ for pyx in sorted(glob.glob("zerogym/**/*.pyx", recursive=True) + glob.glob("zer
         module, [pyx],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-Wno-unused-function", "-Wno-unreachable-code"]
+        extra_compile_args=OPTIMIZE + ["-Wno-unused-function", "-Wno-unreachable-code"]
         + (OPENMP if module in PARALLEL else []),
-        extra_link_args=OPENMP if module in PARALLEL else [],
+        extra_link_args=LINK + (OPENMP if module in PARALLEL else []),
     ))
 
 setup(ext_modules=cythonize(

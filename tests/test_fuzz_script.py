@@ -1,0 +1,63 @@
+"""A short slice of scripts/fuzz.py: every target runs inputs and nothing is found.
+
+The inputs run in one worker process (--jobs 1) so that a crash of compiled code becomes a
+finding of this test instead of ending the test run.
+"""
+import importlib.util
+import json
+import os
+import random
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def fuzz():
+    spec = importlib.util.spec_from_file_location("zerogym_fuzz_script", os.path.join(ROOT, "scripts", "fuzz.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def describe(findings):
+    return "\n".join(f"{f['count']} x {sig} (e.g. {f['examples'][:1]})" for sig, f in findings.items())
+
+
+def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
+    out = tmp_path / "fuzz.md"
+    result = fuzz.run(["--seconds", "20", "--jobs", "1", "--seed", "1", "--no-progress", "--out", str(out),
+                       "--findings", str(tmp_path / "findings"),
+                       "--weights", "blobs=1,actions=1,vector=1,checkpoints=1,gtp=1"])
+    assert not result["findings"], describe(result["findings"])
+    for target in fuzz.TARGETS:
+        assert sum(result["counts"][target].values()) > 0, target
+    for game in fuzz.GAMES:                                  # every game is fuzzed by the state targets
+        assert result["counts"]["blobs"][game] > 0 and result["counts"]["actions"][game] > 0, game
+    text = out.read_text()
+    assert "| blobs |" in text and "## Findings" in text and "None." in text and "Sanitizers:" in text
+
+
+def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path):
+    result = fuzz.run(["--seconds", "6", "--jobs", "1", "--no-progress", "--targets", "blobs,gtp",
+                       "--crash-at", "blobs:5", "--out", str(tmp_path / "fuzz.md"),
+                       "--findings", str(tmp_path / "findings")])
+    crashes = [f for f in result["findings"].values() if f["kind"] == "crash"]
+    assert len(crashes) == 1 and crashes[0]["target"] == "blobs" and "SIGABRT" in crashes[0]["message"]
+    folder = crashes[0]["examples"][0]
+    info = json.load(open(os.path.join(folder, "info.json")))
+    assert info["index"] == 5 and os.path.getsize(os.path.join(folder, "blob.bin")) > 0
+    assert sum(result["counts"]["blobs"].values()) > 5 and sum(result["counts"]["gtp"].values()) > 0
+
+
+def test_inputs_depend_on_seed_target_and_index_only(fuzz):
+    for name in ("blobs", "actions", "vector", "gtp"):
+        a, b = fuzz.make_target(name, 3), fuzz.make_target(name, 3)
+        for index in (0, 1, 57):
+            ia = a.generate(random.Random(fuzz.input_seed(3, name, index)))
+            ib = b.generate(random.Random(fuzz.input_seed(3, name, index)))
+            assert fuzz.json_safe(ia) == fuzz.json_safe(ib), name
+        other = a.generate(random.Random(fuzz.input_seed(4, name, 0)))
+        first = a.generate(random.Random(fuzz.input_seed(3, name, 0)))
+        assert fuzz.json_safe(other) != fuzz.json_safe(first), name

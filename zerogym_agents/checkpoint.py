@@ -113,9 +113,21 @@ def read_torch_file(path, what="zerogym checkpoint"):
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:     # truncated, garbage, or a pickle holding code/objects
-        msg = str(err).strip().splitlines()[0][:200] if str(err).strip() else ""
-        raise CheckpointError(f"{path} is not a readable {what}: it is corrupt, or holds objects other than "
-                              f"tensors and plain data ({type(err).__name__}: {msg})") from None
+        raise CheckpointError(f"{path} is not a readable {what}: {_why_unreadable(err)}") from None
+
+
+def _why_unreadable(err):
+    """What torch.load(weights_only=True)'s error means, in one line. PyTorch's own message advises
+    weights_only=False, which would let the file run code: that advice is not passed on."""
+    text = str(err)
+    found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", text)
+    if found:
+        return (f"it holds a Python object ({found.group(1)}), and zerogym reads only tensors and plain data "
+                "so that opening a file can never run code in it; save the object's state_dict instead")
+    if "WeightsUnpickler" in text or "weights_only" in text:
+        return "it is corrupt or not a PyTorch file (its contents do not unpickle as tensors and plain data)"
+    first = text.strip().splitlines()[0][:200] if text.strip() else ""
+    return f"it is corrupt, truncated or not a PyTorch file ({type(err).__name__}: {first})"
 
 
 def save_checkpoint(path, kind, payload):
@@ -140,6 +152,10 @@ def load_checkpoint(path, kind=None):
     if version > VERSION:
         raise CheckpointError(f"{path}: checkpoint version {version} is newer than this zerogym "
                               f"({VERSION}); upgrade zerogym")
+    if kind == "agent" and data.get("kind") != kind and isinstance(data.get("kind"), str):
+        agent = os.path.join(os.path.dirname(path), "agent.pt")
+        raise CheckpointError(f"{path}: a training checkpoint ({data['kind']}), not an agent; the agent of a run "
+                              f"is agent.pt in its folder" + (f" ({agent})" if os.path.isfile(agent) else ""))
     if kind is not None and data.get("kind") != kind:
         raise CheckpointError(f"{path}: a {data.get('kind')!r} checkpoint, expected {kind!r}")
     return data

@@ -57,6 +57,11 @@ def resolve(spec):
         if not os.path.isfile(path):
             raise ValueError(f"no pretrained agent {name!r}; available: {', '.join(pretrained_names()) or 'none'}")
         return path
+    if not os.path.exists(spec) and os.sep not in spec and not spec.endswith(".pt"):
+        names = pretrained_names()
+        hint = f"the shipped agent of that name is pretrained:{spec}" if spec in names else \
+            "shipped agents: " + ", ".join(f"pretrained:{n}" for n in names)
+        raise CheckpointError(f"{spec}: no such file; {hint}")
     return spec
 
 

@@ -125,6 +125,7 @@ class AlphaZeroAgent(Agent):
     def _tree_for(self, st):
         m = self._mcts
         if m is None or (m.spec is not st.spec and (m.spec.name, m.spec.kwargs) != (st.spec.name, st.spec.kwargs)):
+            self._check_game(st)
             self._mcts = m = BatchedMCTS(st, num_games=1, seed=[_seed_draw(self.rng)], **self.options)
             self._last_root = None
         if self.reuse_tree and self._last_root is not None:
@@ -135,6 +136,16 @@ class AlphaZeroAgent(Agent):
                 return m
         m.set_root(0, st)
         return m
+
+    def _check_game(self, st):
+        # a net knows the game it was made for: say so, rather than fail on the planes' shape
+        config = getattr(getattr(self.evaluator, "net", None), "config", None)
+        if config is not None and hasattr(config, "check_game"):
+            try:
+                config.check_game(st.spec)
+            except ValueError as err:
+                raise ValueError(f"AlphaZeroAgent: this agent cannot play {st.spec.name} "
+                                 f"{dict(st.spec.kwargs)}: {err}") from None
 
     def _path_from_last(self, st):
         # the actions from the last searched root to st: our move, then maybe the opponent's

@@ -56,6 +56,28 @@ def test_code_in_a_pickle_is_refused(tmp_path):
         load_checkpoint(p)
 
 
+@pytest.mark.parametrize("write,words", [
+    (lambda p: p.write_bytes(bytes(range(256)) * 4), "corrupt or not a PyTorch file"),
+    (lambda p: torch.save({"layer": torch.nn.Linear(2, 2)}, p), r"holds a Python object \(torch\.nn\.modules"),
+])
+def test_an_unreadable_file_is_explained_without_passing_on_the_advice_to_drop_weights_only(tmp_path, write, words):
+    p = tmp_path / "x.pt"
+    write(p)
+    with pytest.raises(CheckpointError, match=words) as err:
+        load_checkpoint(p)
+    assert "weights_only" not in str(err.value) and len(str(err.value).splitlines()) == 1
+
+
+def test_a_training_checkpoint_where_an_agent_is_expected_names_the_runs_agent_file(tmp_path):
+    save_checkpoint(tmp_path / "checkpoint.pt", "alphazero", {})
+    with pytest.raises(CheckpointError, match=r"checkpoint\.pt: a training checkpoint \(alphazero\), not an agent; "
+                                              r"the agent of a run is agent\.pt in its folder$"):
+        load_checkpoint(tmp_path / "checkpoint.pt", kind="agent")
+    save_checkpoint(tmp_path / "agent.pt", "agent", {})
+    with pytest.raises(CheckpointError, match=re.escape(f"in its folder ({tmp_path / 'agent.pt'})")):
+        load_checkpoint(tmp_path / "checkpoint.pt", kind="agent")
+
+
 def test_foreign_newer_and_other_kind(tmp_path):
     torch.save({"model": torch.zeros(2)}, tmp_path / "foreign.pt")
     with pytest.raises(CheckpointError, match="not a zerogym checkpoint"):

@@ -74,7 +74,7 @@ def test_refusals(tmp_path):
     with pytest.raises(ValueError, match="no pretrained agent 'chess'.*tictactoe"):
         load_agent("pretrained:chess")
     save_checkpoint(tmp_path / "x.pt", "alphazero", {})
-    with pytest.raises(CheckpointError, match="expected 'agent'"):
+    with pytest.raises(CheckpointError, match="a training checkpoint .alphazero., not an agent"):
         load_agent(str(tmp_path / "x.pt"))
     (tmp_path / "junk.pt").write_bytes(b"junk")
     with pytest.raises(CheckpointError, match="not a readable"):
@@ -264,3 +264,32 @@ def test_a_card_may_leave_out_or_null_what_it_does_not_know(tmp_path):
     path = write_agent(tmp_path, data)
     assert load_card(path)["anything"] == [1, {"x": None}]
     load_agent(path)
+
+
+def test_a_bare_name_that_is_no_file_points_to_the_shipped_agents(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CheckpointError, match="^connect_four: no such file; the shipped agent of that name is "
+                                              "pretrained:connect_four$"):
+        load_agent("connect_four")
+    with pytest.raises(CheckpointError, match="^connect4: no such file; shipped agents: pretrained:connect_four, "):
+        load_agent("connect4")
+    with pytest.raises(CheckpointError, match=r"^runs/x/agent\.pt: no such file$"):
+        load_agent("runs/x/agent.pt")
+    save_agent(tmp_path / "connect_four", PolicyValueNet(for_game("tictactoe")), card={"game": "tictactoe"})
+    assert load_agent("connect_four").name == "alphazero"          # a file of that name is the file
+
+
+def test_an_alphazero_agent_on_another_game_names_both_games():
+    agent = load_agent("pretrained:connect_four")
+    env = zerogym.make("go", board_size=9)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="^AlphaZeroAgent: this agent cannot play go .*network made for connect_four"
+                                         ".*does not fit game 'go'"):
+        agent.act(env)
+
+
+def test_an_agent_spec_that_is_a_shipped_agents_bare_name_says_how_to_name_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="^unknown agent spec 'go_5x5'; the shipped agent of that name is "
+                                         "pretrained:go_5x5$"):
+        agent_from_spec("go_5x5", "go", {"board_size": 5})

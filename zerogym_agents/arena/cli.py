@@ -57,6 +57,9 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
     if kind == "pretrained" or spec.endswith(".pt") or os.path.isfile(spec):
         from zerogym_agents.saved import load_agent
         return load_agent(spec, seed=seed, game=game, game_kwargs=kwargs)     # refused now, not mid-match
+    from zerogym_agents.saved import pretrained_names
+    if spec in pretrained_names():
+        raise ValueError(f"unknown agent spec {spec!r}; the shipped agent of that name is pretrained:{spec}")
     raise ValueError(f"unknown agent spec {spec!r}; known: {AGENT_SPECS}")
 
 

@@ -1,4 +1,4 @@
-"""A 5x7 bitmap font (digits, capitals, a little punctuation) for labels on numpy pictures."""
+"""A 5x7 bitmap font (digits, capital and small letters, a little punctuation) for labels on numpy pictures."""
 import numpy as np
 
 _GLYPHS = {
@@ -38,6 +38,32 @@ _GLYPHS = {
     "X": "#...# #...# .#.#. ..#.. .#.#. #...# #...#",
     "Y": "#...# #...# .#.#. ..#.. ..#.. ..#.. ..#..",
     "Z": "##### ....# ...#. ..#.. .#... #.... #####",
+    "a": "..... ..... .###. ....# .#### #...# .####",
+    "b": "#.... #.... #.##. ##..# #...# #...# ####.",
+    "c": "..... ..... .###. #.... #.... #...# .###.",
+    "d": "....# ....# .##.# #..## #...# #...# .####",
+    "e": "..... ..... .###. #...# ##### #.... .###.",
+    "f": "..##. .#..# .#... ###.. .#... .#... .#...",
+    "g": "..... .#### #...# #...# .#### ....# .###.",
+    "h": "#.... #.... #.##. ##..# #...# #...# #...#",
+    "i": "..#.. ..... .##.. ..#.. ..#.. ..#.. .###.",
+    "j": "...#. ..... ..##. ...#. ...#. #..#. .##..",
+    "k": "#.... #.... #..#. #.#.. ##... #.#.. #..#.",
+    "l": ".##.. ..#.. ..#.. ..#.. ..#.. ..#.. .###.",
+    "m": "..... ..... ##.#. #.#.# #.#.# #...# #...#",
+    "n": "..... ..... #.##. ##..# #...# #...# #...#",
+    "o": "..... ..... .###. #...# #...# #...# .###.",
+    "p": "..... ..... ####. #...# ####. #.... #....",
+    "q": "..... ..... .#### #...# .#### ....# ....#",
+    "r": "..... ..... #.##. ##..# #.... #.... #....",
+    "s": "..... ..... .###. #.... .###. ....# ####.",
+    "t": ".#... .#... ###.. .#... .#... .#..# ..##.",
+    "u": "..... ..... #...# #...# #...# #..## .##.#",
+    "v": "..... ..... #...# #...# #...# .#.#. ..#..",
+    "w": "..... ..... #...# #...# #.#.# #.#.# .#.#.",
+    "x": "..... ..... #...# .#.#. ..#.. .#.#. #...#",
+    "y": "..... ..... #...# #...# .#### ....# .###.",
+    "z": "..... ..... ##### ...#. ..#.. .#... #####",
     " ": "..... ..... ..... ..... ..... ..... .....",
     ".": "..... ..... ..... ..... ..... .##.. .##..",
     ",": "..... ..... ..... ..... .##.. ..#.. .#...",
@@ -60,12 +86,12 @@ def text_size(text, scale):
 
 
 def draw_text(img, text, y, x, scale, color, anchor="center"):
-    """Draw `text` (upper-cased; unknown characters as '?') into img with its anchor point at (y, x).
+    """Draw `text` (unknown characters as '?') into img with its anchor point at (y, x).
     anchor: "center", "left" (x is the left edge) or "right"; y is always the vertical centre."""
     h, w = text_size(text, scale)
     top = int(round(y - h / 2))
     left = int(round(x - (w / 2 if anchor == "center" else w if anchor == "right" else 0)))
-    for i, ch in enumerate(str(text).upper()):
+    for i, ch in enumerate(str(text)):
         mask = np.kron(GLYPH.get(ch, GLYPH["?"]), np.ones((scale, scale), bool))
         y0, x0 = top, left + i * 6 * scale
         ys, xs = slice(max(y0, 0), min(y0 + mask.shape[0], img.shape[0])), \

@@ -1,14 +1,25 @@
 """Human coordinates: GTP-style column letters (no I) and 1-based rows, row 0 = rank 1.
 
 Every game names its actions the way a person types them (parse_action accepts any case):
-Go and Hex "D4" (plus "pass" / "swap"), Othello and Tic-tac-toe/Gomoku "C3" (Othello also
-"pass"), Connect Four the column number "1".."W".  Row 1 is action row 0 in every game; only
+Go, Hex and Tic-tac-toe/Gomoku "D4" (plus "pass" / "swap"), Othello "d3" and "pass" (lower case,
+as Othello is written and as OpenSpiel names its moves), Connect Four the column number "1".."W".  Row 1 is action row 0 in every game; only
 the display differs (Go, Tic-tac-toe: row 1 at the bottom; Othello, Hex: row 1 at the top).
 """
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"   # 25 letters: enough for every supported board
 
 # the extra action after the N*N points, per game: its name, or None when there is none
 SPECIAL = {"go": "pass", "othello": "pass", "hex": "swap"}
+LOWER_CASE = {"othello"}          # games whose column letters are written in lower case
+
+
+def column_labels(game):
+    """How a game's columns are labelled on its boards: "numbers", "lowercase" or "letters"."""
+    return "numbers" if game == "connect_four" else "lowercase" if game in LOWER_CASE else "letters"
+
+
+def column_letters(game):
+    """The column letters of a game's boards, in the case it writes them."""
+    return COLUMNS.lower() if game in LOWER_CASE else COLUMNS
 
 
 def point_name(r, c):
@@ -51,7 +62,7 @@ def format_action(spec, action):
         return str(a + 1)
     if a == h * w:
         return SPECIAL[spec.name]
-    return point_name(a // w, a % w)
+    return f"{column_letters(spec.name)[a % w]}{a // w + 1}"
 
 
 def input_help(spec):
@@ -60,8 +71,10 @@ def input_help(spec):
     h, w, _ = spec.obs_shape
     if spec.name == "connect_four":
         return f"a column number 1..{w}"
-    letters = f"A..{COLUMNS[w - 1]}" + (" (no I)" if w > 8 else "")
-    text = f"a column letter {letters} then a row number 1..{h}, like {point_name(min(2, h - 1), min(3, w - 1))}"
+    cols = column_letters(spec.name)
+    letters = f"{cols[0]}..{cols[w - 1]}" + (f" (no {'i' if spec.name in LOWER_CASE else 'I'})" if w > 8 else "")
+    example = format_action(spec, min(2, h - 1) * w + min(3, w - 1))
+    text = f"a column letter {letters} then a row number 1..{h}, like {example}"
     if spec.name in SPECIAL:
         text += f", or {SPECIAL[spec.name]}"
     return text

@@ -33,7 +33,7 @@ class Example:
 EXAMPLES = {
     "go": Example({"board_size": 9}, "E5 D5 C5 F4 D4 C7 D6 G6 E3 F5 E6 F6 C3 E7",
                   "print(env.render(), info)  # the final board; info: score (black - white - komi) and areas"),
-    "othello": Example({"board_size": 8}, "F5 D6 C3 D3 C4 F4 C5 B3 C2 E6 C6 B4",
+    "othello": Example({"board_size": 8}, "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4",
                        'print(env.render(), info["discs"])  # the final board and the disc counts'),
     "hex": Example({"board_size": 11}, "D3 swap F6 E8 G4 D7 E6 F7 F5 H3",
                    "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if black won"),

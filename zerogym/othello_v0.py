@@ -13,7 +13,7 @@ Keyword arguments:
 - `board_size`: even, 4..16 (default 8).
 
 Actions: `r * N + c` places a disc on row `r`, column `c` (row 0 is row 1, drawn at the top;
-action 0 is A1, column letters skip I); `N * N` is pass.
+action 0 is a1: column letters are written in lower case and skip i); `N * N` is pass.
 
 Rewards are 0 until the end, then +1 for the winner and -1 for the loser, 0 for both after a draw;
 both agents get their final reward, and their final info holds `discs`, the disc count of each

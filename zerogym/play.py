@@ -6,10 +6,9 @@ column number in Connect Four); commands: undo, hint, resign, help, quit.
 """
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 
-from zerogym.coords import format_action, input_help, parse_action
+from zerogym.coords import column_labels, format_action, input_help, parse_action
 from zerogym.errors import IllegalMoveError
 
 TITLES = {"go": "Go", "othello": "Othello", "hex": "Hex", "connect_four": "Connect Four", "tictactoe": "Tic-tac-toe"}
@@ -57,7 +56,7 @@ def board_text(state):
     from zerogym.render import ROW0_AT_BOTTOM, text_board
     game = state.spec.name
     text = text_board(state, symbols=".XO", row0_at_bottom=ROW0_AT_BOTTOM[game], hex=game == "hex",
-                      column_labels="numbers" if game == "connect_four" else "letters",
+                      column_labels=column_labels(game),
                       row_labels=game != "connect_four")
     status = "game over" if state.is_over() else f"{player_name(game, state.current_player)} to move"
     return text.rsplit("\n", 1)[0] + f"\nmove {state.move_count}, {status}"

@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from zerogym._font import draw_text, text_size
-from zerogym.coords import COLUMNS, format_action
+from zerogym.coords import COLUMNS, column_letters, format_action
 
 CELL = 36  # pixels per board cell
 
@@ -36,11 +36,13 @@ def last_point(state):
 
 
 def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labels="letters", row_labels=True):
-    """The board as text: column labels, row numbers (unless row_labels=False), the last move in brackets."""
+    """The board as text: column labels ("letters", "lowercase" letters or "numbers"), row numbers
+    (unless row_labels=False), the last move in brackets."""
     board = state.board()
     h, w = board.shape
     last = last_point(state)
-    labels = [COLUMNS[c] if column_labels == "letters" else str(c + 1) for c in range(w)]
+    labels = [str(c + 1) if column_labels == "numbers" else COLUMNS.lower()[c] if column_labels == "lowercase"
+              else COLUMNS[c] for c in range(w)]
     pad = len(str(h)) + 1 if row_labels else 0
     lines = [" " * pad + "".join(f"{lab:>2}"[-2:] for lab in labels)]
     order = range(h - 1, -1, -1) if row0_at_bottom else range(h)
@@ -92,7 +94,7 @@ def _x_or_o(player, y, x, m, surface):
              MARK_X, None, 0)]
 
 
-def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=False):
+def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=False, letters=COLUMNS):
     """Go (points=True: lines through the points) or a board of squares (Othello; Tic-tac-toe with
     marks=True: X and O instead of stones)."""
     h, w = board.shape
@@ -128,7 +130,7 @@ def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=F
         s, off = _label_scale(m), m * 0.45
         for c in range(w):
             for y in (-off, h * m + off):
-                items.append(("text", y, (c + 0.5) * m, COLUMNS[c], s, ink, "center"))
+                items.append(("text", y, (c + 0.5) * m, letters[c], s, ink, "center"))
         for r in range(h):
             for x in (-off - m * 0.05, w * m + off + m * 0.05):
                 items.append(("text", (screen_row(r) + 0.5) * m, x, str(r + 1), s, ink, "center"))
@@ -217,7 +219,8 @@ def scene(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
                                 ((220, 180, 100), (220, 180, 100), (40, 30, 20), (40, 30, 20)))
     elif game == "othello":
         items, bg = _grid_items(board, last, m, labels, row0_at_bottom, False,
-                                ((20, 75, 40), (30, 120, 60), (10, 40, 20), (220, 235, 220)))
+                                ((20, 75, 40), (30, 120, 60), (10, 40, 20), (220, 235, 220)),
+                                letters=column_letters(game))
     elif game == "hex":
         items, bg = _hex_items(board, last, m, labels)
     elif game == "connect_four":

@@ -99,7 +99,7 @@ def test_render():
     env.step(19)
     text = env.render()
     lines = text.splitlines()
-    assert lines[0].split() == list("ABCDEFGH")
+    assert lines[0].split() == list("abcdefgh")          # lower case, as Othello moves are written (d3)
     assert lines[1].split() == ["1", ".", ".", ".", ".", ".", ".", ".", ".", "1"]    # row 1 at the top
     assert lines[3].replace(" ", "") == "3...[X]....3"                               # d3, the last move
     assert lines[4].split() == ["4", ".", ".", ".", "X", "X", ".", ".", ".", "4"]

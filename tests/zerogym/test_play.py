@@ -126,6 +126,7 @@ def test_printed_labels_are_what_the_player_types(game, kw):
             col_label = header[pos - shift]
             typed = col_label if game == "connect_four" else f"{col_label}{row_label}"
             assert parse_action(spec, typed) == a, (game, a, typed)
+            assert typed == format_action(spec, a)          # as errors and move lines write it
             break
         else:
             raise AssertionError(f"the move {a} is not marked on the board")
@@ -296,7 +297,7 @@ def test_othello_forced_pass_is_announced_and_accepted():
     result = s.run()
     text = talk.text
     assert "You have no legal placement: type pass." in text
-    assert "A1 is not allowed: that square is occupied" in text
+    assert "a1 is not allowed: that square is occupied" in text
     assert result.actions == [16, 2] and s.state.is_terminal()
     assert result.outcome == "loss" and "black 0, white 3" in text
 

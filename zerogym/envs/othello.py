@@ -8,7 +8,7 @@ class OthelloEnv(BoardGameEnv):
 
     metadata = dict(BoardGameEnv.metadata, name="othello_v0")
     state_class = OthelloState
-    text_style = {"symbols": ".XO", "row0_at_bottom": False, "hex": False, "column_labels": "letters"}
+    text_style = {"symbols": ".XO", "row0_at_bottom": False, "hex": False, "column_labels": "lowercase"}
 
     def final_info(self):
         black, white = self.state.counts()

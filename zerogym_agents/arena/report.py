@@ -47,12 +47,13 @@ def pairwise_markdown(result):
 
 
 def match_markdown(match):
-    """One match as the AlphaOthelloZero tables (paper 004): a row per first mover, then the total;
-    wins / losses / draws from A's point of view."""
+    """One match with a row per first mover, then the total (as Cherif Haouat et al. split their
+    AlphaOthelloZero tables); wins, draws, losses from A's point of view, in the W-D-L order of
+    every other table."""
     lines = [f"**{match.agent_a}** vs {match.agent_b}", "",
-             "| first to play | win | loss | draw | total |", "|---|---:|---:|---:|---:|"]
+             "| first to play | win | draw | loss | total |", "|---|---:|---:|---:|---:|"]
     for who, x in ((match.agent_a, match.a_first), (match.agent_b, match.b_first), ("total", match.total)):
-        lines.append(f"| {who} | {x.wins} | {x.losses} | {x.draws} | {x.games} |")
+        lines.append(f"| {who} | {x.wins} | {x.draws} | {x.losses} | {x.games} |")
     return "\n".join(lines) + "\n"
 
 

@@ -51,6 +51,9 @@ def test_pairwise_table_has_first_player_splits(tournament):
     rows = table_rows(md)
     assert [r[0] for r in rows] == [rr.matches[0].agent_a, rr.matches[0].agent_b, "total"]
     assert [int(x) for x in rows[2][1:]] == [int(a) + int(b) for a, b in zip(rows[0][1:], rows[1][1:])]
+    assert md.splitlines()[2] == "| first to play | win | draw | loss | total |"      # W-D-L, as the pairs table
+    t = rr.matches[0].total
+    assert [int(x) for x in rows[2][1:]] == [t.wins, t.draws, t.losses, t.games]
 
 
 def test_write_report(tmp_path, tournament):

@@ -81,7 +81,7 @@ def test_bad_kwargs(kw, allowed):
 
 
 def test_game_to_the_end_rewards():
-    # black c1 flips b1, then neither side can place: black wins 3 - 1 (see tests/_core)
+    # black c1 flips b1, then neither side can place: black wins 3 - 1 (see tests/zerogym/_core)
     env = othello_v0.raw_env(board_size=4)
     env.reset()
     b = np.zeros((4, 4), np.int8)

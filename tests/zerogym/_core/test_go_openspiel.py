@@ -134,7 +134,7 @@ def test_random_games_agree_with_openspiel(n, games):
 
 
 def test_double_ko_cycle_ends_openspiel_by_superko():
-    # the double-ko cycle of tests/_core/test_go.py: the last move recreates the start board
+    # the double-ko cycle of tests/zerogym/_core/test_go.py: the last move recreates the start board
     n = 7
     names = ["B3", "C3", "A2", "B2", "B1", "D2", "C7", "C1", "B6", "B7", "D6", "A6", "C5", "B5",
              "C2", "C6", "pass", "B2", "B6"]

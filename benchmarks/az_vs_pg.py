@@ -125,7 +125,7 @@ def folder_lock(folder, name=LOCK):
 
 
 def parse_set(items, what):
-    from zerogym_agents.arena.cli import parse_kwargs
+    from zerogym_agents.specs import parse_kwargs
     try:
         return parse_kwargs(items or [])
     except ValueError as err:
@@ -376,7 +376,7 @@ def make_run(o, key, algo, folder, resume):
 
 # ---- evaluation ------------------------------------------------------------------------------------
 def reference_agent(spec, key, seed=None):
-    from zerogym_agents.arena.cli import agent_from_spec
+    from zerogym_agents.specs import agent_from_spec
     game, kwargs, _ = GAMES[key]
     return agent_from_spec(spec, game, kwargs, seed=seed)
 

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from zerogym import cli
+from zerogym_agents import cli
 
 
 def test_demo_plays_a_game_and_reports_the_score(capsys):
@@ -23,14 +23,14 @@ def test_unknown_command_fails_with_usage():
 
 
 def test_console_script_is_installed():
-    out = subprocess.run([sys.executable, "-m", "zerogym.cli", "--help"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and all(c in out.stdout for c in ("demo", "bench", "arena"))
     assert "train an agent (alphazero, pg)" in out.stdout and "--debug" in out.stdout
 
 
 def test_arena_help_names_its_default_folder_which_git_ignores():
     import os
-    out = subprocess.run([sys.executable, "-m", "zerogym.cli", "arena", "--help"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli", "arena", "--help"], capture_output=True, text=True)
     assert "(default arena_results)" in " ".join(out.stdout.split())
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, ".gitignore")) as f:
@@ -102,7 +102,7 @@ def test_train_alphazero_on_a_corrupt_checkpoint_exits_with_one_line_on_stderr(t
     run = tmp_path / "run"
     run.mkdir()
     (run / "checkpoint.pt").write_bytes(b"\x80\x02 not a checkpoint at all")
-    out = subprocess.run([sys.executable, "-m", "zerogym.cli", *train_az(run, "--resume")], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli", *train_az(run, "--resume")], capture_output=True,
                          text=True)
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 1 and "Traceback" not in out.stderr and len(lines) == 1, out.stderr
@@ -141,7 +141,7 @@ def test_arena_and_play_refuse_a_malformed_agent_file_in_one_line(tmp_path):
 
 def zerogym(*argv, stdin=None, cwd=None):
     """Run the real command line; returns the CompletedProcess (text)."""
-    return subprocess.run([sys.executable, "-m", "zerogym.cli", *map(str, argv)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "zerogym_agents.cli", *map(str, argv)], capture_output=True, text=True,
                           input=stdin, cwd=cwd)
 
 
@@ -308,7 +308,7 @@ def test_train_pg_follows_the_same_run_folder_rule(tmp_path, capsys):
 # ---- the demo: a speed table it can measure, or a note; a closing hint that runs as printed -------------------
 
 def test_demo_without_the_benchmarks_skips_the_speed_table_with_a_note(tmp_path):
-    code = ("import sys, zerogym.cli as c; c.BENCHMARKS = sys.argv[1]; "   # as after `pip install .`: no benchmarks/
+    code = ("import sys, zerogym_agents.cli as c; c.BENCHMARKS = sys.argv[1]; "   # as after `pip install .`: no benchmarks/
             "c.main(sys.argv[2:])")
     run = [sys.executable, "-c", code, str(tmp_path / "no-benchmarks")]
     out = subprocess.run([*run, "demo", "--board-size", "5", "--no-train", "--seconds", "0.1"], capture_output=True,

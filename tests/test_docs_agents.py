@@ -247,7 +247,7 @@ def documented_defaults(kind, target):
 
 def spec_problems(rows):
     """Rows `| `spec` | `Class` | ...` whose spec does not build an agent of that class."""
-    from zerogym_agents.arena.cli import agent_from_spec
+    from zerogym_agents.specs import agent_from_spec
     problems = []
     for n, cells in rows:
         spec, cls = code_spans(cells[0]), code_spans(cells[1])

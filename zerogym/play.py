@@ -1,11 +1,10 @@
-"""`zerogym play`: a person against an agent in the terminal.
+"""A person against an agent in the terminal (what `zerogym play` runs).
 
-play(game, agent, ...) runs one game; input and output go through input_fn / print_fn, so a whole
-game can be scripted.  Moves are typed as zerogym.coords names them ("D4", "pass", "swap", or a
-column number in Connect Four); commands: undo, hint, resign, help, quit.
+play(game, agent, ...) runs one game against any object with act(env) -> int; input and output go
+through input_fn / print_fn, so a whole game can be scripted.  Moves are typed as zerogym.coords
+names them ("D4", "a1" in Othello, "pass", "swap", or a column number in Connect Four); commands:
+undo, hint, resign, help, quit.  (zerogym_agents.play_cli names agents by spec, e.g. "uct:400".)
 """
-import json
-import os
 from dataclasses import dataclass, field
 
 from zerogym.coords import column_labels, format_action, input_help, parse_action
@@ -13,7 +12,6 @@ from zerogym.errors import IllegalMoveError
 
 TITLES = {"go": "Go", "othello": "Othello", "hex": "Hex", "connect_four": "Connect Four", "tictactoe": "Tic-tac-toe"}
 COLOURS = {"go": ("black", "white"), "othello": ("black", "white"), "hex": ("black", "white")}
-DEFAULT_AGENT = "uct:400"
 
 
 @dataclass
@@ -161,45 +159,6 @@ def winning_line(state):
     return [(int(r), int(c)) for r, c in best]
 
 
-def default_agent(game, kwargs):
-    """A pretrained agent made for exactly this game and kwargs, else DEFAULT_AGENT."""
-    from zerogym.registry import make_state
-    want = make_state(game, **kwargs).spec
-    for name, card in pretrained_cards().items():
-        try:
-            if card.get("game") == want.name and \
-                    make_state(want.name, **card.get("kwargs", {})).spec.kwargs == want.kwargs:
-                return f"pretrained:{name}"
-        except (ValueError, TypeError):
-            continue
-    return DEFAULT_AGENT
-
-
-def pretrained_cards():
-    """{name: model card} of the agents shipped with zerogym_agents (read from their JSON cards)."""
-    try:
-        from zerogym_agents.saved import PRETRAINED_DIR, pretrained_names
-    except ImportError:
-        return {}
-    cards = {}
-    for name in pretrained_names():
-        try:
-            with open(os.path.join(PRETRAINED_DIR, f"{name}.json")) as f:
-                card = json.load(f)
-            cards[name] = card if isinstance(card, dict) else {}
-        except (OSError, ValueError):
-            cards[name] = {}
-    return cards
-
-
-def make_agent(spec, game, kwargs, seed=None):
-    """An agent from a spec (see zerogym_agents.arena.cli.agent_from_spec), refusing a saved
-    agent made for another game."""
-    from zerogym_agents.arena.cli import agent_from_spec, game_kwargs_for_agents
-    game_kwargs_for_agents(game, kwargs, [spec])
-    return agent_from_spec(spec, game, kwargs, seed=seed)
-
-
 class _Quit(Exception):
     pass
 
@@ -207,20 +166,20 @@ class _Quit(Exception):
 class Session:
     """One game of a person against an agent; run() plays it.
 
-    game, kwargs: the game; agent: an Agent or a spec ("uct:400", "pretrained:NAME", a path; None
-    picks default_agent).  With no kwargs, a saved agent's game kwargs come from its model card; an
-    agent trained on other kwargs than the ones given is announced as playing them zero-shot (or
-    refused: see zerogym_agents.arena.cli.game_kwargs_for_agents); human: "first" or "second" (or 0 / 1); input_fn(prompt) -> str and
-    print_fn(text) do all the talking (the end of input counts as quit).  While it runs, .env,
-    .state (the live State) and .history ((player, action) per move) show the game.
+    game, kwargs: the game; agent: any object with act(env) -> int (reset() is called before the
+    game and after an undo, when it has one); name: what to call it (default its .name); notes:
+    lines said before the game starts; human: "first" or "second" (or 0 / 1); input_fn(prompt) ->
+    str and print_fn(text) do all the talking (the end of input counts as quit).  While it runs,
+    .env, .state (the live State) and .history ((player, action) per move) show the game.
     """
 
-    def __init__(self, game, agent=None, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print):
+    def __init__(self, game, agent, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print,
+                 name=None, notes=()):
         import zerogym
-        self.kwargs, self.notes = dict(kwargs or {}), []
-        if isinstance(agent, str):
-            from zerogym_agents.arena.cli import game_kwargs_for_agents
-            self.kwargs, self.notes = game_kwargs_for_agents(game, self.kwargs, [agent])
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(f"agent must have an act(env) method, got {agent!r} (agent specs such as "
+                             "'uct:400' are read by zerogym_agents.play_cli.session)")
+        self.kwargs, self.notes = dict(kwargs or {}), list(notes)
         self.env = zerogym.make(game, illegal="raise", **self.kwargs)
         self.env.reset(seed=seed)
         self.state = self.env.unwrapped.state
@@ -231,10 +190,8 @@ class Session:
             self.me = 1
         else:
             raise ValueError(f"human must be 'first' or 'second', got {human!r}")
-        if agent is None:
-            agent = default_agent(game, self.kwargs)
-        self.name = agent if isinstance(agent, str) else getattr(agent, "name", type(agent).__name__)
-        self.agent = make_agent(agent, game, self.kwargs, seed) if isinstance(agent, str) else agent
+        self.agent = agent
+        self.name = name or getattr(agent, "name", type(agent).__name__)
         self.input_fn, self.print_fn = input_fn, print_fn
         self.history = []
 
@@ -338,59 +295,6 @@ class Session:
                     return None
 
 
-def play(game, agent=None, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print):
+def play(game, agent, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print):
     """Play `game` against `agent` in the terminal (see Session); returns a PlayResult."""
     return Session(game, agent, kwargs, human, seed, input_fn, print_fn).run()
-
-
-# ---- command line ----------------------------------------------------------------------------
-def add_play_parser(subparsers):
-    """Add the `play` sub-command to an argparse subparsers object; returns its parser."""
-    p = subparsers.add_parser("play", help="play against an agent in the terminal",
-                              description="A person against an agent: type moves like D4 (a column "
-                                          "number in Connect Four), or undo, hint, resign, help, quit.")
-    p.add_argument("game", nargs="?", help="go, othello, hex, connect_four or tictactoe")
-    p.add_argument("--kwargs", nargs="*", default=[], metavar="KW",
-                   help="game kwargs: key=value words or one JSON object, e.g. board_size=9 komi=7.5")
-    p.add_argument("--agent", default=None,
-                   help=f"pretrained:NAME, a saved agent's path, uct:N, random, greedy, minimax "
-                        f"(default: a pretrained agent for this game and kwargs, else {DEFAULT_AGENT})")
-    p.add_argument("--human", choices=("first", "second"), default="first", help="your side (default first)")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--gif", default=None, metavar="PATH", help="save the game as an animated GIF")
-    p.add_argument("--svg", default=None, metavar="DIR", help="save one SVG per position in this folder")
-    p.add_argument("--list", action="store_true", help="list the pretrained agents and exit")
-    p.set_defaults(func=run_play)
-    return p
-
-
-def run_play(args, input_fn=None, print_fn=None):
-    """Run `zerogym play` for parsed `args` (talking through input() / print() unless given other
-    functions); returns the PlayResult (None for --list)."""
-    input_fn, print_fn = input_fn or input, print_fn or print
-    if args.list:
-        cards = pretrained_cards()
-        if not cards:
-            print_fn("No pretrained agents are installed.")
-        for name, card in cards.items():
-            kw = ", ".join(f"{k}={v}" for k, v in (card.get("kwargs") or {}).items())
-            print_fn(f"pretrained:{name}  ({card.get('game', '?')}{' ' + kw if kw else ''})")
-        return None
-    if not args.game:
-        raise ValueError("name a game (go, othello, hex, connect_four, tictactoe), or --list")
-    from zerogym_agents.arena.cli import parse_kwargs
-    try:
-        session = Session(args.game, args.agent, parse_kwargs(args.kwargs), args.human, args.seed, input_fn, print_fn)
-        kwargs = session.kwargs
-        outcome = session.run()
-    except KeyboardInterrupt:
-        print_fn("\nGame abandoned.")
-        raise
-    if args.gif or args.svg:
-        from zerogym import render
-        states = render.replay(args.game, outcome.actions, **kwargs)
-        if args.gif:
-            print_fn(f"wrote {render.save_gif(states, args.gif)}")
-        if args.svg:
-            print_fn(f"wrote {len(render.save_svgs(states, args.svg))} SVG files to {args.svg}")
-    return outcome

@@ -5,6 +5,7 @@ of zerogym_agents.file_checks and checks a file before it builds anything from i
 """
 import os
 import re
+import reprlib
 import socket
 import tempfile
 import time
@@ -17,8 +18,37 @@ TEMP_PREFIX = ".tmp-"
 STALE_TEMP_SECONDS = 600      # an atomic_save temp file untouched this long has no live writer
 
 
+PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
+
+
 class CheckpointError(ValueError):
     """A file that is not a readable zerogym checkpoint of the expected kind."""
+
+
+# ---- naming: the agents shipped with the package ---------------------------------------------------
+
+def pretrained_names():
+    """Names usable as load_agent("pretrained:NAME")."""
+    if not os.path.isdir(PRETRAINED_DIR):
+        return []
+    return sorted(f[:-3] for f in os.listdir(PRETRAINED_DIR) if f.endswith(".pt"))
+
+
+def resolve(spec):
+    """The file behind an agent or network spec ("pretrained:NAME" or a path)."""
+    spec = os.fspath(spec)
+    if spec.startswith("pretrained:"):
+        name = spec.split(":", 1)[1]
+        path = os.path.join(PRETRAINED_DIR, f"{name}.pt")
+        if not os.path.isfile(path):
+            raise ValueError(f"no pretrained agent {name!r}; available: {', '.join(pretrained_names()) or 'none'}")
+        return path
+    if not os.path.exists(spec) and os.sep not in spec and not spec.endswith(".pt"):
+        names = pretrained_names()
+        hint = f"the shipped agent of that name is pretrained:{spec}" if spec in names else \
+            "shipped agents: " + ", ".join(f"pretrained:{n}" for n in names)
+        raise CheckpointError(f"{spec}: no such file; {hint}")
+    return spec
 
 
 # ---- writing -----------------------------------------------------------------------------------
@@ -147,8 +177,8 @@ def load_checkpoint(path, kind=None):
         raise CheckpointError(f"{path}: not a zerogym checkpoint (no '{FORMAT}' marker)")
     version = data.get("version", 0)
     if isinstance(version, bool) or not isinstance(version, int):
-        from zerogym_agents.file_checks import describe
-        raise CheckpointError(f"{path}: checkpoint version must be an integer, got {describe(version)}")
+        raise CheckpointError(f"{path}: checkpoint version must be an integer, got {type(version).__name__} "
+                              f"{reprlib.repr(version)}")
     if version > VERSION:
         raise CheckpointError(f"{path}: checkpoint version {version} is newer than this zerogym "
                               f"({VERSION}); upgrade zerogym")

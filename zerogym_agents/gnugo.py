@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 
 from zerogym_agents.base import Agent, game_state
-from zerogym_agents.gtp import COLOUR_NAMES, GTPClient, GTPError, parse_score, parse_vertex, vertex
+from zerogym_agents.gtp_client import COLOUR_NAMES, GTPClient, GTPError, parse_score, parse_vertex, vertex
 
 FALLBACK_PATHS = ("/usr/games/gnugo",)
 MAX_GNUGO_BOARD = 19

@@ -6,22 +6,15 @@ load_agent("path/to/agent.pt") one you saved with save_agent.
 import json
 import os
 
-from zerogym_agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from zerogym_agents.checkpoint import (PRETRAINED_DIR, CheckpointError, load_checkpoint, pretrained_names,  # noqa: F401
+                                       resolve, save_checkpoint)
 from zerogym_agents.file_checks import DictOf, Fields, Int, Json, Maybe, Str, check
 
 AGENT_KINDS = ("alphazero", "policy")     # alphazero: AlphaZeroAgent (search); policy: PolicyAgent (net only)
-PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
 # a model card is any JSON object; the entries that tools read must have these types (or be null) when present
 CARD = Fields({}, optional={k: Maybe(v) for k, v in {"game": Str(), "kwargs": DictOf(Str()), "net": DictOf(Str()),
                                                      "training": DictOf(Str()), "parameters": Int(0),
                                                      "command": Str()}.items()})
-
-
-def pretrained_names():
-    """Names usable as load_agent("pretrained:NAME")."""
-    if not os.path.isdir(PRETRAINED_DIR):
-        return []
-    return sorted(f[:-3] for f in os.listdir(PRETRAINED_DIR) if f.endswith(".pt"))
 
 
 def save_agent(path, net, options=None, card=None, kind="alphazero"):
@@ -46,23 +39,6 @@ def copy_agent(src, dst, update_card):
     path, saved = read_agent(src)
     card = update_card(saved["card"])
     save_agent(dst, net_from_payload(saved["net"], source=path), saved["options"], card, kind=saved["agent"])
-
-
-def resolve(spec):
-    """The file behind an agent spec ("pretrained:NAME" or a path)."""
-    spec = os.fspath(spec)
-    if spec.startswith("pretrained:"):
-        name = spec.split(":", 1)[1]
-        path = os.path.join(PRETRAINED_DIR, f"{name}.pt")
-        if not os.path.isfile(path):
-            raise ValueError(f"no pretrained agent {name!r}; available: {', '.join(pretrained_names()) or 'none'}")
-        return path
-    if not os.path.exists(spec) and os.sep not in spec and not spec.endswith(".pt"):
-        names = pretrained_names()
-        hint = f"the shipped agent of that name is pretrained:{spec}" if spec in names else \
-            "shipped agents: " + ", ".join(f"pretrained:{n}" for n in names)
-        raise CheckpointError(f"{spec}: no such file; {hint}")
-    return spec
 
 
 def read_agent(spec):

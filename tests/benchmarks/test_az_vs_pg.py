@@ -190,7 +190,7 @@ def test_report_only_rebuilds_the_same_tables_without_the_training_options(tiny)
 
 
 def test_the_saved_round_robin_is_what_the_arena_replays_from_the_saved_agents(tiny):
-    from zerogym_agents.arena.cli import agent_from_spec
+    from zerogym_agents.specs import agent_from_spec
     from zerogym_agents.arena.match import round_robin
     saved = json.loads((tiny["root"] / "runs" / "connect_four" / "round_robin.json").read_text())["result"]
     names = saved["names"]

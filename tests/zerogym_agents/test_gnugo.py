@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import zerogym
-from zerogym import cli
+from zerogym_agents import cli
 from zerogym_agents.arena import from_sgf, play_game, play_match, replay
-from zerogym_agents.arena.cli import agent_from_spec
+from zerogym_agents.specs import agent_from_spec
 from zerogym_agents.base import RandomAgent
 from zerogym_agents.gnugo import GnuGoAgent, GnuGoNotFoundError, find_gnugo, gnugo_final
-from zerogym_agents.gtp import GTPClient, parse_vertex, vertex
+from zerogym_agents.gtp_client import GTPClient, parse_vertex, vertex
 
 
 # ---- a fake GNU Go: answers genmove as FAKE_GTP_MODE says, logs every command ---------------------
@@ -293,7 +293,7 @@ def play_out(black, white, n=9, komi=7.5, limit=400):
 
 @pytest.mark.parametrize("spec, ours_black", [("random", True), ("uct:30", False)])
 def test_gnugo_plays_our_gtp_engine(gnugo, spec, ours_black):
-    ours_argv = [sys.executable, "-m", "zerogym.cli", "gtp", "--agent", spec, "--seed", "2"]
+    ours_argv = [sys.executable, "-m", "zerogym_agents.cli", "gtp", "--agent", spec, "--seed", "2"]
     gg_argv = [gnugo, "--mode", "gtp", "--level", "1", "--chinese-rules", "--positional-superko",
                "--capture-all-dead", "--seed", "5"]
     with GTPClient(ours_argv, timeout=120) as ours, GTPClient(gg_argv, timeout=120) as gg:

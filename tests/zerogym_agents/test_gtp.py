@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from zerogym_agents.base import Agent, RandomAgent
-from zerogym_agents.gtp import (COMMANDS, GTPClient, GTPEngine, GTPError, parse_score, parse_vertex, score_text,
-                                vertex)
+from zerogym_agents.gtp import COMMANDS, GTPEngine
+from zerogym_agents.gtp_client import GTPClient, GTPError, parse_score, parse_vertex, score_text, vertex
 
 
 def engine(size=9, komi=7.5, agent=None, **kw):
@@ -246,7 +246,7 @@ def test_commands_with_random_arguments_answer_and_errors_change_nothing(command
 
 # ---- the command line and the client ---------------------------------------------------------------
 def test_zerogym_gtp_command_over_pipes():
-    argv = [sys.executable, "-m", "zerogym.cli", "gtp", "--agent", "random", "--board-size", "5", "--seed", "1"]
+    argv = [sys.executable, "-m", "zerogym_agents.cli", "gtp", "--agent", "random", "--board-size", "5", "--seed", "1"]
     with GTPClient(argv, timeout=120) as gtp:
         assert gtp.send("protocol_version") == "2"
         gtp.send("play b C3")
@@ -260,13 +260,13 @@ def test_zerogym_gtp_command_over_pipes():
 
 
 def test_zerogym_gtp_rejects_a_bad_agent_spec():
-    out = subprocess.run([sys.executable, "-m", "zerogym.cli", "gtp", "--agent", "nonsense"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli", "gtp", "--agent", "nonsense"], capture_output=True,
                          text=True, stdin=subprocess.DEVNULL)
     assert out.returncode != 0 and "nonsense" in out.stderr and out.stdout == ""
 
 
 def test_zerogym_gtp_refuses_an_agent_of_another_game(capsys):
-    from zerogym import cli
+    from zerogym_agents import cli
     with pytest.raises(SystemExit, match="plays tictactoe, not Go"):
         cli.main(["gtp", "--agent", "pretrained:tictactoe"])
     with pytest.raises(SystemExit, match="no pretrained agent"):
@@ -321,7 +321,7 @@ def test_engine_answers_bad_bytes_and_stays_up(env_update):
              b"9 genmove b\n",
              b"10 name # a comment \xff\n",            # comments are dropped before decoding
              b"11 quit\n"]
-    proc = subprocess.run([sys.executable, "-m", "zerogym.cli", "gtp", "--agent", "random", "--seed", "1"],
+    proc = subprocess.run([sys.executable, "-m", "zerogym_agents.cli", "gtp", "--agent", "random", "--seed", "1"],
                           input=b"".join(lines), capture_output=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
     answers = _answers(proc.stdout)

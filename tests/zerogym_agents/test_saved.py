@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import zerogym
-from zerogym_agents.arena.cli import agent_from_spec
+from zerogym_agents.specs import agent_from_spec
 from zerogym_agents.checkpoint import CheckpointError, save_checkpoint
 from zerogym_agents.nets import PolicyValueNet, for_game
 from zerogym_agents.saved import load_agent, load_card, pretrained_names, save_agent

@@ -1,10 +1,9 @@
 """`zerogym train alphazero`: train from the command line, resume with --resume."""
-import json
 import os
 
-from zerogym_agents.arena.cli import parse_kwargs
 from zerogym_agents.pg.cli import add_pg_parser, read_config_file
 from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_folder
+from zerogym_agents.specs import parse_kwargs
 
 
 def add_train_parser(subparsers):
@@ -41,7 +40,7 @@ def build_config(args):
 
 def run_train_alphazero(args):
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
-    cfg = build_config(args)            # errors: one line through zerogym.cli.user_error
+    cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
     out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
     prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file
+from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
 from zerogym_agents.file_checks import Config, Context, Spec, StateDict
 from zerogym_agents.config_io import JsonConfig
 from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead
@@ -427,7 +427,6 @@ def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
 def read_net_file(path):
     """(path, what the file holds) for a file load_net reads ("pretrained:NAME" resolved):
     FileNotFoundError when there is none, NetFileError when torch.load(weights_only=True) fails."""
-    from zerogym_agents.saved import resolve
     path = resolve(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no network file at {path}")

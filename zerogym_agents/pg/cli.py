@@ -2,9 +2,9 @@
 import json
 import os
 
-from zerogym_agents.arena.cli import parse_kwargs
 from zerogym_agents.pg.config import ALGOS
 from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_folder
+from zerogym_agents.specs import parse_kwargs
 
 
 def add_pg_parser(algos):
@@ -59,7 +59,7 @@ def build_config(args):
 
 def run_train_pg(args):
     from zerogym_agents.pg.trainers import make_trainer
-    cfg = build_config(args)            # errors: one line through zerogym.cli.user_error
+    cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
     if args.max_seconds is not None and not args.max_seconds > 0:
         raise ValueError(f"--max-seconds must be > 0, got {args.max_seconds}")
     out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")

@@ -6,6 +6,8 @@ checkpoint) and write a net file, or a saved agent (same options, updated model 
 input was an agent.
 """
 
+from zerogym_agents.transfer.sources import read_source, square_board_size
+
 COMMAND = "zerogym transfer"
 
 
@@ -52,31 +54,6 @@ def _io_arguments(p):
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the result")
 
 
-def read_source(path):
-    """(net, agent, game, game_kwargs): the net in `path` (or "pretrained:NAME"); agent =
-    {"kind", "options", "card"} when it is a saved agent, else None; the game and its kwargs
-    (None when the file does not say them: a plain net file)."""
-    from zerogym_agents.checkpoint import FORMAT
-    from zerogym_agents.file_checks import DictOf, Fields, Json, Str, check
-    from zerogym_agents.nets.model import net_from_payload, net_payload_in, read_net_file
-    from zerogym_agents.saved import check_agent
-    path, data = read_net_file(path)
-    net = net_from_payload(net_payload_in(data), source=path)
-    agent, game, kwargs = None, None, None
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        if data.get("kind") == "agent":
-            saved = check_agent(data, path)
-            agent = {"kind": saved["agent"], "options": saved["options"], "card": saved["card"]}
-            game, kwargs = agent["card"].get("game"), agent["card"].get("kwargs")
-        elif "config" in data:                # a training checkpoint: its run's game
-            cfg = check(data["config"], Json(Fields({}, optional={"game": Str(), "game_kwargs": DictOf(Str())})), path,
-                        "config")
-            game, kwargs = cfg.get("game"), cfg.get("game_kwargs")
-    if kwargs is not None and game:
-        return net, agent, game, kwargs
-    return net, agent, net.config.game, None
-
-
 def write_result(path, net, agent, card):
     """save_agent (with the input agent's options and this model card) when the input was an
     agent, else save_net."""
@@ -86,14 +63,6 @@ def write_result(path, net, agent, card):
         save_net(net, path)
     else:
         save_agent(path, net, agent["options"], card, kind=agent["kind"])
-
-
-def _board_size(game, kwargs):
-    import zerogym
-    h, w, _ = zerogym.make_state(game, **kwargs).spec.obs_shape
-    if h != w:
-        raise ValueError(f"{game} {kwargs} has a {h}x{w} board; a composite needs square boards")
-    return h
 
 
 def max_change(a, b, size, seed=0):
@@ -114,7 +83,7 @@ def run_grow(args):
         net, agent, game, kwargs = read_source(args.src)
         grown = grow(net, blocks=args.blocks, channels=args.channels, kernel_size=args.kernel_size,
                      noise=args.noise, seed=args.seed)
-    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym.cli.user_error
+    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym_agents.cli.user_error
         raise ValueError(f"{args.src}: {err}") from err
     change = max_change(net, grown, 9)
     card = dict(agent["card"]) if agent else {}
@@ -138,7 +107,7 @@ def run_composite(args):
             if kwargs is None:
                 raise ValueError(f"{args.src} does not say which board size its net was trained on: "
                                  f"give --small-size")
-            small = _board_size(game, kwargs)
+            small = square_board_size(game, kwargs)
         with torch.random.fork_rng(devices=[]):
             if args.seed is not None:
                 torch.manual_seed(args.seed)
@@ -148,7 +117,7 @@ def run_composite(args):
         if game is not None:
             big_kwargs = {**(kwargs or {}), "board_size": args.big_size}
             comp.config.check_game(game, big_kwargs)
-    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym.cli.user_error
+    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym_agents.cli.user_error
         raise ValueError(f"{args.src}: {err}") from err
     # the card's other entries (training, results) describe the small-board agent: kept under "transfer"
     card = {"net": comp.config.to_dict(), "parameters": comp.num_parameters(),

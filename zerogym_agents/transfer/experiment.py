@@ -49,8 +49,7 @@ import torch
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.trainer import CHECKPOINT, AlphaZeroTrainer
 from zerogym_agents.base import Agent, game_state
-from zerogym_agents.transfer.settings import (DEFAULT_REFERENCES, GAME_FIELDS, MAX_SIMULATIONS,  # noqa: F401
-                                              METHODS, NO_STEP_CAP, TransferSettings)
+from zerogym_agents.transfer.settings import GAME_FIELDS, METHODS, NO_STEP_CAP, TransferSettings
 
 DONE, PROGRESS, FINAL_AGENT = "done.json", "progress.json", "final_agent.pt"
 
@@ -160,7 +159,7 @@ class TransferExperiment:
 
     def __init__(self, settings, out_dir, report=None, progress=True, command=None):
         from zerogym_agents.saved import resolve
-        from zerogym_agents.transfer.cli import _board_size, read_source
+        from zerogym_agents.transfer.sources import read_source, square_board_size
         from zerogym_agents.nets import PolicyValueNet
         self.s = settings if isinstance(settings, TransferSettings) else TransferSettings.from_dict(settings)
         s = self.s
@@ -178,7 +177,7 @@ class TransferExperiment:
         if small is None:
             if kwargs is None:
                 raise ValueError(f"{s.source} does not say which board size its net was trained on: give small_size")
-            small = _board_size(game, kwargs)
+            small = square_board_size(game, kwargs)
         if small >= s.big_size:
             raise ValueError(f"the source board ({small}) must be smaller than the big board ({s.big_size})")
         self.small_size = small
@@ -268,7 +267,7 @@ class TransferExperiment:
 
     # -- evaluation ----------------------------------------------------------------------------
     def _match(self, agent, ref, games, seed, names):
-        from zerogym_agents.arena.cli import agent_from_spec
+        from zerogym_agents.specs import agent_from_spec
         from zerogym_agents.arena.match import play_match
         opponent = agent_from_spec(ref, self.game, self.big_kwargs, seed=seed_int(seed, 2))
         try:
@@ -309,7 +308,7 @@ class TransferExperiment:
         if saved is not None:
             self.ref_matches = saved["matches"]
             return
-        from zerogym_agents.arena.cli import agent_from_spec
+        from zerogym_agents.specs import agent_from_spec
         matches, refs = [], self.s.references
         if self.s.reference_games:
             for i, a in enumerate(refs):

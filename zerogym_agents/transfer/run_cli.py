@@ -3,7 +3,7 @@ import json
 import os
 import shlex
 
-from zerogym_agents.transfer.experiment import DEFAULT_REFERENCES, MAX_SIMULATIONS, METHODS
+from zerogym_agents.transfer.settings import DEFAULT_REFERENCES, MAX_SIMULATIONS, METHODS
 
 
 def add_run_parser(commands):
@@ -70,8 +70,8 @@ def read_config(text):
 
 
 def settings_from_args(args):
-    from zerogym_agents.arena.cli import parse_kwargs
-    from zerogym_agents.transfer.experiment import TransferSettings
+    from zerogym_agents.specs import parse_kwargs
+    from zerogym_agents.transfer.settings import TransferSettings
     config = read_config(args.config)
     config.update(parse_kwargs(args.set))
     return TransferSettings(
@@ -130,7 +130,7 @@ def run_experiment_cli(args):
         data = run_transfer(settings, out, report=args.report, progress=not args.no_progress,
                             command=command_line(settings, out, args.report, args.parallel), parallel=args.parallel)
     except RuntimeError as err:                 # a method's training failed (its error is printed above)
-        raise SystemExit(f"zerogym transfer run: error: {err}")     # ValueError, OSError: zerogym.cli.user_error
+        raise SystemExit(f"zerogym transfer run: error: {err}")     # ValueError, OSError: zerogym_agents.cli.user_error
     for method, prog in data["methods"].items():
         last = prog["evals"][-1]
         agents = (data["elo"] or {}).get("agents", {})

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from zerogym import cli
+from zerogym_agents import cli
 from zerogym_agents.pg.agent import PolicyAgent
 from zerogym_agents.saved import load_agent, load_card
 

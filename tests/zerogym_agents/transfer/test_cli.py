@@ -16,7 +16,7 @@ from zerogym_agents.transfer.cli import add_transfer_parser
 
 
 def cli(*argv):
-    from zerogym.cli import main
+    from zerogym_agents.cli import main
     main(["transfer", *map(str, argv)])
 
 

@@ -59,7 +59,8 @@ def test_only_its_board_size(tools):
         comp(torch.zeros(1, 2, 9, 9))
     env = zerogym.make("go", board_size=7)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="runs on 9x9 boards only"):
+    with pytest.raises(ValueError, match="cannot play go .*composite network for 9x9 boards does not fit game 'go' "
+                                         "on a 7x7 board"):
         AlphaZeroAgent(comp, simulations=4).act(env)
 
 

@@ -1,10 +1,17 @@
-"""The `zerogym` command line."""
+"""The `zerogym` command line: every sub-command, and one way for all of them to end on an error."""
 import argparse
 import os
 import sys
 import time
 
 import numpy as np
+
+from zerogym_agents.alphazero.cli import add_train_parser
+from zerogym_agents.arena.cli import add_arena_parser
+from zerogym_agents.gtp import add_gtp_parser
+from zerogym_agents.play_cli import add_play_parser
+from zerogym_agents.specs import game_kwargs_for_agents, is_saved_agent_spec
+from zerogym_agents.transfer.cli import add_transfer_parser
 
 
 def demo(args):
@@ -45,7 +52,7 @@ def demo(args):
 def invocation():
     """How to run zerogym again, as a hint to print: "zerogym" when that is on PATH and is the
     script running now, else the script's path as it was run (".venv/bin/zerogym"), else
-    "PYTHON -m zerogym.cli"."""
+    "PYTHON -m zerogym_agents.cli"."""
     import shutil
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
     if os.path.basename(argv0) == "zerogym":
@@ -55,7 +62,7 @@ def invocation():
         return argv0
     python = sys.executable or "python"
     rel = os.path.relpath(python) if os.path.isabs(python) else python
-    return f"{python if rel.startswith('..') else rel} -m zerogym.cli"
+    return f"{python if rel.startswith('..') else rel} -m zerogym_agents.cli"
 
 
 BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
@@ -155,7 +162,6 @@ def gtp_board_from_card(args, argv):
     """`zerogym gtp` with a saved agent: without --board-size (or --komi) the first board is the one of
     the agent's model card (the controller's boardsize and komi commands change it as usual); a size
     other than the card's gets a note on stderr, since stdout carries GTP only."""
-    from zerogym_agents.arena.cli import game_kwargs_for_agents, is_saved_agent_spec
     if not is_saved_agent_spec(args.agent):
         return
 
@@ -205,15 +211,10 @@ def main(argv=None):
     b.add_argument("--no-pgx", action="store_true")
     b.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     b.set_defaults(func=bench)
-    from zerogym.play import add_play_parser
     add_play_parser(sub)
-    from zerogym_agents.alphazero.cli import add_train_parser
-    from zerogym_agents.arena.cli import add_arena_parser
-    from zerogym_agents.gtp import add_gtp_parser
     add_arena_parser(sub)
     add_gtp_parser(sub)
     add_train_parser(sub)
-    from zerogym_agents.transfer.cli import add_transfer_parser
     add_transfer_parser(sub)
     args = ap.parse_args(argv)
     try:

@@ -1,0 +1,36 @@
+"""Where a transfer starts: the net of any file load_net accepts (a net file, a saved agent, a training
+checkpoint, "pretrained:NAME"), with the game it was trained on when the file says so."""
+
+
+def read_source(path):
+    """(net, agent, game, game_kwargs): the net in `path` (or "pretrained:NAME"); agent =
+    {"kind", "options", "card"} when it is a saved agent, else None; the game and its kwargs
+    (None when the file does not say them: a plain net file)."""
+    from zerogym_agents.checkpoint import FORMAT
+    from zerogym_agents.file_checks import DictOf, Fields, Json, Str, check
+    from zerogym_agents.nets.model import net_from_payload, net_payload_in, read_net_file
+    from zerogym_agents.saved import check_agent
+    path, data = read_net_file(path)
+    net = net_from_payload(net_payload_in(data), source=path)
+    agent, game, kwargs = None, None, None
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        if data.get("kind") == "agent":
+            saved = check_agent(data, path)
+            agent = {"kind": saved["agent"], "options": saved["options"], "card": saved["card"]}
+            game, kwargs = agent["card"].get("game"), agent["card"].get("kwargs")
+        elif "config" in data:                # a training checkpoint: its run's game
+            cfg = check(data["config"], Json(Fields({}, optional={"game": Str(), "game_kwargs": DictOf(Str())})), path,
+                        "config")
+            game, kwargs = cfg.get("game"), cfg.get("game_kwargs")
+    if kwargs is not None and game:
+        return net, agent, game, kwargs
+    return net, agent, net.config.game, None
+
+
+def square_board_size(game, kwargs):
+    """The side of the square board of `game` with `kwargs` (ValueError for a non-square board)."""
+    import zerogym
+    h, w, _ = zerogym.make_state(game, **kwargs).spec.obs_shape
+    if h != w:
+        raise ValueError(f"{game} {kwargs} has a {h}x{w} board; a composite needs square boards")
+    return h

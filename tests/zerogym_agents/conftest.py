@@ -14,3 +14,13 @@ def gnugo():
         if os.environ.get("CI"):
             raise
         pytest.skip(f"GNU Go is not installed: {err}")
+
+
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread for the test, restored afterwards."""
+    import torch
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -7,6 +7,7 @@ import zerogym
 from zerogym.symmetry import Symmetries
 from zerogym_agents.nets.evaluate import _masked_softmax, make_evaluator, uniform_evaluator
 from zerogym_agents.nets.model import PolicyValueNet, for_game
+from net_cases import positions
 
 
 @pytest.fixture(autouse=True)
@@ -14,21 +15,6 @@ def keep_threads():
     before = torch.get_num_threads()
     yield
     torch.set_num_threads(before)
-
-
-def positions(game, n, seed=0, **kwargs):
-    """n positions of random play: encoded planes (n, C, H, W) and legal masks (n, A)."""
-    rng = np.random.default_rng(seed)
-    st = zerogym.make_state(game, **kwargs)
-    planes, masks = [], []
-    while len(planes) < n:
-        if st.is_terminal():
-            st.reset()
-        planes.append(st.encode())
-        masks.append(st.legal_mask())
-        legal = st.legal_actions()
-        st.step(int(legal[rng.integers(len(legal))]))
-    return np.stack(planes), np.stack(masks)
 
 
 def make_net(game, seed=0, **kw):

@@ -11,31 +11,7 @@ import torch
 
 import zerogym
 from zerogym_agents.nets.model import NetConfig, NetFileError, PolicyValueNet, for_game, load_net, loss, save_net
-
-
-def positions(game, n, seed=0, **kwargs):
-    """n positions of random play: encoded planes (n, C, H, W) and legal masks (n, A)."""
-    rng = np.random.default_rng(seed)
-    st = zerogym.make_state(game, **kwargs)
-    planes, masks = [], []
-    while len(planes) < n:
-        if st.is_terminal():
-            st.reset()
-        planes.append(st.encode())
-        masks.append(st.legal_mask())
-        legal = st.legal_actions()
-        st.step(int(legal[rng.integers(len(legal))]))
-    return np.stack(planes), np.stack(masks)
-
-
-def randomize_bn(net, gen):
-    for m in net.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            k = m.num_features
-            m.weight.data = torch.rand(k, generator=gen) + 0.5
-            m.bias.data = torch.randn(k, generator=gen) * 0.1
-            m.running_mean = torch.randn(k, generator=gen) * 0.1
-            m.running_var = torch.rand(k, generator=gen) + 0.5
+from net_cases import positions, randomize_bn
 
 
 # ---- config ------------------------------------------------------------------------------------

@@ -3,17 +3,7 @@ import pytest
 import torch
 
 from zerogym_agents.nets.trunks import InvertedResidual, MobileNetTrunk, ResidualBlock, ResNetTrunk, make_trunk
-
-
-def randomize_bn(module, gen):
-    """Give every BatchNorm non-trivial affine parameters and running statistics."""
-    for m in module.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            n = m.num_features
-            m.weight.data = torch.rand(n, generator=gen) + 0.5
-            m.bias.data = torch.randn(n, generator=gen) * 0.1
-            m.running_mean = torch.randn(n, generator=gen) * 0.1
-            m.running_var = torch.rand(n, generator=gen) + 0.5
+from net_cases import randomize_bn
 
 
 @pytest.mark.parametrize("kind", ["resnet", "mobilenet"])

@@ -205,17 +205,8 @@ def test_loss_rejects_bad_targets():
         loss(net, planes, target, tv + 2, masks)
 
 
-@pytest.fixture
-def one_thread():
-    """Small nets train much faster on one intra-op thread when the cores are shared."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.mark.parametrize("trunk,value_loss", [("resnet", "mse"), ("mobilenet", "bce")])
-def test_overfits_a_tiny_batch(trunk, value_loss, one_thread):
+def test_overfits_a_tiny_batch(trunk, value_loss, one_torch_thread):
     torch.manual_seed(4)
     planes, masks = positions("othello", 16, seed=4, board_size=6)
     rng = np.random.default_rng(4)

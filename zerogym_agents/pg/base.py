@@ -1,5 +1,6 @@
 """What the policy-gradient trainers share: the pool, counters, logs, the run loop and checkpoints."""
 import os
+import textwrap
 import time
 
 import numpy as np
@@ -64,6 +65,13 @@ class PGTrainer(CosineSchedule):
     the initial net ("episodes-0" or "steps-0"). Everything random is seeded from config.seed.
     Checkpoints (atomic, data only) fall every checkpoint_every steps and at the end; --resume
     continues from the last one.
+
+    Logging: every log_every updates and at every checkpoint one entry joins `history` (and goes to
+    TensorBoard under pg/): means of the update's losses since the last entry, results against the
+    pool, the pool Elo, the learning rate and episodes and learner moves per second of training
+    (time in iteration() only). Stats gathered between two entries carry over between run() calls,
+    so a run cut into run(stop_at=...) calls logs the same numbers as one run; training.png is
+    redrawn at every checkpoint.
     """
 
     algos = ()
@@ -138,32 +146,30 @@ class PGTrainer(CosineSchedule):
         deadline = None if max_seconds is None else time.perf_counter() + max_seconds
         bar = tqdm(total=cfg.max_steps, initial=self.step, desc=f"{cfg.algo} {cfg.game}", unit="update",
                    disable=not progress)
-        self._interval = self._new_interval()
-        saved_at = None
         while self.step < end:
+            t0 = time.perf_counter()
             stats = self.iteration()
+            self._interval["seconds"] += time.perf_counter() - t0
             self._accumulate(stats)
             bar.update(1)
             out_of_time = deadline is not None and time.perf_counter() >= deadline
             if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps or out_of_time:
-                self.save()
-                saved_at = self.step
+                self.save()                 # logs an entry first
             elif self.step % cfg.log_every == 0:
                 self._log()
-            if self.history:
+            if self.history and self.history[-1]["step"] == self.step:
                 h = self.history[-1]
-                bar.set_postfix(episodes=self.episodes, win=f"{h['win_rate']:.2f}", elo=f"{self.pool.learner_elo:.0f}")
+                bar.set_postfix(episodes=self.episodes, win=f"{h['win_rate']:.2f}", elo=f"{h['elo']:.0f}",
+                                loss="-" if h.get("loss") is None else f"{h['loss']:.3f}", refresh=False)
             if out_of_time:
                 break
         bar.close()
         if self.writer:
             self.writer.flush()
-        if self.history and saved_at is not None:
-            plot_history(self.history, os.path.join(self.out, PLOT), title=f"{cfg.algo} {cfg.game}")
         return self.history
 
     def _new_interval(self):
-        return {"t0": time.perf_counter(), "episodes": self.episodes, "moves": self.learner_moves,
+        return {"seconds": 0.0, "episodes": self.episodes, "moves": self.learner_moves,
                 "wins": 0, "draws": 0, "losses": 0, "sums": {}, "updates": 0}
 
     def _accumulate(self, stats):
@@ -182,7 +188,7 @@ class PGTrainer(CosineSchedule):
         it = self._interval
         if not it["updates"]:
             return
-        elapsed = max(time.perf_counter() - it["t0"], 1e-9)
+        elapsed = max(it["seconds"], 1e-9)
         games = it["wins"] + it["draws"] + it["losses"]
         entry = {"step": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves,
                  **{k: (v[0] / v[1]) for k, v in it["sums"].items()},
@@ -218,6 +224,10 @@ class PGTrainer(CosineSchedule):
             "training": {"algo": cfg.algo, "steps": self.step, "episodes": self.episodes,
                          "learner_moves": self.learner_moves, "pool_elo": self.pool.learner_elo,
                          "config": cfg.to_dict()}}, kind="policy")
+        if self.writer:
+            self.writer.flush()
+        if self.history:
+            plot_history(self.history, os.path.join(self.out, PLOT), title=f"{cfg.algo} {cfg.game}")
 
     def _checkpoint_schema(self):
         """What a checkpoint of this run must hold: the shared entries, the subclass's (_algo_schema),
@@ -256,33 +266,75 @@ class PGTrainer(CosineSchedule):
         self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
         self._load_algo_state(data)
         torch.set_rng_state(data["torch_rng"])
+        self._interval = self._new_interval()
+
+
+POOL_ELO_NOTE = ("the Elo is measured against the learner's own pool of past snapshots, which gets stronger as "
+                 "the learner does, so it can stay flat or fall while the agent improves; absolute strength is "
+                 "measured in the arena against fixed opponents (zerogym arena)")
 
 
 def plot_history(history, path, title=""):
-    """Losses and entropy, win rate against the pool and the learner's pool Elo, against updates."""
+    """The history as a PNG, with a caption under the panels that says what each one shows: losses
+    and entropy, results against the pool, training throughput and the pool Elo, against updates.
+    Returns the matplotlib Figure."""
     from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
     steps = [h["step"] for h in history]
 
     def series(key):
         return [np.nan if h.get(key) is None else h[key] for h in history]
 
-    fig = Figure(figsize=(12, 3.2))
-    axes = fig.subplots(1, 3)
-    for key in ("policy_loss", "value_loss", "entropy"):
+    fig = Figure(figsize=(11, 8.2))
+    (ax_loss, ax_results), (ax_speed, ax_elo) = fig.subplots(2, 2)
+    for key in ("loss", "policy_loss", "value_loss", "entropy"):
         if any(h.get(key) is not None for h in history):
-            axes[0].plot(steps, series(key), label=key)
-    axes[0].set_title("losses and entropy")
-    axes[0].legend()
-    axes[1].plot(steps, series("win_rate"), label="win")
-    axes[1].plot(steps, series("draw_rate"), label="draw")
-    axes[1].set_ylim(0, 1)
-    axes[1].set_title("results against the pool")
-    axes[1].legend()
-    axes[2].plot(steps, series("elo"), marker=".")
-    axes[2].set_title("learner Elo in the pool")
-    for ax in axes:
+            ax_loss.plot(steps, series(key), label=key, lw=1.2)
+    ax_loss.set_title("losses and entropy (mean per log interval)")
+    if ax_loss.lines:
+        ax_loss.legend(fontsize=8)
+    ax_results.plot(steps, series("win_rate"), label="win")
+    ax_results.plot(steps, series("draw_rate"), label="draw")
+    ax_results.axhline(0.5, color="0.6", lw=0.8, ls=":")
+    ax_results.set_ylim(0, 1)
+    ax_results.set_title("results against the pool")
+    ax_results.legend(fontsize=8)
+    ax_speed.plot(steps, series("episodes_per_s"), color="tab:blue", lw=1.2)
+    ax_speed.set_ylabel("episodes / s", color="tab:blue")
+    ax_speed.set_ylim(bottom=0)
+    twin = ax_speed.twinx()
+    twin.plot(steps, series("moves_per_s"), color="tab:orange", lw=1.0, ls="--")
+    twin.set_ylabel("learner moves / s (dashed)", color="tab:orange")
+    twin.set_ylim(bottom=0)
+    ax_speed.set_title("training throughput")
+    ax_elo.plot(steps, series("elo"), marker=".", color="tab:purple")
+    ax_elo.set_ylabel("Elo in the pool")
+    ax_elo.set_title("learner Elo against its own snapshot pool")
+    for ax in (ax_loss, ax_results, ax_speed, ax_elo):
         ax.set_xlabel("update")
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
+        ax.grid(alpha=0.3)
+    draw_caption(fig, [
+        "Losses: means over the updates of each log interval of the loss that is minimised, its policy-gradient "
+        "part, the value loss (reinforce-baseline and ppo, which train a value head) and the policy's entropy, "
+        "whose fall shows the policy turning deterministic.",
+        "Results: the share of the learner's games won and drawn against opponents drawn from its pool of past "
+        "snapshots; it stays near one half when the learner only keeps pace with its past selves.",
+        "Throughput: episodes (solid) and learner moves (dashed) per second of playing and learning.",
+        "Pool Elo: " + POOL_ELO_NOTE + "."], title)
     fig.savefig(path, dpi=90)
+    return fig
+
+
+def draw_caption(fig, paragraphs, title="", width=160):
+    """Lay the panels of `fig` out above a caption of wrapped paragraphs, draw it, and put `title`
+    on top (the trainers' training.png)."""
+    wrapped = [textwrap.wrap(p, width) for p in paragraphs]
+    height = fig.get_figheight()
+    line, gap = 0.16 / height, 0.06 / height                 # a caption line and the gap between paragraphs
+    bottom = 0.2 / height + sum(len(w) for w in wrapped) * line + (len(wrapped) - 1) * gap
+    if title:
+        fig.suptitle(title, y=1 - 0.06 / height, va="top")
+    fig.tight_layout(rect=(0, bottom, 1, 1), h_pad=1.2)        # leaves room for the suptitle
+    y = bottom - 0.08 / height
+    for lines in wrapped:
+        fig.text(0.015, y, "\n".join(lines), ha="left", va="top", fontsize=8.5, color="0.15", linespacing=1.3)
+        y -= len(lines) * line + gap

@@ -10,7 +10,7 @@ import zerogym
 from zerogym_agents.checkpoint import CheckpointError, save_checkpoint
 from zerogym_agents.nets import PolicyValueNet, for_game
 from zerogym_agents.pg.agent import PolicyAgent, select_actions
-from zerogym_agents.pg.base import AGENT, CHECKPOINT, PLOT, learning_mode
+from zerogym_agents.pg.base import AGENT, CHECKPOINT, PLOT, learning_mode, plot_history
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.reinforce import ReinforceTrainer, augment, reinforce_loss
 from zerogym_agents.saved import load_agent, load_card
@@ -23,6 +23,13 @@ def tiny(**over):
               snapshot_every=8, pool_size=3, net=TINY, seed=3)
     kw.update(over)
     return PGConfig(**kw)
+
+
+TIMING = ("episodes_per_s", "moves_per_s")      # wall-clock rates: the only numbers that differ between two runs
+
+
+def untimed(history):
+    return [{k: v for k, v in h.items() if k not in TIMING} for h in history]
 
 
 def centre_probability(net, planes):
@@ -170,6 +177,38 @@ def test_resume_continues_exactly(tmp_path):
     assert list(resumed.pool.entries) == list(full.pool.entries)
     assert resumed.pool.learner_elo == full.pool.learner_elo
     assert [h["step"] for h in resumed.history] == [h["step"] for h in full.history]
+    assert untimed(resumed.history) == untimed(full.history)
+
+
+def test_every_log_interval_gives_an_entry_and_scalars_and_checkpoints_draw_the_explained_png(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    tr = ReinforceTrainer(tiny(algo="reinforce-baseline", max_steps=9, checkpoint_every=100, log_every=2), tmp_path,
+                          log_dir=tmp_path / "tb")
+    history = tr.run(progress=False)
+    assert [h["step"] for h in history] == [2, 4, 6, 8, 9]             # every log_every updates, and the end
+    assert all(h["episodes_per_s"] > 0 and h["moves_per_s"] > 0 for h in history)
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    for tag in ("loss", "policy_loss", "value_loss", "entropy", "win_rate", "elo", "lr", "episodes_per_s"):
+        assert [e.step for e in events.Scalars(f"pg/{tag}")] == [2, 4, 6, 8, 9], tag
+    assert (tmp_path / PLOT).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = plot_history(history, tmp_path / "again.png", title="reinforce-baseline tictactoe")
+    caption = " ".join(t.get_text().replace("\n", " ") for t in fig.texts)
+    for words in ("Losses:", "Results:", "Throughput:", "own pool of past snapshots", "stay flat or fall", "arena"):
+        assert words in caption, words
+    titles = [ax.get_title() for ax in fig.axes]
+    assert any("throughput" in t for t in titles) and any("Elo" in t for t in titles)
+
+
+def test_a_run_cut_into_pieces_logs_the_same_numbers_as_one_run(tmp_path):
+    cfg = tiny(algo="reinforce-baseline", max_steps=6, checkpoint_every=100, log_every=3)
+    one = ReinforceTrainer(cfg, tmp_path / "a", log_dir=False)
+    one.run(progress=False)
+    pieces = ReinforceTrainer(cfg, tmp_path / "b", log_dir=False)
+    for stop in (1, 2, 4, 5, 6):                      # each log interval spans run() calls
+        pieces.run(progress=False, stop_at=stop)
+    assert [h["step"] for h in one.history] == [3, 6]
+    assert untimed(pieces.history) == untimed(one.history)
 
 
 def test_resume_refuses_other_runs_and_foreign_files(tmp_path):

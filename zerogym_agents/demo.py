@@ -19,7 +19,7 @@ def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, 
     (e.g. ".venv/bin/zerogym" when it is not on PATH)."""
     from zerogym_agents import GreedyAgent, RandomAgent
     from zerogym_agents.alphazero.config import AlphaZeroConfig
-    from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, plot_history
+    from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, plot_history, postfix
     from zerogym_agents.arena.elo import fit_elo
     from zerogym_agents.arena.match import round_robin
     from zerogym_agents.arena.report import elo_markdown, write_report
@@ -33,11 +33,13 @@ def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, 
     with tqdm(total=round(60 * minutes), desc="AlphaZero on Connect Four", unit="s") as bar:
         while (elapsed := time.perf_counter() - start) < 60 * minutes:
             trainer.run(progress=False, stop_at=trainer.step + 10)
-            bar.set_postfix(games=trainer.games, sgd_steps=trainer.train_steps)
+            if trainer.history:                     # the last log point (every log_every steps)
+                bar.set_postfix(postfix(trainer.history[-1]), refresh=False)
             bar.update(min(round(time.perf_counter() - start), bar.total) - bar.n)
     trainer.save()                                          # the run's agent.pt is this net
     if trainer.history:
-        plot_history(trainer.history, os.path.join(out, "training.png"))
+        plot_history(trainer.history, os.path.join(out, "training.png"),
+                     title=f"AlphaZero on Connect Four: {minutes:g} minutes of training")
     print_fn(f"trained {elapsed:.0f} s: {trainer.games} self-play games, {trainer.positions} positions, "
              f"{trainer.train_steps} SGD steps; now a round robin against the baselines")
     agents = {"alphazero": AlphaZeroAgent(trainer.net, simulations=simulations, seed=seed),

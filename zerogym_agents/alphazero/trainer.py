@@ -19,12 +19,14 @@ from zerogym_agents.file_checks import (
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload
+from zerogym_agents.pg.base import draw_caption
 from zerogym_agents.pool import OpponentPool
 from zerogym_agents.saved import save_agent
 from zerogym_agents.schedule import CosineSchedule
 
 CHECKPOINT = "checkpoint.pt"
 AGENT = "agent.pt"        # the latest net as a playable agent: load_agent(path), zerogym arena --agents path
+PLOT = "training.png"     # the history's curves, redrawn at every checkpoint
 # config fields that shape a checkpoint's contents: a run resumes only with the same values
 RESUME_FIELDS = ("game", "game_kwargs", "concurrent_games", "pool_fraction", "buffer_size")
 
@@ -54,6 +56,14 @@ class AlphaZeroTrainer(CosineSchedule):
     pool (the last pool_size are kept, each with an Elo updated from these games) and, at each
     checkpoint, the opponent for the next stretch is drawn with probability
     ∝ exp(-(Elo_learner - Elo_i) / 400).  Only the learner's moves of these games are trained on.
+
+    Logging: every `log_every` search steps, and at every checkpoint, one entry joins `history` (and
+    its numbers go to TensorBoard under alphazero/): the mean losses of the SGD steps since the last
+    entry, the learning rate, games and positions finished per second of training work (search and
+    SGD, not checkpoints or whatever the caller does between run() calls), the replay buffer's fill
+    and the counters. The pool Elo is recorded at checkpoints only (entries with checkpoint = 1).
+    The points fall on the same steps however the run is cut into run() calls or resumed, and
+    training.png is redrawn from them at every checkpoint.
     """
 
     def __init__(self, config, out_dir, resume=False, log_dir=None, net=None):
@@ -83,12 +93,14 @@ class AlphaZeroTrainer(CosineSchedule):
                                    symmetries=spec.symmetries, seed=cfg.seed + 1)
         self.rng = np.random.default_rng(cfg.seed + 2)
         self.step = self.games = self.positions = self.train_steps = 0
-        self.history = []                 # (step, games, positions, train_steps, mean losses) per checkpoint
+        self.history = []                 # one flat dict of numbers per log point (see _log)
         G = cfg.concurrent_games
         self.pending = [[] for _ in range(G)]     # per game: (planes, mask, policy, mover) of its moves
         self.move_no = np.zeros(G, np.int64)
         self.roots = [self.template.copy() for _ in range(G)]
-        self._losses = []
+        self._losses = []                 # (total, policy, value) of each SGD step since the last log point
+        self._work_seconds = 0.0          # time in self-play and SGD since the last log point
+        self._since = (self.games, self.positions)
         self.num_pool = int(round(cfg.pool_fraction * G))     # games G - num_pool .. G - 1 face the pool
         self.pool = OpponentPool(cfg.pool_size, mode="elo", seed=cfg.seed + 3)
         self.pool_games = 0
@@ -207,46 +219,65 @@ class AlphaZeroTrainer(CosineSchedule):
 
     # ---- the run ------------------------------------------------------------------------------
     def run(self, progress=True, stop_at=None):
-        """Train until max_steps search steps (or stop_at, to interrupt a run); returns self.history."""
+        """Train until max_steps search steps (or stop_at, to interrupt a run); returns self.history.
+        A history entry (and TensorBoard scalars) every log_every steps, a checkpoint every
+        checkpoint_every steps and at max_steps; the bar's postfix follows the entries."""
         cfg = self.cfg
         end = cfg.max_steps if stop_at is None else min(stop_at, cfg.max_steps)
         bar = tqdm(total=cfg.max_steps, initial=self.step, desc=f"alphazero {cfg.game}", unit="step",
                    disable=not progress)
-        t0, positions0, games0 = time.perf_counter(), self.positions, self.games
         while self.step < end:
+            t0 = time.perf_counter()
             self.self_play_step()
             self.train_some()
+            self._work_seconds += time.perf_counter() - t0
             bar.update(1)
             if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps:
-                elapsed = time.perf_counter() - t0
-                self._log(elapsed, self.positions - positions0, self.games - games0)
-                self.save()
-                bar.set_postfix(games=self.games, train_steps=self.train_steps,
-                                loss=f"{self.history[-1]['loss']:.3f}" if self.history[-1]["loss"] else "-")
+                self.save()                 # logs an entry first
+            elif self.step % cfg.log_every == 0:
+                self._log()
+            else:
+                continue
+            bar.set_postfix(postfix(self.history[-1]), refresh=False)
         bar.close()
         if self.writer:
             self.writer.flush()
-        if self.history:
-            plot_history(self.history, os.path.join(self.out, "training.png"))
         return self.history
 
-    def _log(self, elapsed, new_positions, new_games):
+    def _log(self, checkpoint=False):
+        """Close the log interval: append a history entry and write its numbers to TensorBoard. At a
+        step that already has an entry (a second save, say) nothing is added; a checkpoint then only
+        marks that entry and records the pool Elo in it."""
+        last = self.history[-1] if self.history else None
+        if (last is not None and last["step"] == self.step) or (last is None and self.step == 0):
+            if checkpoint and last is not None and not last.get("checkpoint"):
+                last["checkpoint"] = 1.0
+                last["elo"] = self.pool.learner_elo if self.num_pool else None
+                if self.writer and last["elo"] is not None:
+                    self.writer.add_scalar("alphazero/elo", last["elo"], self.step)
+            return
         mean = [float(x) for x in np.mean(self._losses, axis=0)] if self._losses else [None] * 3
-        self._losses = []
+        seconds = self._work_seconds
+        games0, positions0 = self._since
         entry = {"step": self.step, "games": self.games, "positions": self.positions, "train_steps": self.train_steps,
                  "loss": mean[0], "policy_loss": mean[1], "value_loss": mean[2], "lr": self.learning_rate(),
-                 "positions_per_s": new_positions / max(elapsed, 1e-9), "games_per_s": new_games / max(elapsed, 1e-9),
-                 "elo": self.pool.learner_elo if self.num_pool else None}
+                 "games_per_s": (self.games - games0) / seconds if seconds > 0 else None,
+                 "positions_per_s": (self.positions - positions0) / seconds if seconds > 0 else None,
+                 "buffer_positions": len(self.replay), "buffer_fill": len(self.replay) / self.replay.capacity,
+                 "elo": self.pool.learner_elo if self.num_pool and checkpoint else None,
+                 "checkpoint": 1.0 if checkpoint else 0.0}
         self.history.append(entry)
+        self._losses, self._work_seconds, self._since = [], 0.0, (self.games, self.positions)
         if self.writer:
             for k, v in entry.items():
-                if k != "step" and v is not None:
+                if k not in ("step", "checkpoint") and v is not None:
                     self.writer.add_scalar(f"alphazero/{k}", v, self.step)
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self):
-        """Add the net to the pool, write the checkpoint (atomically) and rebuild the search trees
-        (see the class docstring)."""
+        """Log an entry, add the net to the pool, write the checkpoint (atomically), redraw
+        training.png and rebuild the search trees (see the class docstring)."""
+        self._log(checkpoint=True)
         if self.num_pool and f"step-{self.step}" not in self.pool.entries:
             self.pool.add(_frozen(self.net), name=f"step-{self.step}")
         pending = [[(torch.from_numpy(p), torch.from_numpy(m), torch.from_numpy(q), int(mv)) for p, m, q, mv in g]
@@ -267,6 +298,10 @@ class AlphaZeroTrainer(CosineSchedule):
             "parameters": self.net.num_parameters(),
             "training": {"steps": self.step, "self_play_games": self.games, "positions": self.positions,
                          "train_steps": self.train_steps, "config": self.cfg.to_dict()}})
+        if self.writer:
+            self.writer.flush()
+        if self.history:
+            plot_history(self.history, os.path.join(self.out, PLOT), title=f"AlphaZero, {self.cfg.game}")
         self._rebuild_trees()
 
     def _checkpoint_schema(self):
@@ -327,6 +362,7 @@ class AlphaZeroTrainer(CosineSchedule):
         self.pool_games = data["pool_games"]
         if self.num_pool:
             self.learner_seat = data["learner_seat"].numpy().copy()
+        self._losses, self._work_seconds, self._since = [], 0.0, (self.games, self.positions)
         self._rebuild_trees()
 
 
@@ -346,24 +382,88 @@ class PendingMove(Spec):
         return tuple(spec.check(v, ctx, f"{where}[{i}]") for i, (spec, v) in enumerate(zip(self.items, value)))
 
 
-def plot_history(history, path):
-    """Losses and the learner's pool Elo against search steps, as a PNG."""
+def postfix(entry):
+    """The progress bar's postfix for a history entry."""
+    out = {"games": int(entry["games"]), "train_steps": int(entry["train_steps"]),
+           "loss": "-" if entry.get("loss") is None else f"{entry['loss']:.3f}"}
+    if entry.get("buffer_fill") is not None:
+        out["buffer"] = f"{100 * entry['buffer_fill']:.0f}%"
+    if entry.get("games_per_s") is not None:
+        out["games/s"] = f"{entry['games_per_s']:.1f}"
+    return out
+
+
+POOL_ELO_NOTE = ("the Elo is measured against the learner's own pool of past checkpoints, which gets stronger as "
+                 "the learner does, so it can stay flat or fall while the agent improves; absolute strength is "
+                 "measured in the arena against fixed opponents (zerogym arena, or the demo's round robin)")
+
+
+def plot_history(history, path, title=""):
+    """The history as a PNG, with a caption under the panels that says what each one shows: losses,
+    self-play throughput, replay-buffer fill with the learning rate, and the pool Elo at the
+    checkpoints. Entries of older checkpoints (one per checkpoint, without buffer_fill) are drawn
+    as well. Returns the matplotlib Figure."""
     from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
+
+    def series(key, rows=history):
+        return [np.nan if h.get(key) is None else h[key] for h in rows]
+
     steps = [h["step"] for h in history]
-    fig = Figure(figsize=(9, 3.2))
-    ax, ax2 = fig.subplots(1, 2)
-    for key in ("loss", "policy_loss", "value_loss"):
-        ax.plot(steps, [np.nan if h[key] is None else h[key] for h in history], label=key)
-    ax.set_xlabel("search step")
-    ax.legend()
-    ax.set_title("training losses")
-    key, title = ("elo", "Elo against the checkpoint pool") if any(h.get("elo") is not None for h in history) \
-        else ("positions_per_s", "self-play positions per second")
-    ax2.plot(steps, [np.nan if h.get(key) is None else h[key] for h in history], marker="o")
-    ax2.set_xlabel("search step")
-    ax2.set_title(title)
-    fig.tight_layout()
+    rated = [h for h in history if h.get("elo") is not None]
+    fig = Figure(figsize=(11, 8.4))
+    (ax_loss, ax_speed), (ax_buffer, ax_elo) = fig.subplots(2, 2, sharex=True)
+    for key, label in (("loss", "total"), ("policy_loss", "policy (cross-entropy)"), ("value_loss", "value")):
+        ax_loss.plot(steps, series(key), label=label, lw=1.2)
+    ax_loss.set_ylim(bottom=0)
+    ax_loss.set_title("training losses (mean per log interval)")
+    ax_loss.legend(fontsize=8)
+
+    ax_speed.plot(steps, series("positions_per_s"), color="tab:blue", lw=1.2)
+    ax_speed.set_ylabel("positions / s", color="tab:blue")
+    ax_speed.set_ylim(bottom=0)
+    twin = ax_speed.twinx()
+    twin.plot(steps, series("games_per_s"), color="tab:orange", lw=1.0, ls="--")
+    twin.set_ylabel("games / s (dashed)", color="tab:orange")
+    twin.set_ylim(bottom=0)
+    ax_speed.set_title("self-play throughput")
+
+    if any(h.get("buffer_fill") is not None for h in history):
+        ax_buffer.plot(steps, series("buffer_fill"), color="tab:green", lw=1.5)
+    ax_buffer.set_ylim(0, 1.02)
+    ax_buffer.set_ylabel("positions held / capacity", color="tab:green")
+    twin = ax_buffer.twinx()
+    twin.plot(steps, series("lr"), color="tab:gray", lw=1.0, ls="--")
+    twin.set_ylabel("learning rate (dashed)", color="tab:gray")
+    twin.set_ylim(bottom=0)
+    ax_buffer.set_title("replay buffer fill and learning rate")
+
+    if rated:
+        ax_elo.plot([h["step"] for h in rated], series("elo", rated), marker="o", color="tab:purple")
+        ax_elo.set_ylabel("Elo in the pool")
+    else:
+        ax_elo.text(0.5, 0.5, "no pool Elo: this run has no tournament pool\n(pool_fraction = 0) or no "
+                              "checkpoint yet", ha="center", va="center", fontsize=9, color="0.4",
+                    transform=ax_elo.transAxes)
+        ax_elo.set_yticks([])
+    ax_elo.set_title("learner Elo against its own checkpoint pool")
+    for ax in (ax_loss, ax_speed, ax_buffer, ax_elo):
+        ax.grid(alpha=0.3)
+    for ax in (ax_buffer, ax_elo):
+        ax.set_xlabel("search step")
+
+    caption = [
+        "Losses: mean over the SGD steps of each log interval of the policy cross-entropy against the search's "
+        "visit counts (it levels off well above 0, as those targets are spread out), the value loss against the "
+        "game results, and their sum; there are none before the buffer holds min_buffer positions.",
+        "Throughput: positions added to the replay buffer (solid) and self-play games finished (dashed) per "
+        "second of search and SGD time; games end in waves at first, as they all start together.",
+        "Buffer: the replay buffer's fill (positions held / buffer_size) and the learning rate of the cosine "
+        "schedule (dashed).",
+        "Pool Elo, at each checkpoint: " + POOL_ELO_NOTE + ".",
+    ]
+    draw_caption(fig, caption, title)
     fig.savefig(path, dpi=90)
+    return fig
 
 
 def train(config, out_dir, resume=False, progress=True):

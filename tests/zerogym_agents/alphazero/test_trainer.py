@@ -1,4 +1,5 @@
-"""AlphaZero trainer: a short run completes, checkpoints resume exactly, bad checkpoints are refused."""
+"""AlphaZero trainer: a short run completes and logs its curves, checkpoints resume exactly, bad checkpoints
+are refused."""
 import json
 import os
 
@@ -8,7 +9,7 @@ import torch
 
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
-from zerogym_agents.alphazero.trainer import AGENT, CHECKPOINT, AlphaZeroTrainer
+from zerogym_agents.alphazero.trainer import AGENT, CHECKPOINT, PLOT, AlphaZeroTrainer, plot_history
 from zerogym_agents.checkpoint import CheckpointError
 from zerogym_agents.nets import load_net
 from zerogym_agents.saved import load_agent, load_card
@@ -25,11 +26,19 @@ def weights(trainer):
     return {k: v.clone() for k, v in trainer.net.state_dict().items()}
 
 
+TIMING = ("games_per_s", "positions_per_s")      # wall-clock rates: the only numbers that differ between two runs
+
+
+def untimed(history):
+    return [{k: v for k, v in h.items() if k not in TIMING} for h in history]
+
+
 def test_short_run_plays_games_trains_and_checkpoints(tmp_path):
     tr = AlphaZeroTrainer(tiny(), tmp_path, log_dir=False)
     before = weights(tr)
     history = tr.run(progress=False)
-    assert [h["step"] for h in history] == [8, 16, 24]
+    assert [h["step"] for h in history] == [5, 8, 10, 15, 16, 20, 24]      # log_every=5, and every checkpoint
+    assert [h["step"] for h in history if h["checkpoint"]] == [8, 16, 24]
     assert tr.games > 0 and tr.positions >= tr.games * 5      # a tic-tac-toe game has at least 5 moves
     assert tr.train_steps > 0
     assert any(not torch.equal(before[k], v) for k, v in tr.net.state_dict().items())
@@ -44,18 +53,79 @@ def test_short_run_plays_games_trains_and_checkpoints(tmp_path):
     assert json.loads((tmp_path / "config.json").read_text())["simulations"] == 12
 
 
-def test_resume_continues_exactly(tmp_path):
+@pytest.mark.parametrize("killed_at", [8, 12])       # right after the first checkpoint; after a log point past it
+def test_resume_continues_exactly(tmp_path, killed_at):
     full = AlphaZeroTrainer(tiny(), tmp_path / "a", log_dir=False)
     full.run(progress=False)
     cut = AlphaZeroTrainer(tiny(), tmp_path / "b", log_dir=False)
-    cut.run(progress=False, stop_at=8)        # killed right after the first checkpoint
+    cut.run(progress=False, stop_at=killed_at)
+    assert cut.history[-1]["step"] == (8 if killed_at == 8 else 10)
     resumed = AlphaZeroTrainer(tiny(), tmp_path / "b", resume=True, log_dir=False)
-    assert resumed.step == 8
+    assert resumed.step == 8 and [h["step"] for h in resumed.history] == [5, 8]
     resumed.run(progress=False)
     assert (resumed.games, resumed.positions, resumed.train_steps) == (full.games, full.positions, full.train_steps)
     for k, v in full.net.state_dict().items():
         assert torch.equal(v, resumed.net.state_dict()[k]), k
     assert np.array_equal(full.replay.values, resumed.replay.values)
+    assert len(full.history) == 7 and untimed(resumed.history) == untimed(full.history)
+
+
+def test_losses_throughput_and_buffer_fill_are_logged_every_log_every_steps(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    cfg = tiny(max_steps=30, checkpoint_every=1000, log_every=3, buffer_size=64)
+    tr = AlphaZeroTrainer(cfg, tmp_path, log_dir=tmp_path / "tb")
+    history = tr.run(progress=False)
+    steps = list(range(3, 31, 3))
+    assert [h["step"] for h in history] == steps
+    assert [h["checkpoint"] for h in history] == [0.0] * 9 + [1.0]          # max_steps is the only checkpoint
+    assert [h["elo"] is not None for h in history] == [False] * 9 + [True]  # the pool Elo at checkpoints only
+    fills = [h["buffer_fill"] for h in history]
+    assert all(0.0 <= f <= 1.0 for f in fills) and fills == sorted(fills)
+    assert fills[0] == 0.0 and fills[-1] == 1.0                             # no game ends in 3 moves; 64 is filled
+    assert all(h["buffer_fill"] == h["buffer_positions"] / 64 for h in history)
+    assert [h["train_steps"] for h in history] == sorted(h["train_steps"] for h in history)
+    assert history[-1]["train_steps"] == tr.train_steps and history[-1]["games"] == tr.games
+    assert all(h["games_per_s"] >= 0 and h["positions_per_s"] >= 0 and h["lr"] > 0 for h in history)
+    assert sum(h["games_per_s"] > 0 for h in history) >= 5
+    trained = [h for h in history if h["loss"] is not None]
+    assert len(trained) >= 6
+    for h in trained:                    # means over the same SGD steps: total = policy + value (value_weight 1)
+        assert h["loss"] == pytest.approx(h["policy_loss"] + h["value_loss"], rel=1e-5)
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    for tag in ("buffer_fill", "buffer_positions", "games_per_s", "positions_per_s", "lr", "train_steps", "games"):
+        assert [e.step for e in events.Scalars(f"alphazero/{tag}")] == steps, tag
+    for tag in ("loss", "policy_loss", "value_loss"):
+        assert [e.step for e in events.Scalars(f"alphazero/{tag}")] == [h["step"] for h in trained], tag
+    assert [e.step for e in events.Scalars("alphazero/elo")] == [30]
+    assert [e.value for e in events.Scalars("alphazero/buffer_fill")] == pytest.approx(fills)
+    assert (tmp_path / PLOT).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_run_cut_into_pieces_logs_the_same_points_as_one_run(tmp_path):
+    one = AlphaZeroTrainer(tiny(log_every=3), tmp_path / "a", log_dir=False)
+    one.run(progress=False)
+    pieces = AlphaZeroTrainer(tiny(log_every=3), tmp_path / "b", log_dir=False)
+    for stop in (2, 7, 13, 14, 20, 24):              # as the demo and the transfer experiment call run()
+        pieces.run(progress=False, stop_at=stop)
+    assert [h["step"] for h in one.history] == [3, 6, 8, 9, 12, 15, 16, 18, 21, 24]
+    assert untimed(pieces.history) == untimed(one.history)
+    pieces.save()                                    # a second save at the same step adds no point
+    assert len(pieces.history) == len(one.history)
+
+
+def test_training_png_explains_its_panels_and_draws_histories_of_older_checkpoints(tmp_path):
+    old = [{"step": s, "games": 10.0 * s, "positions": 70.0 * s, "train_steps": 4.0 * s, "loss": 2.0 - s / 100,
+            "policy_loss": 1.4, "value_loss": 0.6 - s / 100, "lr": 0.02, "positions_per_s": 300.0, "games_per_s": 40.0,
+            "elo": elo} for s, elo in ((8, 12.0), (16, -3.0), (24, 5.0))]     # one entry per checkpoint, no fill
+    fig = plot_history(old, tmp_path / "old.png", title="old run")
+    assert (tmp_path / "old.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    elo = [ax for ax in fig.axes if "Elo" in ax.get_title()]
+    assert len(elo) == 1 and list(elo[0].lines[0].get_ydata()) == [12.0, -3.0, 5.0]
+    caption = " ".join(t.get_text().replace("\n", " ") for t in fig.texts)
+    for words in ("Losses:", "Throughput:", "Buffer:", "own pool of past checkpoints", "stay flat or fall",
+                  "arena"):
+        assert words in caption, words
 
 
 def test_value_targets_are_the_game_result_from_the_movers_view(tmp_path):
@@ -92,6 +162,8 @@ def test_no_pass_fraction_keeps_self_play_from_passing_early(tmp_path):
 def test_bad_config_is_refused():
     with pytest.raises(ValueError, match="simulations"):
         AlphaZeroConfig(simulations=0)
+    with pytest.raises(ValueError, match="log_every must be a positive integer"):
+        AlphaZeroConfig(log_every=0)
     with pytest.raises(ValueError, match=r"no_pass_fraction must be a number in \[0, 1\]"):
         AlphaZeroConfig(no_pass_fraction=1.5)
     with pytest.raises(ValueError, match="unknown AlphaZeroConfig fields"):

@@ -63,7 +63,7 @@ TORCH_THREADS = 1              # every trainer and every evaluation runs on one 
 
 # Policy-gradient settings per game (PGConfig fields), for a 2-core CPU. The net is the AlphaZero
 # preset's (same trunk, blocks and channels), so both sides have the same number of parameters.
-# Pool: uniform over the last 10 snapshots, one every 500 learner games (ZetaGo, paper 002). The learning
+# Pool: uniform over the last 10 snapshots, one every 500 learner games (ZetaGo: Painter & Johnston). The learning
 # rate decays tenfold on a cosine over the time budget, as AlphaZero's does (az_strength.py presets).
 # Entropy bonus 0.05 for every algorithm. With SB3's usual 0.01 the policies turn nearly deterministic
 # within minutes on Connect Four and learn to beat their own past selves rather than to play well: PPO
@@ -751,9 +751,9 @@ def reading(o, data):
             lines.append("- Highest final rating: " + ", ".join(f"{k}: {a}" for k, a in firsts.items()) + ".")
     lines.append("")
     # 2. ZetaGo hypothesis
-    lines += ["**Does the value baseline help?** ZetaGo (paper 002) left the value baseline out of REINFORCE "
-              "and names it as likely crucial for stable, fast convergence; hypothesis: reinforce_baseline beats "
-              "reinforce on every game. Final agents:", ""]
+    lines += ["**Does the value baseline help?** ZetaGo (Painter & Johnston, 'Mastering the game of Go from "
+              "scratch') left the value baseline out of REINFORCE and names it as likely crucial for stable, fast "
+              "convergence; hypothesis: reinforce_baseline beats reinforce on every game. Final agents:", ""]
     above, compared, significant = [], [], []
     if not data:
         lines.append("- Not measured yet.")

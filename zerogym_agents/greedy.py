@@ -25,8 +25,8 @@ def line_length(board, r, c, colour):
 
 
 class GreedyAgent(Agent):
-    """One-ply heuristic baseline (as the Greedy players of AlphaOthelloZero, paper 004); every tie is
-    broken uniformly by the agent's seeded generator.
+    """One-ply heuristic baseline (as the Greedy players of Cherif Haouat, Jallouli & Labiausse,
+    "AlphaOthelloZero"); every tie is broken uniformly by the agent's seeded generator.
 
     - Tic-tac-toe / Gomoku and Connect Four: win now if a move completes `win_length` / `connect`;
       else block a cell where the opponent would win now; else the move that makes the longest own

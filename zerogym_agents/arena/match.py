@@ -150,7 +150,7 @@ class WDL:
 @dataclass
 class MatchResult:
     """A match between agents A and B: results from A's point of view, split by who moved first
-    (as the tables of AlphaOthelloZero, paper 004), and every game's record."""
+    (as the tables of Cherif Haouat et al., "AlphaOthelloZero"), and every game's record."""
     agent_a: str
     agent_b: str
     game: str

@@ -128,7 +128,7 @@ def make_evaluator(net, device="cpu", symmetries=None, batch_size=None, threads=
     symmetries: None, a zerogym.symmetry.Symmetries, a game State/GameSpec/env, or transform names.
     Then every position is evaluated under each transform (planes mapped with the symmetry's cell
     permutation), each policy is mapped back to the original actions, and priors and values are
-    averaged over the transforms (Cazenave, "Spatial Average Pooling for Computer Go", paper 003,
+    averaged over the transforms (Cazenave, "Spatial Average Pooling for Computer Go", 2018,
     averages the value over the 8 symmetries). Other board sizes reuse the transform names.
     batch_size: most rows (positions x transforms) per forward pass; None = all at once.
     threads: torch.set_num_threads(threads), process-wide; "auto" (default) = half the CPU cores

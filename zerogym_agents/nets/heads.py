@@ -1,7 +1,8 @@
 """Size-independent heads: a fully convolutional policy and a global-pooling value.
 
 Neither head holds a weight whose shape depends on the board, so the same weights run on every
-board size (Polygames, paper 000, section 2.1; Cazenave, paper 001).
+board size (Cazenave et al., "Polygames: Improved Zero Learning", 2020, section 2.1; Cazenave,
+"Mobile Networks for Computer Go", 2020).
 """
 import torch
 from torch import nn

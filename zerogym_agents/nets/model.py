@@ -1,7 +1,8 @@
 """The policy-value network: config, model, loss, and safe save/load.
 
 One set of weights runs on every board size of a game (fully convolutional policy, pooled value:
-Polygames, paper 000; Cazenave, paper 001). L2 regularisation is not part of `loss`: pass it as the
+Cazenave et al., "Polygames: Improved Zero Learning", 2020; Cazenave, "Mobile Networks for
+Computer Go", 2020). L2 regularisation is not part of `loss`: pass it as the
 optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.9, weight_decay=1e-4).
 """
 import dataclasses
@@ -46,8 +47,8 @@ class NetConfig(JsonConfig):
     depth and width; expansion: mobilenet's inner width factor. in_planes: input planes (C of the
     game's obs_shape). action_layout: "cells" (action r*W+c, then extra_actions pass/swap logits)
     or "columns" (action = column). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
-    value_hidden: width of the value MLP. value_loss: "bce" on (v+1)/2 (Cazenave, paper 001; the
-    default: MSE on tanh can saturate and stop learning) or "mse" on v; value_weight multiplies it.
+    value_hidden: width of the value MLP. value_loss: "bce" on (v+1)/2 (as Cazenave's mobile networks;
+    the default: MSE on tanh can saturate and stop learning) or "mse" on v; value_weight multiplies it.
     game: the zerogym game name it was made for (or None).
     kernel_size: the trunk's spatial kernel (odd; 3 = 3x3; grown with zerogym_agents.transfer.grow).
     """

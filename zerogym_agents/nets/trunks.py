@@ -43,7 +43,7 @@ class ResidualBlock(nn.Module):
 
 class InvertedResidual(nn.Module):
     """MobileNetV2 block (Sandler et al. 2018), as used for Go by Cazenave, "Mobile Networks for
-    Computer Go" (paper 001): 1x1 expand -> BN -> ReLU, depthwise 3x3 -> BN -> ReLU, 1x1 linear
+    Computer Go" (2020): 1x1 expand -> BN -> ReLU, depthwise 3x3 -> BN -> ReLU, 1x1 linear
     squeeze -> BN (no activation), plus the input when input and output shapes match (a k x k
     depthwise conv when kernel_size=k)."""
 

@@ -1,5 +1,6 @@
-"""Board-size transfer: network growth (Polygames, paper 000), the ZetaGo composite (paper 002) and
-the experiment that compares them (experiment.py).
+"""Board-size transfer: network growth (Polygames: Cazenave et al. 2020), the ZetaGo composite
+(Painter & Johnston, "Mastering the game of Go from scratch") and the experiment that compares them
+(experiment.py).
 
 Size-independent nets already play other board sizes as they are (nets/); this package adds
 grow() — more blocks, channels or wider kernels, starting from the same function — and

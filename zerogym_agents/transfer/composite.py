@@ -1,6 +1,6 @@
 """The ZetaGo composite: a frozen small-board net inside a learned net for a bigger board.
 
-Painter & Johnston, "Mastering the game of Go from scratch" (paper 002, section 3.4, figure 1,
+Painter & Johnston, "Mastering the game of Go from scratch" (section 3.4, figure 1,
 table 1) reuse a net trained on W1 x W1 Go on a W2 x W2 board through three sets of features,
 concatenated and followed by output layers. How CompositeNet maps onto their Table 1:
 

@@ -9,8 +9,8 @@ Methods (each trains AlphaZero on the big board with the same AlphaZeroConfig an
 - "scratch": a fresh net of the source's NetConfig;
 - "finetune": the source net itself (config.init_from); its untrained strength on the big board
   is also measured on its own against Random (the zero-shot figure);
-- "composite": ZetaGo's CompositeNet around the frozen source net (paper 002);
-- "grown": the source net grown by `grow_blocks` residual blocks (Polygames, paper 000), then
+- "composite": ZetaGo's CompositeNet around the frozen source net (Painter & Johnston);
+- "grown": the source net grown by `grow_blocks` residual blocks (Polygames, Cazenave et al. 2020), then
   fine-tuned;
 - "curriculum": the source net trained on intermediate sizes, then on the big board; the budget
   is split over the stages by `curriculum_split` (default: equal shares).

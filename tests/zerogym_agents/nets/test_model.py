@@ -47,7 +47,7 @@ def test_config_from_dict_rejects_unknown_fields():
 
 
 # (game, kwargs, in_planes from obs_shape, layout, extra): Go/Othello pass and Hex swap are the one
-# action after the N*N cells (DESIGN 1.1); Connect Four's actions are its columns
+# action after the N*N cells (the envs' action encoding); Connect Four's actions are its columns
 @pytest.mark.parametrize("game,kwargs,layout,extra", [
     ("go", {"board_size": 5}, "cells", 1), ("othello", {"board_size": 6}, "cells", 1),
     ("hex", {"board_size": 5}, "cells", 1), ("hex", {"board_size": 4, "swap": False}, "cells", 1),

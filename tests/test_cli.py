@@ -48,6 +48,19 @@ def test_train_alphazero_summary_rounds_its_losses_and_never_prints_none(tmp_pat
     assert re.search(r"; last loss \d+\.\d{3} \(policy \d+\.\d{3}, value \d+\.\d{3}\); checkpoint and agent.pt in ", line), line
 
 
+def test_train_alphazero_summary_takes_the_last_interval_that_trained():
+    from types import SimpleNamespace
+
+    from zerogym_agents.alphazero.cli import summary_line
+    trained = {"loss": 0.51234, "policy_loss": 0.3, "value_loss": 0.21234}
+    idle = {"loss": None, "policy_loss": None, "value_loss": None}      # a short interval without an SGD step
+    trainer = SimpleNamespace(history=[trained, idle], games=9, positions=40, train_steps=3,
+                              cfg=SimpleNamespace(min_buffer=8))
+    assert "last loss 0.512 (policy 0.300, value 0.212)" in summary_line(trainer, "out")
+    trainer.history = [idle]
+    assert "no training step yet" in summary_line(trainer, "out")
+
+
 def test_demo_trains_then_writes_a_round_robin_report(tmp_path, capsys):
     out = tmp_path / "demo"
     cli.main(["demo", "--board-size", "5", "--no-bench", "--minutes", "0.05", "--games-per-pair", "2",

@@ -50,8 +50,8 @@ def run_train_alphazero(args):
 
 def summary_line(trainer, out):
     """What a finished `zerogym train alphazero` prints: counts, the last losses (rounded), where it is."""
-    last = trainer.history[-1] if trainer.history else {}
-    if last.get("loss") is not None:
+    last = next((h for h in reversed(trainer.history) if h.get("loss") is not None), {})
+    if last:
         losses = (f"last loss {last['loss']:.3f} (policy {last['policy_loss']:.3f}, value {last['value_loss']:.3f})")
     else:
         losses = (f"no training step yet (it starts once the replay buffer holds min_buffer = "

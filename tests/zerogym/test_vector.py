@@ -1,4 +1,5 @@
-"""The vector path: auto-reset, rewards, final observations, illegal actions, buffers."""
+"""The vector path's own parts: action arrays, buffers, encode, threads, get/set_state (the vector
+path against the AEC env, auto-reset and illegal actions, is in envs/test_contract.py)."""
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -13,72 +14,6 @@ from cases import GAME_CASES, case_id
 @pytest.fixture(params=GAME_CASES, ids=case_id)
 def case(request):
     return request.param
-
-
-@pytest.mark.parametrize("skip", [0.0, 0.4], ids=["all-step", "some-skip"])
-def test_matches_states_through_auto_reset(case, skip):
-    """Every game i follows a State stepped alike, including resets and final observations; a game
-    given the action -1 (a share `skip` of them each step) stays as it was."""
-    game, kwargs = case
-    n = 6
-    venv = zerogym.vector.make(game, n, **kwargs)
-    obs, infos = venv.reset(seed=0)
-    states = [zerogym.make_state(game, **kwargs) for _ in range(n)]
-    rng = np.random.default_rng(1)
-    finished = skipped = 0
-    for _ in range(300):
-        for i, st in enumerate(states):
-            assert np.array_equal(obs["observation"][i], st.observation())
-            assert np.array_equal(obs["action_mask"][i], st.legal_mask())
-            assert infos["to_play"][i] == st.current_player
-        actions = np.array([rng.choice(st.legal_actions()) for st in states])
-        left = rng.random(n) < skip
-        actions[left] = -1
-        obs, rewards, term, trunc, infos = venv.step(actions)
-        for i, st in enumerate(states):
-            if left[i]:
-                skipped += 1
-                assert rewards[i] == 0 and not term[i] and not trunc[i] and not infos["_final_observation"][i]
-                continue
-            mover = st.current_player
-            st.step(int(actions[i]))
-            assert term[i] == st.is_terminal() and trunc[i] == st.is_truncated()
-            assert infos["_final_observation"][i] == st.is_over()
-            if st.is_over():
-                finished += 1
-                assert rewards[i] == st.returns()[mover]
-                assert np.array_equal(infos["final_observation"][i], st.observation())
-                st.reset()
-            else:
-                assert rewards[i] == 0
-    assert finished > 0 and (skipped > 0) == (skip > 0)
-
-
-def test_illegal_action_names_game_and_changes_nothing(case):
-    game, kwargs = case
-    venv = zerogym.vector.make(game, 4, **kwargs)
-    obs, _ = venv.reset(seed=0)
-    obs_mask = obs["action_mask"]
-    for _ in range(100):            # play until game 2 has an illegal action (Connect Four: a full column)
-        obs_mask = venv.step(venv.sample_actions(obs_mask))[0]["action_mask"]
-        if (obs_mask[2] == 0).any():
-            break
-    before = [venv.get_state(i).to_bytes() for i in range(4)]
-    actions = venv.sample_actions(obs_mask)
-    illegal = np.flatnonzero(obs_mask[2] == 0)
-    assert len(illegal) > 0
-    actions[2] = illegal[0]
-    with pytest.raises(IllegalMoveError, match="game 2") as err:
-        venv.step(actions)
-    assert err.value.game_index == 2
-    assert [venv.get_state(i).to_bytes() for i in range(4)] == before
-    actions[2] = venv.num_actions          # out of range
-    with pytest.raises(IllegalMoveError, match=f"action {venv.num_actions}"):
-        venv.step(actions)
-    actions[2] = -2                        # -1 leaves a game as it is; other negatives are out of range
-    with pytest.raises(IllegalMoveError, match="action -2"):
-        venv.step(actions)
-    assert [venv.get_state(i).to_bytes() for i in range(4)] == before
 
 
 def test_actions_shape_is_checked():

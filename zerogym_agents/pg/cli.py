@@ -1,5 +1,6 @@
 """`zerogym train pg`: REINFORCE (± value baseline) or MaskablePPO from the command line."""
 import json
+import math
 import os
 
 from zerogym_agents.pg.config import ALGOS
@@ -68,7 +69,8 @@ def run_train_pg(args):
     trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
     last = trainer.history[-1] if trainer.history else {}
     win = last.get("win_rate")
+    win = "-" if win is None or math.isnan(win) else f"{win:.2f}"          # nan: no game finished in the interval
     print(f"{cfg.algo} {cfg.game}: {trainer.step} updates, {trainer.episodes} games, {trainer.learner_moves} learner "
-          f"moves; last win rate vs pool {'-' if win is None else f'{win:.2f}'}, learner Elo "
+          f"moves; last win rate vs pool {win}, learner Elo "
           f"{trainer.pool.learner_elo:.0f}; checkpoint and agent.pt in {out}")
     return trainer

@@ -104,3 +104,11 @@ def test_init_from_on_the_command_line_and_its_refusals(tmp_path, capsys):
         cli.main(["train", "pg", "--game", "go", "--kwargs", "board_size=5", "--init-from", str(tmp_path / "comp.pt"),
                   "--set", "num_envs=2", "max_steps=1", "--out", str(tmp_path / "run4"), "--no-progress"])
     assert not (tmp_path / "run4" / "checkpoint.pt").exists()
+
+
+def test_the_summary_says_so_when_no_game_finished(tmp_path, capsys):
+    cli.main(["train", "pg", "--algo", "ppo", "--game", "go", "--kwargs", "board_size=9", "--set", "max_steps=1",
+              "num_envs=2", "ppo_n_steps=8", "ppo_batch_size=16", "ppo_epochs=1", "--no-progress",
+              "--out", str(tmp_path / "run")])
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "0 games" in line and "last win rate vs pool -," in line and "nan" not in line

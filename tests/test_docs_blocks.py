@@ -888,3 +888,12 @@ def test_checkers_catch_errors():
     cheap = walk("    printf 'boardsize 5\\nquit\\n' | zerogym gtp --agent uct:5\n    zerogym play --list\n"
                  "    zerogym gtp --agent uct:5\n    zerogym arena --game tictactoe --agents random greedy\n")
     assert [run for _, _, _, run in cheap] == [True, True, False, False]
+
+
+def test_the_readme_says_how_to_reach_zerogym_before_its_first_bare_command():
+    """After the two commands, `zerogym` is in .venv/bin, not on PATH: the README must say so before
+    a reader meets the first command that writes it bare."""
+    text = page_text("README.md")
+    activate = text.find("source .venv/bin/activate")
+    first_bare = min(line for line, command in commands_of(text) if command.split()[0] == "zerogym")
+    assert activate >= 0 and text[:activate].count("\n") + 1 < first_bare

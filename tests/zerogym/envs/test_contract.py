@@ -24,7 +24,7 @@ from zerogym._core.hex import HexState
 from zerogym._core.othello import OthelloState
 from zerogym._core.tictactoe import TicTacToeState
 from zerogym.registry import game_module
-from cases import case_id
+from cases import case_id, padding_filled
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"          # board column letters: I is skipped, as in Go
 
@@ -41,7 +41,7 @@ class Game:
     columns: str                    # text board column labels: "letters", "lowercase" or "numbers"
     row0_on_top: bool               # the text board prints row 0 first
     mover_rewards: frozenset        # rewards possible for the player whose move ends the game
-    bad_kwargs: tuple = ()          # (kwargs, pattern the ValueError's message must match)
+    bad_kwargs: tuple = ()          # (kwargs, words the ValueError's message holds: one or a tuple)
     illegal: tuple = ()             # (kwargs, moves played first, illegal action, patterns its message matches)
     final_info: frozenset = frozenset()   # keys of both agents' info when a game ends
     hex: bool = False               # text board drawn as a rhombus, row numbers on the left only
@@ -73,8 +73,11 @@ GAMES = {
         shape=square, num_actions=points_and_one, columns="letters", row0_on_top=False,
         mover_rewards=frozenset({-1, 0, 1}), final_info=frozenset({"score", "black_area", "white_area"}),
         resolve=lambda kw: {**kw, "komi": float(kw["komi"]), "max_moves": kw["max_moves"] or 2 * kw["board_size"] ** 2},
-        bad_kwargs=(({"board_size": 1}, "2..25"), ({"board_size": 26}, "2..25"), ({"komi": "six"}, "komi"),
-                    ({"superko": "situational"}, "'positional', 'simple'"), ({"max_moves": 0}, "max_moves")),
+        bad_kwargs=(*[({"board_size": v}, "2..25") for v in (1, 26, "9", True, 9.0)],
+                    *[({"komi": v}, "komi") for v in ("six", "7.5", True)],
+                    ({"komi": float("nan")}, "finite"), ({"komi": float("inf")}, "finite"),
+                    ({"superko": "situational"}, "'positional', 'simple'"),
+                    ({"max_moves": 0}, "max_moves"), ({"max_moves": 2.5}, "max_moves")),
         illegal=((dict(board_size=5), [12], 12, ["C3", "white_0", "occupied"]),
                  (dict(board_size=5), [5, 25, 1], 0, ["white_0.*suicide"]))),     # A2, pass, B1: A1 is an eye
     "othello": Game(
@@ -84,8 +87,8 @@ GAMES = {
                dict(board_size=16)),
         shape=square, num_actions=points_and_one, columns="lowercase", row0_on_top=True,
         mover_rewards=frozenset({-1, 0, 1}), final_info=frozenset({"discs"}),
-        bad_kwargs=(({"board_size": 7}, "even"), ({"board_size": 2}, "4..16"), ({"board_size": 18}, "4..16"),
-                    ({"board_size": "8"}, "4..16")),
+        bad_kwargs=tuple(({"board_size": v}, ("board_size", "even", "4..16"))
+                         for v in (3, 5, 7, 2, 0, 18, 17, -4, 2.0, "8", True, None)),
         illegal=((dict(), [], 0, ["a1", "black_0", "flips no disc"]),
                  (dict(), [], 27, ["d4", "black_0", "occupied"]),
                  (dict(), [], 64, ["pass", "black_0", "pass is only legal"]))),
@@ -95,7 +98,8 @@ GAMES = {
         sizes=tuple(dict(board_size=n, swap=swap) for n in (2, 5, 11, 19) for swap in (True, False)),
         shape=square, num_actions=points_and_one, columns="letters", row0_on_top=True, hex=True,
         mover_rewards=frozenset({1}),                                   # no draws: the last stone wins
-        bad_kwargs=(({"board_size": 1}, "2..19"), ({"board_size": 25}, "2..19"), ({"swap": "no"}, "swap")),
+        bad_kwargs=(*[({"board_size": v}, "2..19") for v in (1, 20, 25, "5", 5.0, True)],
+                    *[({"swap": v}, ("swap", "True, False")) for v in ("no", "yes", None)]),
         illegal=((dict(board_size=5), [], 25, ["swap.*black_0|black_0.*swap"]),
                  (dict(board_size=5), [12], 12, ["C3", "white_0", "occupied"]))),
     "connect_four": Game(
@@ -105,8 +109,9 @@ GAMES = {
                dict(rows=2, cols=3, connect=3), dict(rows=9, cols=12, connect=5)),
         shape=lambda kw: (kw["rows"], kw["cols"]), num_actions=lambda kw: kw["cols"], columns="numbers",
         row0_on_top=True, mover_rewards=frozenset({0, 1}),
-        bad_kwargs=(({"rows": 0}, "1..25"), ({"cols": 30}, "1..25"), ({"connect": 8}, "2..7"),
-                    ({"connect": 1}, "2..7")),
+        bad_kwargs=(*[({"rows": v}, "1..25") for v in (0, 26, 2.5)], *[({"cols": v}, "1..25") for v in (0, 26, 30, "7")],
+                    *[({"connect": v}, "2..7") for v in (1, 8, True)], (dict(rows=3, cols=2, connect=4), "2..3"),
+                    (dict(rows=1, cols=1, connect=2), "max(rows, cols)")),
         illegal=((dict(rows=2, cols=3, connect=3), [0, 0], 0, ["column 1", "player_0", "full"]),
                  (dict(rows=1, cols=3, connect=3), [1], 1, ["column 2", "player_1", "full"]))),
     "tictactoe": Game(
@@ -116,16 +121,17 @@ GAMES = {
                dict(board_size=15, win_length=5)),
         shape=square, num_actions=lambda kw: kw["board_size"] ** 2, columns="letters", row0_on_top=False,
         mover_rewards=frozenset({0, 1}),
-        bad_kwargs=(({"board_size": 1}, "2..25"), ({"board_size": 26}, "2..25"), ({"win_length": 4}, "2..3"),
-                    ({"board_size": 15, "win_length": 16}, "2..15")),
+        bad_kwargs=(*[({"board_size": v}, ("board_size", "2..25")) for v in (0, 1, 26, 3.0, "3", True)],
+                    *[({"win_length": v}, ("win_length", "2..3")) for v in (4, 0)],
+                    ({"board_size": 15, "win_length": 16}, ("win_length", "2..15"))),
         illegal=((dict(), [4], 4, ["B2", "player_1", "occupied"]),)),
 }
 
 CASES = [pytest.param(game, kw, id=case_id((game, kw))) for game, g in GAMES.items() for kw in g.sizes]
-# the illegal moves tried: one found by random play at every size, and the table's named examples
-ILLEGAL = CASES + [pytest.param(game, kw, moves, action, words, id=f"{case_id((game, kw))}-{'-'.join(map(str, moves + [action]))}")
-                   for game, g in GAMES.items() for kw, moves, action, words in g.illegal]
-ILLEGAL = [p if len(p.values) == 5 else pytest.param(*p.values, None, None, None, id=p.id) for p in ILLEGAL]
+# the illegal moves tried: at every size one that random play comes to (moves None), and the table's examples
+ILLEGAL = ([pytest.param(game, kw, None, None, (), id=case_id((game, kw))) for game, g in GAMES.items() for kw in g.sizes]
+           + [pytest.param(game, kw, moves, action, words, id=f"{case_id((game, kw))}-{'-'.join(map(str, moves + [action]))}")
+              for game, g in GAMES.items() for kw, moves, action, words in g.illegal])
 
 
 def env(game, kw, **options):
@@ -270,7 +276,7 @@ def check_message(err, state, action, offender, reason, words):
     assert err.action == action and err.player == offender and err.reason == reason
     text = str(err)
     assert state.spec.action_name(action) in text and offender in text and reason in text
-    for pattern in words or ():
+    for pattern in words:
         assert re.search(pattern, text), (pattern, text)
 
 
@@ -361,16 +367,20 @@ def test_illegal_move_in_the_vector_names_the_game_and_changes_none(game, kw, mo
 
 
 # ---- kwargs --------------------------------------------------------------------------------------
-BAD_KWARGS = [pytest.param(game, kw, words, id=case_id((game, kw))) for game, g in GAMES.items()
-              for kw, words in g.bad_kwargs]
+BAD_KWARGS = [pytest.param(game, kw, (words,) if isinstance(words, str) else words,
+                           id=f"{game}-" + "-".join(f"{k}={v!r}" for k, v in kw.items()))
+              for game, g in GAMES.items() for kw, words in g.bad_kwargs]
 
 
 @pytest.mark.parametrize("game,kw,words", BAD_KWARGS)
 def test_bad_kwargs_say_what_is_allowed(game, kw, words):
-    for make in (env, raw_env, lambda game, kw: zerogym.make_state(game, **kw)):
-        with pytest.raises(ValueError, match=words) as err:
+    makers = (env, raw_env, lambda game, kw: zerogym.make(game, **kw), lambda game, kw: zerogym.make_state(game, **kw),
+              lambda game, kw: GAMES[game].state_class(**kw))
+    for make in makers:
+        with pytest.raises(ValueError) as err:
             make(game, kw)
-        assert game in str(err.value)
+        for word in (game, *words):
+            assert word in str(err.value), (word, str(err.value))
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -378,7 +388,9 @@ def test_bad_options_and_unknown_kwargs(game):
     for bad in ("ignore", "skip"):
         with pytest.raises(ValueError, match="'terminate', 'raise'"):
             env(game, {}, illegal=bad)
-    for make in (env, raw_env):
+        with pytest.raises(ValueError, match="illegal"):
+            zerogym.make(game, illegal=bad)
+    for make in (env, raw_env, lambda game, kw, **options: zerogym.make(game, **kw, **options)):
         with pytest.raises(ValueError, match="'ansi'"):
             make(game, {}, render_mode="svg")
         with pytest.raises(TypeError, match=f"{game}: unknown keyword argument 'size'"):
@@ -529,7 +541,54 @@ def test_vector_matches_the_aec_env(game, kw, skip):
     assert (skipped > 0) == (skip > 0)
 
 
-# ---- copies --------------------------------------------------------------------------------------
+# ---- the State behind the env: copies and reset -------------------------------------------------
+def random_moves(state, count, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        if state.is_over():
+            break
+        state.step(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.parametrize("game,kw", CASES)
+def test_reset_gives_canonical_bytes(game, kw):
+    """Equal positions must be equal bytes (== is memcmp): reset() writes every byte, whatever the
+    padding held and however far the game had gone."""
+    cls = GAMES[game].state_class
+    fresh = cls(**kw).to_bytes()
+    assert cls(**kw).to_bytes() == fresh and cls(**kw) == cls(**kw)
+    a, b = cls(**kw), cls(**kw)
+    a.load_bytes(padding_filled(a, 0xff))
+    b.load_bytes(padding_filled(b, 0x00))
+    assert a.to_bytes() != b.to_bytes() and a != b
+    a.reset()
+    b.reset()
+    assert a.to_bytes() == b.to_bytes() == fresh and a == b
+    random_moves(a, 10**6, seed=6)                              # to the end
+    assert a.is_over() and a.to_bytes() != fresh
+    a.reset()
+    assert a.to_bytes() == fresh
+    for s in (a, b):
+        random_moves(s, 2, seed=7)
+    assert a == b == random_moves(cls(**kw), 2, seed=7)
+
+
+@pytest.mark.parametrize("game,kw", CASES)
+def test_copy_from_copies_every_byte(game, kw):
+    cls = GAMES[game].state_class
+    s = random_moves(cls(**kw), 3, seed=8)
+    t = cls(**kw)
+    t.copy_from(s)
+    assert t == s and t.to_bytes() == s.to_bytes()
+    moves = s.move_count
+    s.reset()
+    assert s == cls(**kw) and t != s and t.move_count == moves > 0
+    other = next(k for k in GAMES[game].sizes if GAMES[game].shape(GAMES[game].full(k)) != GAMES[game].shape(GAMES[game].full(kw)))
+    with pytest.raises(ValueError):
+        cls(**other).copy_from(t)
+
+
 @pytest.mark.parametrize("game,kw", CASES)
 def test_the_state_behind_the_env_pickles_and_copies(game, kw):
     e = raw_env(game, kw)

@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from zerogym_agents.transfer.experiment import die_with_parent, read_json, seed_int, write_json
+from zerogym_agents.experiment import die_with_parent, read_json, seed_int, write_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

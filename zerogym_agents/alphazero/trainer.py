@@ -122,6 +122,24 @@ class AlphaZeroTrainer(CosineSchedule):
             from torch.utils.tensorboard import SummaryWriter
             self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
 
+    # ---- the run protocol of zerogym_agents.experiment -----------------------------------------
+    agent_kind = "alphazero"          # save_agent's kind of the agent this run trains
+
+    def agent_options(self):
+        """The options the trained agent plays with (those of agent.pt)."""
+        return {"simulations": self.cfg.simulations}
+
+    def agent(self, seed=None, **options):
+        """The current net as an AlphaZeroAgent (a copy: further training leaves it as it is);
+        options override agent_options(), e.g. simulations=200."""
+        from zerogym_agents.search_agents import AlphaZeroAgent
+        return AlphaZeroAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
+
+    def counters(self):
+        """How far the run is: search steps, self-play games, positions, SGD steps."""
+        return {"search_steps": self.step, "self_play_games": self.games, "positions": self.positions,
+                "sgd_steps": self.train_steps}
+
     def _set_net(self, net):
         """Train `net`: a fresh optimizer, its evaluator, and a separate copy for pool opponents."""
         cfg = self.cfg
@@ -293,7 +311,7 @@ class AlphaZeroTrainer(CosineSchedule):
             "pending": pending, "pool": self.pool.state_dict(),
             "pool_snapshots": [e[0] for e in self.pool.entries.values()], "pool_games": self.pool_games,
             "learner_seat": torch.from_numpy(self.learner_seat.copy()) if self.num_pool else None})
-        save_agent(os.path.join(self.out, AGENT), self.net, {"simulations": self.cfg.simulations}, {
+        save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
             "game": self.cfg.game, "kwargs": self.cfg.game_kwargs, "net": self.net.config.to_dict(),
             "parameters": self.net.num_parameters(),
             "training": {"steps": self.step, "self_play_games": self.games, "positions": self.positions,

@@ -1,4 +1,5 @@
 """What the policy-gradient trainers share: the pool, counters, logs, the run loop and checkpoints."""
+import copy
 import os
 import textwrap
 import time
@@ -135,6 +136,24 @@ class PGTrainer(CosineSchedule):
     def _load_algo_state(self, data):
         pass
 
+    # ---- the run protocol of zerogym_agents.experiment ------------------------------------------
+    agent_kind = "policy"           # save_agent's kind of the agent this run trains
+
+    def agent_options(self):
+        """The options the trained agent plays with (those of agent.pt): its net's greedy move."""
+        return {"greedy": True}
+
+    def agent(self, seed=None, **options):
+        """The current net as a PolicyAgent (a copy: further training leaves it as it is); options
+        override agent_options()."""
+        from zerogym_agents.pg.agent import PolicyAgent
+        return PolicyAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
+
+    def counters(self):
+        """How far the run is: updates, games, learner moves, and the learner's Elo in its pool."""
+        return {"updates": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves,
+                "pool_elo": float(self.pool.learner_elo)}
+
     # ---- the run --------------------------------------------------------------------------------
     def run(self, progress=True, stop_at=None, max_seconds=None):
         """Train until max_steps updates, or stop_at (to interrupt a run), or when max_seconds of wall
@@ -218,12 +237,12 @@ class PGTrainer(CosineSchedule):
             "history": [{k: (None if v is None else float(v)) for k, v in h.items()} for h in self.history],
             "pool": self.pool.state_dict(), "pool_snapshots": [e[0] for e in self.pool.entries.values()],
             "torch_rng": torch.get_rng_state(), **self._algo_state()})
-        save_agent(os.path.join(self.out, AGENT), self.net, {"greedy": True}, {
+        save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
             "game": cfg.game, "kwargs": cfg.game_kwargs, "net": self.net.config.to_dict(),
             "parameters": self.net.num_parameters(),
             "training": {"algo": cfg.algo, "steps": self.step, "episodes": self.episodes,
                          "learner_moves": self.learner_moves, "pool_elo": self.pool.learner_elo,
-                         "config": cfg.to_dict()}}, kind="policy")
+                         "config": cfg.to_dict()}}, kind=self.agent_kind)
         if self.writer:
             self.writer.flush()
         if self.history:

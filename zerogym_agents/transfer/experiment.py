@@ -38,42 +38,26 @@ Parallel: run(parallel=N) trains N methods at a time, each in a child process on
 methods in the time of one); every method still gets the same wall-clock budget on one core.
 """
 import hashlib
-import json
 import math
 import os
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.trainer import CHECKPOINT, AlphaZeroTrainer
 from zerogym_agents.base import Agent, game_state
+from zerogym_agents.experiment.budget import BudgetLoop
+from zerogym_agents.experiment.evaluation import play_reference, pooled_elo
+from zerogym_agents.experiment.processes import run_children, start_function
+from zerogym_agents.experiment.records import read_json, write_json
+from zerogym_agents.experiment.seeds import seed_int
 from zerogym_agents.transfer.settings import GAME_FIELDS, METHODS, NO_STEP_CAP, TransferSettings
 
 DONE, PROGRESS, FINAL_AGENT = "done.json", "progress.json", "final_agent.pt"
 
 
 # ---- small helpers ---------------------------------------------------------------------------
-def seed_int(*words):
-    """A 63-bit seed from a list of ints (SeedSequence entropy)."""
-    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
-def die_with_parent(parent_pid=None):
-    """Ask Linux to send this process SIGTERM when its parent dies (no-op elsewhere), so that child
-    processes of a killed experiment do not train on unseen. parent_pid: exit at once if the parent
-    that started this process has already gone (it died before the request was made)."""
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if parent_pid is not None and os.getppid() != parent_pid:
-        os._exit(1)
-
-
 def _json_schemas():
     """{file name: schema} of the experiment's JSON records: what the code reads from them on a restart."""
     from zerogym_agents.file_checks import Any, Bool, DictOf, Fields, Int, ListOf, Maybe, Real, Str
@@ -90,32 +74,6 @@ def _json_schemas():
             "zero_shot.json": Fields({"match": match, "score": Real(0, 1)}),
             "references.json": Fields({"matches": ListOf(match)}),
             PROGRESS: Fields({"next_eval": Real(0), "evals": ListOf(evaluation), "stages": ListOf(stage)})}
-
-
-def read_json(path, schema=None):
-    """The JSON value in `path`, None when there is no such file; CheckpointError naming the file
-    when it is not JSON, or does not fit `schema` (a zerogym_agents.checkpoint schema; the
-    experiment's records are checked against what a restart reads from them, _json_schemas)."""
-    from zerogym_agents.checkpoint import CheckpointError
-    from zerogym_agents.file_checks import Any, check
-    if not os.path.isfile(path):
-        return None
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as err:
-        raise CheckpointError(f"{path}: not readable JSON ({err}); remove it to redo that part of the "
-                              f"experiment") from None
-    return check(data, Any() if schema is None else schema, path)
-
-
-def write_json(path, data):
-    """Write JSON atomically (a temp file in the same folder, then os.replace)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-    os.replace(tmp, path)
 
 
 def file_sha256(path):
@@ -267,15 +225,8 @@ class TransferExperiment:
 
     # -- evaluation ----------------------------------------------------------------------------
     def _match(self, agent, ref, games, seed, names):
-        from zerogym_agents.specs import agent_from_spec
-        from zerogym_agents.arena.match import play_match
-        opponent = agent_from_spec(ref, self.game, self.big_kwargs, seed=seed_int(seed, 2))
-        try:
-            return play_match(agent, opponent, self.game, self.big_kwargs, games, seed=seed_int(seed, 3),
-                              names=names, progress=self.progress).to_dict()
-        finally:
-            if hasattr(opponent, "close"):
-                opponent.close()
+        return play_reference(agent, ref, self.game, self.big_kwargs, games, seed_int(seed, 3), names,
+                              reference_seed=seed_int(seed, 2), progress=self.progress).to_dict()
 
     def az_agent(self, net, seed):
         from zerogym_agents.search_agents import AlphaZeroAgent
@@ -323,19 +274,13 @@ class TransferExperiment:
         self.ref_matches = matches
         write_json(path, {"games": self.s.reference_games, "matches": matches})
 
-    def outcomes(self):
-        """Every game so far as (name_a, name_b, score of A), for fit_elo."""
-        from zerogym_agents.arena.match import MatchResult
+    def fit(self):
+        """The pooled Elo of every game so far (None before the first), the anchor at 0."""
         matches = list(self.ref_matches)
         for prog in self.progs.values():
             for ev in prog["evals"]:
                 matches += ev["matches"]
-        return [o for m in matches for o in MatchResult.from_dict(m).outcomes()]
-
-    def fit(self):
-        from zerogym_agents.arena.elo import fit_elo
-        outcomes = self.outcomes()
-        return fit_elo(outcomes, anchor=self.anchor) if outcomes else None
+        return pooled_elo(matches, anchor=self.anchor)
 
     # -- one method -------------------------------------------------------------------------------
     def initial(self, method, k=0, mdir=None):
@@ -427,26 +372,27 @@ class TransferExperiment:
     def _run_stage(self, method, k, stage, prog, mdir, writer, bar, scale):
         sp = prog["stages"][k]
         trainer = self._trainer(method, k, stage, mdir)
-        if trainer.step < sp["steps"]:
-            raise RuntimeError(f"{mdir}: the checkpoint of {stage.name} (step {trainer.step}) is behind its progress "
-                               f"record (step {sp['steps']}); remove the method's folder to start it again")
-        pending = trainer.step - sp["steps"]      # steps saved after the last progress record: timed below
-        sp["steps"] = trainer.step
-        base = sum(self._used(p) for p in prog["stages"][:k])
-        last = len(self.stages(method)) - 1
-        bar.n = round((base + self._used(sp)) * scale, 2)
-        bar.refresh()
-        sps = None
         prog_path = os.path.join(mdir, PROGRESS)
-
-        def saved():                # the trainer writes its checkpoint at these steps
-            return trainer.step % trainer.cfg.checkpoint_every == 0 or trainer.step == trainer.cfg.max_steps
+        base = sum(self._used(p) for p in prog["stages"][:k])
 
         def record():
             sp.update(steps=trainer.step, games=trainer.games, positions=trainer.positions,
                       train_steps=trainer.train_steps)
             write_json(prog_path, prog)
 
+        def chunk(seconds):
+            # the training time of the chunks the CPU time was measured over (seconds may hold estimates)
+            sp["cpu_wall_seconds"] = sp.get("cpu_wall_seconds", 0.0) + seconds
+            bar.n = round((base + self._used(sp)) * scale, 2)
+            bar.set_postfix(games=trainer.games, board=f"{stage.size}x{stage.size}")
+
+        # every stage gets at least its budget ("reach"), so that the last evaluation falls at its end
+        loop = BudgetLoop(trainer, sp, "steps" if self.s.step_mode else "seconds", end="reach",
+                          on_checkpoint=record, on_chunk=chunk)
+        loop.reconcile(f"{mdir}: {stage.name}")
+        last = len(self.stages(method)) - 1
+        bar.n = round((base + self._used(sp)) * scale, 2)
+        bar.refresh()
         while True:
             used = self._used(sp)
             total = base + used
@@ -458,30 +404,8 @@ class TransferExperiment:
                 write_json(prog_path, prog)
             if finished:
                 break
-            boundary = min(prog["next_eval"] - base, stage.budget)
-            while self._used(sp) < boundary:
-                to_ckpt = trainer.cfg.checkpoint_every - trainer.step % trainer.cfg.checkpoint_every
-                left = boundary - self._used(sp)
-                if self.s.step_mode:
-                    n = int(left)
-                else:                               # approach the boundary in halves, then step by step
-                    n = 1 if sps is None or left <= 2 * sps else max(1, int(0.5 * left / sps))
-                n = max(1, min(n, to_ckpt))
-                before = trainer.step
-                dt = trainer.train_for(n, sp["seconds"])
-                sps = dt / max(1, trainer.step - before)
-                sp["seconds"] += dt + pending * sps
-                # the CPU the training process got in the same chunks: other load on the machine shows here
-                sp["cpu_seconds"] = sp.get("cpu_seconds", 0.0) + trainer.last_cpu
-                sp["cpu_wall_seconds"] = sp.get("cpu_wall_seconds", 0.0) + dt
-                pending = 0
-                sp["steps"] = trainer.step
-                bar.n = round((base + self._used(sp)) * scale, 2)
-                bar.set_postfix(games=trainer.games, board=f"{stage.size}x{stage.size}")
-                if saved():
-                    record()
-            if not saved():
-                trainer.save()
+            loop.train_to(min(prog["next_eval"] - base, stage.budget))
+            loop.save()
             record()
         sp["done"] = True
         record()
@@ -576,38 +500,18 @@ class TransferExperiment:
         return data
 
     def _train_in_children(self, parallel):
-        import multiprocessing
-        from multiprocessing.connection import wait
-        ctx = multiprocessing.get_context("spawn")
         todo = [m for m in self.s.methods if not os.path.isfile(os.path.join(self.out, m, DONE))]
-        running, failed = {}, []
-        try:
-            while todo or running:
-                while todo and len(running) < parallel:
-                    method = todo.pop(0)
-                    line = min(set(range(parallel)) - {pos for _, _, pos in running.values()})
-                    proc = ctx.Process(target=_train_method, name=f"transfer-{method}",
-                                       args=(self.s.to_dict(), self.out, method, self.command, self.progress, line,
-                                             os.getpid()))
-                    proc.start()
-                    running[proc.sentinel] = (method, proc, line)
-                for sentinel in wait(list(running)):
-                    method, proc, _ = running.pop(sentinel)
-                    proc.join()
-                    if proc.exitcode != 0:
-                        failed.append(f"{method} (exit {proc.exitcode})")
-        finally:
-            for _, proc, _ in running.values():
-                proc.terminate()
-                proc.join()
+        failed = run_children(todo, lambda method, line: start_function(
+            _train_method, self.s.to_dict(), self.out, method, self.command, self.progress, line,
+            name=f"transfer-{method}"), parallel)
         if failed:
-            raise RuntimeError(f"transfer: training failed for {', '.join(failed)}; its error is printed above, "
-                               "and running the experiment again (zerogym transfer run ... --resume) resumes it")
+            raise RuntimeError(f"transfer: training failed for {', '.join(f'{m} (exit {c})' for m, c in failed)}; "
+                               "its error is printed above, and running the experiment again (zerogym transfer "
+                               "run ... --resume) resumes it")
 
 
-def _train_method(settings, out_dir, method, command, progress, position, parent_pid):
+def _train_method(settings, out_dir, method, command, progress, position):
     """A child process of TransferExperiment.run(parallel=N): one method on one torch thread."""
-    die_with_parent(parent_pid)
     torch.set_num_threads(1)
     exp = TransferExperiment(settings, out_dir, progress=progress, command=command)
     exp.position = position

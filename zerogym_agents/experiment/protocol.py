@@ -1,0 +1,52 @@
+"""TrainingRun: what the harness needs of a trainer. AlphaZeroTrainer and every policy-gradient
+trainer (ReinforceTrainer, PPOTrainer) implement it; a new algorithm does too, and registers a
+builder in algorithms.py (see docs/architecture.md, "Adding a training algorithm").
+
+A run lives in one folder. Built with resume=False it starts afresh there; with resume=True it
+continues exactly from the checkpoint it saved there (CHECKPOINT), so that the harness can stop and
+restart it anywhere: the budget loop only ever stops a run at a step whose checkpoint is written, or
+writes one (save) first.
+"""
+from typing import Protocol, runtime_checkable
+
+CHECKPOINT = "checkpoint.pt"        # in the run's folder: what resume=True continues from
+
+
+@runtime_checkable
+class TrainingRun(Protocol):
+    """A trainer as the experiment harness drives it.
+
+    - cfg: its config; the harness reads cfg.checkpoint_every (the trainer saves its checkpoint by
+      itself every so many steps) and cfg.max_steps (it stops there).
+    - step: steps done (one step: the trainer's unit of work, e.g. an AlphaZero search step of every
+      self-play game, or a policy-gradient update); it saved its checkpoint at every multiple of
+      cfg.checkpoint_every and at cfg.max_steps.
+    - time_budget: None, or the training seconds of the run's whole budget, set by the harness in
+      minutes mode (the learning-rate schedule then runs over the share of it used).
+    - train_for(steps, time_used): train `steps` more steps (fewer at max_steps) with `time_used`
+      seconds of the budget already spent; returns the wall-clock seconds taken and leaves the CPU
+      seconds of the process in last_cpu (zerogym_agents.schedule.CosineSchedule provides both).
+    - save(): write the checkpoint (atomically) at the current step.
+    - net: the network being trained; history: a list of flat dicts of numbers (its training log).
+    - counters(): a JSON-able dict of how far it is (steps, games, ...), for records and reports.
+    - agent(seed=None, **options): the current net as a playing Agent, a copy that further
+      training leaves as it is; agent_options() the options it plays with by default, and
+      agent_kind the zerogym_agents.saved kind ("alphazero" or "policy") to save it as.
+    """
+    cfg: object
+    step: int
+    net: object
+    history: list
+    time_budget: float
+    last_cpu: float
+    agent_kind: str
+
+    def train_for(self, steps, time_used=0.0): ...
+
+    def save(self): ...
+
+    def counters(self): ...
+
+    def agent(self, seed=None, **options): ...
+
+    def agent_options(self): ...

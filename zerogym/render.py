@@ -43,16 +43,17 @@ def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labe
     last = last_point(state)
     labels = [str(c + 1) if column_labels == "numbers" else COLUMNS.lower()[c] if column_labels == "lowercase"
               else COLUMNS[c] for c in range(w)]
+    cw = 1 + max(len(lab) for lab in labels)                # a cell: a space, then its label's width
     pad = len(str(h)) + 1 if row_labels else 0
-    lines = [" " * pad + "".join(f"{lab:>2}"[-2:] for lab in labels)]
+    lines = [" " * pad + "".join(f"{lab:>{cw}}" for lab in labels)]
     order = range(h - 1, -1, -1) if row0_at_bottom else range(h)
     for r in order:
-        chars = list(" " * (2 * w + 1))
+        chars = list(" " * (cw * w + 1))
         for c in range(w):
-            chars[2 * c + 1] = symbols[board[r, c]]
+            chars[cw * c + cw - 1] = symbols[board[r, c]]     # under the last character of its label
         if last is not None and last[0] == r:
-            chars[2 * last[1]] = "["
-            chars[2 * last[1] + 2] = "]"
+            chars[cw * last[1] + cw - 2] = "["
+            chars[cw * last[1] + cw] = "]"
         indent = " " * r if hex else ""
         body = "".join(chars).rstrip()
         if row_labels:

@@ -284,7 +284,7 @@ def test_othello_pass_only_when_forced_and_final_disc_count():
     b = np.zeros((4, 4), np.int8)
     b[0, 0], b[0, 1], b[3, 3] = 1, 2, 2
     st.set_position(b, 0)
-    st.step(2)                         # black c1 flips b1; then nobody can place (see tests/envs)
+    st.step(2)                         # black c1 flips b1; then nobody can place (see tests/zerogym/envs)
     line = " ".join(score_lines(st))
     black, white = st.counts()
     assert f"black {black}, white {white}" in line and f"black wins by {black - white}" in line

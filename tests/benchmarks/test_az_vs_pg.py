@@ -1,23 +1,24 @@
 """benchmarks/az_vs_pg.py at tiny scale: Connect Four, a 1x8 net, a few steps per algorithm (--steps mode),
-references random and uct:10, 2 games per evaluation."""
+references random and uct:10, 2 games per evaluation. The harness it runs on (training through the budget,
+resuming, evaluation, round robin) is tested in tests/zerogym_agents/experiment."""
 import hashlib
 import importlib.util
 import json
 import os
 import re
 
-import numpy as np
 import pytest
 import torch
 
 import zerogym
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "az_vs_pg.py")
+BENCHMARKS = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks")
 ALGOS = ("alphazero", "reinforce", "reinforce_baseline", "ppo")
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("az_vs_pg_under_test", os.path.abspath(SCRIPT))
+def load_script(name="az_vs_pg"):
+    spec = importlib.util.spec_from_file_location(f"{name}_under_test", os.path.abspath(os.path.join(BENCHMARKS,
+                                                                                                   f"{name}.py")))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -152,7 +153,7 @@ def test_best_during_training_names_the_best_evaluation_point(tiny):
     prog = {"evals": [ev("ppo@0min", ("greedy", (1, 0, 19))),
                       ev("ppo@5min", ("greedy", (12, 2, 6)), ("random", (20, 0, 0))),
                       ev("ppo@10min", ("greedy", (9, 0, 11)))]}
-    best = tiny["mod"].best_during_training
+    best = load_script("az_vs_pg_report").best_during_training
     assert best(prog, "greedy") == " (best evaluation during training: 12 of 20 won, at 5min)"
     assert best(prog, "uct:200") == "" and best(None, "greedy") == ""
 
@@ -202,36 +203,14 @@ def test_the_saved_round_robin_is_what_the_arena_replays_from_the_saved_agents(t
         [[r["actions"] for r in m["records"]] for m in saved["matches"]]
 
 
-def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, monkeypatch):
-    mod = load_script()
-    args = TINY[:TINY.index("--evals") + 1] + ["2"] + TINY[TINY.index("--evals") + 2:]
-    args = [a for a in args] + ["--algos", "reinforce", "--runs-dir", str(tmp_path / "runs"),
-                                "--results-dir", str(tmp_path / "results")]
-    real = mod.evaluate
-    calls = []
-
-    def evaluate_then_die(*a, **k):
-        calls.append(a[3])
-        if len(calls) == 3:                            # the evaluation after 4 steps: killed
-            raise KeyboardInterrupt
-        return real(*a, **k)
-
-    monkeypatch.setattr(mod, "evaluate", evaluate_then_die)
-    with pytest.raises(KeyboardInterrupt):
-        mod.main(args)
-    state_path = tmp_path / "runs" / "connect_four" / "reinforce" / "state.json"
-    state = json.loads(state_path.read_text())
-    assert state["steps"] == 4 and len(state["evals"]) == 2 and not state["done"]
-    ckpt = tmp_path / "runs" / "connect_four" / "reinforce" / "checkpoint.pt"
-    saved_at = os.stat(ckpt).st_mtime_ns
-    monkeypatch.setattr(mod, "evaluate", real)
-    assert mod.main(args) == 0
-    state = json.loads(state_path.read_text())
-    assert state["done"] and state["steps"] == 4, "resumed at step 4, not trained again"
-    assert [e["step"] for e in state["evals"]] == [0, 2, 4]
-    assert os.stat(ckpt).st_mtime_ns == saved_at
-    assert calls == ["reinforce@0", "reinforce@2", "reinforce@4"]
-    assert np.isfinite(state["seconds"])
+def test_other_settings_in_the_same_runs_dir_are_refused_with_what_differs(tiny):
+    args = list(tiny["args"])
+    args[args.index("--eval-games") + 1] = "3"
+    with pytest.raises(SystemExit, match=r"was started with other settings \(evaluation.eval_games: saved 2, now 3\)\. "
+                                         r"Resume with the same options, or use another --runs-dir"):
+        tiny["mod"].main(args)
+    assert json.loads((tiny["root"] / "runs" / "connect_four" / "references.json").read_text())["fingerprint"][
+        "games"] == 2
 
 
 def test_every_run_decays_its_learning_rate_and_the_report_says_how(tiny):

@@ -42,8 +42,8 @@ class Comparison:
 
     label names the comparison in log lines (default: the game); command is recorded with the runs
     and the final agents' cards; log prints progress. Subclasses adapt the records and files through
-    the methods below (fingerprint, new_record, open_record, after_training, card, final_agent_path,
-    run_matches).
+    the methods below (budget_settings, evaluation_settings, fingerprint, new_record, open_record,
+    after_training, card, final_agent_path, run_matches).
     """
 
     def __init__(self, folder, game, budget, references=("random",), game_kwargs=None, eval_games=20, seed=0,
@@ -104,6 +104,9 @@ class Comparison:
             run.time_budget = self.budget.total
         return run
 
+    def budget_settings(self):
+        return self.budget.to_dict()
+
     def evaluation_settings(self):
         return {"references": self.references, "eval_games": self.eval_games, "seed": self.seed,
                 "opening_moves": self.opening_moves, "eval_at_start": self.budget.eval_at_start}
@@ -112,7 +115,7 @@ class Comparison:
         """What a run's folder must have been started with to be resumed."""
         spec = self.runs[name]
         return {"algorithm": spec.algorithm, "config": spec.config, "play": spec.play,
-                "budget": self.budget.to_dict(), "evaluation": self.evaluation_settings()}
+                "budget": self.budget_settings(), "evaluation": self.evaluation_settings()}
 
     def new_record(self, name, fingerprint):
         return {"fingerprint": fingerprint, "steps": 0, "seconds": 0.0, "cpu_seconds": 0.0,
@@ -196,17 +199,13 @@ class Comparison:
 
     def final_results(self, record):
         """The card's results: the last evaluation point's matches, by reference and first mover."""
-        last = record["evals"][-1] if record["evals"] else None
-        if not last:
-            return {}
-        return {"final_evaluation": {m["agent_b"]: {"agent_first": m["a_first"], "agent_second": m["b_first"]}
-                                     for m in last["matches"]}}
+        return {"final_evaluation": by_reference(record["evals"][-1]["matches"])} if record["evals"] else {}
 
     def card(self, name, run, record):
         """The final agent's model card."""
         return {"game": self.game, "kwargs": self.game_kwargs, "net": run.net.config.to_dict(),
                 "parameters": run.net.num_parameters(), "algorithm": name,
-                "budget": {**self.budget.to_dict(), "training_seconds": round(record["seconds"], 1),
+                "budget": {**self.budget_settings(), "training_seconds": round(record["seconds"], 1),
                            "training_cpu_seconds": round(record.get("cpu_seconds", 0.0), 1),
                            "checkpoint_seconds": round(record["checkpoint_seconds"], 1),
                            "evaluation_seconds": round(sum(e["eval_seconds"] for e in record["evals"]), 1),
@@ -341,6 +340,11 @@ class Comparison:
         if final_games:
             self.round_robin(final_games)
         return self.elo()
+
+
+def by_reference(matches):
+    """{reference: {"agent_first": W-D-L, "agent_second": W-D-L}} of matches against references."""
+    return {m["agent_b"]: {"agent_first": m["a_first"], "agent_second": m["b_first"]} for m in matches}
 
 
 def _child_task(comparison, task):

@@ -1,0 +1,132 @@
+"""Tasks in child processes: order, slots, dependencies, failures, and children that die with their parent."""
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from zerogym_agents.experiment.processes import run_children, start_command, start_function
+
+
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def sleeper(seconds, code=0):
+    return [sys.executable, "-c", f"import sys, time; time.sleep({seconds}); sys.exit({code})"]
+
+
+def test_tasks_run_in_order_at_most_parallel_at_once_each_in_a_free_slot(tmp_path):
+    started = []
+
+    def start(task, slot):
+        started.append((task, slot, time.monotonic()))
+        return start_command(sleeper(0.4 if task == "a" else 0.1))
+
+    assert run_children(["a", "b", "c", "d"], start, parallel=2, poll_seconds=0.02) == []
+    assert [t for t, _, _ in started] == ["a", "b", "c", "d"]
+    slots = {t: s for t, s, _ in started}
+    assert slots["a"] == 0 and slots["b"] == 1 and slots["c"] == 1     # c takes b's slot while a still runs
+    times = {t: at for t, _, at in started}
+    assert times["c"] - times["b"] >= 0.08 and times["d"] - times["b"] >= 0.16
+
+
+def test_a_task_that_needs_others_waits_for_them_and_is_dropped_when_one_fails():
+    started, failures = [], []
+
+    def start(task, slot):
+        started.append(task)
+        return start_command(sleeper(0.05, 3 if task == "bad" else 0))
+
+    failed = run_children(["good", "bad", "other"], start, parallel=1, poll_seconds=0.01,
+                          needs={"after-good": {"good"}, "after-bad": {"good", "bad"}},
+                          on_failure=lambda task, code: failures.append((task, code)))
+    assert failed == failures == [("bad", 3)]
+    assert started == ["good", "bad", "other", "after-good"]     # queued once "good" ended; "after-bad" dropped
+
+
+def test_functions_run_in_spawned_children(tmp_path):
+    procs = []
+
+    def start(task, slot):
+        procs.append(start_function(_write, str(tmp_path / task), f"slot {slot}", name=task))
+        return procs[-1]
+
+    assert run_children(["x", "y"], start, parallel=2, poll_seconds=0.05) == []
+    assert (tmp_path / "x").read_text() == "slot 0" and (tmp_path / "y").read_text() == "slot 1"
+    assert [p.name for p in procs] == ["x", "y"]
+    bad = run_children(["z"], lambda task, slot: start_function(_write, str(tmp_path / "no" / "such" / "dir"), ""),
+                       parallel=1, poll_seconds=0.05)
+    assert bad == [("z", 1)]
+
+
+def test_children_are_stopped_when_the_scheduler_is_interrupted():
+    children = []
+
+    def start(task, slot):
+        if task == "b":
+            raise KeyboardInterrupt                 # while "a" runs
+        children.append(start_command(sleeper(60)))
+        return children[-1]
+
+    with pytest.raises(KeyboardInterrupt):
+        run_children(["a", "b"], start, parallel=2)
+    assert children[0].returncode == -signal.SIGTERM
+
+
+@pytest.mark.parametrize("parallel", [0, -1, 1.5, True])
+def test_parallel_must_be_a_positive_integer(parallel):
+    with pytest.raises(ValueError, match="parallel must be a positive integer"):
+        run_children(["a"], None, parallel=parallel)
+
+
+@pytest.mark.parametrize("how", ["command", "function"])
+def test_children_die_with_a_killed_parent(tmp_path, how):
+    starter = ("start_command([sys.executable, '-c', 'import time; time.sleep(300)'])" if how == "command" else
+               "start_function(time.sleep, 300)")
+    code = ("import sys, time; from zerogym_agents.experiment.processes import *\n"
+            "if __name__ == '__main__':\n"
+            f"    run_children(['a', 'b'], lambda task, slot: {starter}, parallel=2)\n")
+    script = tmp_path / "parent.py"
+    script.write_text(code)
+    parent = subprocess.Popen([sys.executable, str(script)])
+    children = []
+    try:
+        deadline = time.time() + 120
+        while len(children) < 2 and time.time() < deadline:
+            time.sleep(0.2)
+            children = [int(p) for p in subprocess.run(["pgrep", "-P", str(parent.pid)], capture_output=True,
+                                                       text=True).stdout.split()]
+            children = [c for c in children if "sleep" in _cmdline(c) or "spawn_main" in _cmdline(c)]
+        assert len(children) == 2
+        parent.kill()                              # SIGKILL: no finally block runs in the parent
+        parent.wait()
+        deadline = time.time() + 30
+        while any(os.path.exists(f"/proc/{c}") and "zombie" not in _state(c) for c in children):
+            assert time.time() < deadline, f"a child kept running after its parent was killed: {children}"
+            time.sleep(0.2)
+    finally:
+        parent.kill()
+        for c in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(c, signal.SIGKILL)
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _state(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return f.read().lower()
+    except OSError:
+        return "zombie"

@@ -18,7 +18,7 @@ from torch import nn
 
 from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
 from zerogym_agents.file_checks import Config, Context, Spec, StateDict
-from zerogym_agents.config_io import JsonConfig
+from zerogym_agents.config_io import Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 
@@ -28,10 +28,6 @@ VALUE_LOSSES = ("mse", "bce")
 # the "format" tag of a network payload -> "module:Class" of the net it holds (imported when first read)
 NET_FORMATS = {FILE_FORMAT: __name__ + ":PolicyValueNet",
                "zerogym.CompositeNet": "zerogym_agents.transfer.composite:CompositeNet"}
-# what a network read from a file may claim, checked before anything is allocated: plausible maxima
-# for board-game nets (AlphaZero: 40 blocks of 256 channels), far above every net of this project
-NET_LIMITS = {"blocks": 256, "channels": 2048, "expansion": 16, "in_planes": 512, "extra_actions": 16,
-              "policy_hidden": 2048, "value_hidden": 4096, "kernel_size": 25}
 MAX_NET_ELEMENTS = 2 ** 28      # parameters + buffers of a net read from a file: 1 GiB of float32
 
 
@@ -54,56 +50,28 @@ class NetConfig(JsonConfig):
     """
 
     json_indent = None            # one line: configs are embedded in net files
-    file_limits = NET_LIMITS      # the largest values a network file may hold (load_net, net_from_payload)
-    trunk: str = "resnet"
-    blocks: int = 4
-    channels: int = 32
-    expansion: float = 4.0
-    in_planes: int = 3
-    action_layout: str = "cells"
-    extra_actions: int = 0
-    policy_hidden: int = 32
-    value_hidden: int = 64
-    value_loss: str = "bce"
-    value_weight: float = 1.0
-    game: Optional[str] = None
-    kernel_size: int = 3
+    # file_max: what a network read from a file may claim, checked before anything is allocated
+    # (load_net, net_from_payload): plausible maxima for board-game nets (AlphaZero: 40 blocks of 256
+    # channels), far above every net of this project
+    trunk: str = setting("resnet", OneOf(TRUNKS))
+    blocks: int = setting(4, Integer(0), file_max=256)
+    channels: int = setting(32, Integer(1), file_max=2048)
+    expansion: float = setting(4.0, Number(above=0), file_max=16)
+    in_planes: int = setting(3, Integer(1), file_max=512)
+    action_layout: str = setting("cells", OneOf(LAYOUTS))
+    extra_actions: int = setting(0, Integer(0), file_max=16)
+    policy_hidden: int = setting(32, Integer(0), file_max=2048)
+    value_hidden: int = setting(64, Integer(1), file_max=4096)
+    value_loss: str = setting("bce", OneOf(VALUE_LOSSES))
+    value_weight: float = setting(1.0, Number(0))
+    game: Optional[str] = setting(None, Maybe(Text("a game name")))
+    kernel_size: int = setting(3, Integer(1), file_max=25)
 
-    def __post_init__(self):
-        def need_int(name, low):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise ValueError(f"NetConfig.{name} must be an integer >= {low}, got {v!r}")
-
-        def need_float(name, positive):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0 if positive else v >= 0):
-                raise ValueError(f"NetConfig.{name} must be a number {'>' if positive else '>='} 0, got {v!r}")
-            setattr(self, name, float(v))
-
-        def need_choice(name, choices):
-            v = getattr(self, name)
-            if v not in choices:
-                raise ValueError(f"NetConfig.{name} must be one of {', '.join(choices)}, got {v!r}")
-
-        need_choice("trunk", TRUNKS)
-        need_choice("action_layout", LAYOUTS)
-        need_choice("value_loss", VALUE_LOSSES)
-        need_int("blocks", 0)
-        need_int("channels", 1)
-        need_int("in_planes", 1)
-        need_int("extra_actions", 0)
-        need_int("policy_hidden", 0)
-        need_int("value_hidden", 1)
-        need_float("expansion", True)
-        need_float("value_weight", False)
-        need_int("kernel_size", 1)
+    def check_rules(self):
         if self.kernel_size % 2 == 0:
             raise ValueError(f"NetConfig.kernel_size must be odd, got {self.kernel_size}")
         if self.action_layout == "columns" and self.extra_actions:
             raise ValueError(f"NetConfig: the 'columns' layout has no extra actions, got extra_actions={self.extra_actions}")
-        if self.game is not None and not isinstance(self.game, str):
-            raise ValueError(f"NetConfig.game must be a game name or None, got {self.game!r}")
 
     @classmethod
     def for_game(cls, game, *, game_kwargs=None, **overrides):
@@ -332,7 +300,7 @@ def check_net_payload(payload, source="payload", where="", formats=None):
 
     Checked, in this order and before any weight is allocated: the format tag (one of `formats`,
     default NET_FORMATS) and version; the config (JSON of the class's config, every field valid);
-    its sizes against the class's file_limits (NET_LIMITS) and its total size against
+    its sizes against the class's file_limits (the file_max of its fields) and its total size against
     MAX_NET_ELEMENTS; the state_dict against the shapes that config gives (the same names, each a
     tensor of that shape, floating or integer as the net's).
     """

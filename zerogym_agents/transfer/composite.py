@@ -34,7 +34,7 @@ from collections.abc import Mapping
 import torch
 from torch import nn
 
-from zerogym_agents.config_io import JsonConfig
+from zerogym_agents.config_io import Integer, JsonConfig, Nested, Number, OneOf, setting
 from zerogym_agents.nets.heads import PolicyHead, ValueHead
 from zerogym_agents.nets.model import VALUE_LOSSES, NetConfig, PolicyValueNet, _spec_of
 
@@ -52,43 +52,24 @@ class CompositeConfig(JsonConfig):
     """
 
     json_indent = None            # one line: configs are embedded in net files
-    # the largest values a network file may hold (nets.model.check_net_payload; `small` has NetConfig's)
-    file_limits = {"small_size": 64, "big_size": 64, "downscalings": 64, "features": 2048, "feature_layers": 256,
-                   "head_layers": 256, "head_channels": 2048, "policy_hidden": 2048, "value_hidden": 4096}
-    small: NetConfig
-    small_size: int
-    big_size: int
-    downscalings: int = 4
-    features: int = 32
-    feature_layers: int = 5
-    head_layers: int = 3
-    head_channels: int = 32
-    policy_hidden: int = 32
-    value_hidden: int = 64
-    value_loss: str = "mse"
-    value_weight: float = 1.0
+    # file_max: the largest values a network file may hold (nets.model.check_net_payload; `small` has NetConfig's)
+    small: NetConfig = setting(check=Nested(NetConfig))
+    small_size: int = setting(check=Integer(1), file_max=64)
+    big_size: int = setting(check=Integer(2), file_max=64)
+    downscalings: int = setting(4, Integer(0), file_max=64)
+    features: int = setting(32, Integer(1), file_max=2048)
+    feature_layers: int = setting(5, Integer(0), file_max=256)
+    head_layers: int = setting(3, Integer(1), file_max=256)
+    head_channels: int = setting(32, Integer(1), file_max=2048)
+    policy_hidden: int = setting(32, Integer(0), file_max=2048)
+    value_hidden: int = setting(64, Integer(1), file_max=4096)
+    value_loss: str = setting("mse", OneOf(VALUE_LOSSES))
+    value_weight: float = setting(1.0, Number(0))
 
-    def __post_init__(self):
-        if isinstance(self.small, Mapping):
-            self.small = NetConfig.from_dict(self.small)
-        if not isinstance(self.small, NetConfig):
-            raise ValueError(f"CompositeConfig.small must be a NetConfig or its dict, got {type(self.small).__name__}")
-        for name, low in (("small_size", 1), ("big_size", 2), ("downscalings", 0), ("features", 1),
-                          ("feature_layers", 0), ("head_layers", 1), ("head_channels", 1), ("policy_hidden", 0),
-                          ("value_hidden", 1)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise ValueError(f"CompositeConfig.{name} must be an integer >= {low}, got {v!r}")
+    def check_rules(self):
         if self.small_size >= self.big_size:
             raise ValueError(f"CompositeConfig: the small board ({self.small_size}) must be smaller than the big "
                              f"one ({self.big_size})")
-        if self.value_loss not in VALUE_LOSSES:
-            raise ValueError(f"CompositeConfig.value_loss must be one of {', '.join(VALUE_LOSSES)}, "
-                             f"got {self.value_loss!r}")
-        v = self.value_weight
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-            raise ValueError(f"CompositeConfig.value_weight must be a number >= 0, got {v!r}")
-        self.value_weight = float(v)
 
     in_planes = property(lambda self: self.small.in_planes)
     action_layout = property(lambda self: self.small.action_layout)
@@ -101,7 +82,7 @@ class CompositeConfig(JsonConfig):
         return (self.big_size - self.small_size + 1) ** 2
 
     def to_dict(self):
-        return {"kind": KIND, **dataclasses.asdict(self)}
+        return {"kind": KIND, **super().to_dict()}
 
     @classmethod
     def from_dict(cls, d):

@@ -162,7 +162,7 @@ def test_no_pass_fraction_keeps_self_play_from_passing_early(tmp_path):
 def test_bad_config_is_refused():
     with pytest.raises(ValueError, match="simulations"):
         AlphaZeroConfig(simulations=0)
-    with pytest.raises(ValueError, match="log_every must be a positive integer"):
+    with pytest.raises(ValueError, match="log_every must be an integer >= 1, got 0"):
         AlphaZeroConfig(log_every=0)
     with pytest.raises(ValueError, match=r"no_pass_fraction must be a number in \[0, 1\]"):
         AlphaZeroConfig(no_pass_fraction=1.5)

@@ -26,15 +26,15 @@ def test_config_json_round_trip():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    ({"trunk": "vgg"}, "trunk must be one of resnet, mobilenet"),
+    ({"trunk": "vgg"}, "trunk must be one of 'resnet', 'mobilenet'"),
     ({"blocks": -1}, "blocks must be an integer >= 0"),
     ({"channels": 0}, "channels must be an integer >= 1"),
     ({"blocks": True}, "blocks must be an integer"),
     ({"expansion": 0}, "expansion must be a number > 0"),
-    ({"value_loss": "l1"}, "value_loss must be one of mse, bce"),
+    ({"value_loss": "l1"}, "value_loss must be one of 'mse', 'bce'"),
     ({"value_weight": -1}, "value_weight must be a number >= 0"),
     ({"action_layout": "columns", "extra_actions": 1}, "'columns' layout has no extra actions"),
-    ({"action_layout": "rows"}, "action_layout must be one of cells, columns"),
+    ({"action_layout": "rows"}, "action_layout must be one of 'cells', 'columns'"),
 ])
 def test_config_rejects_bad_values(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -49,7 +49,7 @@ def test_bad_game_kwargs_and_net_fields():
         PGConfig(game="tictactoe", game_kwargs={"board_size": 1})
     with pytest.raises(ValueError, match=r"PGConfig.net: unknown NetConfig fields \['layers'\]; known: .*blocks"):
         PGConfig(net={"layers": 3})
-    with pytest.raises(ValueError, match=r"PGConfig.net: .*trunk must be one of resnet, mobilenet"):
+    with pytest.raises(ValueError, match=r"PGConfig.net: .*trunk must be one of 'resnet', 'mobilenet'"):
         PGConfig(net={"trunk": "vit"})
     with pytest.raises(ValueError, match=r"unknown PGConfig fields \['learning_rate'\]; known: .*lr"):
         PGConfig.from_dict({"learning_rate": 0.1})

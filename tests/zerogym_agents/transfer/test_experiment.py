@@ -223,7 +223,7 @@ def test_other_settings_in_the_same_folder_are_refused(experiment, source):
 
 
 def test_settings_are_checked(source, tmp_path):
-    with pytest.raises(ValueError, match="at most 400"):
+    with pytest.raises(ValueError, match=r"simulations must be an integer in \[1, 400\], got 401"):
         settings(source, simulations=401)
     with pytest.raises(ValueError, match="methods"):
         settings(source, methods=("scratch", "magic"))

@@ -1,9 +1,8 @@
 """`zerogym train alphazero`: train from the command line, resume with --resume."""
 import os
 
-from zerogym_agents.pg.cli import add_pg_parser, read_config_file
+from zerogym_agents.pg.cli import add_config_arguments, add_pg_parser, config_from_args
 from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_folder
-from zerogym_agents.specs import parse_kwargs
 
 
 def add_train_parser(subparsers):
@@ -12,14 +11,10 @@ def add_train_parser(subparsers):
     az = algos.add_parser("alphazero", help="AlphaZero self-play training",
                           description="AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, "
                                       "then --config FILE (JSON), then --set key=value pairs.")
-    az.add_argument("--game", required=True, help="go, othello, hex, connect_four or tictactoe")
-    az.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
-    az.add_argument("--config", help="a JSON file of AlphaZeroConfig fields")
-    az.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    add_config_arguments(az, AlphaZeroConfig)
     az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
     add_run_folder_arguments(az)
-    az.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
-                                                         "(same game, any board size; or pretrained:NAME)")
     az.add_argument("--no-progress", action="store_true")
     az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
@@ -27,15 +22,7 @@ def add_train_parser(subparsers):
 
 def build_config(args):
     from zerogym_agents.alphazero.config import AlphaZeroConfig
-    fields = {}
-    if args.config:
-        fields.update(read_config_file(args.config, "AlphaZeroConfig"))
-    fields.update(parse_kwargs(args.set) if args.set else {})
-    fields["game"] = args.game
-    fields["game_kwargs"] = parse_kwargs(args.kwargs)
-    if args.init_from:
-        fields["init_from"] = args.init_from
-    return AlphaZeroConfig.from_dict(fields)
+    return config_from_args(AlphaZeroConfig, args)
 
 
 def run_train_alphazero(args):

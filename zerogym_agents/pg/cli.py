@@ -1,5 +1,4 @@
 """`zerogym train pg`: REINFORCE (± value baseline) or MaskablePPO from the command line."""
-import json
 import math
 import os
 
@@ -8,20 +7,35 @@ from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_fold
 from zerogym_agents.specs import parse_kwargs
 
 
+def add_config_arguments(parser, config_class):
+    """The options `zerogym train alphazero|pg` share: the game, the config's layers and its start."""
+    from zerogym.registry import GAMES
+    name = config_class.__name__
+    parser.add_argument("--game", required=True, help=", ".join(GAMES))
+    parser.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
+    parser.add_argument("--config", help=f"a JSON file of {name} fields")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
+    parser.add_argument("--init-from", metavar="FILE", help=config_class.__dataclass_fields__["init_from"].metadata["doc"])
+
+
+def config_from_args(config_class, args, **given):
+    """config_class from its defaults, then --config, then --set, then --game, --kwargs, --init-from
+    and `given` (the options that are not None)."""
+    given.update(game=args.game, game_kwargs=parse_kwargs(args.kwargs), init_from=args.init_from)
+    return config_class.from_layers(args.config, args.set,
+                                    **{k: v for k, v in given.items() if v is not None})
+
+
 def add_pg_parser(algos):
     """Add `pg` to the `zerogym train` sub-commands (`algos`, an argparse subparsers object)."""
+    from zerogym_agents.pg.config import PGConfig
     pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)",
                           description="Policy-gradient training against a pool of frozen snapshots of the learner. "
                                       "Settings come from PGConfig's defaults, then --config FILE (JSON), then "
                                       "--set key=value pairs; --algo, --game and --kwargs override them.")
     pg.add_argument("--algo", choices=ALGOS, default=None,
                     help="reinforce, reinforce-baseline or ppo (default: the config's, else reinforce)")
-    pg.add_argument("--game", required=True, help="go, othello, hex, connect_four or tictactoe")
-    pg.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
-    pg.add_argument("--config", help="a JSON file of PGConfig fields")
-    pg.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
-    pg.add_argument("--init-from", metavar="FILE", help="start from the net in this agent, checkpoint or net file "
-                    "(same game, any board size; or pretrained:NAME); the net's shape comes from it")
+    add_config_arguments(pg, PGConfig)
     pg.add_argument("--out", default=None, help="run folder (default runs/pg-ALGO-GAME)")
     add_run_folder_arguments(pg)
     pg.add_argument("--max-seconds", type=float, default=None, help="stop (and save) after this much wall clock")
@@ -30,32 +44,9 @@ def add_pg_parser(algos):
     return pg
 
 
-def read_config_file(path, kind):
-    """The JSON object of config fields in file `path` (ValueError naming the file when it holds none)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        loaded = json.loads(data)
-    except ValueError as err:                   # not JSON, or not text
-        raise ValueError(f"--config {path}: not a JSON file ({err})") from None
-    if not isinstance(loaded, dict):
-        raise ValueError(f"--config {path}: expected a JSON object of {kind} fields")
-    return loaded
-
-
 def build_config(args):
     from zerogym_agents.pg.config import PGConfig
-    fields = {}
-    if args.config:
-        fields.update(read_config_file(args.config, "PGConfig"))
-    fields.update(parse_kwargs(args.set) if args.set else {})
-    if args.algo is not None:
-        fields["algo"] = args.algo
-    fields["game"] = args.game
-    if args.init_from:
-        fields["init_from"] = args.init_from
-    fields["game_kwargs"] = parse_kwargs(args.kwargs)
-    return PGConfig.from_dict(fields)
+    return config_from_args(PGConfig, args, algo=args.algo)
 
 
 def run_train_pg(args):

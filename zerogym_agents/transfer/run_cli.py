@@ -1,9 +1,9 @@
 """`zerogym transfer run`: the board-size transfer experiment from the command line (resumable)."""
-import json
+import dataclasses
 import os
 import shlex
 
-from zerogym_agents.transfer.settings import DEFAULT_REFERENCES, MAX_SIMULATIONS, METHODS
+from zerogym_agents.transfer.settings import TransferSettings
 
 
 def add_run_parser(commands):
@@ -13,37 +13,13 @@ def add_run_parser(commands):
                     "budget and AlphaZero config, evaluate against fixed references over training, fit a pooled "
                     "Elo and write a report with a plot. Restarting with the same --out and --resume skips "
                     "finished methods and resumes the others from their checkpoints.")
-    r.add_argument("--source", required=True, metavar="FILE", help="saved agent, checkpoint or pretrained:NAME "
-                                                                   "(a net trained on the small board)")
-    r.add_argument("--big-size", type=int, required=True, help="board size to transfer to")
-    r.add_argument("--small-size", type=int, help="the source's board size (default: from its card or config)")
-    r.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS), metavar="METHOD",
-                   help=f"any of {', '.join(METHODS)} (default all)")
-    budget = r.add_mutually_exclusive_group()
-    budget.add_argument("--minutes", type=float, default=60.0, help="training minutes per method (default 60)")
-    budget.add_argument("--steps", type=int, help="or: self-play search steps per method (deterministic)")
-    r.add_argument("--eval-every-minutes", type=float, default=10.0, help="evaluate every so many training minutes")
-    r.add_argument("--eval-every-steps", type=int, help="with --steps: evaluate every so many steps (default steps/4)")
-    r.add_argument("--eval-games", type=int, default=10, help="games against each reference per evaluation")
-    r.add_argument("--final-games", type=int, help="games per reference at the last evaluation (default --eval-games)")
-    r.add_argument("--zero-shot-games", type=int, default=20, help="games of the untrained source net against Random")
-    r.add_argument("--references", nargs="+", default=list(DEFAULT_REFERENCES), metavar="SPEC",
-                   help="reference agents (arena specs: random, greedy, uct:N, gnugo:LEVEL, a saved agent)")
-    r.add_argument("--reference-games", type=int, default=0, help="games between each pair of references (default 0)")
-    r.add_argument("--simulations", type=int, default=200,
-                   help=f"simulations per move of the evaluated AlphaZeroAgent (at most {MAX_SIMULATIONS})")
-    r.add_argument("--opening-moves", type=int, default=6,
-                   help="the evaluated agent samples in proportion to visits before this move number (default 6)")
-    r.add_argument("--config", metavar="JSON", help="AlphaZeroConfig fields: a JSON file or an inline JSON object")
+    # one option per TransferSettings field, made from its declaration; --set adds AlphaZeroConfig
+    # fields to those of --config (the `config` field)
+    names = [f.name for f in dataclasses.fields(TransferSettings)]
+    cut = names.index("config") + 1
+    TransferSettings.add_options(r, names[:cut], exclusive=("minutes", "steps"))
     r.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override AlphaZeroConfig fields")
-    r.add_argument("--grow-blocks", type=int, default=2, help="residual blocks the grown method adds (default 2)")
-    r.add_argument("--composite", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="CompositeNet options, e.g. downscalings=4 features=32")
-    r.add_argument("--curriculum", nargs="+", type=int, metavar="SIZE",
-                   help="intermediate board sizes (default: those between, of the big size's parity)")
-    r.add_argument("--curriculum-split", nargs="+", type=float, metavar="SHARE",
-                   help="budget shares of the curriculum stages, the big board last (default equal)")
-    r.add_argument("--seed", type=int, default=0)
+    TransferSettings.add_options(r, names[cut:])
     r.add_argument("--out", help="experiment folder (default runs/transfer-SOURCE-BIGxBIG)")
     r.add_argument("--report", help="markdown report path, plot beside it as .png (default OUT/report.md)")
     r.add_argument("--parallel", type=int, default=1,
@@ -55,62 +31,18 @@ def add_run_parser(commands):
     return r
 
 
-def read_config(text):
-    """AlphaZeroConfig fields from an inline JSON object or a JSON file."""
-    if text is None:
-        return {}
-    if text.lstrip().startswith("{"):
-        data = json.loads(text)
-    else:
-        with open(text) as f:
-            data = json.load(f)
-    if not isinstance(data, dict):
-        raise ValueError(f"--config must hold a JSON object, got {type(data).__name__}")
-    return data
-
-
 def settings_from_args(args):
+    from zerogym_agents.config_io import read_json_object
     from zerogym_agents.specs import parse_kwargs
-    from zerogym_agents.transfer.settings import TransferSettings
-    config = read_config(args.config)
+    config = read_json_object(args.config, "AlphaZeroConfig fields") if args.config else {}
     config.update(parse_kwargs(args.set))
-    return TransferSettings(
-        source=args.source, big_size=args.big_size, small_size=args.small_size, methods=tuple(args.methods),
-        minutes=args.minutes, steps=args.steps, eval_every_minutes=args.eval_every_minutes,
-        eval_every_steps=args.eval_every_steps, eval_games=args.eval_games, final_games=args.final_games,
-        zero_shot_games=args.zero_shot_games, references=tuple(args.references),
-        reference_games=args.reference_games, simulations=args.simulations,
-        opening_moves=args.opening_moves, config=config,
-        grow_blocks=args.grow_blocks, composite=parse_kwargs(args.composite),
-        curriculum=tuple(args.curriculum) if args.curriculum else None,
-        curriculum_split=tuple(args.curriculum_split) if args.curriculum_split else None, seed=args.seed)
+    return TransferSettings.from_options(args, config=config)
 
 
 def command_line(settings, out, report, parallel=1):
     """The full `zerogym transfer run` command of these settings (every option spelt out)."""
-    s = settings
-    words = ["zerogym", "transfer", "run", "--source", s.source, "--big-size", str(s.big_size)]
-    if s.small_size is not None:
-        words += ["--small-size", str(s.small_size)]
-    words += ["--methods", *s.methods]
-    if s.steps is not None:
-        words += ["--steps", str(s.steps), "--eval-every-steps", str(s.eval_every_steps)]
-    else:
-        words += ["--minutes", f"{s.minutes:g}", "--eval-every-minutes", f"{s.eval_every_minutes:g}"]
-    words += ["--eval-games", str(s.eval_games), "--final-games", str(s.final_games),
-              "--zero-shot-games", str(s.zero_shot_games), "--references", *s.references,
-              "--reference-games", str(s.reference_games), "--simulations", str(s.simulations),
-              "--opening-moves", str(s.opening_moves)]
-    if s.config:
-        words += ["--config", json.dumps(s.config, sort_keys=True, separators=(",", ":"))]
-    words += ["--grow-blocks", str(s.grow_blocks)]
-    if s.composite:
-        words += ["--composite", *(f"{k}={json.dumps(v)}" for k, v in sorted(s.composite.items()))]
-    if s.curriculum:
-        words += ["--curriculum", *map(str, s.curriculum)]
-    if s.curriculum_split:
-        words += ["--curriculum-split", *(f"{x:g}" for x in s.curriculum_split)]
-    words += ["--seed", str(s.seed), "--out", out]
+    unused = ("minutes", "eval_every_minutes") if settings.step_mode else ()
+    words = ["zerogym", "transfer", "run", *settings.to_options(skip=unused), "--out", out]
     if report:
         words += ["--report", report]
     if parallel > 1:

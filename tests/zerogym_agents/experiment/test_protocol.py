@@ -1,5 +1,6 @@
 """Every registered algorithm's trainer is a TrainingRun: it trains in slices, saves, resumes from its
 checkpoint, counts, and gives its current agent."""
+import json
 import os
 
 import pytest
@@ -7,7 +8,8 @@ import torch
 
 import zerogym
 from zerogym_agents.experiment import ALGORITHMS, CHECKPOINT, TrainingRun, algorithm
-from zerogym_agents.saved import load_agent
+from zerogym_agents.pg.config import ALGOS as PG_ALGOS
+from zerogym_agents.saved import load_agent, save_agent
 
 
 def build(tiny, name, folder, resume=False, **fields):
@@ -19,33 +21,57 @@ def weights(net):
     return {k: v.clone() for k, v in net.state_dict().items()}
 
 
+COUNTERS = {"alphazero": {"search_steps", "self_play_games", "positions", "sgd_steps"},
+            "reinforce": {"updates", "episodes", "learner_moves", "pool_elo"}}
+
+
+def agent_net(agent):
+    return agent.evaluator.net if hasattr(agent, "evaluator") else agent.net
+
+
 @pytest.mark.parametrize("name", list(ALGORITHMS))
 def test_a_trainer_is_a_training_run(name, tmp_path, tiny):
     run = build(tiny, name, tmp_path)
     assert isinstance(run, TrainingRun)
     assert run.step == 0 and run.cfg.checkpoint_every == 2 and run.cfg.max_steps == 6
     counters = run.counters()
-    assert set(counters) == ({"search_steps", "self_play_games", "positions", "sgd_steps"} if name == "alphazero"
-                             else {"updates", "episodes", "learner_moves", "pool_elo"})
+    assert set(counters) == COUNTERS.get(name, COUNTERS["reinforce"] if name in PG_ALGOS else set(counters))
+    assert json.loads(json.dumps(counters)) == counters
     seconds = run.train_for(3, 0.0)
     assert run.step == 3 and seconds > 0 and run.last_cpu > 0
-    assert list(run.counters().values())[0] == 3
+    assert run.counters() != counters
     assert os.path.isfile(tmp_path / CHECKPOINT)               # saved by itself at step 2
     run.save()                                                  # and now at step 3
     before = run.agent(seed=0)
-    frozen = weights(before.evaluator.net if name == "alphazero" else before.net)
+    frozen = weights(agent_net(before))
     run.train_for(3, seconds)
     assert run.step == 6
-    after = before.evaluator.net if name == "alphazero" else before.net
-    assert all(torch.equal(v, after.state_dict()[k]) for k, v in frozen.items()), "the agent is a copy"
-    again = build(tiny, name, tmp_path, resume=True)                  # the checkpoint at max_steps
+    assert all(torch.equal(v, agent_net(before).state_dict()[k]) for k, v in frozen.items()), "the agent is a copy"
+    again = build(tiny, name, tmp_path, resume=True)            # the checkpoint at max_steps
     assert again.step == 6 and again.counters() == run.counters()
     assert all(torch.equal(v, again.net.state_dict()[k]) for k, v in run.net.state_dict().items())
     env = zerogym.make("connect_four")
     env.reset(seed=0)
     assert env.unwrapped.state.legal_mask()[run.agent(seed=0).act(env)] == 1
-    assert type(load_agent(str(tmp_path / "agent.pt"))) is type(run.agent())      # agent_kind, agent_options
+    path = str(tmp_path / "final.pt")                          # saved and loaded as the harness does
+    save_agent(path, run.net, run.agent_options(), {"game": "connect_four"}, kind=run.agent_kind)
+    assert type(load_agent(path)) is type(run.agent())
     assert isinstance(run.history, list) and run.history
+    assert run.net.config.to_dict() and run.net.num_parameters() > 0 and run.cfg.to_dict()["max_steps"] == 6
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_a_run_resumed_from_its_checkpoint_is_the_run_that_was_not_stopped(name, tmp_path, tiny):
+    whole = build(tiny, name, tmp_path / "whole", max_steps=4)
+    whole.train_for(4)
+    cut = build(tiny, name, tmp_path / "cut", max_steps=4)
+    cut.train_for(2)                                            # a checkpoint step: the harness stops only there
+    del cut
+    cut = build(tiny, name, tmp_path / "cut", resume=True, max_steps=4)
+    assert cut.step == 2
+    cut.train_for(2)
+    assert cut.counters() == whole.counters()
+    assert all(torch.equal(v, whole.net.state_dict()[k]) for k, v in cut.net.state_dict().items())
 
 
 def test_agent_options_are_overridden_per_call(tmp_path, tiny):

@@ -84,49 +84,49 @@ def test_parallel_must_be_a_positive_integer(parallel):
         run_children(["a"], None, parallel=parallel)
 
 
-@pytest.mark.parametrize("how", ["command", "function"])
-def test_children_die_with_a_killed_parent(tmp_path, how):
-    starter = ("start_command([sys.executable, '-c', 'import time; time.sleep(300)'])" if how == "command" else
-               "start_function(time.sleep, 300)")
-    code = ("import sys, time; from zerogym_agents.experiment.processes import *\n"
-            "if __name__ == '__main__':\n"
-            f"    run_children(['a', 'b'], lambda task, slot: {starter}, parallel=2)\n")
-    script = tmp_path / "parent.py"
-    script.write_text(code)
-    parent = subprocess.Popen([sys.executable, str(script)])
-    children = []
-    try:
-        deadline = time.time() + 120
-        while len(children) < 2 and time.time() < deadline:
-            time.sleep(0.2)
-            children = [int(p) for p in subprocess.run(["pgrep", "-P", str(parent.pid)], capture_output=True,
-                                                       text=True).stdout.split()]
-            children = [c for c in children if "sleep" in _cmdline(c) or "spawn_main" in _cmdline(c)]
-        assert len(children) == 2
-        parent.kill()                              # SIGKILL: no finally block runs in the parent
-        parent.wait()
-        deadline = time.time() + 30
-        while any(os.path.exists(f"/proc/{c}") and "zombie" not in _state(c) for c in children):
-            assert time.time() < deadline, f"a child kept running after its parent was killed: {children}"
-            time.sleep(0.2)
-    finally:
-        parent.kill()
-        for c in children:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(c, signal.SIGKILL)
+def children_of(pid):
+    """The pids of `pid`'s children started by run_children (not multiprocessing's resource tracker)."""
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [int(c) for c in found if any(w in _read(f"/proc/{c}/cmdline") for w in ("sleep", "spawn_main"))]
 
 
-def _cmdline(pid):
+def running(pid):
+    status = _read(f"/proc/{pid}/status").lower()
+    return bool(status) and "zombie" not in status
+
+
+def wait_until(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
+
+
+def _read(path):
     try:
-        with open(f"/proc/{pid}/cmdline") as f:
+        with open(path) as f:
             return f.read()
     except OSError:
         return ""
 
 
-def _state(pid):
+@pytest.mark.parametrize("how", ["command", "function"])
+def test_children_die_with_a_killed_parent(tmp_path, how):
+    starter = ("start_command([sys.executable, '-c', 'import time; time.sleep(300)'])" if how == "command" else
+               "start_function(time.sleep, 300)")
+    (tmp_path / "parent.py").write_text(
+        "import sys, time; from zerogym_agents.experiment.processes import *\n"
+        f"if __name__ == '__main__':\n    run_children(['a', 'b'], lambda task, slot: {starter}, parallel=2)\n")
+    parent = subprocess.Popen([sys.executable, str(tmp_path / "parent.py")])
+    children = []
     try:
-        with open(f"/proc/{pid}/status") as f:
-            return f.read().lower()
-    except OSError:
-        return "zombie"
+        wait_until(lambda: len(children_of(parent.pid)) == 2, 120, "the children did not start")
+        children = children_of(parent.pid)
+        parent.kill()                              # SIGKILL: no finally block runs in the parent
+        parent.wait()
+        wait_until(lambda: not any(map(running, children)), 30, f"a child outlived its parent: {children}")
+    finally:
+        parent.kill()
+        for c in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(c, signal.SIGKILL)

@@ -284,7 +284,6 @@ class JsonConfig:
     def from_layers(cls, config=None, sets=(), **given):
         """The defaults, then the fields in `config` (--config: a JSON file, or an inline JSON object),
         then `sets` (--set key=value words), then `given` (options of their own, e.g. --game)."""
-        from zerogym_agents.specs import parse_kwargs
         fields = read_json_object(config, f"{cls.__name__} fields") if config else {}
         fields.update(parse_kwargs(sets))
         fields.update(given)
@@ -374,7 +373,6 @@ def _read_option(f, value):
     if isinstance(_inner(f), Dict):
         if f.metadata["json_arg"]:
             return read_json_object(value, f"{f.name} fields") if value is not None else {}
-        from zerogym_agents.specs import parse_kwargs
         return parse_kwargs(value)
     return tuple(value) if isinstance(value, list) else value
 
@@ -396,3 +394,28 @@ def read_json_object(text, what, option="--config"):
     if not isinstance(loaded, dict):
         raise ValueError(f"{where}: expected a JSON object of {what}")
     return loaded
+
+
+def parse_kwargs(items):
+    """Game kwargs from the command line: one JSON object, or key=value words (values read as JSON
+    when they parse, e.g. 9, 7.5, true, null; else kept as strings)."""
+    if not items:
+        return {}
+    if len(items) == 1 and items[0].lstrip().startswith("{"):
+        try:
+            out = json.loads(items[0])
+        except json.JSONDecodeError as err:
+            raise ValueError(f"--kwargs: not valid JSON ({err}): {items[0]!r}") from None
+        if not isinstance(out, dict):
+            raise ValueError(f"--kwargs: expected a JSON object, got {items[0]!r}")
+        return out
+    out = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--kwargs: expected key=value (or one JSON object), got {item!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out

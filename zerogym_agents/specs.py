@@ -3,6 +3,8 @@ a saved agent's path, ...), the game kwargs saved agents were trained on, and `-
 import json
 import os
 
+from zerogym_agents.config_io import parse_kwargs  # noqa: F401  (--kwargs words, read where agents are named)
+
 AGENT_SPECS = ("random, greedy, minimax, uct:N (N simulations per move), gnugo[:LEVEL] (GNU Go, Go only), "
                "pretrained:NAME, or a saved agent's path")
 
@@ -127,31 +129,6 @@ def game_kwargs_for_agents(game, kwargs, specs):
         why = " (its network runs on any board size)" if set(keys) & set(SIZE_KWARGS) else ""
         notes.append(f"note: {spec} was trained on {was}; here it plays {now} zero-shot{why}")
     return kwargs, notes
-
-
-def parse_kwargs(items):
-    """Game kwargs from the command line: one JSON object, or key=value words (values read as JSON
-    when they parse, e.g. 9, 7.5, true, null; else kept as strings)."""
-    if not items:
-        return {}
-    if len(items) == 1 and items[0].lstrip().startswith("{"):
-        try:
-            out = json.loads(items[0])
-        except json.JSONDecodeError as err:
-            raise ValueError(f"--kwargs: not valid JSON ({err}): {items[0]!r}") from None
-        if not isinstance(out, dict):
-            raise ValueError(f"--kwargs: expected a JSON object, got {items[0]!r}")
-        return out
-    out = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--kwargs: expected key=value (or one JSON object), got {item!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
 
 
 def agent_names(specs):

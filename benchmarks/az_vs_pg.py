@@ -34,8 +34,8 @@ import sys
 import time
 
 from zerogym_agents.experiment import (Budget, Comparison, FolderInUse, ResumeError, SettingsChanged, reference_agent,
-                                       run_children, start_command, write_json)
-from zerogym_agents.experiment.comparison import STATE, by_reference
+                                       run_children, start_command)
+from zerogym_agents.experiment.comparison import by_reference
 from zerogym_agents.experiment.evaluation import total, wdl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,7 +111,6 @@ class Options:
         if self.step_mode:
             self.evals = args.evals if args.evals is not None else max(1, round(args.minutes / args.eval_every_minutes))
         self.run_budget = self.budget_of(self.budget(), args.eval_at_start)
-        self.targets = self.run_budget.targets()
 
     @property
     def presets(self):
@@ -222,7 +221,7 @@ class GameRuns(Comparison):
         matches = self.evaluate(lambda: AlphaZeroAgent(copy.deepcopy(run.net).eval(), simulations=self.sims), puct,
                                 (7, len(self.budget.targets()) - 1))
         record["puct"] = {"name": puct, "eval_seconds": time.perf_counter() - t0, "matches": matches}
-        write_json(os.path.join(self.run_dir(name), STATE), record)
+        self.save_record(name, record)
         self.log(f"[{self.key}/{name}] final net in PUCT({self.sims}): "
                  + ", ".join(f"{m['agent_b']} {wdl(total(m))}" for m in matches))
 

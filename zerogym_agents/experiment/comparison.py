@@ -86,6 +86,9 @@ class Comparison:
         """The saved record (state.json) of run `name`, None before it started."""
         return read_json(os.path.join(self.run_dir(name), STATE))
 
+    def save_record(self, name, record):
+        write_json(os.path.join(self.run_dir(name), STATE), record)
+
     def records(self):
         """{name: record} of the runs with at least one evaluation point, in the order added."""
         out = {}
@@ -142,9 +145,8 @@ class Comparison:
         ResumeError when its checkpoint does not fit its record, FolderInUse when another process
         is at it."""
         folder = self.run_dir(name)
-        path = os.path.join(folder, STATE)
         fp = self.fingerprint(name)
-        rec = read_json(path)
+        rec = self.record(name)
         if rec is not None:
             check_same_settings(rec["fingerprint"], fp, folder)
             if rec.get("done"):
@@ -160,11 +162,11 @@ class Comparison:
 
             def save_record():
                 rec["steps"], rec["counters"] = run.step, run.counters()
-                write_json(path, rec)
+                self.save_record(name, rec)
 
             loop = BudgetLoop(run, rec, self.budget.unit, on_checkpoint=save_record)
             loop.reconcile(folder)
-            write_json(path, rec)
+            self.save_record(name, rec)
             for k, target in enumerate(self.budget.targets()):
                 if k < len(rec["evals"]):
                     continue
@@ -177,7 +179,7 @@ class Comparison:
                               for h in run.history]
             self.save_final_agent(name, run, rec)
             rec["done"] = True
-            write_json(path, rec)
+            self.save_record(name, rec)
             self.log(f"[{self.label}/{name}] done: agent in {self.final_agent_path(name)}")
             return rec
 
@@ -189,7 +191,7 @@ class Comparison:
         ev = {"index": k, "name": point, "target": target, "step": run.step, "seconds": rec["seconds"],
               "eval_seconds": time.perf_counter() - t0, "counters": run.counters(), "matches": matches}
         rec["evals"].append(ev)
-        write_json(os.path.join(self.run_dir(name), STATE), rec)
+        self.save_record(name, rec)
         self.log(f"[{self.label}/{name}] {point}: {rec['seconds'] / 60:.1f} min of training, step {run.step}; "
                  + ", ".join(f"{m['agent_b']} {wdl(total(m))}" for m in matches)
                  + f" (evaluation {ev['eval_seconds']:.0f} s)")

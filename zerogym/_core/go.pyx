@@ -894,7 +894,7 @@ def make_spec(board_size=19, komi=7.5, superko="positional", max_moves=None):
     cells = n * n
     spec.describe("go", {"board_size": n, "komi": k, "superko": sk, "max_moves": mm}, ("black_0", "white_0"),
                   REASONS, PLANES, DIHEDRAL, lambda a: "pass" if a == cells else point_name(a // n, a % n),
-                  blob_errors=BLOB_ERRORS, layout=_layout(p))
+                  blob_errors=BLOB_ERRORS, layout=_layout(p), pass_action=cells)
     return spec
 
 

@@ -361,7 +361,8 @@ def make_spec(board_size=11, swap=True):
     spec.d.validate = validate
     spec.describe("hex", {"board_size": n, "swap": sw}, ("black_0", "white_0"), REASONS, PLANES, SYMMETRIES,
                   lambda a: "swap" if a == n * n else point_name(a // n, a % n), blob_errors=BLOB_ERRORS,
-                  layout={"board": (p.off_board, "i1", p.cells), "parent": (p.off_parent, "i2", p.cells + 4)})
+                  layout={"board": (p.off_board, "i1", p.cells), "parent": (p.off_parent, "i2", p.cells + 4)},
+                  swap_action=n * n)
     return spec
 
 

@@ -485,7 +485,7 @@ def make_spec(board_size=8):
     spec.d.observe = observe
     spec.d.validate = validate
     spec.describe("othello", {"board_size": n}, ("black_0", "white_0"), REASONS, PLANES, DIHEDRAL,
-                  action_namer(n), blob_errors=BLOB_ERRORS, layout=_layout(p))
+                  action_namer(n), blob_errors=BLOB_ERRORS, layout=_layout(p), pass_action=n * n)
     return spec
 
 

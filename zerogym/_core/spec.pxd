@@ -12,5 +12,8 @@ cdef class GameSpec:
     cdef readonly tuple plane_info
     cdef readonly tuple symmetry_names
     cdef readonly object action_name
+    cdef readonly str action_kind
+    cdef readonly int pass_action
+    cdef readonly int swap_action
     cdef void* alloc_params(self, Py_ssize_t nbytes) except NULL
     cdef readonly object symmetries

@@ -27,12 +27,17 @@ cdef class GameSpec:
     Attributes: name, kwargs, agents (two agent names, first mover first), reasons (text per
     illegal-move reason code), blob_errors (text per GameDef.validate code), layout (where
     each field lies in a state blob: name -> (byte offset, numpy dtype, count)), plane_info ((name, description) per observation plane),
-    symmetry_names (board transforms that preserve the rules), action_name (action -> str).
+    symmetry_names (board transforms that preserve the rules), action_name (action -> str),
+    action_kind ("cells": action r * W + c is a cell, "columns": action c is column c),
+    pass_action and swap_action (the index of the game's pass or swap action, whether or not it is
+    legal now or at these kwargs; -1 where the game has none).
     """
 
     def __cinit__(self):
         self._params = NULL
         memset(&self.d, 0, sizeof(GameDef))
+        self.pass_action = -1
+        self.swap_action = -1
 
     def __dealloc__(self):
         if self._params != NULL:
@@ -47,14 +52,21 @@ cdef class GameSpec:
         return self._params
 
     def describe(self, name, kwargs, agents, reasons, plane_info, symmetry_names, action_name,
-                 action_kind="cells", blob_errors=(), layout=None):
+                 action_kind="cells", blob_errors=(), layout=None, pass_action=-1, swap_action=-1):
         """Set what the Python layer knows of the game (see the class docstring); the board
         transforms are built from the GameDef's shape and action count.  `blob_errors` are the
         texts of the game's own validate codes (from BLOB_GAME on); `layout` places the game's own
-        fields in the blob, after the Header."""
+        fields in the blob, after the Header; `pass_action` / `swap_action` are the actions that
+        pass or swap (-1: none)."""
         from zerogym.symmetry import Symmetries
         if self.d.validate == NULL:
             raise TypeError(f"{name}: the GameDef has no validate function")
+        for what, a in (("pass_action", pass_action), ("swap_action", swap_action)):
+            if not -1 <= a < self.d.num_actions:
+                raise ValueError(f"{name}: {what} must be -1 or an action 0..{self.d.num_actions - 1}, got {a}")
+        if pass_action >= 0 and pass_action == swap_action:
+            raise ValueError(f"{name}: pass and swap cannot be the same action {pass_action}")
+        self.action_kind, self.pass_action, self.swap_action = action_kind, pass_action, swap_action
         self.name, self.kwargs, self.agents = name, dict(kwargs), tuple(agents)
         self.reasons, self.plane_info = tuple(reasons), tuple(plane_info)
         self.blob_errors = BLOB_ERRORS + tuple(blob_errors)

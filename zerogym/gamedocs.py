@@ -1,6 +1,7 @@
 """Writes docs/games/ from the code: an index (README.md) and one page per game with its rules
 (the env module's docstring), an AEC loop, the action names, observation planes, illegal-move
-reasons and symmetries of the game spec, and a picture (img/<game>.png, render_mode="rgb_array").
+reasons and symmetries of the game spec, and a picture (img/<game>.png, render_mode="rgb_array") of
+the example its GameInfo gives (zerogym.envs.game_info.Example).
 
 python -m zerogym.gamedocs            # write the pages and pictures
 python -m zerogym.gamedocs --check    # write nothing; exit 1 naming the files that differ
@@ -10,38 +11,19 @@ import importlib
 import inspect
 import pathlib
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 
-from zerogym.coords import SPECIAL, format_action, input_help, parse_action
-from zerogym.registry import GAMES, game_module, make_state
+from zerogym.coords import format_action, input_help, parse_action
+from zerogym.registry import GAMES, game_info, game_module, make_state
 
 DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs" / "games"
 SIZE_KWARGS = ("board_size", "rows", "cols")
-# the smallest win_length, so that every board size is tried on its own
-SIZE_PROBE = {"tictactoe": {"win_length": 2}}
 
 
-@dataclass(frozen=True)
-class Example:
-    kwargs: dict    # the kwargs of the page's AEC loop, action table and picture
-    moves: str      # the picture: these moves from the start, as a person types them
-    result: str     # the last line of the AEC loop
-
-
-EXAMPLES = {
-    "go": Example({"board_size": 9}, "E5 D5 C5 F4 D4 C7 D6 G6 E3 F5 E6 F6 C3 E7",
-                  "print(env.render(), info)  # the final board; info: score (black - white - komi) and areas"),
-    "othello": Example({"board_size": 8}, "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4",
-                       'print(env.render(), info["discs"])  # the final board and the disc counts'),
-    "hex": Example({"board_size": 11}, "D3 swap F6 E8 G4 D7 E6 F7 F5 H3",
-                   "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if black won"),
-    "connect_four": Example({}, "4 4 5 3 3 5 6 6 2 4",
-                            "print(env.render(), env.unwrapped.state.returns())  # (0.0, 0.0) for a draw"),
-    "tictactoe": Example({}, "B2 A1 C1 A3 A2 C3 C2",
-                         "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if X won"),
-}
+def example(game):
+    """The game's docs example (its GameInfo's Example)."""
+    return game_info(game).example
 
 
 # ---- what the code says ------------------------------------------------------------------------
@@ -72,7 +54,7 @@ def signature(game):
 
 
 def example_env(game, **options):
-    return game_module(game).env(**EXAMPLES[game].kwargs, **options)
+    return game_module(game).env(**example(game).kwargs, **options)
 
 
 def spec_of(game):
@@ -97,7 +79,7 @@ def _span(values):
 
 def board_sizes(game):
     """The sizes each size kwarg accepts, one at a time, e.g. "`board_size` 2..25"."""
-    probe = SIZE_PROBE.get(game, {})
+    probe = game_info(game).size_probe
     parts = []
     for name in signature(game).parameters:
         if name in SIZE_KWARGS:
@@ -110,7 +92,7 @@ def action_count(spec):
     """How many actions, as a formula of the board, e.g. "`N*N + 1` (the last: pass)"."""
     h, w, _ = spec.obs_shape
     if spec.num_actions == h * w + 1:
-        return f"`N*N + 1` (the last: {SPECIAL[spec.name]})"
+        return f"`N*N + 1` (the last: {format_action(spec, h * w)})"
     if spec.num_actions == h * w:
         return "`N*N`"
     return "`cols` (one per column)"
@@ -130,7 +112,7 @@ def _code(value):
 
 def _call(game, **options):
     """The example's env() call as Python source, e.g. 'go_v0.env(board_size=9, render_mode="ansi")'."""
-    kwargs = {**EXAMPLES[game].kwargs, **options}
+    kwargs = {**example(game).kwargs, **options}
     return f"{module_name(game)}.env({', '.join(f'{k}={_code(v)}' for k, v in kwargs.items())})"
 
 
@@ -145,7 +127,7 @@ def example_code(game):
         "    obs, reward, termination, truncation, info = env.last()",
         '    action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])',
         "    env.step(action)",
-        EXAMPLES[game].result,
+        example(game).result,
     ])
 
 
@@ -153,7 +135,7 @@ def picture(game):
     """The page's picture: the example moves played in an env(render_mode="rgb_array"), rendered."""
     env = example_env(game, render_mode="rgb_array")
     env.reset()
-    for move in EXAMPLES[game].moves.split():
+    for move in example(game).moves.split():
         env.step(parse_action(env, move))
     return env.render()
 
@@ -197,9 +179,9 @@ def render_game(game):
               f"{len(spec.symmetry_names)} board transforms keep the rules (`env.unwrapped.state.symmetries()`, "
               f"for data augmentation): {', '.join(f'`{n}`' for n in spec.symmetry_names)}.", "",
               "## Picture", "",
-              f"The position after `{EXAMPLES[game].moves}` (each move played by `env.step(parse_action(env, move))`), "
+              f"The position after `{example(game).moves}` (each move played by `env.step(parse_action(env, move))`), "
               f"drawn by `env.render()` of `{_call(game, render_mode='rgb_array')}`:", "",
-              f"![{title(game)} after {EXAMPLES[game].moves}](img/{game}.png)", ""]
+              f"![{title(game)} after {example(game).moves}](img/{game}.png)", ""]
     return "\n".join(lines)
 
 

@@ -4,14 +4,18 @@ play(game, agent, ...) runs one game against any object with act(env) -> int; in
 through input_fn / print_fn, so a whole game can be scripted.  Moves are typed as zerogym.coords
 names them ("D4", "a1" in Othello, "pass", "swap", or a column number in Connect Four); commands:
 undo, hint, resign, help, quit.  (zerogym_agents.play_cli names agents by spec, e.g. "uct:400".)
+What a game says in words (its title, the players' names, the rules line, the score explained) comes
+from its GameInfo (zerogym.registry.game_info).
 """
 from dataclasses import dataclass, field
 
-from zerogym.coords import column_labels, format_action, input_help, parse_action
+from zerogym.coords import checked_action, format_action, input_help, parse_action
+from zerogym.envs.game_info import winning_line
 from zerogym.errors import IllegalMoveError
+from zerogym.registry import game_info
 
-TITLES = {"go": "Go", "othello": "Othello", "hex": "Hex", "connect_four": "Connect Four", "tictactoe": "Tic-tac-toe"}
-COLOURS = {"go": ("black", "white"), "othello": ("black", "white"), "hex": ("black", "white")}
+__all__ = ["PlayResult", "Session", "agent_move_line", "board_text", "help_text", "move_help", "move_text", "play",
+           "player_name", "rules_line", "score_lines", "winning_line"]
 
 
 @dataclass
@@ -26,37 +30,30 @@ class PlayResult:
 
 def player_name(game, player):
     """'black (X)', 'white (O)', or 'X' / 'O' for the games named after players."""
-    symbol = "XO"[player]
-    return f"{COLOURS[game][player]} ({symbol})" if game in COLOURS else symbol
+    return game_info(game).player_name(player)
 
 
 def move_text(spec, action):
     """A move as a person reads it: "D4", "pass", "swap", "column 3"."""
-    text = format_action(spec, action)
-    return f"column {text}" if spec.name == "connect_four" else text
+    return game_info(spec).move_text(spec, checked_action(spec, action))
 
 
 def agent_move_line(name, spec, action, history):
     """What the agent did, in words."""
-    if spec.name in ("go", "othello") and action == spec.num_actions - 1:
+    if action == spec.pass_action:
         return f"{name} passes."
-    if spec.name == "hex" and action == spec.num_actions - 1:
-        n = spec.kwargs["board_size"]
-        r, c = divmod(history[0][1], n)
-        return (f"{name} swaps: the black stone on {format_action(spec, r * n + c)} becomes a white "
-                f"stone on {format_action(spec, c * n + r)}, and black moves again.")
+    if action == spec.swap_action:
+        return game_info(spec).swap_line(name, spec, history)
     return f"{name} plays {move_text(spec, action)}."
 
 
 def board_text(state):
     """The board with the coordinates a person types; the last move in brackets; under it the move
     number and who moves, named as in the prompt ("black (X)", "X")."""
-    from zerogym.render import ROW0_AT_BOTTOM, text_board
-    game = state.spec.name
-    text = text_board(state, symbols=".XO", row0_at_bottom=ROW0_AT_BOTTOM[game], hex=game == "hex",
-                      column_labels=column_labels(game),
-                      row_labels=game != "connect_four")
-    status = "game over" if state.is_over() else f"{player_name(game, state.current_player)} to move"
+    from zerogym.render import text_board
+    info = game_info(state.spec)
+    text = text_board(state, **info.text_style, row_labels=info.moves_name_rows)
+    status = "game over" if state.is_over() else f"{info.player_name(state.current_player)} to move"
     return text.rsplit("\n", 1)[0] + f"\nmove {state.move_count}, {status}"
 
 
@@ -64,26 +61,15 @@ def move_help(state):
     """What a person may type for a move now: coords.input_help, without "or swap" once the swap
     is no longer legal."""
     text = input_help(state.spec)
-    if state.spec.name == "hex" and not state.is_legal(state.spec.num_actions - 1):
-        text = text.replace(", or swap", "")
+    swap = state.spec.swap_action
+    if swap >= 0 and not state.is_legal(swap):
+        text = text.replace(f", or {format_action(state.spec, swap)}", "")
     return text
 
 
 def rules_line(state):
     """One sentence on how this game is won, with its kwargs."""
-    spec, game = state.spec, state.spec.name
-    kw = spec.kwargs
-    if game == "go":
-        return (f"{kw['board_size']}x{kw['board_size']}, komi {kw['komi']:g}, area scoring; two passes in a row "
-                "end the game (play it out: dead stones are not removed).")
-    if game == "othello":
-        return f"{kw['board_size']}x{kw['board_size']}; most discs wins. Pass only when you cannot place."
-    if game == "hex":
-        return (f"{kw['board_size']}x{kw['board_size']}; black joins top and bottom, white left and right"
-                + ("; white may swap instead of its first move." if kw["swap"] else "."))
-    if game == "connect_four":
-        return f"{kw['rows']} rows x {kw['cols']} columns; {kw['connect']} in a row wins."
-    return f"{kw['board_size']}x{kw['board_size']}; {kw['win_length']} in a row wins."
+    return game_info(state.spec).rules_line(state)
 
 
 def help_text(state):
@@ -97,66 +83,7 @@ def help_text(state):
 
 def score_lines(state):
     """The final score explained, line by line."""
-    game = state.spec.name
-    if game == "go":
-        board = state.board()
-        stones = [int((board == 1).sum()), int((board == 2).sum())]
-        area = state.area()
-        komi = state.spec.kwargs["komi"]
-        terr = [area[0] - stones[0], area[1] - stones[1]]
-        lines = ["Area scoring (Tromp-Taylor): stones on the board + empty points reached by that colour only:",
-                 f"  black: {stones[0]} stones + {terr[0]} territory = {area[0]}",
-                 f"  white: {stones[1]} stones + {terr[1]} territory + {komi:g} komi = {area[1] + komi:g}"]
-        score = state.score()
-        if state.is_truncated():
-            lines.append(f"The game reached the move limit (max_moves={state.spec.kwargs['max_moves']}): no result.")
-        elif score == 0:
-            lines.append("Equal scores: a draw.")
-        else:
-            lines.append(f"{'Black' if score > 0 else 'White'} wins by {abs(score):g}.")
-        return lines
-    if game == "othello":
-        black, white = state.counts()
-        leader = "black" if black > white else "white"
-        verdict = "a draw" if black == white else f"{leader} wins by {abs(black - white)}"
-        return [f"Neither side can place a disc. Discs: black {black}, white {white}: {verdict}."]
-    if state.winner < 0:
-        return ["The board is full and nobody made a line: a draw."]
-    who = player_name(game, state.winner)
-    if game == "hex":
-        path = state.winning_path() or []
-        sides = "top and bottom" if state.winner == 0 else "left and right"
-        chain = " ".join(format_action(state.spec, r * state.board().shape[1] + c) for r, c in path)
-        return [f"{who[0].upper()}{who[1:]} connected {sides}: {chain}."]
-    line = winning_line(state)
-    if game == "connect_four":
-        cols = sorted({c + 1 for _, c in line})
-        where = f"column {cols[0]}" if len(cols) == 1 else f"columns {cols[0]}-{cols[-1]}"
-        return [f"{who} made {len(line)} in a row ({where})."]
-    w = state.board().shape[1]
-    names = " ".join(format_action(state.spec, r * w + c) for r, c in line)
-    return [f"{who} made {len(line)} in a row: {names}."]
-
-
-def winning_line(state):
-    """The cells (row, col) of the longest line through the last piece, in order."""
-    from zerogym.render import last_point
-    board, last = state.board(), last_point(state)
-    if last is None:
-        return []
-    h, w = board.shape
-    colour = board[last]
-    best = [last]
-    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-        cells = [last]
-        for sign in (1, -1):
-            r, c = last[0] + sign * dr, last[1] + sign * dc
-            while 0 <= r < h and 0 <= c < w and board[r, c] == colour:
-                cells.append((r, c))
-                r, c = r + sign * dr, c + sign * dc
-        if len(cells) > len(best):
-            best = sorted(cells, key=lambda rc: (rc[1], rc[0]) if dc else rc)
-    return [(int(r), int(c)) for r, c in best]
+    return game_info(state.spec).score_lines(state)
 
 
 class _Quit(Exception):
@@ -201,7 +128,7 @@ class Session:
         self._reset_agent()
         for note in self.notes:
             say(note)
-        say(f"{TITLES[spec.name]}: {rules_line(self.state)}")
+        say(f"{game_info(spec).title}: {rules_line(self.state)}")
         say(f"You play {player_name(spec.name, me)}, moving {'first' if me == 0 else 'second'}; "
             f"{self.name} plays {player_name(spec.name, 1 - me)}.")
         say(help_text(self.state))
@@ -261,7 +188,7 @@ class Session:
     def _human_turn(self):
         """Ask until the person moves (None) or resigns ("resigned"); raises _Quit on quit."""
         spec, say = self.spec, self.print_fn
-        if spec.name == "othello" and list(self.state.legal_actions()) == [spec.num_actions - 1]:
+        if spec.pass_action >= 0 and list(self.state.legal_actions()) == [spec.pass_action]:
             say("You have no legal placement: type pass.")
         while True:
             try:

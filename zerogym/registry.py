@@ -18,6 +18,12 @@ def game_module(name):
     return importlib.import_module(GAMES[key])
 
 
+def game_info(game):
+    """The GameInfo of a game (zerogym/envs/game_info.py): how people see it, its docs example, the
+    facts tools ask about.  `game` is a name ("go", "go_v0") or a GameSpec."""
+    return game_module(game if isinstance(game, str) else game.name).raw_env.game_info
+
+
 def make(name, **kwargs):
     """The wrapped AEC env of game `name`, e.g. make("go", board_size=9)."""
     return game_module(name).env(**kwargs)

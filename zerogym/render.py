@@ -3,7 +3,9 @@ every game, and whole games saved as an animated GIF or one SVG per position.
 
 A picture is built once as a scene (rectangles, discs, polygons, labels) and then either rasterized
 (`draw`) or written as SVG (`svg`), so both show the same board: coordinates as the player types
-them (zerogym.coords), the last move marked.
+them (zerogym.coords), the last move marked.  What differs between games (which way up the board is,
+the picture's scene, the players' words) comes from each game's GameInfo (zerogym.envs.<game>,
+found through zerogym.registry.game_info); this module holds the drawing that every game shares.
 """
 import math
 import os
@@ -11,24 +13,29 @@ import os
 import numpy as np
 
 from zerogym._font import draw_text, text_size
-from zerogym.coords import COLUMNS, column_letters, format_action
+from zerogym.coords import COLUMNS
 
 CELL = 36  # pixels per board cell
 
-# where row 0 (rank 1) is drawn, per game: Go and Tic-tac-toe/Gomoku at the bottom, the others on top
-ROW0_AT_BOTTOM = {"go": True, "tictactoe": True, "othello": False, "hex": False, "connect_four": False}
+
+def __getattr__(name):
+    """PLAYER_WORDS: {game: the words for its two players in captions and results}, from each game's GameInfo."""
+    if name == "PLAYER_WORDS":
+        from zerogym.registry import GAMES, game_info
+        return {game: game_info(game).player_words for game in GAMES}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---- text ------------------------------------------------------------------------------------
 def last_point(state):
-    """(row, col) of the last move's piece, or None (pass, start).  After a Hex swap: the swapped stone."""
+    """(row, col) of the last move's piece, or None (pass, start).  After a swap: the swapped stone."""
     if hasattr(state, "last_point"):
         return state.last_point()
     h, w, _ = state.spec.obs_shape
     a = state.last_action
     if 0 <= a < h * w:
         return divmod(a, w)
-    if state.spec.name == "hex" and a == h * w:
+    if a == state.spec.swap_action:
         stones = np.argwhere(state.board())
         if len(stones) == 1:
             return tuple(int(v) for v in stones[0])
@@ -77,10 +84,10 @@ STONE = {1: (20, 20, 20), 2: (240, 240, 240)}
 MARK = (220, 40, 40)
 MARK_X, MARK_O, LAST_SQUARE = (40, 70, 170), (200, 50, 40), (250, 232, 150)
 OUTLINE = (0, 0, 0)
-PLAYER_WORDS = {"connect_four": ("red", "yellow"), "tictactoe": ("X", "O")}
 
 
-def _label_scale(m):
+def label_scale(m):
+    """The glyph scale of coordinate labels on cells of m pixels."""
     return max(1, int(m * 0.3 / 7 + 0.5))
 
 
@@ -95,9 +102,10 @@ def _x_or_o(player, y, x, m, surface):
              MARK_X, None, 0)]
 
 
-def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=False, letters=COLUMNS):
-    """Go (points=True: lines through the points) or a board of squares (Othello; Tic-tac-toe with
-    marks=True: X and O instead of stones)."""
+def grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=False, letters=COLUMNS, stars=()):
+    """(items, background) of a square grid: points=True, lines through the points (Go, with star
+    points `stars`, (row, col) as drawn); else a board of squares (marks=True: X and O instead of
+    stones).  colours: (background, surface, line, ink); letters: the column labels."""
     h, w = board.shape
     background, surface, line, ink = colours
     lw = max(1, round(m / 36))
@@ -106,7 +114,7 @@ def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=F
         x0, x1, y0, y1 = m / 2 - lw / 2, (w - 0.5) * m + lw / 2, m / 2 - lw / 2, (h - 0.5) * m + lw / 2
         items += [("rect", (i + 0.5) * m - lw / 2, x0, (i + 0.5) * m + lw / 2, x1, line) for i in range(h)]
         items += [("rect", y0, (j + 0.5) * m - lw / 2, y1, (j + 0.5) * m + lw / 2, line) for j in range(w)]
-        for y, x in _hoshi(h, w):
+        for y, x in stars:
             items.append(("disc", (y + 0.5) * m, (x + 0.5) * m, max(2.0, m * 0.08), line, None))
     else:
         items += [("rect", i * m - lw / 2, -lw / 2, i * m + lw / 2, w * m + lw / 2, line) for i in range(h + 1)]
@@ -128,7 +136,7 @@ def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=F
     if last is not None and not marks:
         items.append(("disc", (screen_row(last[0]) + 0.5) * m, (last[1] + 0.5) * m, m * 0.13, MARK, None))
     if labels:
-        s, off = _label_scale(m), m * 0.45
+        s, off = label_scale(m), m * 0.45
         for c in range(w):
             for y in (-off, h * m + off):
                 items.append(("text", y, (c + 0.5) * m, letters[c], s, ink, "center"))
@@ -138,101 +146,22 @@ def _grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=F
     return items, background
 
 
-def _hoshi(h, w):
-    """Star points of a square Go board: the 3-3 (4-4 from 13x13) corners, the centre of odd
-    boards from 7x7, and the side midpoints from 15x15."""
-    if h != w or h < 7:
-        return []
-    e = 2 if h < 13 else 3
-    pts = [(e, e), (e, h - 1 - e), (h - 1 - e, e), (h - 1 - e, h - 1 - e)]
-    if h % 2:
-        mid = h // 2
-        pts.append((mid, mid))
-        if h >= 15:
-            pts += [(e, mid), (mid, e), (mid, h - 1 - e), (h - 1 - e, mid)]
-    return pts
-
-
-def _hex_items(board, last, m, labels):
-    """A rhombus of pointy-top hexagons; row r+1 sits half a cell right of row r; black's edges
-    (top and bottom) and white's (left and right) as coloured borders."""
-    n = board.shape[0]
-    s = m * 0.55
-    dx, dy = s * math.sqrt(3), s * 1.5
-
-    def centre(r, c):
-        return r * dy, c * dx + r * dx / 2
-
-    tl, tr, bl, br = centre(-1, -1), centre(-1, n), centre(n, -1), centre(n, n)
-    mid = centre((n - 1) / 2, (n - 1) / 2)
-    black, white = (40, 40, 40), (250, 250, 250)
-    items = [("poly", [tl, tr, mid], black, None, 0), ("poly", [bl, br, mid], black, None, 0),
-             ("poly", [tl, bl, mid], white, None, 0), ("poly", [tr, br, mid], white, None, 0)]
-    corners = [(math.sin(t) * s, math.cos(t) * s) for t in np.deg2rad(np.arange(6) * 60 - 90)]
-    lw = max(1.5, m / 24)
-    for r in range(n):
-        for c in range(n):
-            cy, cx = centre(r, c)
-            items.append(("poly", [(cy + y, cx + x) for y, x in corners], (205, 175, 120), (90, 75, 50), lw))
-            if board[r, c]:
-                items.append(("disc", cy, cx, s * 0.68, STONE[board[r, c]], OUTLINE))
-    if last is not None:
-        items.append(("disc", *centre(*last), s * 0.22, MARK, None))
-    if labels:
-        sc = _label_scale(m)
-        for c in range(n):
-            y, x = centre(-1, c)
-            items.append(("text", y - dy * 0.35, x + dx / 2, COLUMNS[c], sc, (60, 50, 40), "center"))
-        for r in range(n):
-            y, x = centre(r, -1)
-            items.append(("text", y, x - dx * 0.3, str(r + 1), sc, (60, 50, 40), "right"))
-    return items, (225, 210, 180)
-
-
-def _connect_four_items(board, last, m, labels):
-    """A blue frame with a hole per cell (row 0 on top), column numbers above."""
-    h, w = board.shape
-    colours = {0: (245, 245, 245), 1: (225, 40, 40), 2: (245, 200, 30)}
-    items = [("rect", 0, 0, h * m, w * m, (30, 70, 180))]
-    for r in range(h):
-        for c in range(w):
-            items.append(("disc", (r + 0.5) * m, (c + 0.5) * m, m * 0.4, colours[board[r, c]],
-                          (20, 40, 110) if board[r, c] == 0 else (90, 30, 10)))
-    if last is not None:
-        items.append(("disc", (last[0] + 0.5) * m, (last[1] + 0.5) * m, m * 0.13, (20, 20, 20), None))
-    if labels:
-        scale = _label_scale(m)
-        items += [("text", -m * 0.4, (c + 0.5) * m, str(c + 1), scale, (40, 40, 40), "center") for c in range(w)]
-    return items, (245, 245, 245)
-
-
 def scene(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
-    """(height, width, background, items) of a picture of `state` (see the item list above).
+    """(height, width, background, items) of a picture of `state` (see the item list above), drawn
+    by its game's GameInfo.scene_items.
 
-    row0_at_bottom: where row 0 goes for Othello / Tic-tac-toe (default ROW0_AT_BOTTOM of the game);
-    caption: a line of text under the board (None: none)."""
-    game = state.spec.name
+    row0_at_bottom: where row 0 goes on games that may draw it either way, such as Othello and
+    Tic-tac-toe (default: the game's own way up); caption: a line of text under the board (None: none)."""
+    from zerogym.registry import game_info
+    info = game_info(state.spec)
     board, last, m = state.board(), last_point(state), float(cell)
     if row0_at_bottom is None:
-        row0_at_bottom = ROW0_AT_BOTTOM.get(game, True)
-    if game == "go":
-        items, bg = _grid_items(board, last, m, labels, True, True,
-                                ((220, 180, 100), (220, 180, 100), (40, 30, 20), (40, 30, 20)))
-    elif game == "othello":
-        items, bg = _grid_items(board, last, m, labels, row0_at_bottom, False,
-                                ((20, 75, 40), (30, 120, 60), (10, 40, 20), (220, 235, 220)),
-                                letters=column_letters(game))
-    elif game == "hex":
-        items, bg = _hex_items(board, last, m, labels)
-    elif game == "connect_four":
-        items, bg = _connect_four_items(board, last, m, labels)
-    else:
-        items, bg = _grid_items(board, last, m, labels, row0_at_bottom, False,
-                                ((235, 235, 225), (235, 235, 225), (60, 60, 60), (60, 60, 60)), marks=True)
+        row0_at_bottom = info.row0_at_bottom
+    items, bg = info.scene_items(board, last, m, labels, row0_at_bottom)
     height, width, items = _fit(items, pad=m * 0.3)
     if caption:
         strip = m * 0.8
-        scale = _label_scale(m)
+        scale = label_scale(m)
         while scale > 1 and text_size(caption, scale)[1] > width - m * 0.5:
             scale -= 1
         wider = int(math.ceil(text_size(caption, scale)[1] + m * 0.5)) - width
@@ -428,18 +357,13 @@ def result_text(state):
     """The result of a finished game in a few words ("black wins by 3.5", "draw"), else ""."""
     if not state.is_over():
         return ""
-    game = state.spec.name
-    words = PLAYER_WORDS.get(game, ("black", "white"))
     if state.is_truncated():
         return "move limit: no result"
     if state.winner < 0:
         return "draw"
-    text = f"{words[state.winner]} wins"
-    if game == "go":
-        text += f" by {abs(state.score()):g}"
-    elif game == "othello":
-        text += " {}-{}".format(*sorted(state.counts(), reverse=True))
-    return text
+    from zerogym.registry import game_info
+    info = game_info(state.spec)
+    return f"{info.player_words[state.winner]} wins{info.result_detail(state)}"
 
 
 def move_caption(state):
@@ -447,12 +371,10 @@ def move_caption(state):
     if state.move_count == 0 or state.last_action < 0:
         text = "start"
     else:
-        words = PLAYER_WORDS.get(state.spec.name, ("black", "white"))
+        from zerogym.registry import game_info
+        info = game_info(state.spec)
         mover = (state.move_count - 1) % 2        # players alternate (a pass or a swap is a move)
-        move = format_action(state.spec, state.last_action)
-        if state.spec.name == "connect_four":
-            move = "column " + move
-        text = f"{state.move_count}. {words[mover]} {move}"
+        text = f"{state.move_count}. {info.player_words[mover]} {info.move_text(state.spec, state.last_action)}"
     result = result_text(state)
     return f"{text} - {result}" if result else text
 

@@ -284,9 +284,7 @@ class GTPEngine:
         return ""
 
     def _cmd_showboard(self, args):
-        from zerogym.envs.go import GoEnv
-        from zerogym.render import text_board
-        return "\n" + text_board(self.state, **GoEnv.text_style)
+        return "\n" + self._env.unwrapped.render_text()
 
     def _cmd_final_score(self, args):
         return score_text(self.state.score())

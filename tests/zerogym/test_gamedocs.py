@@ -8,7 +8,6 @@ from PIL import Image
 
 import zerogym
 from zerogym import gamedocs
-from zerogym.coords import SPECIAL
 
 GAMES = list(zerogym.GAMES)
 
@@ -63,10 +62,11 @@ def test_page_holds_the_rules_and_the_pass_or_swap_action(game):
     assert rules in page
     for needed in [f"`{name}`" for name in gamedocs.signature(game).parameters] + ["Rewards", "Illegal moves"]:
         assert needed in rules, f"the {game} docstring does not mention {needed}"
-    special = SPECIAL.get(game)
-    if special:
-        last = gamedocs.spec_of(game).num_actions - 1
-        assert f"| {last} | {special} | {special} |" in page
+    spec = gamedocs.spec_of(game)
+    for word, special in (("pass", spec.pass_action), ("swap", spec.swap_action)):
+        if special >= 0:
+            assert special == spec.num_actions - 1
+            assert f"| {special} | {word} | {word} |" in page
 
 
 def test_check_names_a_stale_file(tmp_path):

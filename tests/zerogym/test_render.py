@@ -101,10 +101,11 @@ def test_env_rgb_array_is_the_same_drawing():
 
 
 def test_go_star_points():
-    assert len(render._hoshi(19, 19)) == 9 and (3, 3) in render._hoshi(19, 19) and (9, 9) in render._hoshi(19, 19)
-    assert sorted(render._hoshi(9, 9)) == [(2, 2), (2, 6), (4, 4), (6, 2), (6, 6)]
-    assert sorted(render._hoshi(13, 13)) == [(3, 3), (3, 9), (6, 6), (9, 3), (9, 9)]
-    assert render._hoshi(5, 5) == []
+    from zerogym.envs.go import star_points
+    assert len(star_points(19, 19)) == 9 and (3, 3) in star_points(19, 19) and (9, 9) in star_points(19, 19)
+    assert sorted(star_points(9, 9)) == [(2, 2), (2, 6), (4, 4), (6, 2), (6, 6)]
+    assert sorted(star_points(13, 13)) == [(3, 3), (3, 9), (6, 6), (9, 3), (9, 9)]
+    assert star_points(5, 5) == []
 
 
 def test_after_a_hex_swap_the_swapped_stone_is_the_last_move():
@@ -194,3 +195,10 @@ def test_captions_name_the_mover_and_the_result():
     st = render.replay("hex", [8, 25], board_size=5)[-1]
     assert render.move_caption(st).startswith("2. white swap")
     assert render.move_caption(zerogym.make_state("go", board_size=5)) == "start"
+
+
+def test_player_words_of_every_game():
+    words = render.PLAYER_WORDS
+    assert set(words) == set(zerogym.GAMES)
+    assert words["connect_four"] == ("red", "yellow") and words["tictactoe"] == ("X", "O")
+    assert words["go"] == words["othello"] == words["hex"] == ("black", "white")

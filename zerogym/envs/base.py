@@ -14,7 +14,8 @@ from zerogym.errors import IllegalMoveError
 class BoardGameEnv(AECEnv):
     """Two-player, alternating board game over a compiled State (`self.state`).
 
-    Subclasses set `state_class`, `metadata["name"]` and, for rendering, `text_style`.
+    Subclasses set `state_class`, `metadata["name"]` and `game_info` (the game's GameInfo, see
+    zerogym/envs/game_info.py: how its boards and pictures look, among the rest).
     Observations are {"observation": int8 (H, W, C) seen from the observing agent,
     "action_mask": int8 (A,), all zero for an agent that is not to move}.
     """
@@ -22,8 +23,7 @@ class BoardGameEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "board_game",
                 "is_parallelizable": False, "render_fps": 2}
     state_class = None
-    # text rendering: symbols for empty / first / second, whether row 0 is printed last (bottom)
-    text_style = {"symbols": ".XO", "row0_at_bottom": True, "hex": False, "column_labels": "letters"}
+    game_info = None
 
     def __init__(self, render_mode=None, **kwargs):
         super().__init__()
@@ -113,7 +113,7 @@ class BoardGameEnv(AECEnv):
         if self.render_mode == "ansi":
             return self.render_text()
         from zerogym import render
-        image = render.draw(self.state, self.metadata["name"], self.text_style["row0_at_bottom"])
+        image = render.draw(self.state)
         if self.render_mode == "rgb_array":
             return image
         self._window = render.show(image, self._window, self.metadata["name"])
@@ -122,7 +122,7 @@ class BoardGameEnv(AECEnv):
     def render_text(self):
         """The board as text with coordinates; the last move is bracketed."""
         from zerogym.render import text_board
-        return text_board(self.state, **self.text_style)
+        return text_board(self.state, **self.game_info.text_style)
 
     def close(self):
         if self._window is not None:
@@ -221,4 +221,5 @@ def env_factories(raw_class):
     raw_env.__doc__ = f"Unwrapped AEC env: {raw_class.__doc__}"
     env.__doc__ = f"Wrapped AEC env (PettingZoo classic conventions, see ClassicWrapper): {raw_class.__doc__}"
     raw_env.state_class = raw_class.state_class
+    raw_env.game_info = raw_class.game_info
     return env, raw_env

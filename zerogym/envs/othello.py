@@ -1,6 +1,33 @@
-"""Othello: an even `board_size` x `board_size` board (4..16); black moves first."""
+"""Othello: an even `board_size` x `board_size` board (4..16); black moves first.
+
+The env class and how people see the game (OthelloInfo: green board, lower-case column letters,
+row 1 at the top, the discs counted at the end)."""
 from zerogym._core.othello import OthelloState
 from zerogym.envs.base import BoardGameEnv, env_factories
+from zerogym.envs.game_info import Example, GameInfo
+
+
+class OthelloInfo(GameInfo):
+    name = "othello"
+    title = "Othello"
+    row0_at_bottom = False
+    column_labels = "lowercase"
+    board_colours = ((20, 75, 40), (30, 120, 60), (10, 40, 20), (220, 235, 220))
+    example = Example({"board_size": 8}, "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4",
+                      'print(env.render(), info["discs"])  # the final board and the disc counts')
+
+    def rules_line(self, state):
+        n = state.spec.kwargs["board_size"]
+        return f"{n}x{n}; most discs wins. Pass only when you cannot place."
+
+    def score_lines(self, state):
+        black, white = state.counts()
+        leader = "black" if black > white else "white"
+        verdict = "a draw" if black == white else f"{leader} wins by {abs(black - white)}"
+        return [f"Neither side can place a disc. Discs: black {black}, white {white}: {verdict}."]
+
+    def result_detail(self, state):
+        return " {}-{}".format(*sorted(state.counts(), reverse=True))
 
 
 class OthelloEnv(BoardGameEnv):
@@ -8,7 +35,7 @@ class OthelloEnv(BoardGameEnv):
 
     metadata = dict(BoardGameEnv.metadata, name="othello_v0")
     state_class = OthelloState
-    text_style = {"symbols": ".XO", "row0_at_bottom": False, "hex": False, "column_labels": "lowercase"}
+    game_info = OthelloInfo()
 
     def final_info(self):
         black, white = self.state.counts()

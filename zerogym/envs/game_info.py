@@ -1,0 +1,176 @@
+"""GameInfo: what the Python side knows of a game besides its compiled rules.
+
+Each game's module, zerogym/envs/<game>.py, holds its env class and a GameInfo subclass: how people
+see the game (title, player names and words, coordinate labels, which way up the board is drawn,
+how a move is typed and printed, the rules line and the score explained at the end of a terminal
+game, the picture's scene), the example of its docs page, and the facts other tools ask about
+(history_free).  The env class holds one (`GoEnv.game_info`) and zerogym.registry.game_info(name)
+finds it; the shared code (zerogym.coords, zerogym.render, zerogym.play, zerogym.gamedocs) takes
+every per-game fact from there and never branches on a game's name.
+
+The defaults below are the conventions most games follow: a board of cells named by a column
+letter (A.., no I) and a row number (action r * W + c is the cell at row r, column c), the spec's
+pass_action and swap_action named "pass" and "swap", black and white players, row 1 at the bottom,
+stones on a board of squares.  A game overrides what it does otherwise.
+"""
+from dataclasses import dataclass
+
+from zerogym.coords import COLUMNS
+from zerogym.render import grid_items, last_point
+
+SPECIAL_NAMES = ("pass", "swap")     # the names of spec.pass_action and spec.swap_action
+
+
+@dataclass(frozen=True)
+class Example:
+    """A game's example on its docs page (zerogym.gamedocs)."""
+    kwargs: dict    # the kwargs of the page's AEC loop, action table and picture
+    moves: str      # the picture: these moves from the start, as a person types them
+    result: str     # the last line of the AEC loop
+
+
+def winning_line(state):
+    """The cells (row, col) of the longest line through the last piece, in order."""
+    board, last = state.board(), last_point(state)
+    if last is None:
+        return []
+    h, w = board.shape
+    colour = board[last]
+    best = [last]
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        cells = [last]
+        for sign in (1, -1):
+            r, c = last[0] + sign * dr, last[1] + sign * dc
+            while 0 <= r < h and 0 <= c < w and board[r, c] == colour:
+                cells.append((r, c))
+                r, c = r + sign * dr, c + sign * dc
+        if len(cells) > len(best):
+            best = sorted(cells, key=lambda rc: (rc[1], rc[0]) if dc else rc)
+    return [(int(r), int(c)) for r, c in best]
+
+
+class GameInfo:
+    """One game as people see it, and the facts tools ask about it; subclass it per game."""
+
+    name = None                     # the registry name ("go")
+    title = None                    # the game's name in a sentence ("Go", "Tic-tac-toe")
+    player_words = ("black", "white")   # the players in captions and results ("red wins")
+    colours = ("black", "white")    # the players in zerogym.play, "black (X)"; None: only "X" and "O"
+    symbols = ".XO"                 # text boards: empty, first player, second player
+    row0_at_bottom = True           # row 0 (row 1 as typed) is drawn at the bottom
+    hex_rows = False                # text boards shift row r by r spaces (Hex's rhombus)
+    column_labels = "letters"       # "letters", "lowercase" letters or "numbers"
+    moves_name_rows = True          # a typed move names a row (False: a column alone, as in Connect Four)
+    board_colours = ((235, 235, 225), (235, 235, 225), (60, 60, 60), (60, 60, 60))   # background, surface, line, ink
+    marks = False                   # pictures draw X and O marks instead of stones
+    history_free = True             # a position's future depends on the board and the player to move alone
+    example = None                  # the docs page's Example
+    size_probe = {}                 # kwargs that let every board size be tried on its own (gamedocs)
+
+    # ---- coordinates (zerogym.coords) ----------------------------------------------------------
+    def column_letters(self):
+        """The column letters of the boards, in the case the game writes them."""
+        return COLUMNS.lower() if self.column_labels == "lowercase" else COLUMNS
+
+    def format_action(self, spec, a):
+        """The name a person types for action `a` (in range): "D4", "pass", "swap"."""
+        for special, name in zip((spec.pass_action, spec.swap_action), SPECIAL_NAMES):
+            if a == special:
+                return name
+        w = spec.obs_shape[1]
+        return f"{self.column_letters()[a % w]}{a // w + 1}"
+
+    def input_help(self, spec):
+        """What a person may type for a move, as one phrase."""
+        h, w, _ = spec.obs_shape
+        cols = self.column_letters()
+        letters = f"{cols[0]}..{cols[w - 1]}" + (f" (no {'I' if cols[0].isupper() else 'i'})" if w > 8 else "")
+        example = self.format_action(spec, min(2, h - 1) * w + min(3, w - 1))
+        text = f"a column letter {letters} then a row number 1..{h}, like {example}"
+        for special, name in zip((spec.pass_action, spec.swap_action), SPECIAL_NAMES):
+            if special >= 0:
+                text += f", or {name}"
+        return text
+
+    def parse_action(self, spec, text):
+        """The action a person means by `text` (case and spaces ignored), or ValueError saying what
+        is allowed."""
+        h, w, _ = spec.obs_shape
+        t = "".join(str(text).split()).upper()
+        for special, name in zip((spec.pass_action, spec.swap_action), SPECIAL_NAMES):
+            if special >= 0 and t == name.upper():
+                return special
+        if len(t) >= 2 and t[0] in COLUMNS[:w] and t[1:].isdigit() and 1 <= int(t[1:]) <= h:
+            return (int(t[1:]) - 1) * w + COLUMNS.index(t[0])
+        why = ""
+        if t.lower() in SPECIAL_NAMES:
+            why = f"{spec.name} has no {t.lower()}; "
+        elif t[:1] == "I" and t[1:].isdigit() and w > 8:
+            why = "there is no column I (the letters skip it); "
+        elif len(t) >= 2 and t[0] in COLUMNS + "I" and t[1:].isdigit():
+            why = f"off the {h}x{w} board; " if t[0] not in COLUMNS[:w] or not 1 <= int(t[1:]) <= h else ""
+        raise ValueError(f"{str(text).strip()!r} is not a move: {why}type {self.input_help(spec)}")
+
+    def move_text(self, spec, a):
+        """A move as a person reads it in a sentence: "D4", "pass", "column 3"."""
+        return self.format_action(spec, a)
+
+    # ---- text boards and terminal games (zerogym.play) --------------------------------------------
+    @property
+    def text_style(self):
+        """The keyword arguments of zerogym.render.text_board for this game's boards."""
+        return dict(symbols=self.symbols, row0_at_bottom=self.row0_at_bottom, hex=self.hex_rows,
+                    column_labels=self.column_labels)
+
+    def player_name(self, player):
+        """'black (X)', 'white (O)', or 'X' / 'O' for games without colours."""
+        symbol = self.symbols[1 + player]
+        return f"{self.colours[player]} ({symbol})" if self.colours else symbol
+
+    def rules_line(self, state):
+        """One sentence on how the game is won, with its kwargs."""
+        return ", ".join(f"{k}={v}" for k, v in state.spec.kwargs.items()) + "."
+
+    def swap_line(self, name, spec, history):
+        """What the agent `name` did when it swapped; `history` holds (player, action) per move."""
+        return f"{name} swaps."
+
+    def score_lines(self, state):
+        """The final result explained, line by line."""
+        if state.is_truncated():
+            return ["The game reached its move limit: no result."]
+        if state.winner < 0:
+            return ["A draw."]
+        who = self.player_name(state.winner)
+        return [f"{who[0].upper()}{who[1:]} wins."]
+
+    # ---- pictures (zerogym.render) ----------------------------------------------------------------
+    def scene_items(self, board, last, m, labels, row0_at_bottom):
+        """(items, background) of the board `board` (int8, 0 empty, 1 and 2 the players' pieces), its
+        last move at (row, col) `last` or None, m pixels a cell (see zerogym.render's item list).
+        By default a board of squares in `board_colours` with stones (or X and O `marks`)."""
+        return grid_items(board, last, m, labels, row0_at_bottom, False, self.board_colours, marks=self.marks,
+                          letters=self.column_letters())
+
+    def result_detail(self, state):
+        """What follows "black wins" in a finished game's caption (" by 3.5"), or ""."""
+        return ""
+
+
+class LineGameInfo(GameInfo):
+    """A game won by making a line (Tic-tac-toe, Gomoku, Connect Four): the score names the line."""
+
+    colours = None
+    draw_line = "The board is full and nobody made a line: a draw."
+
+    def score_lines(self, state):
+        if state.winner < 0:
+            return [self.draw_line]
+        line = winning_line(state)
+        return [f"{self.player_name(state.winner)} made {len(line)} in a row{self.line_place(state.spec, line)}."]
+
+    def line_place(self, spec, line):
+        """Where the winning line lies, after "made 3 in a row": its cells."""
+        w = spec.obs_shape[1]
+        return ": " + " ".join(self.format_action(spec, r * w + c) for r, c in line)
+

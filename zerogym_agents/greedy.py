@@ -1,4 +1,8 @@
-"""GreedyAgent: the best move one ply ahead by a simple heuristic per game."""
+"""GreedyAgent: the best move one ply ahead by a simple heuristic per game.
+
+HEURISTICS maps each game's registry name to its heuristic, a function (agent, state, legal actions)
+-> action; a game without one gets a random legal move.  The pass and swap actions are the spec's
+pass_action and swap_action."""
 from collections import deque
 
 import numpy as np
@@ -52,221 +56,231 @@ class GreedyAgent(Agent):
         legal = st.legal_actions()
         if len(legal) == 1:
             return int(legal[0])
-        game = st.spec.name
-        if game == "tictactoe":
-            return self._lines(st, legal, st.spec.kwargs["win_length"], cells=None)
-        if game == "connect_four":
-            return self._lines(st, legal, st.spec.kwargs["connect"], cells=self._drop_cells(st, legal))
-        if game == "othello":
-            return self._othello(st, legal)
-        if game == "hex":
-            return self._hex(st, legal)
-        if game == "go":
-            return self._go(st, legal)
-        return int(legal[self.rng.integers(len(legal))])
+        heuristic = HEURISTICS.get(st.spec.name)
+        if heuristic is None:
+            return self.choice(legal)
+        return heuristic(self, st, legal)
 
-    def _pick(self, actions, keys):
+    def choice(self, actions):
+        """One of `actions`, drawn uniformly by the agent's generator."""
+        return int(actions[self.rng.integers(len(actions))])
+
+    def pick(self, actions, keys):
         """An action of the largest key (keys compare as tuples), ties broken by the generator."""
         best = max(keys)
-        top = [a for a, k in zip(actions, keys) if k == best]
-        return int(top[self.rng.integers(len(top))])
+        return self.choice([a for a, k in zip(actions, keys) if k == best])
 
-    # ---- Tic-tac-toe / Gomoku / Connect Four -----------------------------------------------------
-    @staticmethod
-    def _drop_cells(st, legal):
-        rows = st.spec.kwargs["rows"]
-        heights = st.heights()
-        return [(rows - 1 - int(heights[a]), int(a)) for a in legal]
 
-    def _lines(self, st, legal, win, cells):
-        board = st.board()
-        h, w = board.shape
-        me = st.current_player + 1
-        opp = 3 - me
-        if cells is None:
-            cells = [divmod(int(a), w) for a in legal]
-        own = [line_length(board, r, c, me) for r, c in cells]
-        wins = [a for a, n in zip(legal, own) if n >= win]
-        if wins:
-            return int(wins[self.rng.integers(len(wins))])
-        blocks = [a for a, (r, c) in zip(legal, cells) if line_length(board, r, c, opp) >= win]
-        if blocks:
-            return int(blocks[self.rng.integers(len(blocks))])
-        keys = [(n, -round(float(np.hypot(r - (h - 1) / 2, c - (w - 1) / 2)), 9)) for n, (r, c) in zip(own, cells)]
-        return self._pick(legal, keys)
+# ---- Tic-tac-toe / Gomoku / Connect Four ---------------------------------------------------------
+def _lines(agent, st, legal, win, cells):
+    """Win now, else block the opponent's win, else the longest own line through the new piece at
+    cells[i] (row, col) for legal[i], nearer the centre on equal length."""
+    board = st.board()
+    h, w = board.shape
+    me = st.current_player + 1
+    opp = 3 - me
+    own = [line_length(board, r, c, me) for r, c in cells]
+    wins = [a for a, n in zip(legal, own) if n >= win]
+    if wins:
+        return agent.choice(wins)
+    blocks = [a for a, (r, c) in zip(legal, cells) if line_length(board, r, c, opp) >= win]
+    if blocks:
+        return agent.choice(blocks)
+    keys = [(n, -round(float(np.hypot(r - (h - 1) / 2, c - (w - 1) / 2)), 9)) for n, (r, c) in zip(own, cells)]
+    return agent.pick(legal, keys)
 
-    # ---- Othello -------------------------------------------------------------------------------
-    def _othello(self, st, legal):
-        n = st.board_size
-        board = st.board()
-        me = st.current_player
-        corners = {(0, 0), (0, n - 1), (n - 1, 0), (n - 1, n - 1)}
-        xsq = {(1, 1): (0, 0), (1, n - 2): (0, n - 1), (n - 2, 1): (n - 1, 0), (n - 2, n - 2): (n - 1, n - 1)}
-        actions, keys = [], []
-        for a in legal:
-            if a == n * n:
-                continue                       # pass is legal only when nothing else is
-            r, c = divmod(int(a), n)
-            corner = xsq.get((r, c))
-            is_x = corner is not None and board[corner] == 0
-            child = st.copy()
-            child.step(int(a))
-            actions.append(a)
-            keys.append(((r, c) in corners, not is_x, child.counts()[me]))
-        return self._pick(actions, keys)
 
-    # ---- Hex -----------------------------------------------------------------------------------
-    @staticmethod
-    def _hex_distances(board, colour, start_side, blocked=-1):
-        """0-1 BFS cost from `colour`'s first edge (start_side 0) or second edge (1) to every cell,
-        counting each cell's own cost (0 own stone, 1 empty); None where unreachable."""
-        n = board.shape[0]
-        flat = board.ravel().tolist()
-        inf = 1 << 30
-        dist = [inf] * (n * n)
-        dq = deque()
-        edge_index = 0 if start_side == 0 else n - 1
-        for k in range(n):
-            cell = edge_index * n + k if colour == 1 else k * n + edge_index
-            v = flat[cell]
-            if cell == blocked or (v != 0 and v != colour):
-                continue
-            d = 0 if v == colour else 1
-            if d < dist[cell]:
-                dist[cell] = d
-                if d == 0:
-                    dq.appendleft(cell)
-                else:
-                    dq.append(cell)
-        while dq:
-            cell = dq.popleft()
-            d = dist[cell]
-            r, c = divmod(cell, n)
-            for rr, cc in ((r - 1, c), (r - 1, c + 1), (r, c - 1), (r, c + 1), (r + 1, c - 1), (r + 1, c)):
-                if 0 <= rr < n and 0 <= cc < n:
-                    q = rr * n + cc
-                    v = flat[q]
-                    if q == blocked or (v != 0 and v != colour):
-                        continue
-                    nd = d + (0 if v == colour else 1)
-                    if nd < dist[q]:
-                        dist[q] = nd
-                        if v == colour:
-                            dq.appendleft(q)
-                        else:
-                            dq.append(q)
-        return dist
+def tictactoe_move(agent, st, legal):
+    w = st.spec.obs_shape[1]
+    return _lines(agent, st, legal, st.spec.kwargs["win_length"], [divmod(int(a), w) for a in legal])
 
-    def _hex_distance(self, board, colour, blocked=-1):
-        """Fewest empty cells `colour` still needs to join its two edges (1 << 30 if it cannot)."""
-        n = board.shape[0]
-        dist = self._hex_distances(board, colour, 0, blocked)
-        far = [(n - 1) * n + k if colour == 1 else k * n + n - 1 for k in range(n)]
-        return min(dist[q] for q in far)
 
-    def _hex(self, st, legal):
-        board = st.board()
-        n = board.shape[0]
-        me = st.current_player + 1
-        opp = 3 - me
-        ma, mb = self._hex_distances(board, me, 0), self._hex_distances(board, me, 1)
-        oa, ob = self._hex_distances(board, opp, 0), self._hex_distances(board, opp, 1)
-        own_now = self._hex_distance(board, me)
-        opp_now = self._hex_distance(board, opp)
-        actions, scores, centre = [], [], []
-        for a in legal:
-            a = int(a)
-            if a == n * n:                     # the swap: score the position it makes directly
-                child = st.copy()
-                child.step(a)
-                b = child.board()
-                own, other = self._hex_distance(b, me), self._hex_distance(b, opp)
-                dc = float(n)
+def connect_four_move(agent, st, legal):
+    rows = st.spec.kwargs["rows"]
+    heights = st.heights()
+    cells = [(rows - 1 - int(heights[a]), int(a)) for a in legal]     # where the piece lands
+    return _lines(agent, st, legal, st.spec.kwargs["connect"], cells)
+
+
+# ---- Othello ---------------------------------------------------------------------------------------
+def othello_move(agent, st, legal):
+    n = st.board_size
+    board = st.board()
+    me = st.current_player
+    corners = {(0, 0), (0, n - 1), (n - 1, 0), (n - 1, n - 1)}
+    xsq = {(1, 1): (0, 0), (1, n - 2): (0, n - 1), (n - 2, 1): (n - 1, 0), (n - 2, n - 2): (n - 1, n - 1)}
+    actions, keys = [], []
+    for a in legal:
+        if a == st.spec.pass_action:
+            continue                       # pass is legal only when nothing else is
+        r, c = divmod(int(a), n)
+        corner = xsq.get((r, c))
+        is_x = corner is not None and board[corner] == 0
+        child = st.copy()
+        child.step(int(a))
+        actions.append(a)
+        keys.append(((r, c) in corners, not is_x, child.counts()[me]))
+    return agent.pick(actions, keys)
+
+
+# ---- Hex -------------------------------------------------------------------------------------------
+def _hex_distances(board, colour, start_side, blocked=-1):
+    """0-1 BFS cost from `colour`'s first edge (start_side 0) or second edge (1) to every cell,
+    counting each cell's own cost (0 own stone, 1 empty); None where unreachable."""
+    n = board.shape[0]
+    flat = board.ravel().tolist()
+    inf = 1 << 30
+    dist = [inf] * (n * n)
+    dq = deque()
+    edge_index = 0 if start_side == 0 else n - 1
+    for k in range(n):
+        cell = edge_index * n + k if colour == 1 else k * n + edge_index
+        v = flat[cell]
+        if cell == blocked or (v != 0 and v != colour):
+            continue
+        d = 0 if v == colour else 1
+        if d < dist[cell]:
+            dist[cell] = d
+            if d == 0:
+                dq.appendleft(cell)
             else:
-                own = min(own_now, ma[a] + mb[a] - 2)
-                # blocking cell a changes the opponent's distance only if a lies on one of its shortest paths
-                on_path = oa[a] + ob[a] - 1 <= opp_now
-                other = self._hex_distance(board, opp, blocked=a) if on_path else opp_now
-                r, c = divmod(a, n)
-                dc = float(np.hypot(r - (n - 1) / 2, c - (n - 1) / 2))
-            actions.append(a)
-            scores.append((own, other))
-            centre.append(dc)
-        wins = [a for a, (own, _) in zip(actions, scores) if own == 0]
-        if wins:
-            return int(wins[self.rng.integers(len(wins))])
-        keep = range(len(actions))
-        if opp_now == 1:                       # the opponent wins next move unless we stop it
-            stops = [i for i in keep if scores[i][1] > 1]
-            keep = stops or list(keep)
-        acts = [actions[i] for i in keep]
-        keys = [(-(scores[i][0] - scores[i][1]), -round(centre[i], 9)) for i in keep]
-        return self._pick(acts, keys)
+                dq.append(cell)
+    while dq:
+        cell = dq.popleft()
+        d = dist[cell]
+        r, c = divmod(cell, n)
+        for rr, cc in ((r - 1, c), (r - 1, c + 1), (r, c - 1), (r, c + 1), (r + 1, c - 1), (r + 1, c)):
+            if 0 <= rr < n and 0 <= cc < n:
+                q = rr * n + cc
+                v = flat[q]
+                if q == blocked or (v != 0 and v != colour):
+                    continue
+                nd = d + (0 if v == colour else 1)
+                if nd < dist[q]:
+                    dist[q] = nd
+                    if v == colour:
+                        dq.appendleft(q)
+                    else:
+                        dq.append(q)
+    return dist
 
-    # ---- Go ------------------------------------------------------------------------------------
-    @staticmethod
-    def _go_chains(flat, n):
-        """(chain id per point or -1, [(colour, stones, liberties set)]) by flood fill."""
-        label = [-1] * (n * n)
-        chains = []
-        for p in range(n * n):
-            if flat[p] == 0 or label[p] >= 0:
-                continue
-            colour = flat[p]
-            cid = len(chains)
-            stack, size, libs = [p], 0, set()
-            label[p] = cid
-            while stack:
-                q = stack.pop()
-                size += 1
-                r, c = divmod(q, n)
-                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                    if 0 <= rr < n and 0 <= cc < n:
-                        x = rr * n + cc
-                        if flat[x] == 0:
-                            libs.add(x)
-                        elif flat[x] == colour and label[x] < 0:
-                            label[x] = cid
-                            stack.append(x)
-            chains.append((colour, size, libs))
-        return label, chains
 
-    def _go(self, st, legal):
-        n = st.spec.kwargs["board_size"]
-        flat = st.board().ravel().tolist()
-        me = st.current_player + 1
-        opp = 3 - me
-        label, chains = self._go_chains(flat, n)
-        cand, captures, saves, safe = [], [], [], []
-        for a in legal:
-            a = int(a)
-            if a == n * n:
-                continue
+def _hex_distance(board, colour, blocked=-1):
+    """Fewest empty cells `colour` still needs to join its two edges (1 << 30 if it cannot)."""
+    n = board.shape[0]
+    dist = _hex_distances(board, colour, 0, blocked)
+    far = [(n - 1) * n + k if colour == 1 else k * n + n - 1 for k in range(n)]
+    return min(dist[q] for q in far)
+
+
+def hex_move(agent, st, legal):
+    board = st.board()
+    n = board.shape[0]
+    me = st.current_player + 1
+    opp = 3 - me
+    ma, mb = _hex_distances(board, me, 0), _hex_distances(board, me, 1)
+    oa, ob = _hex_distances(board, opp, 0), _hex_distances(board, opp, 1)
+    own_now = _hex_distance(board, me)
+    opp_now = _hex_distance(board, opp)
+    actions, scores, centre = [], [], []
+    for a in legal:
+        a = int(a)
+        if a == st.spec.swap_action:       # the swap: score the position it makes directly
+            child = st.copy()
+            child.step(a)
+            b = child.board()
+            own, other = _hex_distance(b, me), _hex_distance(b, opp)
+            dc = float(n)
+        else:
+            own = min(own_now, ma[a] + mb[a] - 2)
+            # blocking cell a changes the opponent's distance only if a lies on one of its shortest paths
+            on_path = oa[a] + ob[a] - 1 <= opp_now
+            other = _hex_distance(board, opp, blocked=a) if on_path else opp_now
             r, c = divmod(a, n)
-            nbrs = [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < n and 0 <= cc < n]
-            if all(flat[q] == me for q in nbrs):
-                diag = [(rr, cc) for rr, cc in ((r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1))]
-                on = [rr * n + cc for rr, cc in diag if 0 <= rr < n and 0 <= cc < n]
-                bad = sum(flat[q] == opp for q in on)
-                if bad <= (0 if len(on) < 4 else 1):
-                    continue                   # an own eye: never fill it
-            adj = {label[q] for q in nbrs if flat[q] != 0}
-            captured = sum(chains[k][1] for k in adj if chains[k][0] == opp and chains[k][2] == {a})
-            libs = {q for q in nbrs if flat[q] == 0}
-            for k in adj:
-                if chains[k][0] == me:
-                    libs |= chains[k][2]
-            libs.discard(a)
-            in_atari = sum(chains[k][1] for k in adj if chains[k][0] == me and chains[k][2] == {a})
-            cand.append(a)
-            captures.append(captured)
-            saves.append(in_atari if (len(libs) >= 2 or captured) else 0)
-            safe.append(captured > 0 or len(libs) >= 2)
-        if not cand:
-            return n * n                       # only pass, or only own eyes left
-        if max(captures) > 0:
-            return self._pick(cand, captures)
-        if max(saves) > 0:
-            return self._pick(cand, saves)
-        pool = [a for a, ok in zip(cand, safe) if ok] or cand
-        return int(pool[self.rng.integers(len(pool))])
+            dc = float(np.hypot(r - (n - 1) / 2, c - (n - 1) / 2))
+        actions.append(a)
+        scores.append((own, other))
+        centre.append(dc)
+    wins = [a for a, (own, _) in zip(actions, scores) if own == 0]
+    if wins:
+        return agent.choice(wins)
+    keep = range(len(actions))
+    if opp_now == 1:                       # the opponent wins next move unless we stop it
+        stops = [i for i in keep if scores[i][1] > 1]
+        keep = stops or list(keep)
+    acts = [actions[i] for i in keep]
+    keys = [(-(scores[i][0] - scores[i][1]), -round(centre[i], 9)) for i in keep]
+    return agent.pick(acts, keys)
+
+
+# ---- Go --------------------------------------------------------------------------------------------
+def _go_chains(flat, n):
+    """(chain id per point or -1, [(colour, stones, liberties set)]) by flood fill."""
+    label = [-1] * (n * n)
+    chains = []
+    for p in range(n * n):
+        if flat[p] == 0 or label[p] >= 0:
+            continue
+        colour = flat[p]
+        cid = len(chains)
+        stack, size, libs = [p], 0, set()
+        label[p] = cid
+        while stack:
+            q = stack.pop()
+            size += 1
+            r, c = divmod(q, n)
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if 0 <= rr < n and 0 <= cc < n:
+                    x = rr * n + cc
+                    if flat[x] == 0:
+                        libs.add(x)
+                    elif flat[x] == colour and label[x] < 0:
+                        label[x] = cid
+                        stack.append(x)
+        chains.append((colour, size, libs))
+    return label, chains
+
+
+def go_move(agent, st, legal):
+    n = st.spec.kwargs["board_size"]
+    flat = st.board().ravel().tolist()
+    me = st.current_player + 1
+    opp = 3 - me
+    label, chains = _go_chains(flat, n)
+    cand, captures, saves, safe = [], [], [], []
+    for a in legal:
+        a = int(a)
+        if a == st.spec.pass_action:
+            continue
+        r, c = divmod(a, n)
+        nbrs = [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < n and 0 <= cc < n]
+        if all(flat[q] == me for q in nbrs):
+            diag = [(rr, cc) for rr, cc in ((r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1))]
+            on = [rr * n + cc for rr, cc in diag if 0 <= rr < n and 0 <= cc < n]
+            bad = sum(flat[q] == opp for q in on)
+            if bad <= (0 if len(on) < 4 else 1):
+                continue                   # an own eye: never fill it
+        adj = {label[q] for q in nbrs if flat[q] != 0}
+        captured = sum(chains[k][1] for k in adj if chains[k][0] == opp and chains[k][2] == {a})
+        libs = {q for q in nbrs if flat[q] == 0}
+        for k in adj:
+            if chains[k][0] == me:
+                libs |= chains[k][2]
+        libs.discard(a)
+        in_atari = sum(chains[k][1] for k in adj if chains[k][0] == me and chains[k][2] == {a})
+        cand.append(a)
+        captures.append(captured)
+        saves.append(in_atari if (len(libs) >= 2 or captured) else 0)
+        safe.append(captured > 0 or len(libs) >= 2)
+    if not cand:
+        return st.spec.pass_action         # only pass, or only own eyes left
+    if max(captures) > 0:
+        return agent.pick(cand, captures)
+    if max(saves) > 0:
+        return agent.pick(cand, saves)
+    return agent.choice([a for a, ok in zip(cand, safe) if ok] or cand)
+
+
+# the heuristic of each game, by registry name
+HEURISTICS = {"tictactoe": tictactoe_move, "connect_four": connect_four_move, "othello": othello_move,
+              "hex": hex_move, "go": go_move}

@@ -1,10 +1,15 @@
 """MinimaxAgent: perfect play on small boards by exact alpha-beta search."""
 import numpy as np
 
+from zerogym.registry import GAMES, game_info
 from zerogym_agents._minimax import Solver
 from zerogym_agents.base import Agent, game_state
 
-SUPPORTED = ("tictactoe", "connect_four", "othello", "hex")
+
+def supported():
+    """The games exact minimax can solve: those whose GameInfo says a position's future depends on
+    the board and the player to move alone (history_free), which the transposition table needs."""
+    return tuple(game for game in GAMES if game_info(game).history_free)
 
 
 def centre_order(spec):
@@ -12,7 +17,7 @@ def centre_order(spec):
     order tried first at every node, which makes alpha-beta cut earlier."""
     h, w, _ = spec.obs_shape
     a = spec.num_actions
-    if spec.name == "connect_four":
+    if spec.action_kind == "columns":
         dist = np.abs(np.arange(a) - (w - 1) / 2)
     else:
         cells = np.arange(a)
@@ -24,8 +29,8 @@ def centre_order(spec):
 
 def check_game(name):
     """Raise ValueError unless exact minimax supports game `name`."""
-    if name not in SUPPORTED:
-        raise ValueError(f"minimax supports {', '.join(SUPPORTED)} (games whose future depends on the position "
+    if name not in supported():
+        raise ValueError(f"minimax supports {', '.join(supported())} (games whose future depends on the position "
                          f"alone); got {name!r} (Go's superko and move limit depend on the history)")
 
 

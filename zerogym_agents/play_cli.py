@@ -9,7 +9,7 @@ import json
 import os
 
 from zerogym.play import Session
-from zerogym.registry import make_state
+from zerogym.registry import GAMES, make_state
 from zerogym_agents.checkpoint import PRETRAINED_DIR, pretrained_names
 from zerogym_agents.specs import agent_from_spec, game_kwargs_for_agents, parse_kwargs
 
@@ -62,7 +62,7 @@ def add_play_parser(subparsers):
                               description="A person against an agent: type moves like D4 (a1 in Othello, "
                                           "a column number in Connect Four), or undo, hint, resign, help, "
                                           "quit.")
-    p.add_argument("game", nargs="?", help="go, othello, hex, connect_four or tictactoe")
+    p.add_argument("game", nargs="?", help=f"{', '.join(list(GAMES)[:-1])} or {list(GAMES)[-1]}")
     p.add_argument("--kwargs", nargs="*", default=[], metavar="KW",
                    help="game kwargs: key=value words or one JSON object, e.g. board_size=9 komi=7.5")
     p.add_argument("--agent", default=None,
@@ -90,7 +90,7 @@ def run_play(args, input_fn=None, print_fn=None):
             print_fn(f"pretrained:{name}  ({card.get('game', '?')}{' ' + kw if kw else ''})")
         return None
     if not args.game:
-        raise ValueError("name a game (go, othello, hex, connect_four, tictactoe), or --list")
+        raise ValueError(f"name a game ({', '.join(GAMES)}), or --list")
     try:
         game = session(args.game, args.agent, parse_kwargs(args.kwargs), args.human, args.seed, input_fn, print_fn)
         kwargs = game.kwargs

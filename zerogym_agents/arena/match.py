@@ -42,7 +42,7 @@ def random_opening(game, kwargs=None, moves=0, seed=0):
         actions = []
         while len(actions) < moves and not st.is_over():
             legal = [int(a) for a in st.legal_actions()]
-            choices = [a for a in legal if st.spec.action_name(a) != "pass"] or legal
+            choices = [a for a in legal if a != st.spec.pass_action] or legal
             actions.append(choices[rng.integers(len(choices))])
             st.step(actions[-1])
         if not st.is_over():

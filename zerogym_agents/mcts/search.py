@@ -128,8 +128,7 @@ class BatchedMCTS:
         self.virtual_loss = virtual_loss
         self.dirichlet_alpha = dirichlet_alpha
         self.epsilon = epsilon
-        passes = [a for a in range(self.num_actions) if self.spec.action_name(a) == "pass"]
-        self._core.pass_action = passes[0] if passes else -1
+        self._core.pass_action = self.spec.pass_action
         self.no_pass_before = no_pass_before
         self.seed(seed)
         G, A = self.num_games, self.num_actions

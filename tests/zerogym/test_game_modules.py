@@ -134,3 +134,28 @@ def test_every_game_module_gives_what_the_shared_code_asks(game):
     env = zerogym.make(game, **info.example.kwargs)
     assert type(env.unwrapped).__module__ == f"zerogym.envs.{game}"
     assert game_info(env.unwrapped.state.spec) is info
+
+
+@pytest.mark.parametrize("game,kw", [("go", {"board_size": 5}), ("othello", {"board_size": 6}), ("hex", {"board_size": 4}),
+                                     ("tictactoe", {})])
+def test_the_defaults_serve_a_new_game_of_cells(game, kw):
+    # a game module that sets only its name, title and example gets working coordinates, text,
+    # pictures and play lines from GameInfo's defaults
+    from zerogym import render
+    from zerogym.envs.game_info import Example, GameInfo
+
+    class Plain(GameInfo):
+        name, title, example = game, "Plain", Example(kw, "", "")
+
+    info, st = Plain(), zerogym.make_state(game, **kw)
+    while not st.is_over():
+        st.step(int(st.legal_actions()[0]))
+    spec = st.spec
+    for a in range(spec.num_actions):
+        assert info.parse_action(spec, info.format_action(spec, a)) == a
+    assert info.format_action(spec, 0) == "A1" and "a column letter" in info.input_help(spec)
+    assert render.text_board(st, **info.text_style).splitlines()[-1].endswith("game over")
+    items, background = info.scene_items(st.board(), render.last_point(st), 20.0, True, info.row0_at_bottom)
+    assert len(background) == 3 and {item[0] for item in items} >= {"rect", "disc", "text"}
+    assert info.rules_line(st).endswith(".") and info.score_lines(st)
+    assert info.player_name(0) == "black (X)" and info.swap_line("bot", spec, []) == "bot swaps."

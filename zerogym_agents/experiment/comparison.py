@@ -326,7 +326,8 @@ class Comparison:
 
     def run(self, parallel=1, final_games=None):
         """Train every run (parallel > 1: that many at a time, each in a child process on one torch
-        thread), play the references, then with final_games the round robin of the final agents.
+        thread; the comparison is pickled for them, so its log must pickle: print does, a lambda does
+        not), play the references, then with final_games the round robin of the final agents.
         Returns elo()."""
         from zerogym_agents.experiment.processes import run_children, start_function
         tasks = [f"train:{name}" for name in self.runs] + ["references"]

@@ -363,3 +363,49 @@ def test_gtp_starts_on_the_board_of_the_agents_card_and_notes_another_size(tmp_p
     assert out.returncode == 0 and " 9 . . . . . . . . . 9" in out.stdout
     assert out.stderr.strip() == ("zerogym gtp: note: pretrained:go_5x5 was trained on go board_size=5; here it plays "
                                   "board_size=9 zero-shot (its network runs on any board size)")
+
+
+# ---- stopping a training run: Ctrl-C and --max-seconds -----------------------------------------------
+TRAIN_LONG = {
+    "alphazero": ["train", "alphazero", "--game", "tictactoe", "--set", "max_steps=100000", "simulations=4",
+                  "concurrent_games=8", "batch_size=8", "min_buffer=8", "checkpoint_every=100000",
+                  'net={"blocks": 1, "channels": 4}'],
+    "pg": ["train", "pg", "--algo", "reinforce", "--game", "tictactoe", "--set", "max_steps=100000", "num_envs=4",
+           "checkpoint_every=100000", 'net={"trunk": "resnet", "blocks": 1, "channels": 4}'],
+}
+
+
+@pytest.mark.parametrize("algo", ["alphazero", "pg"])
+def test_ctrl_c_saves_a_checkpoint_that_resume_continues(tmp_path, algo):
+    import signal
+    import time
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "zerogym_agents.cli", *TRAIN_LONG[algo], "--no-progress", "--out", str(out)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not (out / "tb").exists() and time.time() < deadline:      # the run has started
+        time.sleep(0.2)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "stopping after this step to save a checkpoint" in stderr
+    saved = re.search(r"saved at step (\d+) in (\S+): the same command with --resume continues the run", stderr)
+    assert saved and saved.group(2) == str(out), stderr
+    from zerogym_agents.saved import load_card
+    step = int(saved.group(1))                      # checkpoint_every was never reached: saved on Ctrl-C
+    assert step >= 1 and load_card(str(out / "agent.pt"))["training"]["steps"] == step
+    more = zerogym(*[a if not a.startswith("max_steps=") else f"max_steps={step + 2}" for a in TRAIN_LONG[algo]],
+                   "--no-progress", "--out", out, "--resume")
+    assert more.returncode == 0, more.stderr
+    assert load_card(str(out / "agent.pt"))["training"]["steps"] == step + 2
+
+
+@pytest.mark.parametrize("algo", ["alphazero", "pg"])
+def test_max_seconds_stops_a_run_on_the_clock_with_a_checkpoint(tmp_path, algo):
+    out = tmp_path / "run"
+    done = zerogym(*TRAIN_LONG[algo], "--no-progress", "--max-seconds", "3", "--out", out)
+    assert done.returncode == 0, done.stderr
+    assert (out / "checkpoint.pt").exists() and (out / "agent.pt").exists()
+    bad = zerogym(*TRAIN_LONG[algo], "--max-seconds", "0", "--out", tmp_path / "other")
+    assert bad.returncode == 2 and "--max-seconds: must be a number of seconds > 0, got '0'" in bad.stderr

@@ -1,7 +1,7 @@
 """`zerogym train alphazero`: train from the command line, resume with --resume."""
 import os
 
-from zerogym_agents.pg.cli import add_config_arguments, add_pg_parser, config_from_args
+from zerogym_agents.pg.cli import add_config_arguments, add_pg_parser, add_run_arguments, config_from_args
 from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_folder
 
 
@@ -15,7 +15,7 @@ def add_train_parser(subparsers):
     add_config_arguments(az, AlphaZeroConfig)
     az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
     add_run_folder_arguments(az)
-    az.add_argument("--no-progress", action="store_true")
+    add_run_arguments(az)
     az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
 
@@ -31,7 +31,7 @@ def run_train_alphazero(args):
     out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
     prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)
-    trainer.run(progress=not args.no_progress)
+    trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
     print(summary_line(trainer, out))
 
 

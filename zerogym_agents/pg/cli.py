@@ -1,4 +1,5 @@
 """`zerogym train pg`: REINFORCE (± value baseline) or MaskablePPO from the command line."""
+import argparse
 import math
 import os
 
@@ -26,6 +27,24 @@ def config_from_args(config_class, args, **given):
                                     **{k: v for k, v in given.items() if v is not None})
 
 
+def add_run_arguments(parser):
+    """The options `zerogym train alphazero|pg` share about the run itself."""
+    parser.add_argument("--max-seconds", type=seconds, default=None, metavar="SECONDS",
+                        help="stop after this much wall clock, saving a checkpoint (--resume continues)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def seconds(text):
+    """An argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
 def add_pg_parser(algos):
     """Add `pg` to the `zerogym train` sub-commands (`algos`, an argparse subparsers object)."""
     from zerogym_agents.pg.config import PGConfig
@@ -38,8 +57,7 @@ def add_pg_parser(algos):
     add_config_arguments(pg, PGConfig)
     pg.add_argument("--out", default=None, help="run folder (default runs/pg-ALGO-GAME)")
     add_run_folder_arguments(pg)
-    pg.add_argument("--max-seconds", type=float, default=None, help="stop (and save) after this much wall clock")
-    pg.add_argument("--no-progress", action="store_true")
+    add_run_arguments(pg)
     pg.set_defaults(func=run_train_pg, command_name="train pg")
     return pg
 
@@ -52,8 +70,6 @@ def build_config(args):
 def run_train_pg(args):
     from zerogym_agents.pg.trainers import make_trainer
     cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
-    if args.max_seconds is not None and not args.max_seconds > 0:
-        raise ValueError(f"--max-seconds must be > 0, got {args.max_seconds}")
     out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")
     prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = make_trainer(cfg, out, resume=args.resume)

@@ -45,7 +45,7 @@ def net_logits(net, planes):
 
 
 class PolicyAgent(Agent):
-    """A policy net as a player (DESIGN 1.3): act(env) plays the argmax of the net's policy over the
+    """A policy net as a player (the agent interface): act(env) plays the argmax of the net's policy over the
     legal actions (greedy=True) or samples from it (greedy=False, seeded by `seed`).
 
     net: a zerogym_agents.nets.PolicyValueNet (the value head is not used). It reads the position

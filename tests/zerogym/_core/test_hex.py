@@ -1,6 +1,6 @@
 """Hex core: hand-built rule edge cases and property tests over random legal play.
 
-Expected values come from the rules (DESIGN.md 1.1): black (player 0) connects row 0 to row N-1,
+Expected values come from the rules (the README's rules section): black (player 0) connects row 0 to row N-1,
 white (player 1) column 0 to column N-1; neighbours of (r, c) are (r-1, c), (r-1, c+1), (r, c-1),
 (r, c+1), (r+1, c-1), (r+1, c); action N*N is the swap (second move only, swap=True), which turns
 black's stone at (r, c) into a white stone at (c, r).  A small BFS reference model below checks

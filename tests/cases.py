@@ -51,3 +51,39 @@ def peek(blob, spec, field):
     import numpy as np
     off, dtype, count = spec.layout[field]
     return np.frombuffer(blob, np.dtype(dtype), count, off).copy()
+
+
+# ---- line games (Connect Four, Tic-tac-toe / Gomoku) ------------------------------------------------
+def play_moves(state, moves):
+    """`state` after `moves`, none of them played after the end."""
+    for a in moves:
+        assert not state.is_over(), f"game ended before {a} in {moves}"
+        state.step(a)
+    return state
+
+
+def lines_of(board, k):
+    """Colours (1/2) with k or more in a row anywhere (brute force, independent of the game code)."""
+    h, w = board.shape
+    found = set()
+    for r in range(h):
+        for c in range(w):
+            v = board[r, c]
+            if not v:
+                continue
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                n, rr, cc = 0, r, c
+                while 0 <= rr < h and 0 <= cc < w and board[rr, cc] == v:
+                    n, rr, cc = n + 1, rr + dr, cc + dc
+                if n >= k:
+                    found.add(int(v))
+    return found
+
+
+def assert_won(s, winner):
+    """`s` is over, won by `winner` (0 or 1): returns, no legal move, the reason an action is refused."""
+    assert s.is_terminal() and s.is_over() and not s.is_truncated()
+    assert s.winner == winner
+    assert s.returns() == ((1.0, -1.0) if winner == 0 else (-1.0, 1.0))
+    assert s.legal_mask().sum() == 0 and len(s.legal_actions()) == 0
+    assert s.illegal_reason(0) == "the game is over"

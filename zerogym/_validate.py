@@ -4,14 +4,22 @@ import operator
 from zerogym.errors import KwargsError
 
 
+def as_int(value):
+    """operator.index(value) (one call), or None when `value` is no integer; bools (numpy's too)
+    are no integers here."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def int_arg(game, name, value, lo, hi, extra=""):
     """`value` as an int in lo..hi, or ValueError naming the game, the kwarg and the range."""
-    if isinstance(value, bool):
+    v = as_int(value)
+    if v is None:
         raise ValueError(f"{game}: {name} must be an integer in {lo}..{hi}{extra}, got {value!r}")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise ValueError(f"{game}: {name} must be an integer in {lo}..{hi}{extra}, got {value!r}") from None
     if not lo <= v <= hi:
         raise ValueError(f"{game}: {name} must be in {lo}..{hi}{extra}, got {v}")
     return v

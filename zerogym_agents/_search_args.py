@@ -11,18 +11,15 @@ import operator
 
 import numpy as np
 
+from zerogym._validate import as_int
+
 INT32_MAX = 2**31 - 1
 UINT64_MASK = 2**64 - 1
 
 
 def integer(name, value, lo, hi):
     """`value` as an int in lo..hi (bools refused)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer in {lo}..{hi}, got {value!r} ({type(value).__name__})") from None
+    v = _int(name, value, f"{lo}..{hi}")
     if not lo <= v <= hi:
         raise ValueError(f"{name} must be in {lo}..{hi}, got {v}")
     return v
@@ -30,14 +27,17 @@ def integer(name, value, lo, hi):
 
 def index(name, value, n):
     """`value` as an int in 0..n-1: TypeError if it is no integer, IndexError if out of range."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer in 0..{n - 1}, got {value!r}")
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer in 0..{n - 1}, got {value!r} ({type(value).__name__})") from None
+    v = _int(name, value, f"0..{n - 1}")
     if not 0 <= v < n:
         raise IndexError(f"{name} {v} out of range 0..{n - 1}")
+    return v
+
+
+def _int(name, value, allowed):
+    v = as_int(value)
+    if v is None:
+        kind = "" if isinstance(value, (bool, np.bool_)) else f" ({type(value).__name__})"
+        raise TypeError(f"{name} must be an integer in {allowed}, got {value!r}{kind}")
     return v
 
 

@@ -1,8 +1,8 @@
 """`zerogym train alphazero`: train from the command line, resume with --resume."""
 import os
 
-from zerogym_agents.pg.cli import add_config_arguments, add_pg_parser, add_run_arguments, config_from_args
-from zerogym_agents.run_folder import add_run_folder_arguments, prepare_run_folder
+from zerogym_agents.pg.cli import add_config_arguments, add_pg_parser, add_run_arguments, config_from_args, train
+from zerogym_agents.run_folder import add_run_folder_arguments
 
 
 def add_train_parser(subparsers):
@@ -28,10 +28,7 @@ def build_config(args):
 def run_train_alphazero(args):
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
     cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
-    out = args.out or os.path.join("runs", f"alphazero-{cfg.game}")
-    prepare_run_folder(out, resume=args.resume, force=args.force)
-    trainer = AlphaZeroTrainer(cfg, out, resume=args.resume)
-    trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+    trainer, out = train(args, cfg, os.path.join("runs", f"alphazero-{cfg.game}"), AlphaZeroTrainer)
     print(summary_line(trainer, out))
 
 

@@ -20,10 +20,10 @@ from zerogym_agents.interrupt import StopRequest, deadline as _deadline, stopped
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload
-from zerogym_agents.pg.base import draw_caption
 from zerogym_agents.pool import OpponentPool
 from zerogym_agents.saved import save_agent
 from zerogym_agents.schedule import CosineSchedule
+from zerogym_agents.training_plot import draw_caption, pool_elo_note, series, two_axes
 
 CHECKPOINT = "checkpoint.pt"
 AGENT = "agent.pt"        # the latest net as a playable agent: load_agent(path), zerogym arena --agents path
@@ -420,11 +420,6 @@ def postfix(entry):
     return out
 
 
-POOL_ELO_NOTE = ("the Elo is measured against the learner's own pool of past checkpoints, which gets stronger as "
-                 "the learner does, so it can stay flat or fall while the agent improves; absolute strength is "
-                 "measured in the arena against fixed opponents (zerogym arena, or the demo's round robin)")
-
-
 def plot_history(history, path, title=""):
     """The history as a PNG, with a caption under the panels that says what each one shows: losses,
     self-play throughput, replay-buffer fill with the learning rate, and the pool Elo at the
@@ -432,40 +427,24 @@ def plot_history(history, path, title=""):
     as well. Returns the matplotlib Figure."""
     from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
 
-    def series(key, rows=history):
-        return [np.nan if h.get(key) is None else h[key] for h in rows]
-
     steps = [h["step"] for h in history]
     rated = [h for h in history if h.get("elo") is not None]
     fig = Figure(figsize=(11, 8.4))
     (ax_loss, ax_speed), (ax_buffer, ax_elo) = fig.subplots(2, 2, sharex=True)
     for key, label in (("loss", "total"), ("policy_loss", "policy (cross-entropy)"), ("value_loss", "value")):
-        ax_loss.plot(steps, series(key), label=label, lw=1.2)
+        ax_loss.plot(steps, series(history, key), label=label, lw=1.2)
     ax_loss.set_ylim(bottom=0)
     ax_loss.set_title("training losses (mean per log interval)")
     ax_loss.legend(fontsize=8)
 
-    ax_speed.plot(steps, series("positions_per_s"), color="tab:blue", lw=1.2)
-    ax_speed.set_ylabel("positions / s", color="tab:blue")
-    ax_speed.set_ylim(bottom=0)
-    twin = ax_speed.twinx()
-    twin.plot(steps, series("games_per_s"), color="tab:orange", lw=1.0, ls="--")
-    twin.set_ylabel("games / s (dashed)", color="tab:orange")
-    twin.set_ylim(bottom=0)
-    ax_speed.set_title("self-play throughput")
-
-    if any(h.get("buffer_fill") is not None for h in history):
-        ax_buffer.plot(steps, series("buffer_fill"), color="tab:green", lw=1.5)
-    ax_buffer.set_ylim(0, 1.02)
-    ax_buffer.set_ylabel("positions held / capacity", color="tab:green")
-    twin = ax_buffer.twinx()
-    twin.plot(steps, series("lr"), color="tab:gray", lw=1.0, ls="--")
-    twin.set_ylabel("learning rate (dashed)", color="tab:gray")
-    twin.set_ylim(bottom=0)
-    ax_buffer.set_title("replay buffer fill and learning rate")
+    two_axes(ax_speed, steps, (series(history, "positions_per_s"), "positions / s"),
+             (series(history, "games_per_s"), "games / s"), "self-play throughput")
+    two_axes(ax_buffer, steps, (series(history, "buffer_fill"), "positions held / capacity"),
+             (series(history, "lr"), "learning rate"), "replay buffer fill and learning rate",
+             solid_colour="tab:green", dashed_colour="tab:gray", solid_top=1.02)
 
     if rated:
-        ax_elo.plot([h["step"] for h in rated], series("elo", rated), marker="o", color="tab:purple")
+        ax_elo.plot([h["step"] for h in rated], series(rated, "elo"), marker="o", color="tab:purple")
         ax_elo.set_ylabel("Elo in the pool")
     else:
         ax_elo.text(0.5, 0.5, "no pool Elo: this run has no tournament pool\n(pool_fraction = 0) or no "
@@ -486,7 +465,8 @@ def plot_history(history, path, title=""):
         "second of search and SGD time; games end in waves at first, as they all start together.",
         "Buffer: the replay buffer's fill (positions held / buffer_size) and the learning rate of the cosine "
         "schedule (dashed).",
-        "Pool Elo, at each checkpoint: " + POOL_ELO_NOTE + ".",
+        "Pool Elo, at each checkpoint: " + pool_elo_note("checkpoints", "zerogym arena, or the demo's round robin")
+        + ".",
     ]
     draw_caption(fig, caption, title)
     fig.savefig(path, dpi=90)

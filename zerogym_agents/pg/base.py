@@ -1,7 +1,6 @@
 """What the policy-gradient trainers share: the pool, counters, logs, the run loop and checkpoints."""
 import copy
 import os
-import textwrap
 import time
 
 import numpy as np
@@ -20,6 +19,7 @@ from zerogym_agents.pg.opponents import snapshot
 from zerogym_agents.pool import OpponentPool
 from zerogym_agents.saved import save_agent
 from zerogym_agents.schedule import CosineSchedule
+from zerogym_agents.training_plot import draw_caption, pool_elo_note, series, two_axes
 
 CHECKPOINT = "checkpoint.pt"
 AGENT = "agent.pt"          # the learner as a PolicyAgent: load_agent(path), zerogym arena --agents path
@@ -289,44 +289,29 @@ class PGTrainer(CosineSchedule):
         self._interval = self._new_interval()
 
 
-POOL_ELO_NOTE = ("the Elo is measured against the learner's own pool of past snapshots, which gets stronger as "
-                 "the learner does, so it can stay flat or fall while the agent improves; absolute strength is "
-                 "measured in the arena against fixed opponents (zerogym arena)")
-
-
 def plot_history(history, path, title=""):
     """The history as a PNG, with a caption under the panels that says what each one shows: losses
     and entropy, results against the pool, training throughput and the pool Elo, against updates.
     Returns the matplotlib Figure."""
     from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
     steps = [h["step"] for h in history]
-
-    def series(key):
-        return [np.nan if h.get(key) is None else h[key] for h in history]
-
     fig = Figure(figsize=(11, 8.2))
     (ax_loss, ax_results), (ax_speed, ax_elo) = fig.subplots(2, 2)
     for key in ("loss", "policy_loss", "value_loss", "entropy"):
         if any(h.get(key) is not None for h in history):
-            ax_loss.plot(steps, series(key), label=key, lw=1.2)
+            ax_loss.plot(steps, series(history, key), label=key, lw=1.2)
     ax_loss.set_title("losses and entropy (mean per log interval)")
     if ax_loss.lines:
         ax_loss.legend(fontsize=8)
-    ax_results.plot(steps, series("win_rate"), label="win")
-    ax_results.plot(steps, series("draw_rate"), label="draw")
+    ax_results.plot(steps, series(history, "win_rate"), label="win")
+    ax_results.plot(steps, series(history, "draw_rate"), label="draw")
     ax_results.axhline(0.5, color="0.6", lw=0.8, ls=":")
     ax_results.set_ylim(0, 1)
     ax_results.set_title("results against the pool")
     ax_results.legend(fontsize=8)
-    ax_speed.plot(steps, series("episodes_per_s"), color="tab:blue", lw=1.2)
-    ax_speed.set_ylabel("episodes / s", color="tab:blue")
-    ax_speed.set_ylim(bottom=0)
-    twin = ax_speed.twinx()
-    twin.plot(steps, series("moves_per_s"), color="tab:orange", lw=1.0, ls="--")
-    twin.set_ylabel("learner moves / s (dashed)", color="tab:orange")
-    twin.set_ylim(bottom=0)
-    ax_speed.set_title("training throughput")
-    ax_elo.plot(steps, series("elo"), marker=".", color="tab:purple")
+    two_axes(ax_speed, steps, (series(history, "episodes_per_s"), "episodes / s"),
+             (series(history, "moves_per_s"), "learner moves / s"), "training throughput")
+    ax_elo.plot(steps, series(history, "elo"), marker=".", color="tab:purple")
     ax_elo.set_ylabel("Elo in the pool")
     ax_elo.set_title("learner Elo against its own snapshot pool")
     for ax in (ax_loss, ax_results, ax_speed, ax_elo):
@@ -339,22 +324,6 @@ def plot_history(history, path, title=""):
         "Results: the share of the learner's games won and drawn against opponents drawn from its pool of past "
         "snapshots; it stays near one half when the learner only keeps pace with its past selves.",
         "Throughput: episodes (solid) and learner moves (dashed) per second of playing and learning.",
-        "Pool Elo: " + POOL_ELO_NOTE + "."], title)
+        "Pool Elo: " + pool_elo_note("snapshots") + "."], title)
     fig.savefig(path, dpi=90)
     return fig
-
-
-def draw_caption(fig, paragraphs, title="", width=160):
-    """Lay the panels of `fig` out above a caption of wrapped paragraphs, draw it, and put `title`
-    on top (the trainers' training.png)."""
-    wrapped = [textwrap.wrap(p, width) for p in paragraphs]
-    height = fig.get_figheight()
-    line, gap = 0.16 / height, 0.06 / height                 # a caption line and the gap between paragraphs
-    bottom = 0.2 / height + sum(len(w) for w in wrapped) * line + (len(wrapped) - 1) * gap
-    if title:
-        fig.suptitle(title, y=1 - 0.06 / height, va="top")
-    fig.tight_layout(rect=(0, bottom, 1, 1), h_pad=1.2)        # leaves room for the suptitle
-    y = bottom - 0.08 / height
-    for lines in wrapped:
-        fig.text(0.015, y, "\n".join(lines), ha="left", va="top", fontsize=8.5, color="0.15", linespacing=1.3)
-        y -= len(lines) * line + gap

@@ -34,6 +34,16 @@ def add_run_arguments(parser):
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def train(args, cfg, default_out, make_trainer):
+    """The run of `zerogym train alphazero|pg`: the run folder (--out, else default_out) prepared by
+    its rule, the trainer made (make_trainer(cfg, out, resume=...)) and run; returns (trainer, out)."""
+    out = args.out or default_out
+    prepare_run_folder(out, resume=args.resume, force=args.force)
+    trainer = make_trainer(cfg, out, resume=args.resume)
+    trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+    return trainer, out
+
+
 def seconds(text):
     """An argparse type: a number of seconds > 0."""
     try:
@@ -70,10 +80,7 @@ def build_config(args):
 def run_train_pg(args):
     from zerogym_agents.pg.trainers import make_trainer
     cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
-    out = args.out or os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}")
-    prepare_run_folder(out, resume=args.resume, force=args.force)
-    trainer = make_trainer(cfg, out, resume=args.resume)
-    trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+    trainer, out = train(args, cfg, os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}"), make_trainer)
     last = trainer.history[-1] if trainer.history else {}
     win = last.get("win_rate")
     win = "-" if win is None or math.isnan(win) else f"{win:.2f}"          # nan: no game finished in the interval

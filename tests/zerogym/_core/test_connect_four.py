@@ -13,47 +13,16 @@ import zerogym
 from zerogym import IllegalMoveError
 from zerogym._core.connect_four import ConnectFourState, make_spec
 
+from cases import assert_won, lines_of, play_moves
+
 
 def play(moves, **kw):
-    s = ConnectFourState(**kw)
-    for a in moves:
-        assert not s.is_over(), f"game ended before {a} in {moves}"
-        s.step(a)
-    return s
+    return play_moves(ConnectFourState(**kw), moves)
 
 
 def parse(rows):
     """Board from strings, top row first: '.' empty, 'X' first player, 'O' second."""
     return np.array([[".XO".index(ch) for ch in r] for r in rows], dtype=np.int8)
-
-
-def lines_of(board, k):
-    """Colours (1/2) that have k or more in a row anywhere: brute force over every cell and direction."""
-    h, w = board.shape
-    found = set()
-    for r in range(h):
-        for c in range(w):
-            v = board[r, c]
-            if not v:
-                continue
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                n, rr, cc = 0, r, c
-                while 0 <= rr < h and 0 <= cc < w and board[rr, cc] == v:
-                    n += 1
-                    rr += dr
-                    cc += dc
-                if n >= k:
-                    found.add(int(v))
-    return found
-
-
-def assert_won(s, winner):
-    assert s.is_terminal() and s.is_over() and not s.is_truncated()
-    assert s.winner == winner
-    assert s.returns() == ((1.0, -1.0) if winner == 0 else (-1.0, 1.0))
-    assert s.legal_mask().sum() == 0
-    assert len(s.legal_actions()) == 0
-    assert s.illegal_reason(0) == "the game is over"
 
 
 # ---- spec / metadata -----------------------------------------------------------------------------

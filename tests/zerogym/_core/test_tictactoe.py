@@ -14,6 +14,8 @@ import zerogym
 from zerogym import IllegalMoveError
 from zerogym._core.tictactoe import TicTacToeState, make_spec
 
+from cases import assert_won, lines_of, play_moves
+
 # the eight lines of the 3x3 board, listed by hand (cells r * 3 + c)
 LINES_3x3 = [(0, 1, 2), (3, 4, 5), (6, 7, 8),          # rows
              (0, 3, 6), (1, 4, 7), (2, 5, 8),          # columns
@@ -21,41 +23,11 @@ LINES_3x3 = [(0, 1, 2), (3, 4, 5), (6, 7, 8),          # rows
 
 
 def play(moves, **kw):
-    s = TicTacToeState(**kw)
-    for a in moves:
-        assert not s.is_over(), f"game ended before {a} in {moves}"
-        s.step(a)
-    return s
+    return play_moves(TicTacToeState(**kw), moves)
 
 
 def cell(r, c, n=15):
     return r * n + c
-
-
-def lines_of(board, k):
-    """Colours (1/2) with k or more in a row anywhere (brute force, independent of the game code)."""
-    h, w = board.shape
-    found = set()
-    for r in range(h):
-        for c in range(w):
-            v = board[r, c]
-            if not v:
-                continue
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                n, rr, cc = 0, r, c
-                while 0 <= rr < h and 0 <= cc < w and board[rr, cc] == v:
-                    n, rr, cc = n + 1, rr + dr, cc + dc
-                if n >= k:
-                    found.add(int(v))
-    return found
-
-
-def assert_won(s, winner):
-    assert s.is_terminal() and not s.is_truncated() and s.is_over()
-    assert s.winner == winner
-    assert s.returns() == ((1.0, -1.0) if winner == 0 else (-1.0, 1.0))
-    assert s.legal_mask().sum() == 0 and len(s.legal_actions()) == 0
-    assert s.illegal_reason(0) == "the game is over"
 
 
 # ---- metadata and kwargs --------------------------------------------------------------------------

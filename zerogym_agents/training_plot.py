@@ -1,0 +1,45 @@
+"""What the trainers' training.png panels share: series of a history, a panel with two rates on two
+axes, and the caption under the panels that says what each one shows."""
+import textwrap
+
+import numpy as np
+
+def pool_elo_note(what, arena="zerogym arena"):
+    """Why the pool Elo can fall while the learner improves (`what`: what the pool holds)."""
+    return (f"the Elo is measured against the learner's own pool of past {what}, which gets stronger as the "
+            f"learner does, so it can stay flat or fall while the agent improves; absolute strength is measured "
+            f"in the arena against fixed opponents ({arena})")
+
+
+def series(rows, key):
+    """history rows' values of `key`, NaN where missing (matplotlib leaves a gap)."""
+    return [np.nan if h.get(key) is None else h[key] for h in rows]
+
+
+def two_axes(ax, steps, solid, dashed, title, solid_colour="tab:blue", dashed_colour="tab:orange", solid_top=None):
+    """A panel of two series on their own y axes: `solid` = (values, label) on the left, `dashed`
+    on the right (its label says "dashed"); both start at 0 (`solid_top`: the left axis' top)."""
+    ax.plot(steps, solid[0], color=solid_colour, lw=1.2)
+    ax.set_ylabel(solid[1], color=solid_colour)
+    ax.set_ylim(0, solid_top)
+    twin = ax.twinx()
+    twin.plot(steps, dashed[0], color=dashed_colour, lw=1.0, ls="--")
+    twin.set_ylabel(f"{dashed[1]} (dashed)", color=dashed_colour)
+    twin.set_ylim(bottom=0)
+    ax.set_title(title)
+
+
+def draw_caption(fig, paragraphs, title="", width=160):
+    """Lay the panels of `fig` out above a caption of wrapped paragraphs, draw it, and put `title`
+    on top (the trainers' training.png)."""
+    wrapped = [textwrap.wrap(p, width) for p in paragraphs]
+    height = fig.get_figheight()
+    line, gap = 0.16 / height, 0.06 / height                 # a caption line and the gap between paragraphs
+    bottom = 0.2 / height + sum(len(w) for w in wrapped) * line + (len(wrapped) - 1) * gap
+    if title:
+        fig.suptitle(title, y=1 - 0.06 / height, va="top")
+    fig.tight_layout(rect=(0, bottom, 1, 1), h_pad=1.2)        # leaves room for the suptitle
+    y = bottom - 0.08 / height
+    for lines in wrapped:
+        fig.text(0.015, y, "\n".join(lines), ha="left", va="top", fontsize=8.5, color="0.15", linespacing=1.3)
+        y -= len(lines) * line + gap

@@ -10,10 +10,11 @@ from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
-                                 REASON_OK, REASON_GAME, RUNNING, BLOB_OK, BLOB_TO_PLAY, BLOB_MOVES,
-                                 BLOB_LAST_ACTION, BLOB_HASH, BLOB_CELL, BLOB_GAME)
-from zerogym._core.lines cimport makes_line, check_outcome
+from zerogym._core.game cimport (Header, header, align8, check_header, start, played, mask_over, set_shape,
+                                 set_rules, REASON_OK, REASON_GAME, BLOB_OK, BLOB_LAST_ACTION, BLOB_HASH,
+                                 BLOB_GAME)
+from zerogym._core.common cimport cell_key, board_hash, scan_board, check_turns, observe_pieces
+from zerogym._core.lines cimport end_on_line, check_outcome
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -25,6 +26,8 @@ cdef enum:
     FULL = REASON_GAME
     BAD_HEIGHTS = BLOB_GAME
     MAX_CELLS = 625           # 25 x 25
+
+cdef uint64_t SALT = 0xC4C4C4C400000000ULL
 
 ctypedef struct Params:
     int rows
@@ -44,21 +47,11 @@ cdef inline int8_t* heights_of(const Params* p, char* s) noexcept nogil:
     return <int8_t*> (s + p.off_heights)
 
 
-cdef inline uint64_t key(int cell, int player) noexcept nogil:
-    return splitmix64(<uint64_t> (cell * 2 + player) + <uint64_t> 0xC4C4C4C400000000ULL)
-
-
 cdef void reset(const void* pp, char* s) noexcept nogil:
     cdef const Params* p = <const Params*> pp
-    cdef Header* h = header(s)
     # the whole blob, padding included, so that equal positions are equal bytes (== is memcmp)
     memset(s, 0, p.nbytes)
-    h.hash = 0
-    h.to_play = 0
-    h.status = RUNNING
-    h.winner = -1
-    h.moves = 0
-    h.last_action = -1
+    start(header(s), 0)
 
 
 cdef int check(const void* pp, char* s, int a) noexcept nogil:
@@ -74,26 +67,18 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     cdef int me = h.to_play, c = a
     cdef int r = p.rows - 1 - hts[c]
     cdef int cell = r * p.cols + c
-    cdef int8_t v = <int8_t> (me + 1)
-    b[cell] = v
+    b[cell] = <int8_t> (me + 1)
     hts[c] += 1
-    h.hash ^= key(cell, me)
-    h.moves += 1
-    h.last_action = a
-    h.to_play = 1 - me
-    # only lines through the new piece can be new
-    if makes_line(b, p.rows, p.cols, r, c, p.k):
-        finish(h, me)
-    elif h.moves == p.cells:
-        finish(h, -1)
+    h.hash ^= cell_key(cell, me, SALT)
+    played(h, a)
+    end_on_line(h, b, p.rows, p.cols, r, c, p.k)
 
 
 cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
     cdef const Params* p = <const Params*> pp
     cdef int8_t* hts = heights_of(p, s)
     cdef int c, n = 0
-    if header(s).status != RUNNING:
-        memset(mask, 0, p.cols)
+    if mask_over(header(s), mask, p.cols):
         return 0
     for c in range(p.cols):
         mask[c] = hts[c] < p.rows
@@ -103,14 +88,7 @@ cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
 
 cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nogil:
     cdef const Params* p = <const Params*> pp
-    cdef int8_t* b = board_of(p, s)
-    cdef int i
-    cdef int8_t mine = <int8_t> (player + 1), other = <int8_t> (2 - player), x
-    for i in range(p.cells):
-        x = b[i]
-        out[3 * i] = x == mine
-        out[3 * i + 1] = x == other
-        out[3 * i + 2] = 1
+    observe_pieces(board_of(p, s), p.cells, player, out)
 
 
 cdef int validate(const void* pp, char* s) noexcept nogil:
@@ -119,28 +97,23 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int8_t* b = board_of(p, s)
     cdef int8_t* hts = heights_of(p, s)
     cdef int8_t tmp[MAX_CELLS]
-    cdef int r, c, i, n1 = 0, n2 = 0
+    cdef int r, c
+    cdef int count[2]
     cdef uint64_t hv = 0
     cdef int code = check_header(h, p.cols, p.cells)
+    if code == BLOB_OK:
+        code = scan_board(b, p.cells, SALT, &hv, count)
     if code != BLOB_OK:
         return code
-    for i in range(p.cells):
-        if b[i] < 0 or b[i] > 2:
-            return BLOB_CELL
-        if b[i]:
-            hv ^= key(i, b[i] - 1)
-            n1 += b[i] == 1
-            n2 += b[i] == 2
     for c in range(p.cols):
         if hts[c] < 0 or hts[c] > p.rows:
             return BAD_HEIGHTS
         for r in range(p.rows):          # pieces fill the bottom hts[c] cells, nothing above
             if (b[r * p.cols + c] != 0) != (r >= p.rows - hts[c]):
                 return BAD_HEIGHTS
-    if h.moves != n1 + n2 or n1 != n2 + h.moves % 2:
-        return BLOB_MOVES
-    if h.to_play != h.moves % 2:
-        return BLOB_TO_PLAY
+    code = check_turns(h, count)
+    if code != BLOB_OK:
+        return code
     if h.hash != hv:
         return BLOB_HASH
     c = h.last_action
@@ -177,18 +150,9 @@ def make_spec(rows=6, cols=7, connect=4):
     p.rows, p.cols, p.k, p.cells = nr, nc, k, nr * nc
     p.off_board = align8(sizeof(Header))
     p.off_heights = align8(p.off_board + p.cells)
-    spec.d.num_actions = nc
-    spec.d.height = nr
-    spec.d.width = nc
-    spec.d.planes = 3
     p.nbytes = align8(p.off_heights + nc)
-    spec.d.state_bytes = p.nbytes
-    spec.d.reset = reset
-    spec.d.check = check
-    spec.d.apply = apply
-    spec.d.legal = legal
-    spec.d.observe = observe
-    spec.d.validate = validate
+    set_shape(&spec.d, nc, nr, nc, 3, p.nbytes)
+    set_rules(&spec.d, reset, check, apply, legal, observe, validate)
     spec.describe("connect_four", {"rows": nr, "cols": nc, "connect": k}, ("player_0", "player_1"),
                   REASONS, PLANES, SYMMETRIES, _column_name, action_kind="columns", blob_errors=BLOB_ERRORS,
                   layout={"board": (p.off_board, "i1", p.cells), "heights": (p.off_heights, "i1", nc)})
@@ -225,10 +189,4 @@ cdef class ConnectFourState(State):
     def recompute_hash(self):
         """The Zobrist hash computed from scratch from the pieces on the board (for tests)."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t* b = board_of(p, self.s)
-        cdef uint64_t h = 0
-        cdef int i
-        for i in range(p.cells):
-            if b[i] != 0:
-                h ^= key(i, b[i] - 1)
-        return h
+        return board_hash(board_of(p, self.s), p.cells, SALT)

@@ -5,6 +5,7 @@
 # memcpy, a batch of N games is N blobs end to end, and generic compiled code (the State
 # class, the batched stepper, tree search) drives every game through the GameDef table.
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+from libc.string cimport memset
 
 cdef enum:
     # reasons returned by GameDef.check; games number their own reasons from REASON_GAME
@@ -114,3 +115,48 @@ cdef inline void finish(Header* h, int winner) noexcept nogil:
     # mark the game over: winner 0/1, or -1 for a draw
     h.status = TERMINAL
     h.winner = winner
+
+
+cdef inline void start(Header* h, uint64_t hash) noexcept nogil:
+    # the Header of a start position: first player to move, nothing played, running
+    h.hash = hash
+    h.to_play = 0
+    h.status = RUNNING
+    h.winner = -1
+    h.moves = 0
+    h.last_action = -1
+
+
+cdef inline void played(Header* h, int a) noexcept nogil:
+    # count action a as played and pass the turn; the hash and the outcome are the game's to update
+    h.moves += 1
+    h.last_action = a
+    h.to_play = 1 - h.to_play
+
+
+cdef inline bint mask_over(const Header* h, int8_t* mask, int num_actions) noexcept nogil:
+    # legal's first step: once the game is over no action is legal (mask cleared, True returned)
+    if h.status != RUNNING:
+        memset(mask, 0, num_actions)
+        return True
+    return False
+
+
+cdef inline void set_shape(GameDef* d, int num_actions, int height, int width, int planes,
+                           Py_ssize_t state_bytes) noexcept nogil:
+    d.num_actions = num_actions
+    d.height = height
+    d.width = width
+    d.planes = planes
+    d.state_bytes = state_bytes
+
+
+cdef inline void set_rules(GameDef* d, reset_fn reset, check_fn check, apply_fn apply, legal_fn legal,
+                           observe_fn observe, validate_fn validate) noexcept nogil:
+    # the game's rule functions (observe_mover, optional, is set apart)
+    d.reset = reset
+    d.check = check
+    d.apply = apply
+    d.legal = legal
+    d.observe = observe
+    d.validate = validate

@@ -1,7 +1,7 @@
 # k-in-a-row detection shared by Tic-tac-toe/Gomoku and Connect Four.
 from libc.stdint cimport int8_t
 
-from zerogym._core.game cimport (Header, BLOB_OK, BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION,
+from zerogym._core.game cimport (Header, finish, BLOB_OK, BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION,
                                  RUNNING, TERMINAL, TRUNCATED)
 
 
@@ -24,6 +24,15 @@ cdef inline bint makes_line(const int8_t* b, int rows, int cols, int r, int c, i
             1 + run_length(b, rows, cols, r, c, 1, 0) + run_length(b, rows, cols, r, c, -1, 0) >= k or
             1 + run_length(b, rows, cols, r, c, 1, 1) + run_length(b, rows, cols, r, c, -1, -1) >= k or
             1 + run_length(b, rows, cols, r, c, 1, -1) + run_length(b, rows, cols, r, c, -1, 1) >= k)
+
+
+cdef inline void end_on_line(Header* h, const int8_t* b, int rows, int cols, int r, int c, int k) noexcept nogil:
+    # after a piece went to (r, c) and h counts the move: a line through it wins for its player,
+    # else a full board draws (only lines through the new piece can be new)
+    if makes_line(b, rows, cols, r, c, k):
+        finish(h, 1 - h.to_play)
+    elif h.moves == rows * cols:
+        finish(h, -1)
 
 
 cdef inline bint has_line(const int8_t* b, int rows, int cols, int k, int8_t v) noexcept nogil:

@@ -19,10 +19,11 @@ from libc.stdint cimport int8_t, int16_t, uint64_t
 from libc.string cimport memset
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
-                                 REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK, BLOB_TO_PLAY,
-                                 BLOB_STATUS, BLOB_WINNER, BLOB_MOVES, BLOB_LAST_ACTION, BLOB_HASH,
-                                 BLOB_CELL, BLOB_GAME)
+from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
+                                 mask_over, set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL,
+                                 BLOB_OK, BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_MOVES,
+                                 BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
+from zerogym._core.common cimport cell_key, board_hash, scan_board, empty_mask
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
@@ -45,7 +46,7 @@ ctypedef struct Params:
     int n
     int cells              # N*N; also the swap action and the TOP node
     int swap               # 1 if the pie rule is on
-    int top
+    int top                # the edge nodes; a player's two are edge(p, player) and edge(p, player) + 1
     int bottom
     int left
     int right
@@ -62,13 +63,15 @@ cdef inline int16_t* parent_of(const Params* p, char* s) noexcept nogil:
     return <int16_t*> (s + p.off_parent)
 
 
-cdef inline uint64_t key(int cell, int player) noexcept nogil:
-    return splitmix64(<uint64_t> (cell * 2 + player) + <uint64_t> SALT)
-
-
 cdef inline uint64_t side_key() noexcept nogil:
     # an index past every (cell, colour) key
     return splitmix64(<uint64_t> (2 * MAX_CELLS + 7) + <uint64_t> SALT)
+
+
+cdef inline int edge(const Params* p, int player) noexcept nogil:
+    # the first of the two edge nodes `player` joins: TOP (then BOTTOM) for black, LEFT (then
+    # RIGHT) for white
+    return p.top + 2 * player
 
 
 cdef inline int find_mut(int16_t* par, int x) noexcept nogil:
@@ -102,12 +105,7 @@ cdef void reset(const void* pp, char* s) noexcept nogil:
     cdef int i
     # the whole blob, padding included, so that equal positions have equal bytes (memcmp, pickle)
     memset(s, 0, p.state_bytes)
-    h.hash = 0
-    h.to_play = 0
-    h.status = RUNNING
-    h.winner = -1
-    h.moves = 0
-    h.last_action = -1
+    start(h, 0)
     for i in range(p.cells + 4):
         par[i] = <int16_t> i
 
@@ -124,7 +122,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     cdef Header* h = header(s)
     cdef int8_t* b = board_of(p, s)
     cdef int16_t* par = parent_of(p, s)
-    cdef int me = h.to_play, n = p.n, i, a0, r, c, t
+    cdef int me = h.to_play, n = p.n, i, a0, r, c, t, x, e
     cdef int8_t v = <int8_t> (me + 1)
     if a == p.cells:
         # swap: black's only stone at (r, c) becomes a white stone at (c, r)
@@ -134,7 +132,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
         t = c * n + r
         b[a0] = 0
         b[t] = 2
-        h.hash ^= key(a0, 0) ^ key(t, 1)
+        h.hash ^= cell_key(a0, 0, SALT) ^ cell_key(t, 1, SALT)
         for i in range(p.cells + 4):
             par[i] = <int16_t> i
         if r == 0:                 # the white stone's column is r
@@ -145,7 +143,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
         r = a // n
         c = a % n
         b[a] = v
-        h.hash ^= key(a, me)
+        h.hash ^= cell_key(a, me, SALT)
         if r > 0:
             if b[a - n] == v:
                 link(par, a, a - n)
@@ -160,36 +158,25 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
                 link(par, a, a + n)
             if c > 0 and b[a + n - 1] == v:
                 link(par, a, a + n - 1)
-        if me == 0:
-            if r == 0:
-                link(par, a, p.top)
-            if r == n - 1:
-                link(par, a, p.bottom)
-            if find_mut(par, p.top) == find_mut(par, p.bottom):
-                finish(h, 0)
-        else:
-            if c == 0:
-                link(par, a, p.left)
-            if c == n - 1:
-                link(par, a, p.right)
-            if find_mut(par, p.left) == find_mut(par, p.right):
-                finish(h, 1)
+        # black joins its edges across the rows, white across the columns
+        x = r if me == 0 else c
+        e = edge(p, me)
+        if x == 0:
+            link(par, a, e)
+        if x == n - 1:
+            link(par, a, e + 1)
+        if find_mut(par, e) == find_mut(par, e + 1):
+            finish(h, me)
     h.hash ^= side_key()
-    h.moves += 1
-    h.last_action = a
-    h.to_play = 1 - me
+    played(h, a)
 
 
 cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
     cdef const Params* p = <const Params*> pp
-    cdef int8_t* b = board_of(p, s)
-    cdef int i, k = 0
-    if header(s).status != RUNNING:
-        memset(mask, 0, p.cells + 1)
+    cdef int k
+    if mask_over(header(s), mask, p.cells + 1):
         return 0
-    for i in range(p.cells):
-        mask[i] = b[i] == 0
-        k += mask[i]
+    k = empty_mask(board_of(p, s), p.cells, mask)
     mask[p.cells] = p.swap != 0 and header(s).moves == 1
     return k + mask[p.cells]
 
@@ -218,7 +205,7 @@ cdef int ref_find(int16_t* par, int x) noexcept nogil:
 cdef void groups(const Params* p, const int8_t* b, int skip, int16_t* ref) noexcept nogil:
     # ref: a fresh union-find of the stones' groups and the edge nodes, built from the board alone
     # (the cell `skip` counted as empty; -1 for none)
-    cdef int a, r, c, n = p.n, ra, rb, j
+    cdef int a, r, c, n = p.n, ra, rb, j, x, e
     cdef int nb[3]
     for a in range(p.cells + 4):
         ref[a] = <int16_t> a
@@ -235,22 +222,16 @@ cdef void groups(const Params* p, const int8_t* b, int skip, int16_t* ref) noexc
                 ra = ref_find(ref, a)
                 rb = ref_find(ref, nb[j])
                 ref[ra] = <int16_t> rb
-        if b[a] == 1:
-            if r == 0:
-                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.top)
-            if r == n - 1:
-                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.bottom)
-        else:
-            if c == 0:
-                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.left)
-            if c == n - 1:
-                ref[ref_find(ref, a)] = <int16_t> ref_find(ref, p.right)
+        x = r if b[a] == 1 else c
+        e = edge(p, b[a] - 1)
+        if x == 0:
+            ref[ref_find(ref, a)] = <int16_t> ref_find(ref, e)
+        if x == n - 1:
+            ref[ref_find(ref, a)] = <int16_t> ref_find(ref, e + 1)
 
 
 cdef inline int connected(const Params* p, int16_t* ref, int player) noexcept nogil:
-    if player == 0:
-        return ref_find(ref, p.top) == ref_find(ref, p.bottom)
-    return ref_find(ref, p.left) == ref_find(ref, p.right)
+    return ref_find(ref, edge(p, player)) == ref_find(ref, edge(p, player) + 1)
 
 
 cdef int validate(const void* pp, char* s) noexcept nogil:
@@ -262,20 +243,18 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int16_t root[MAX_CELLS + 4]
     cdef int16_t owner[MAX_CELLS + 4]       # ref group -> the blob's root for it
     cdef int16_t group[MAX_CELLS + 4]       # the blob's root -> ref group
-    cdef int i, x, steps, g, nodes = p.cells + 4, m, la, cb = 0, cw = 0, w
+    cdef int i, x, steps, g, nodes = p.cells + 4, m, la, cb, cw, w
+    cdef int count[2]
     cdef uint64_t hv = 0
     cdef int code = check_header(h, p.cells + 1, p.cells + 1)
+    if code == BLOB_OK:
+        code = scan_board(b, p.cells, SALT, &hv, count)
     if code != BLOB_OK:
         return code
     m = h.moves
     la = h.last_action
-    for i in range(p.cells):
-        if b[i] < 0 or b[i] > 2:
-            return BLOB_CELL
-        if b[i]:
-            hv ^= key(i, b[i] - 1)
-            cb += b[i] == 1
-            cw += b[i] == 2
+    cb = count[0]
+    cw = count[1]
     if h.to_play != m % 2:
         return BLOB_TO_PLAY
     if h.hash != (hv ^ side_key() if h.to_play == 1 else hv):
@@ -348,17 +327,9 @@ def make_spec(board_size=11, swap=True):
     p.top, p.bottom, p.left, p.right = n * n, n * n + 1, n * n + 2, n * n + 3
     p.off_board = align8(sizeof(Header))
     p.off_parent = align8(p.off_board + p.cells)
-    spec.d.num_actions = n * n + 1
-    spec.d.height = spec.d.width = n
-    spec.d.planes = 4
-    spec.d.state_bytes = align8(p.off_parent + (p.cells + 4) * sizeof(int16_t))
-    p.state_bytes = spec.d.state_bytes
-    spec.d.reset = reset
-    spec.d.check = check
-    spec.d.apply = apply
-    spec.d.legal = legal
-    spec.d.observe = observe
-    spec.d.validate = validate
+    p.state_bytes = align8(p.off_parent + (p.cells + 4) * sizeof(int16_t))
+    set_shape(&spec.d, n * n + 1, n, n, 4, p.state_bytes)
+    set_rules(&spec.d, reset, check, apply, legal, observe, validate)
     spec.describe("hex", {"board_size": n, "swap": sw}, ("black_0", "white_0"), REASONS, PLANES, SYMMETRIES,
                   lambda a: "swap" if a == n * n else point_name(a // n, a % n), blob_errors=BLOB_ERRORS,
                   layout={"board": (p.off_board, "i1", p.cells), "parent": (p.off_parent, "i2", p.cells + 4)},
@@ -387,12 +358,7 @@ cdef class HexState(State):
     def recompute_hash(self):
         """The Zobrist hash computed from scratch from the board and the player to move."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t* b = board_of(p, self.s)
-        cdef uint64_t hsh = 0
-        cdef int i
-        for i in range(p.cells):
-            if b[i] != 0:
-                hsh ^= key(i, b[i] - 1)
+        cdef uint64_t hsh = board_hash(board_of(p, self.s), p.cells, SALT)
         if header(self.s).to_play == 1:
             hsh ^= side_key()
         return hsh

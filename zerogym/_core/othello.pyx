@@ -18,9 +18,10 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.string cimport memset, memcpy
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
-                                 REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK, BLOB_STATUS,
-                                 BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH, BLOB_CELL, BLOB_GAME)
+from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
+                                 set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK,
+                                 BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
+from zerogym._core.common cimport cell_key, board_hash, scan_board, observe_pieces
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -250,12 +251,7 @@ cdef void reset(const void* pp, char* s) noexcept nogil:
     colour[2] = 1
     colour[3] = 1
     memset(s, 0, p.state_bytes)            # padding too: equal positions are equal blobs
-    h.hash = 0
-    h.to_play = 0
-    h.status = RUNNING
-    h.winner = -1
-    h.moves = 0
-    h.last_action = -1
+    start(h, 0)
     for i in range(4):
         b[cells[i]] = colour[i]
         h.hash ^= p.keys[cells[i]][colour[i] - 1]
@@ -286,9 +282,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     cdef int me = h.to_play, i, d, k, st, nflip = 0, c
     cdef int8_t v = <int8_t> (me + 1), o = <int8_t> (2 - me)
     cdef uint64_t mv, flips
-    h.moves += 1
-    h.last_action = a
-    h.to_play = 1 - me
+    played(h, a)
     h.hash ^= p.side_key
     if a != p.cells:
         b[a] = v
@@ -346,20 +340,7 @@ cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
 
 cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nogil:
     cdef const Params* p = <const Params*> pp
-    cdef int8_t* b = board_of(p, s)
-    cdef int i
-    cdef int8_t own[3]
-    cdef int8_t opp[3]
-    own[0] = 0
-    own[1] = player == 0
-    own[2] = player == 1
-    opp[0] = 0
-    opp[1] = player == 1
-    opp[2] = player == 0
-    for i in range(p.cells):
-        out[3 * i] = own[b[i]]
-        out[3 * i + 1] = opp[b[i]]
-        out[3 * i + 2] = 1
+    observe_pieces(board_of(p, s), p.cells, player, out)
 
 
 cdef int validate(const void* pp, char* s) noexcept nogil:
@@ -374,17 +355,14 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef uint64_t hv = 0
     cdef int i, n, other, count[2]
     cdef int code = check_header(h, p.cells + 1, 2 * p.cells + 1)
+    if code == BLOB_OK:
+        code = scan_board(b, p.cells, SALT, &hv, count)
     if code != BLOB_OK:
         return code
-    count[0] = count[1] = 0
     bb[0] = bb[1] = 0
-    for i in range(p.cells):
-        if b[i] < 0 or b[i] > 2:
-            return BLOB_CELL
-        if b[i]:
-            hv ^= p.keys[i][b[i] - 1]
-            count[b[i] - 1] += 1
-            if p.bitboard:
+    if p.bitboard:
+        for i in range(p.cells):
+            if b[i]:
                 bb[b[i] - 1] |= (<uint64_t> 1) << ((i // p.n) * 8 + i % p.n)
     if h.hash != (hv ^ p.side_key if h.to_play == 1 else hv):
         return BLOB_HASH
@@ -457,8 +435,8 @@ def make_spec(board_size=8):
                 p.valid |= (<uint64_t> 1) << (r * 8 + c)
     p.side_key = splitmix64(SALT + <uint64_t> 0xFFFF)
     for i in range(n * n):
-        p.keys[i][0] = splitmix64(SALT + <uint64_t> (2 * i))
-        p.keys[i][1] = splitmix64(SALT + <uint64_t> (2 * i + 1))
+        p.keys[i][0] = cell_key(i, 0, SALT)
+        p.keys[i][1] = cell_key(i, 1, SALT)
         p.flip_keys[i] = p.keys[i][0] ^ p.keys[i][1]
         r, c = divmod(i, n)
         for d in range(8):
@@ -473,17 +451,9 @@ def make_spec(board_size=8):
         p.delta[d] = DR[d] * n + DC[d]
     p.off_board = align8(sizeof(Header))
     p.off_extra = align8(p.off_board + p.cells)
-    spec.d.num_actions = n * n + 1
-    spec.d.height = spec.d.width = n
-    spec.d.planes = 3
     p.state_bytes = align8(p.off_extra + sizeof(Extra))
-    spec.d.state_bytes = p.state_bytes
-    spec.d.reset = reset
-    spec.d.check = check
-    spec.d.apply = apply
-    spec.d.legal = legal
-    spec.d.observe = observe
-    spec.d.validate = validate
+    set_shape(&spec.d, n * n + 1, n, n, 3, p.state_bytes)
+    set_rules(&spec.d, reset, check, apply, legal, observe, validate)
     spec.describe("othello", {"board_size": n}, ("black_0", "white_0"), REASONS, PLANES, DIHEDRAL,
                   action_namer(n), blob_errors=BLOB_ERRORS, layout=_layout(p), pass_action=n * n)
     return spec
@@ -517,12 +487,7 @@ cdef class OthelloState(State):
     def recompute_hash(self):
         """The Zobrist hash computed from scratch (discs and side to move); equals .hash."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t* b = board_of(p, self.s)
-        cdef uint64_t hv = 0
-        cdef int i
-        for i in range(p.cells):
-            if b[i]:
-                hv ^= p.keys[i][b[i] - 1]
+        cdef uint64_t hv = board_hash(board_of(p, self.s), p.cells, SALT)
         if header(self.s).to_play == 1:
             hv ^= p.side_key
         return hv
@@ -546,11 +511,8 @@ cdef class OthelloState(State):
         cdef int i
         memset(self.s, 0, self.g.state_bytes)
         memcpy(b, &flat[0], p.cells)
+        start(h, 0)
         h.to_play = to_play
-        h.status = RUNNING
-        h.winner = -1
-        h.moves = 0
-        h.last_action = -1
         for i in range(p.cells):
             if b[i]:
                 x.count[b[i] - 1] += 1

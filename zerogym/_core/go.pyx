@@ -34,8 +34,8 @@ import numbers
 
 import numpy as np
 
-from zerogym._core.game cimport (GameDef, Header, header, align8, splitmix64, finish, check_header,
-                                 REASON_OK, REASON_GAME, RUNNING, TERMINAL, TRUNCATED, BLOB_OK,
+from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
+                                 mask_over, set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, TRUNCATED, BLOB_OK,
                                  BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH,
                                  BLOB_CELL, BLOB_GAME)
 from zerogym._core.spec cimport GameSpec
@@ -226,17 +226,12 @@ cdef void reset(const void* pp, char* s) noexcept nogil:
     cdef int r, c
     memset(s, 0, p.nbytes)      # every byte, alignment gaps included: equal positions compare equal
     view(p, s, &g)
-    g.h.to_play = 0
-    g.h.status = RUNNING
-    g.h.winner = -1
-    g.h.moves = 0
-    g.h.last_action = -1
     g.x.bhash = k_board()
     g.x.ko = -1
     g.x.passes = 0
     g.x.nblack = 0
     g.x.nwhite = 0
-    g.h.hash = g.x.bhash
+    start(g.h, g.x.bhash)
     memset(g.b, EDGE, p.npad)
     for r in range(p.n):
         for c in range(p.n):
@@ -428,8 +423,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     cdef double score
     view(p, s, &g)
     me = g.h.to_play
-    g.h.moves += 1
-    g.h.last_action = a
+    played(g.h, a)
     if a == p.cells:
         g.x.passes += 1
         g.x.ko = -1                       # board unchanged: already in the superko set
@@ -485,7 +479,6 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
             if set_add(p, g.tab, g.x.bhash):
                 bloom_add(g.x, g.x.bhash)
                 g.seen[g.x.nblack + g.x.nwhite] += 1
-    g.h.to_play = 1 - me
     g.h.hash = g.x.bhash ^ (k_white() if g.h.to_play == 1 else 0)
     if g.x.passes >= 2:
         score = score_of(p, s)
@@ -760,8 +753,7 @@ cdef int scan(const Params* p, Go* g, int8_t* mask, int8_t* out) noexcept nogil:
 cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
     cdef const Params* p = <const Params*> pp
     cdef Go g
-    if header(s).status != RUNNING:
-        memset(mask, 0, p.cells + 1)
+    if mask_over(header(s), mask, p.cells + 1):
         return 0
     view(p, s, &g)
     return scan(p, &g, mask, NULL)
@@ -879,18 +871,10 @@ def make_spec(board_size=19, komi=7.5, superko="positional", max_moves=None):
     p.off_zx = align8(p.off_chain + p.npad * sizeof(Chain))
     p.off_seen = align8(p.off_zx + p.npad * sizeof(uint64_t))
     p.off_set = align8(p.off_seen + ((p.cells + 1) * sizeof(int32_t) if cap else 0))
-    spec.d.num_actions = n * n + 1
-    spec.d.height = spec.d.width = n
-    spec.d.planes = PLANES_N
-    spec.d.state_bytes = align8(p.off_set + cap * sizeof(uint64_t))
-    p.nbytes = spec.d.state_bytes
-    spec.d.reset = reset
-    spec.d.check = check
-    spec.d.apply = apply
-    spec.d.legal = legal
-    spec.d.observe = observe
+    p.nbytes = align8(p.off_set + cap * sizeof(uint64_t))
+    set_shape(&spec.d, n * n + 1, n, n, PLANES_N, p.nbytes)
+    set_rules(&spec.d, reset, check, apply, legal, observe, validate)
     spec.d.observe_mover = observe_mover
-    spec.d.validate = validate
     cells = n * n
     spec.describe("go", {"board_size": n, "komi": k, "superko": sk, "max_moves": mm}, ("black_0", "white_0"),
                   REASONS, PLANES, DIHEDRAL, lambda a: "pass" if a == cells else point_name(a // n, a % n),

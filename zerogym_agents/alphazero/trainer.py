@@ -6,7 +6,6 @@ import time
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
@@ -16,7 +15,6 @@ from zerogym_agents.checkpoint import (
 from zerogym_agents.file_checks import (
     Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict, Str,
     Tensor, TorchRngState, check)
-from zerogym_agents.interrupt import StopRequest, deadline as _deadline, stopped
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload
@@ -237,39 +235,21 @@ class AlphaZeroTrainer(CosineSchedule):
         self.net.eval()
 
     # ---- the run ------------------------------------------------------------------------------
-    def run(self, progress=True, stop_at=None, max_seconds=None):
-        """Train until max_steps search steps, or stop_at (to interrupt a run), or when max_seconds of
-        wall clock have passed (checked after each step; the run then saves); returns self.history.
-        A history entry (and TensorBoard scalars) every log_every steps, a checkpoint every
-        checkpoint_every steps and at max_steps; the bar's postfix follows the entries. Ctrl-C stops
-        after the step in progress, saves, then raises KeyboardInterrupt (see interrupt.StopRequest)."""
-        cfg = self.cfg
-        deadline = _deadline(max_seconds)
-        end = cfg.max_steps if stop_at is None else min(stop_at, cfg.max_steps)
-        bar = tqdm(total=cfg.max_steps, initial=self.step, desc=f"alphazero {cfg.game}", unit="step",
-                   disable=not progress)
-        with StopRequest() as stop:
-            while self.step < end:
-                t0 = time.perf_counter()
-                self.self_play_step()
-                self.train_some()
-                self._work_seconds += time.perf_counter() - t0
-                bar.update(1)
-                halt = stop.requested or (deadline is not None and time.perf_counter() >= deadline)
-                if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps or halt:
-                    self.save()                 # logs an entry first
-                elif self.step % cfg.log_every == 0:
-                    self._log()
-                else:
-                    continue
-                bar.set_postfix(postfix(self.history[-1]), refresh=False)
-                if halt:
-                    break
-        bar.close()
-        if self.writer:
-            self.writer.flush()
-        stopped(stop, self.step, self.out)
-        return self.history
+    unit = "step"
+
+    def run_name(self):
+        return f"alphazero {self.cfg.game}"
+
+    def train_step(self):
+        """One search step of every self-play game, then up to max_train_per_step SGD steps."""
+        t0 = time.perf_counter()
+        self.self_play_step()
+        self.train_some()
+        self._work_seconds += time.perf_counter() - t0
+
+    @staticmethod
+    def postfix(entry):
+        return postfix(entry)
 
     def _log(self, checkpoint=False):
         """Close the log interval: append a history entry and write its numbers to TensorBoard. At a

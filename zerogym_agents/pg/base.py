@@ -5,13 +5,11 @@ import time
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from zerogym_agents.checkpoint import (
     CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
 from zerogym_agents.file_checks import (
     Config, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
-from zerogym_agents.interrupt import StopRequest, deadline as _deadline, stopped
 from zerogym_agents.nets import net_from_payload, net_payload
 from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
 from zerogym_agents.pg.config import PGConfig
@@ -156,37 +154,21 @@ class PGTrainer(CosineSchedule):
                 "pool_elo": float(self.pool.learner_elo)}
 
     # ---- the run --------------------------------------------------------------------------------
-    def run(self, progress=True, stop_at=None, max_seconds=None):
-        """Train until max_steps updates, or stop_at (to interrupt a run), or when max_seconds of wall
-        clock have passed (checked after each update; the run then saves a checkpoint). Returns history."""
-        cfg = self.cfg
-        deadline = _deadline(max_seconds)
-        end = cfg.max_steps if stop_at is None else min(stop_at, cfg.max_steps)
-        bar = tqdm(total=cfg.max_steps, initial=self.step, desc=f"{cfg.algo} {cfg.game}", unit="update",
-                   disable=not progress)
-        with StopRequest() as stop:
-            while self.step < end:
-                t0 = time.perf_counter()
-                stats = self.iteration()
-                self._interval["seconds"] += time.perf_counter() - t0
-                self._accumulate(stats)
-                bar.update(1)
-                halt = stop.requested or (deadline is not None and time.perf_counter() >= deadline)
-                if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps or halt:
-                    self.save()                 # logs an entry first
-                elif self.step % cfg.log_every == 0:
-                    self._log()
-                if self.history and self.history[-1]["step"] == self.step:
-                    h = self.history[-1]
-                    bar.set_postfix(episodes=self.episodes, win=f"{h['win_rate']:.2f}", elo=f"{h['elo']:.0f}",
-                                    loss="-" if h.get("loss") is None else f"{h['loss']:.3f}", refresh=False)
-                if halt:
-                    break
-        bar.close()
-        if self.writer:
-            self.writer.flush()
-        stopped(stop, self.step, self.out)
-        return self.history
+    unit = "update"
+
+    def run_name(self):
+        return f"{self.cfg.algo} {self.cfg.game}"
+
+    def train_step(self):
+        """One update (iteration()), its time and stats kept for the log interval."""
+        t0 = time.perf_counter()
+        stats = self.iteration()
+        self._interval["seconds"] += time.perf_counter() - t0
+        self._accumulate(stats)
+
+    def postfix(self, h):
+        return dict(episodes=self.episodes, win=f"{h['win_rate']:.2f}", elo=f"{h['elo']:.0f}",
+                    loss="-" if h.get("loss") is None else f"{h['loss']:.3f}")
 
     def _new_interval(self):
         return {"seconds": 0.0, "episodes": self.episodes, "moves": self.learner_moves,

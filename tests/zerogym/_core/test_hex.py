@@ -15,6 +15,8 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from zerogym._core.hex import HexState
 from zerogym.errors import IllegalMoveError
 
+from cases import assert_won as assert_line_won
+
 NEIGHBOURS = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
 OCCUPIED = "that point is occupied"
 NO_SWAP = "swap is only legal as the second move of a game with swap=True"
@@ -95,11 +97,7 @@ def interleave(black, white):
 
 
 def assert_won(s, winner):
-    assert s.is_terminal() and s.is_over() and not s.is_truncated()
-    assert s.winner == winner
-    assert s.returns() == ((1.0, -1.0) if winner == 0 else (-1.0, 1.0))
-    assert s.legal_mask().sum() == 0 and len(s.legal_actions()) == 0
-    assert s.illegal_reason(0) == "the game is over"
+    assert_line_won(s, winner)
     with pytest.raises(IllegalMoveError, match="the game is over"):
         s.step(int(np.flatnonzero(s.board().ravel() == 0)[0]) if (s.board() == 0).any() else 0)
 

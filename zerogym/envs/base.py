@@ -164,22 +164,27 @@ class ClassicWrapper(BaseWrapper):
         self._raw = env.unwrapped
         self.illegal = choice_arg(self._raw.metadata["name"], "illegal", illegal, ("terminate", "raise"))
         self._has_reset = False
+        self._ended_illegally = False
 
     def reset(self, seed=None, options=None):
         self._has_reset = True
+        self._ended_illegally = False
         self._raw.reset(seed=seed, options=options)
 
     def observe(self, agent):
         if not self._has_reset:
             raise AttributeError("observe() cannot be called before reset()")
-        return self._raw.observe(agent)
+        obs = self._raw.observe(agent)
+        if self._ended_illegally:           # the position goes on, the game does not: no legal move
+            obs["action_mask"] = np.zeros_like(obs["action_mask"])
+        return obs
 
     def last(self, observe=True):
         if not self._has_reset:
             raise AttributeError("last() cannot be called before reset()")
         raw = self._raw
         agent = raw.agent_selection
-        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent],
+        return (self.observe(agent) if observe else None, raw._cumulative_rewards[agent],
                 raw.terminations[agent], raw.truncations[agent], raw.infos[agent])
 
     def step(self, action):
@@ -196,6 +201,7 @@ class ClassicWrapper(BaseWrapper):
 
     def _terminate_illegal(self, agent, reason):
         raw = self._raw
+        self._ended_illegally = True
         raw._cumulative_rewards[agent] = 0
         raw.terminations = {a: True for a in raw.agents}
         raw.rewards = {a: 0 for a in raw.agents}

@@ -322,9 +322,13 @@ def test_illegal_move_ends_the_game_with_minus_one_for_the_offender(game, kw, mo
     assert e._cumulative_rewards == {offender: -1, other: 0}
     for agent in (offender, other):
         assert e.infos[agent]["illegal_move"] == f"{offender}: {reason}"
+        assert not e.observe(agent)["action_mask"].any()          # as after a normal end: no legal move
+    assert not e.last()[0]["action_mask"].any()
     seen = leave(e)
     assert {a: r for a, (r, *_) in seen.items()} == {offender: -1, other: 0}
     assert all(term and not trunc for _, term, trunc, _ in seen.values())
+    e.reset()
+    assert e.observe(e.agent_selection)["action_mask"].any()       # a new game has moves again
 
 
 @pytest.mark.parametrize("game,kw,moves,action,words", ILLEGAL)

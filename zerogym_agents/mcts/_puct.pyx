@@ -3,7 +3,7 @@
 
 The selection rule and the root Dirichlet noise follow AlphaZero (Silver et al. 2018); several
 leaves per tree are gathered with virtual loss and evaluated in one batch, as in Cazenave's
-"Spatial Average Pooling for Computer Go" (papers/003) and Polygames (papers/000).
+"Spatial Average Pooling for Computer Go" (2018) and Polygames (Cazenave et al. 2020).
 
 Tree layout: tree g owns nodes[g * cap : (g + 1) * cap]; node 0 is its root; the children of an
 expanded node are contiguous (first_child .. first_child + num_children - 1), one per legal action

@@ -28,8 +28,8 @@ class PGConfig(JsonConfig):
 
     Pool: a frozen snapshot of the learner joins the pool every snapshot_every learner episodes (or
     learner moves, snapshot_unit="steps"); the pool keeps the last pool_size. Opponents are drawn
-    uniformly (pool_mode="uniform", ZetaGo: Painter & Johnston, paper 002) or with probability
-    ∝ exp(-(Elo_learner - Elo_i) / 400) (pool_mode="elo", Polygames: Cazenave et al., paper 000).
+    uniformly (pool_mode="uniform", ZetaGo: Painter & Johnston) or with probability
+    ∝ exp(-(Elo_learner - Elo_i) / 400) (pool_mode="elo", Polygames: Cazenave et al. 2020).
     REINFORCE draws one opponent per step; PPO draws one per game.
     """
 

@@ -1,7 +1,7 @@
 """REINFORCE against a pool of past selves, with or without a learned value baseline.
 
-ZetaGo (Painter & Johnston, paper 002) plays a batch of games against an opponent drawn from
-snapshots of the learner and updates the policy by sum_t grad log p(a_t | s_t) * r, r the game's
+ZetaGo (Painter & Johnston, "Mastering the game of Go from scratch") plays a batch of games against
+an opponent drawn from snapshots of the learner and updates the policy by sum_t grad log p(a_t | s_t) * r, r the game's
 result; it names the missing value baseline as the likely cause of its unstable training.
 algo="reinforce" is that update; algo="reinforce-baseline" uses r - V(s_t), with V the
 PolicyValueNet's value head trained on r (Williams 1992; Sutton et al. 2000).

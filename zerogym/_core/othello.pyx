@@ -21,7 +21,7 @@ import numpy as np
 from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
                                  set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK,
                                  BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
-from zerogym._core.common cimport cell_key, board_hash, scan_board, observe_pieces
+from zerogym._core.common cimport cell_key, board_hash, scan_board
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -340,7 +340,21 @@ cdef int legal(const void* pp, char* s, int8_t* mask) noexcept nogil:
 
 cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nogil:
     cdef const Params* p = <const Params*> pp
-    observe_pieces(board_of(p, s), p.cells, player, out)
+    cdef int8_t* b = board_of(p, s)
+    cdef int i
+    cdef int8_t own[3]
+    cdef int8_t opp[3]
+    # table lookups: measurably faster here than comparing each disc
+    own[0] = 0
+    own[1] = player == 0
+    own[2] = player == 1
+    opp[0] = 0
+    opp[1] = player == 1
+    opp[2] = player == 0
+    for i in range(p.cells):
+        out[3 * i] = own[b[i]]
+        out[3 * i + 1] = opp[b[i]]
+        out[3 * i + 2] = 1
 
 
 cdef int validate(const void* pp, char* s) noexcept nogil:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv and installs zerogym into it (editable, with the test extras), compiling the core.
+# Creates .venv and installs zerogym into it (editable, with the agents and test extras), compiling the core.
 # A second run with nothing changed (same Python, same build inputs, every extension built) only
 # checks that and stops; ZEROGYM_REINSTALL=1 installs anyway.
 set -euo pipefail
@@ -7,15 +7,17 @@ cd "$(dirname "$0")/.."
 
 # what the installed build depends on: the Python, the package metadata and every Cython source
 build_inputs() {
-  { python3 --version; cat pyproject.toml setup.py scripts/install.sh;
+  { python3 --version; cat pyproject.toml setup.py zerogym/_version.py scripts/install.sh;
     find zerogym zerogym_agents \( -name '*.pyx' -o -name '*.pxd' \) | LC_ALL=C sort | xargs cat; } | sha256sum | cut -d' ' -f1
 }
 up_to_date() {
   [ -z "${ZEROGYM_REINSTALL:-}" ] && [ -x .venv/bin/python ] && [ -f .venv/.zerogym-installed ] \
     && [ "$(cat .venv/.zerogym-installed)" = "$(build_inputs)" ] || return 1
-  local pyx
+  # built for this venv's Python (other Pythons' builds may sit beside them: noxfile.py)
+  local pyx suffix
+  suffix="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')" || return 1
   for pyx in $(find zerogym zerogym_agents -name '*.pyx'); do
-    compgen -G "${pyx%.pyx}.*.so" >/dev/null || return 1
+    [ -f "${pyx%.pyx}$suffix" ] || return 1
   done
 }
 if up_to_date; then
@@ -37,5 +39,5 @@ rm -f .venv/.zerogym-installed
 .venv/bin/python -m pip install -q --upgrade pip
 # the CPU build of torch first (a plain "torch>=2.1" would pull several GB of CUDA wheels)
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[test]"
+.venv/bin/python -m pip install -q -e ".[agents,test]"
 build_inputs > .venv/.zerogym-installed

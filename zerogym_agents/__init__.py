@@ -4,6 +4,37 @@ The network API (NetConfig, PolicyValueNet, ...) is imported on first use, so th
 the agents does not load torch.
 """
 import importlib
+import importlib.util
+import os
+import sys
+
+# the import names of what the agents extra installs (pyproject.toml): looked up, not imported
+AGENTS_EXTRA = ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib")
+
+
+def _installed(name):
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    return importlib.util.find_spec(name) is not None
+
+
+def _check_agents_extra():
+    """An ImportError that says what to install when a package of the agents extra is missing (after
+    `pip install zerogym`, the environments only); run as the `zerogym` command, that one line on
+    stderr and exit status 1 instead of a traceback."""
+    missing = [name for name in AGENTS_EXTRA if not _installed(name)]
+    if not missing:
+        return
+    message = (f"zerogym_agents needs the agents extra ({', '.join(missing)} not installed): "
+               'pip install "zerogym[agents]"')
+    script = os.path.basename(sys.argv[0] if sys.argv else "")
+    if script in ("zerogym", "zerogym.exe", "zerogym-script.py", "zerogym-script.pyw"):
+        print(message, file=sys.stderr)
+        raise SystemExit(1)
+    raise ImportError(message)
+
+
+_check_agents_extra()
 
 from zerogym_agents.base import Agent, RandomAgent, game_state
 from zerogym_agents.greedy import GreedyAgent

@@ -29,7 +29,7 @@ def test_gymnasium_check_env(game, kwargs, learner):
 
 @pytest.mark.parametrize("game,kwargs", GAMES)
 def test_sb3_check_env(game, kwargs):
-    from stable_baselines3.common.env_checker import check_env
+    check_env = pytest.importorskip("stable_baselines3.common.env_checker").check_env   # the agents extra
     check_env(SingleAgentEnv(zerogym.make(game, **kwargs), random_opponent), warn=True)
 
 

@@ -1,0 +1,89 @@
+"""What pip installs: the version in one place, the extras (environments only by default, the agents in
+[agents]), and the message that names the agents extra when it is missing."""
+import importlib.metadata
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+import zerogym
+
+tomllib = pytest.importorskip("tomllib")
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# the import name of each distribution of the agents extra
+AGENTS = {"torch": "torch", "stable-baselines3": "stable_baselines3", "sb3-contrib": "sb3_contrib", "tqdm": "tqdm",
+          "tensorboard": "tensorboard", "matplotlib": "matplotlib"}
+MESSAGE = 'pip install "zerogym[agents]"'
+
+
+def project():
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def names(requirements):
+    return {re.match(r"[A-Za-z0-9_.-]+", r).group(0).lower() for r in requirements}
+
+
+def test_the_version_is_written_once_and_installed():
+    data = project()
+    assert "version" not in data["project"] and "version" in data["project"]["dynamic"]
+    assert data["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "zerogym._version.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", zerogym.__version__)
+    assert importlib.metadata.version("zerogym") == zerogym.__version__
+    assert f"## {zerogym.__version__}" in (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_the_plain_install_is_the_environments_and_the_agents_are_an_extra():
+    data = project()["project"]
+    extras = data["optional-dependencies"]
+    assert names(data["dependencies"]) == {"numpy", "gymnasium", "pettingzoo", "pillow"}
+    assert names(extras["agents"]) == set(AGENTS)
+    assert "torch>=2.1" in extras["agents"]
+    assert {"agents", "ray", "bench", "test", "display"} <= set(extras)
+    assert not names(extras["test"]) & set(AGENTS)
+    assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame"}
+
+
+def test_the_installed_metadata_has_the_same_layers():
+    meta = importlib.metadata.metadata("zerogym")
+    assert {"agents", "ray", "bench", "test", "display"} <= set(meta.get_all("Provides-Extra"))
+    plain = [r for r in meta.get_all("Requires-Dist") if "extra ==" not in r]
+    assert names(plain) == {"numpy", "gymnasium", "pettingzoo", "pillow"}
+    agents = [r.split(";")[0] for r in meta.get_all("Requires-Dist") if re.search(r"extra == .agents.", r)]
+    assert names(agents) == set(AGENTS)
+
+
+def test_the_package_checks_the_packages_of_the_agents_extra():
+    import zerogym_agents
+    assert set(zerogym_agents.AGENTS_EXTRA) == set(AGENTS.values())
+
+
+BLOCK_TORCH = 'import sys; sys.modules["torch"] = None\n'
+
+
+def test_importing_the_agents_without_the_extra_names_it():
+    done = subprocess.run([sys.executable, "-c", BLOCK_TORCH + "import zerogym_agents"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == f"ImportError: zerogym_agents needs the agents extra (torch not installed): {MESSAGE}"
+
+
+def test_the_zerogym_command_without_the_extra_prints_one_line(tmp_path):
+    # a console script as pip writes it, named zerogym, in a Python where torch cannot be imported
+    script = tmp_path / "zerogym"
+    script.write_text(BLOCK_TORCH + "from zerogym_agents.cli import main\nsys.exit(main())\n")
+    done = subprocess.run([sys.executable, str(script), "arena", "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == f"zerogym_agents needs the agents extra (torch not installed): {MESSAGE}\n"
+
+
+def test_with_the_extra_the_package_imports_without_loading_torch():
+    done = subprocess.run([sys.executable, "-c", "import sys, zerogym_agents; print('torch' in sys.modules)"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr

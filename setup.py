@@ -1,48 +1,98 @@
 """Builds the Cython extensions; everything else is in pyproject.toml.
 
+Compiler flags depend on the compiler, chosen when the extensions are built:
+- gcc and clang (Linux, and macOS): -O3; the modules with prange loops (PARALLEL) get -fopenmp when
+  the compiler builds and links OpenMP code. Apple's clang has no OpenMP of its own: it gets
+  `-Xpreprocessor -fopenmp -lomp` when libomp is installed (Homebrew's `libomp`, or a conda
+  environment's), and builds without OpenMP otherwise.
+- MSVC (Windows): /O2 and /openmp.
+Without OpenMP the vector path's loops run serially, on one thread (the build says so).
+
 ZEROGYM_ONLY=go,batch builds only the extensions whose module name contains one of those words.
+ZEROGYM_NO_OPENMP=1 builds without OpenMP on any compiler.
 ZEROGYM_SANITIZE=1 builds them with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g, frame
-pointers kept; OpenMP stays on). Such a build only imports in a Python started with the sanitizer
-runtimes preloaded: scripts/sanitize.sh sets that up (docs/hardening.md).
+pointers kept; OpenMP stays on; gcc and clang only). Such a build only imports in a Python started
+with the sanitizer runtimes preloaded: scripts/sanitize.sh sets that up (docs/hardening.md).
 """
 import glob
 import os
+import sys
+import tempfile
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 only = [w for w in os.environ.get("ZEROGYM_ONLY", "").split(",") if w]
 PARALLEL = {"zerogym._core.batch"}   # modules with prange loops: built with OpenMP when available
 SANITIZE = os.environ.get("ZEROGYM_SANITIZE", "") not in ("", "0")
+NO_OPENMP = os.environ.get("ZEROGYM_NO_OPENMP", "") not in ("", "0")
 SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 # -fno-wrapv: Python's own CFLAGS hold -fwrapv, under which signed overflow is defined and goes unreported
-OPTIMIZE = SANITIZER_FLAGS + ["-O1", "-g", "-fno-wrapv"] if SANITIZE else ["-O3"]
-LINK = SANITIZER_FLAGS if SANITIZE else []
+UNIX_OPTIMIZE = SANITIZER_FLAGS + ["-O1", "-g", "-fno-wrapv"] if SANITIZE else ["-O3"]
+UNIX_LINK = SANITIZER_FLAGS if SANITIZE else []
+UNIX_WARNINGS = ["-Wno-unused-function", "-Wno-unreachable-code"]
+# where libomp lives for Apple's clang: Homebrew on Apple silicon and on Intel, then a conda environment
+LIBOMP_PREFIXES = ["/opt/homebrew/opt/libomp", "/usr/local/opt/libomp", os.environ.get("CONDA_PREFIX", "")]
+OMP_TEST = "#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n"
 
 
-def openmp_flags():
-    """["-fopenmp"] if the C compiler builds and links OpenMP code, else [] (loops then run serially)."""
-    if os.environ.get("ZEROGYM_NO_OPENMP"):
-        return []
-    import tempfile
-    from setuptools._distutils.ccompiler import new_compiler
-    from setuptools._distutils.sysconfig import customize_compiler
-    cc = new_compiler()
-    customize_compiler(cc)
+def links_openmp(compiler, compile_args, link_args):
+    """Whether `compiler` compiles and links a small OpenMP program with these flags."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "omp.c")
         with open(src, "w") as f:
-            f.write("#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n")
+            f.write(OMP_TEST)
         try:
-            objs = cc.compile([src], output_dir=tmp, extra_postargs=["-fopenmp"])
-            cc.link_executable(objs, os.path.join(tmp, "omp"), extra_postargs=["-fopenmp"])
+            objs = compiler.compile([src], output_dir=tmp, extra_postargs=compile_args)
+            compiler.link_executable(objs, os.path.join(tmp, "omp"), extra_postargs=link_args)
         except Exception:
-            return []
-    return ["-fopenmp"]
+            return False
+    return True
 
 
-OPENMP = openmp_flags()
+def unix_openmp(compiler):
+    """(compile flags, link flags) that give gcc or clang OpenMP, or None when none work."""
+    if links_openmp(compiler, ["-fopenmp"], ["-fopenmp"]):
+        return ["-fopenmp"], ["-fopenmp"]
+    if sys.platform == "darwin":
+        for prefix in filter(None, LIBOMP_PREFIXES):
+            inc, lib = os.path.join(prefix, "include"), os.path.join(prefix, "lib")
+            if os.path.isfile(os.path.join(inc, "omp.h")):
+                flags = ["-Xpreprocessor", "-fopenmp", f"-I{inc}"], [f"-L{lib}", "-lomp", f"-Wl,-rpath,{lib}"]
+                if links_openmp(compiler, *flags):
+                    return flags
+    return None
+
+
+class BuildExt(build_ext):
+    """build_ext that sets each extension's flags for the compiler it is built with."""
+
+    def build_extensions(self):
+        kind = self.compiler.compiler_type
+        if kind == "msvc":
+            if SANITIZE:
+                raise SystemExit("ZEROGYM_SANITIZE=1 needs gcc or clang; MSVC builds have no sanitizer option here")
+            base, link, openmp = ["/O2"], [], None if NO_OPENMP else (["/openmp"], [])
+        else:
+            base, link = UNIX_OPTIMIZE + UNIX_WARNINGS, UNIX_LINK
+            openmp = None if NO_OPENMP else unix_openmp(self.compiler)
+        if openmp is None and any(ext.name in PARALLEL for ext in self.extensions):
+            why = "ZEROGYM_NO_OPENMP is set" if NO_OPENMP else (
+                "Apple's clang needs libomp (brew install libomp)" if sys.platform == "darwin"
+                else "the C compiler does not build OpenMP code")
+            print(f"zerogym: building without OpenMP ({why}): the vector path's loops run serially, on one "
+                  "thread", file=sys.stderr)
+        for ext in self.extensions:
+            parallel = openmp is not None and ext.name in PARALLEL
+            ext.extra_compile_args = base + (openmp[0] if parallel else [])
+            ext.extra_link_args = link + (openmp[1] if parallel else [])
+        if self.parallel is None and kind != "msvc":
+            self.parallel = os.cpu_count() or 1       # one extension per core (gcc -O3 takes most of a build)
+        super().build_extensions()
+
+
 extensions = []
 for pyx in sorted(glob.glob("zerogym/**/*.pyx", recursive=True) + glob.glob("zerogym_agents/**/*.pyx", recursive=True)):
     module = pyx[:-4].replace(os.sep, ".")
@@ -52,14 +102,16 @@ for pyx in sorted(glob.glob("zerogym/**/*.pyx", recursive=True) + glob.glob("zer
         module, [pyx],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=OPTIMIZE + ["-Wno-unused-function", "-Wno-unreachable-code"]
-        + (OPENMP if module in PARALLEL else []),
-        extra_link_args=LINK + (OPENMP if module in PARALLEL else []),
     ))
 
-setup(ext_modules=cythonize(
-    extensions,
-    compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False,
-                         "cdivision": True, "initializedcheck": False},
-    nthreads=os.cpu_count() or 1,
-))
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False,
+                             "cdivision": True, "initializedcheck": False},
+        # parallel cythonizing forks; where multiprocessing spawns instead (macOS, Windows) it would
+        # run this file again in each worker
+        nthreads=(os.cpu_count() or 1) if sys.platform.startswith("linux") else 0,
+    ),
+    cmdclass={"build_ext": BuildExt},
+)

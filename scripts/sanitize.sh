@@ -6,7 +6,7 @@
 #
 # DIR (default ${TMPDIR:-/tmp}/zerogym-sanitize) receives the tracked and untracked-but-not-ignored
 # files of this working tree; DIR/.venv is created on the first run (torch==2.13.0, the CPU build,
-# first) and reused after; zerogym is installed there with ZEROGYM_SANITIZE=1 pip install -e ".[test]"
+# first) and reused after; zerogym is installed there with ZEROGYM_SANITIZE=1 pip install -e ".[agents,test]"
 # (--no-install skips that step when no .pyx changed).  COMMAND runs in DIR with the venv's bin first
 # on PATH, where `python` runs with the sanitizer runtimes; the default is the test suite (tests/,
 # not the notebooks).  Any sanitizer report aborts the process, so the command fails.  Exit status:
@@ -124,7 +124,7 @@ if ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
   install=1
 fi
 if [ "$install" = 1 ]; then
-  ZEROGYM_SANITIZE=1 .venv/bin/python -m pip install -q -e ".[test]"
+  ZEROGYM_SANITIZE=1 .venv/bin/python -m pip install -q -e ".[agents,test]"
 fi
 unset ZEROGYM_SANITIZE_PLAIN
 

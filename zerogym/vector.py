@@ -79,8 +79,7 @@ class VectorEnv:
     def step(self, actions):
         if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.flags.c_contiguous):
             actions = self._as_int64(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        self._check_shape(actions.shape)
         bad, code = self._batch.step(actions, self.num_threads)
         if bad >= 0:
             self._raise(bad, int(actions[bad]), code)
@@ -96,6 +95,7 @@ class VectorEnv:
             for x in actions:
                 if type(x) is not int and not isinstance(x, np.integer):
                     raise ActionTypeError(f"actions must be {allowed}; got an element {x!r} ({type(x).__name__})")
+            self._check_shape((len(actions),))
             big = [i for i, x in enumerate(actions) if not -2**63 <= x <= INT64_MAX]
             if big:
                 self._raise(big[0], int(actions[big[0]]), OUT_OF_RANGE)
@@ -103,10 +103,16 @@ class VectorEnv:
         arr = np.asarray(actions)
         if arr.dtype.kind not in "iu":
             raise ActionTypeError(f"actions must be {allowed}; got dtype {arr.dtype}")
+        self._check_shape(arr.shape)
         if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
             i = int(np.argmax(arr > INT64_MAX))
             self._raise(i, int(arr.flat[i]), OUT_OF_RANGE)    # would wrap to a negative int64
         return np.ascontiguousarray(arr, dtype=np.int64)
+
+    def _check_shape(self, shape):
+        """The shape check comes first: an index of a value is only a game's index in an array of N."""
+        if shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {shape}")
 
     def _raise(self, i, a, code):
         st = self.get_state(i)

@@ -23,6 +23,18 @@ def test_actions_shape_is_checked():
         venv.step(np.zeros(2, dtype=int))
 
 
+@pytest.mark.parametrize("actions", [np.array([0, 1, 2, 2**63], dtype=np.uint64), [0, 1, 2, 2**70], [2**70]])
+def test_the_shape_is_checked_before_any_value(actions):
+    # a value out of range at an index beyond the games is no game's illegal move
+    venv = zerogym.vector.make("tictactoe", num_envs=3)
+    venv.reset(seed=0)
+    before = [venv.get_state(i).to_bytes() for i in range(3)]
+    with pytest.raises(ValueError, match=r"actions must have shape \(3,\), got \(\d,\)") as err:
+        venv.step(actions)
+    assert not isinstance(err.value, IllegalMoveError)
+    assert [venv.get_state(i).to_bytes() for i in range(3)] == before
+
+
 def test_copy_false_reuses_buffers_copy_true_does_not():
     fast = zerogym.vector.make("tictactoe", 2, copy=False)
     o1, _ = fast.reset()

@@ -11,6 +11,25 @@ from zerogym._validate import choice_arg, known_kwargs
 from zerogym.errors import IllegalMoveError
 
 
+class _ActionSpace(spaces.Discrete):
+    """Discrete whose generator is built from its seed on the first draw, not by seed(): course code
+    calls reset(seed=...) every episode, and building a generator costs more than a short game."""
+
+    _pending_seed = None
+
+    def seed(self, seed=None):
+        if seed is None:
+            return super().seed(seed)
+        self._np_random, self._pending_seed = None, seed
+        return seed
+
+    @property
+    def np_random(self):
+        if self._np_random is None:
+            super().seed(self._pending_seed)
+        return self._np_random
+
+
 class BoardGameEnv(AECEnv):
     """Two-player, alternating board game over a compiled State (`self.state`).
 
@@ -40,9 +59,9 @@ class BoardGameEnv(AECEnv):
             "observation": spaces.Box(0, 1, (h, w, c), np.int8),
             "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8),
         }) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(spec.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: _ActionSpace(spec.num_actions) for a in self.possible_agents}
         self._window = None
-        self.np_random, _ = seeding.np_random(None)
+        self._np_random, self._np_random_seed = None, None
         self.reset()
 
     # ---- PettingZoo API ----------------------------------------------------------------------
@@ -60,9 +79,20 @@ class BoardGameEnv(AECEnv):
             mask = np.zeros(self.state.num_actions, dtype=np.int8)
         return {"observation": self.state.observation(p), "action_mask": mask}
 
+    @property
+    def np_random(self):
+        """gymnasium's generator, built from the last reset's seed on the first draw."""
+        if self._np_random is None:
+            self._np_random, _ = seeding.np_random(self._np_random_seed)
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, generator):
+        self._np_random = generator
+
     def reset(self, seed=None, options=None):
         if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
+            self._np_random, self._np_random_seed = None, seed
             for i, a in enumerate(self.possible_agents):
                 self.action_spaces[a].seed(seed + i)
         self.state.reset()

@@ -5,7 +5,9 @@
 Each implementation plays random legal moves and fetches what an RL loop needs every move (the
 observation and the legal moves). Rows are games; the table prints moves/s and the ratios the
 targets are stated in:
-  * zerogym AEC env() / PettingZoo classic env()            (target >= 10x)
+  * zerogym AEC env() / PettingZoo classic env(), or where PettingZoo has no such game, OpenSpiel's
+    game as a PettingZoo AEC env through Shimmy (marked *)  (target >= 10x)
+  * the same with env.reset(seed=...) every episode, as course code does   (target >= 10x)
   * zerogym State from Python (step + mask + encode) / OpenSpiel (step + legal + observation_tensor)
                                                              (target >= 1x)
   * zerogym vector path / best of OpenSpiel and batched Pgx  (target >= 3x; Go 9x9 >= 1M moves/s)
@@ -24,7 +26,8 @@ from tqdm import tqdm
 import zerogym
 import zerogym.vector
 
-# game label -> (zerogym game, kwargs, PettingZoo module or None, OpenSpiel (name, params) or None, Pgx id or None)
+# game label -> (zerogym game, kwargs, PettingZoo (module, kwargs) or None, OpenSpiel (name, params) or None,
+# Pgx id or None); without a PettingZoo module the AEC comparison is OpenSpiel's game through Shimmy
 CASES = {
     "Go 9x9": ("go", {"board_size": 9}, ("pettingzoo.classic.go_v5", {"board_size": 9}),
                ("go", {"board_size": 9, "komi": 7.5}), "go_9x9"),
@@ -54,24 +57,38 @@ def timed(play_one_game, seconds):
             return moves / elapsed
 
 
-def aec_loop(env, seed=0):
-    """The standard AEC loop with random legal actions (a lean chooser, the same for every env)."""
+def aec_loop(env, seed=0, seeded=False):
+    """The standard AEC loop with random legal actions (a lean chooser, the same for every env);
+    seeded: env.reset(seed=...) with a new seed every episode."""
     rand = random.Random(seed).random
+    episodes = iter(range(10**12))
 
     def play():
-        env.reset()
+        env.reset(seed=next(episodes)) if seeded else env.reset()
         moves = 0
         for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
+            obs, _, term, trunc, info = env.last()
             if term or trunc:
                 action = None
             else:
-                legal = obs["action_mask"].nonzero()[0]
+                mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]   # Shimmy: info
+                legal = mask.nonzero()[0]
                 action = legal[int(rand() * len(legal))]
                 moves += 1
             env.step(action)
         return moves
     return play
+
+
+def alternative_env(pz, osp):
+    """What a PettingZoo user has for the game without zerogym: PettingZoo's classic env, or else
+    OpenSpiel's game wrapped as an AEC env by Shimmy."""
+    if pz:
+        import importlib
+        return importlib.import_module(pz[0]).env(**pz[1])
+    import pyspiel
+    from shimmy import OpenSpielCompatibilityV0
+    return OpenSpielCompatibilityV0(pyspiel.load_game(*osp))
 
 
 def zerogym_state_loop(game, kwargs):
@@ -173,17 +190,18 @@ def pgx_speed(env_id, seconds, batches=(1024, 4096)):
 
 def measure(labels, seconds, with_pgx=True, threaded=True):
     rows = []
-    impls = ("zg_env", "pz_env", "zg_state", "openspiel", "zg_vector") + (("zg_vector_mt",) if threaded else ()) + ("pgx",)
+    impls = ("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_state", "openspiel", "zg_vector") + (("zg_vector_mt",) if threaded else ()) + ("pgx",)
     tasks = [(label, impl) for label in labels for impl in impls]
     results = {label: {} for label in labels}
     for label, impl in tqdm(tasks, desc="env speed", unit="run"):
         game, kwargs, pz, osp, pgx_id = CASES[label]
         r = results[label]
-        if impl == "zg_env":
-            r[impl] = timed(aec_loop(zerogym.make(game, **kwargs)), seconds)
-        elif impl == "pz_env" and pz:
-            import importlib
-            r[impl] = timed(aec_loop(importlib.import_module(pz[0]).env(**pz[1])), seconds)
+        seeded = impl.endswith("_seeded")
+        if impl.startswith("zg_env"):
+            r[impl] = timed(aec_loop(zerogym.make(game, **kwargs), seeded=seeded), seconds)
+        elif impl.startswith("pz_env") and (pz or osp):
+            r[impl] = timed(aec_loop(alternative_env(pz, osp), seeded=seeded), seconds)
+            r["shimmy"] = pz is None
         elif impl == "zg_state":
             r[impl] = timed(zerogym_state_loop(game, kwargs), seconds)
         elif impl == "openspiel" and osp:
@@ -210,7 +228,9 @@ def ratio(a, b):
     return f"{a / b:.1f}x" if a and b else "n/a"
 
 
-TARGETS = ("Targets: zerogym env() at least 10x PettingZoo env(); the zerogym State at least as fast as OpenSpiel; "
+TARGETS = ("*: no PettingZoo env of this game; OpenSpiel's game as a PettingZoo AEC env through Shimmy instead.\n\n"
+           "Targets: zerogym env() at least 10x PettingZoo env(), with and without a seeded reset every episode; "
+           "the zerogym State at least as fast as OpenSpiel; "
            "the better zerogym vector figure at least 3x the best of OpenSpiel and Pgx.")
 
 
@@ -227,8 +247,13 @@ def table(rows):
 
     # (header, cell of a row, the measurements it needs)
     columns = [("zerogym env()", lambda r: fmt(r.get("zg_env")), ("zg_env",)),
-               ("PettingZoo env()", lambda r: fmt(r.get("pz_env")), ("pz_env",)),
+               ("PettingZoo env()", lambda r: fmt(r.get("pz_env")) + " *" * bool(r.get("shimmy")), ("pz_env",)),
                ("env() ratio", lambda r: ratio(r.get("zg_env"), r.get("pz_env")), ("zg_env", "pz_env")),
+               ("seeded resets: zerogym", lambda r: fmt(r.get("zg_env_seeded")), ("zg_env_seeded",)),
+               ("seeded resets: PettingZoo", lambda r: fmt(r.get("pz_env_seeded")) + " *" * bool(r.get("shimmy")),
+                ("pz_env_seeded",)),
+               ("seeded ratio", lambda r: ratio(r.get("zg_env_seeded"), r.get("pz_env_seeded")),
+                ("zg_env_seeded", "pz_env_seeded")),
                ("zerogym State", lambda r: fmt(r.get("zg_state")), ("zg_state",)),
                ("OpenSpiel", lambda r: fmt(r.get("openspiel")), ("openspiel",)),
                ("State ratio", lambda r: ratio(r.get("zg_state"), r.get("openspiel")), ("zg_state", "openspiel")),
@@ -282,7 +307,8 @@ def main(argv=None):
             f.write("# Environment speed\n\nRandom legal play on this machine "
                     f"({os.cpu_count()} CPU cores, no GPU), moves per second, all measured in one run of\n\n"
                     f"    {cmd}\n\n{text}\n\n"
-                    "zerogym env(): the wrapped AEC env in the standard agent_iter loop; zerogym State: the compiled\n"
+                    "zerogym env(): the wrapped AEC env in the standard agent_iter loop; seeded resets: the same loop\n"
+                    "with env.reset(seed=episode) every episode; zerogym State: the compiled\n"
                     "state stepped from Python with its legal mask and float32 planes fetched every move; OpenSpiel:\n"
                     "apply_action + legal_actions + observation_tensor every move; vector: N games per call (best of\n"
                     f"N in {VECTOR_SIZES}), random legal actions drawn by the compiled sampler, observations and masks\n"

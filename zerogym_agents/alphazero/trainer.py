@@ -1,6 +1,5 @@
 """AlphaZero training: batched self-play, replay, SGD, checkpoints that resume exactly."""
 import copy
-import math
 import os
 import time
 
@@ -10,12 +9,12 @@ import torch
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
+from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay, tree_seed
 from zerogym_agents.checkpoint import (
     CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
 from zerogym_agents.file_checks import (
     Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict, Str,
     Tensor, TorchRngState, check)
-from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload
 from zerogym_agents.pool import OpponentPool
@@ -78,38 +77,25 @@ class AlphaZeroTrainer(CosineSchedule):
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
         spec = self.template.spec
         h, w, c = spec.obs_shape
-        no_pass_before = math.ceil(cfg.no_pass_fraction * h * w)
         if net is None and cfg.init_from and not resume:
             net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
         if net is None:
             net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
         self._set_net(net)
-        self.mcts = BatchedMCTS(cfg.game, num_games=cfg.concurrent_games, simulations=cfg.simulations,
-                                c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha, epsilon=cfg.dirichlet_epsilon,
-                                fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
-                                seed=cfg.seed, no_pass_before=no_pass_before, **cfg.game_kwargs)
+        self.selfplay = SelfPlay(cfg)
         self.replay = ReplayBuffer(cfg.buffer_size, (c, h, w), spec.num_actions, cfg.max_reuse,
                                    symmetries=spec.symmetries, seed=cfg.seed + 1)
         self.rng = np.random.default_rng(cfg.seed + 2)
         self.step = self.games = self.positions = self.train_steps = 0
         self.history = []                 # one flat dict of numbers per log point (see _log)
-        G = cfg.concurrent_games
-        self.pending = [[] for _ in range(G)]     # per game: (planes, mask, policy, mover) of its moves
-        self.move_no = np.zeros(G, np.int64)
-        self.roots = [self.template.copy() for _ in range(G)]
+        self.records = GameRecords(cfg.concurrent_games)    # the learner's moves of the games in progress
         self._losses = []                 # (total, policy, value) of each SGD step since the last log point
         self._work_seconds = 0.0          # time in self-play and SGD since the last log point
         self._since = (self.games, self.positions)
-        self.num_pool = int(round(cfg.pool_fraction * G))     # games G - num_pool .. G - 1 face the pool
+        self.num_pool = self.selfplay.num_pool     # games G - num_pool .. G - 1 face the pool
         self.pool = OpponentPool(cfg.pool_size, mode="elo", seed=cfg.seed + 3)
         self.pool_games = 0
         if self.num_pool:
-            self.opp_mcts = BatchedMCTS(cfg.game, num_games=self.num_pool, simulations=cfg.simulations,
-                                        c_puct=cfg.c_puct, dirichlet_alpha=cfg.dirichlet_alpha,
-                                        epsilon=cfg.dirichlet_epsilon, fpu_reduction=cfg.fpu_reduction,
-                                        leaves_per_tree=cfg.leaves_per_tree, no_pass_before=no_pass_before,
-                                        **cfg.game_kwargs)
-            self.learner_seat = np.arange(self.num_pool) % 2
             self.pool.add(_frozen(self.net), name="step-0")
         self._rebuild_trees()
         if resume:
@@ -149,66 +135,37 @@ class AlphaZeroTrainer(CosineSchedule):
         self.opp_evaluator = make_evaluator(self.opp_net)
 
     # ---- self-play ----------------------------------------------------------------------------
+    # the games and searches live in self.selfplay (alphazero.selfplay.SelfPlay); these read through to it
+    mcts = property(lambda self: self.selfplay.mcts)
+    opp_mcts = property(lambda self: self.selfplay.opp_mcts)
+    roots = property(lambda self: self.selfplay.roots)
+    move_no = property(lambda self: self.selfplay.move_no)
+    learner_seat = property(lambda self: self.selfplay.learner_seat)
+    pending = property(lambda self: self.records.pending)
+
     def _rebuild_trees(self):
-        seed = int(np.random.SeedSequence([self.cfg.seed, self.step]).generate_state(1)[0])
-        self.mcts.seed(seed)
-        self.mcts.set_roots(self.roots)
         if self.num_pool:
             self.opponent, snapshot = self.pool.sample()
             self.opp_net.load_state_dict(snapshot)
-            self.opp_mcts.seed(seed + 1)
-            self.opp_mcts.set_roots(self.roots[-self.num_pool:])
-
-    def _choose(self, mcts, move_no):
-        sampled = mcts.select_actions(1.0)
-        best = mcts.select_actions(0.0)
-        return np.where(move_no < self.cfg.temperature_moves, sampled, best)
+        self.selfplay.rebuild(tree_seed(self.cfg.seed, self.step))
 
     def self_play_step(self):
         """One search of every game, then one move in each; finished games go to the replay buffer."""
-        G, P = self.cfg.concurrent_games, self.num_pool
-        policies, _ = self.mcts.run(self.evaluator)
-        actions = self._choose(self.mcts, self.move_no)
-        theirs = np.zeros(G, bool)         # the pool opponent moves in these games
-        if P:
-            self.opp_mcts.run(self.opp_evaluator, copy=False)
-            theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
-            actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]
-        for i, root in enumerate(self.roots):
-            if not theirs[i]:
-                self.pending[i].append((root.encode(), root.legal_mask(), policies[i].copy(), root.current_player))
-        self.mcts.advance(actions)
-        if P:
-            self.opp_mcts.advance(actions[G - P:])
-        self.move_no += 1
-        for i, root in enumerate(self.roots):
-            root.step(int(actions[i]))
-            if root.is_over():
-                returns = root.returns()
-                self._finish_game(i, returns)
-                root.reset()
-                self.mcts.set_root(i, root)
-                self.move_no[i] = 0
-                if i >= G - P:
-                    j = i - (G - P)
-                    self.pool.record(self.opponent, (returns[self.learner_seat[j]] + 1.0) / 2.0)
-                    self.pool_games += 1
-                    self.learner_seat[j] ^= 1
-                    self.opp_mcts.set_root(j, root)
+        moves, finished = self.selfplay.step(self.evaluator, self.opp_evaluator)
+        self.records.add(moves)
+        for i, returns, score in finished:
+            self.add_game(self.records.finish(i, returns))
+            if score is not None:
+                self.pool.record(self.opponent, score)
+                self.pool_games += 1
         self.step += 1
 
-    def _finish_game(self, i, returns):
-        moves = self.pending[i]
+    def add_game(self, game):
+        """Count a finished game and put its moves (GameRecords.finish's arrays, or None) in the replay buffer."""
         self.games += 1
-        if not moves:
-            return
-        planes = np.stack([m[0] for m in moves])
-        masks = np.stack([m[1] for m in moves])
-        policies = np.stack([m[2] for m in moves])
-        values = np.array([returns[m[3]] for m in moves], np.float32)
-        self.replay.add(planes.astype(np.int8), masks, policies, values)
-        self.positions += len(moves)
-        self.pending[i] = []
+        if game is not None:
+            self.replay.add(*game)
+            self.positions += len(game[3])
 
     # ---- training -----------------------------------------------------------------------------
     def train_some(self):
@@ -288,7 +245,8 @@ class AlphaZeroTrainer(CosineSchedule):
         if self.num_pool and f"step-{self.step}" not in self.pool.entries:
             self.pool.add(_frozen(self.net), name=f"step-{self.step}")
         pending = [[(torch.from_numpy(p), torch.from_numpy(m), torch.from_numpy(q), int(mv)) for p, m, q, mv in g]
-                   for g in self.pending]
+                   for g in self.records.pending]
+        sp = self.selfplay
         save_checkpoint(os.path.join(self.out, CHECKPOINT), "alphazero", {
             "config": self.cfg.to_json(), "net": net_payload(self.net), "optimizer": self.opt.state_dict(),
             "replay": self.replay.state_dict(), "rng": self.rng.bit_generator.state,
@@ -296,10 +254,10 @@ class AlphaZeroTrainer(CosineSchedule):
             "counters": {"step": self.step, "games": self.games, "positions": self.positions,
                          "train_steps": self.train_steps},
             "history": [{k: (float(v) if v is not None else None) for k, v in h.items()} for h in self.history],
-            "roots": [_blob(r) for r in self.roots], "move_no": torch.from_numpy(self.move_no.copy()),
+            "roots": [_blob(r) for r in sp.roots], "move_no": torch.from_numpy(sp.move_no.copy()),
             "pending": pending, "pool": self.pool.state_dict(),
             "pool_snapshots": [e[0] for e in self.pool.entries.values()], "pool_games": self.pool_games,
-            "learner_seat": torch.from_numpy(self.learner_seat.copy()) if self.num_pool else None})
+            "learner_seat": torch.from_numpy(sp.learner_seat.copy()) if self.num_pool else None})
         save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
             "game": self.cfg.game, "kwargs": self.cfg.game_kwargs, "net": self.net.config.to_dict(),
             "parameters": self.net.num_parameters(),
@@ -361,14 +319,12 @@ class AlphaZeroTrainer(CosineSchedule):
         self.step, self.games = c["step"], c["games"]
         self.positions, self.train_steps = c["positions"], c["train_steps"]
         self.history = list(data["history"])
-        for root, blob in zip(self.roots, data["roots"]):
-            root.load_bytes(bytes(blob.numpy()))
-        self.move_no = data["move_no"].numpy().copy()
-        self.pending = [[(p.numpy(), m.numpy(), q.numpy(), mv) for p, m, q, mv in g] for g in data["pending"]]
+        sp = self.selfplay
+        sp.load_carry({"roots": [blob.numpy() for blob in data["roots"]], "move_no": data["move_no"].numpy(),
+                       "learner_seat": data["learner_seat"].numpy() if self.num_pool else sp.learner_seat})
+        self.records.pending = [[(p.numpy(), m.numpy(), q.numpy(), mv) for p, m, q, mv in g] for g in data["pending"]]
         self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
         self.pool_games = data["pool_games"]
-        if self.num_pool:
-            self.learner_seat = data["learner_seat"].numpy().copy()
         self._losses, self._work_seconds, self._since = [], 0.0, (self.games, self.positions)
         self._rebuild_trees()
 

@@ -1,0 +1,133 @@
+"""Self-play of G games at once through the compiled batched search: the engine that the trainer
+runs in its own process and that each Ray self-play worker runs (zerogym_agents.scale).
+
+The engine holds the games (their roots, move numbers and, in pool games, the learner's seat) and
+the search trees; it plays one move in every game per step() and hands back the learner's moves as
+training records and the games that ended. Whoever owns the replay buffer keeps the records of the
+games in progress (GameRecords) and turns a finished game into numpy arrays.
+"""
+import math
+
+import numpy as np
+
+import zerogym
+from zerogym_agents.mcts.search import BatchedMCTS
+
+
+def tree_seed(*parts):
+    """A 32-bit seed derived from the integers `parts` (run seed, step or worker slot and task...)."""
+    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
+
+
+class SelfPlay:
+    """concurrent_games games of `cfg` (an AlphaZeroConfig) searched together; the last
+    round(pool_fraction * G) of them are played by the learner against a pool opponent through a
+    second search over the same positions (the learner's colour alternates game by game in each of
+    these slots). See AlphaZeroTrainer for the whole loop."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
+        h, w, _ = self.template.spec.obs_shape
+        no_pass_before = math.ceil(cfg.no_pass_fraction * h * w)
+        G = cfg.concurrent_games
+        self.num_pool = int(round(cfg.pool_fraction * G))     # games G - num_pool .. G - 1 face the pool
+        self.mcts = self._search(G, no_pass_before, seed=cfg.seed)
+        self.opp_mcts = self._search(self.num_pool, no_pass_before) if self.num_pool else None
+        self.roots = [self.template.copy() for _ in range(G)]
+        self.move_no = np.zeros(G, np.int64)
+        self.learner_seat = np.arange(self.num_pool) % 2
+
+    def _search(self, n, no_pass_before, seed=None):
+        cfg = self.cfg
+        return BatchedMCTS(cfg.game, num_games=n, simulations=cfg.simulations, c_puct=cfg.c_puct,
+                           dirichlet_alpha=cfg.dirichlet_alpha, epsilon=cfg.dirichlet_epsilon,
+                           fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
+                           seed=seed, no_pass_before=no_pass_before, **cfg.game_kwargs)
+
+    def rebuild(self, seed):
+        """Fresh search trees at the current roots, every random stream reseeded from `seed`."""
+        self.mcts.seed(seed)
+        self.mcts.set_roots(self.roots)
+        if self.num_pool:
+            self.opp_mcts.seed(seed + 1)
+            self.opp_mcts.set_roots(self.roots[-self.num_pool:])
+
+    def _choose(self, mcts, move_no):
+        sampled = mcts.select_actions(1.0)
+        best = mcts.select_actions(0.0)
+        return np.where(move_no < self.cfg.temperature_moves, sampled, best)
+
+    def step(self, evaluator, opp_evaluator=None):
+        """One search of every game, then one move in each. Returns (moves, finished): moves, the
+        learner's moves as (game, planes (C, H, W) float32, legal mask, search policy, mover) in game
+        order; finished, the games that ended as (game, returns per player, score) in game order,
+        score the learner's result in [0, 1] in a pool game (None in the others). A finished game is
+        reset and its slot starts the next game at once."""
+        G, P = self.cfg.concurrent_games, self.num_pool
+        policies, _ = self.mcts.run(evaluator)
+        actions = self._choose(self.mcts, self.move_no)
+        theirs = np.zeros(G, bool)         # the pool opponent moves in these games
+        if P:
+            self.opp_mcts.run(opp_evaluator, copy=False)
+            theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
+            actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]
+        moves = [(i, root.encode(), root.legal_mask(), policies[i].copy(), root.current_player)
+                 for i, root in enumerate(self.roots) if not theirs[i]]
+        self.mcts.advance(actions)
+        if P:
+            self.opp_mcts.advance(actions[G - P:])
+        self.move_no += 1
+        finished = []
+        for i, root in enumerate(self.roots):
+            root.step(int(actions[i]))
+            if root.is_over():
+                returns = root.returns()
+                score = None
+                root.reset()
+                self.mcts.set_root(i, root)
+                self.move_no[i] = 0
+                if i >= G - P:
+                    j = i - (G - P)
+                    score = (returns[self.learner_seat[j]] + 1.0) / 2.0
+                    self.learner_seat[j] ^= 1
+                    self.opp_mcts.set_root(j, root)
+                finished.append((i, returns, score))
+        return moves, finished
+
+    # ---- the games' state, for checkpoints and for handing a worker's games to another -------
+    def carry(self):
+        """The games' state (no trees): {"roots": [bytes], "move_no", "learner_seat"}."""
+        return {"roots": [r.to_bytes() for r in self.roots], "move_no": self.move_no.copy(),
+                "learner_seat": self.learner_seat.copy()}
+
+    def load_carry(self, carry):
+        """Restore carry(); the trees are rebuilt by the next rebuild()."""
+        for root, blob in zip(self.roots, carry["roots"]):
+            root.load_bytes(bytes(blob))
+        self.move_no = np.array(carry["move_no"], np.int64)
+        self.learner_seat = np.array(carry["learner_seat"], np.int64)
+
+
+class GameRecords:
+    """The learner's moves of the games in progress, one list per game slot; finish() turns a game
+    into replay arrays once its result is known."""
+
+    def __init__(self, num_games):
+        self.pending = [[] for _ in range(num_games)]     # per game: (planes, mask, policy, mover)
+
+    def add(self, moves):
+        for i, planes, mask, policy, mover in moves:
+            self.pending[i].append((planes, mask, policy, mover))
+
+    def finish(self, i, returns):
+        """(planes int8, masks, policies, values) of game i's moves with the result `returns`, or
+        None when the learner made no move in it; the slot is emptied."""
+        moves, self.pending[i] = self.pending[i], []
+        if not moves:
+            return None
+        planes = np.stack([m[0] for m in moves]).astype(np.int8)
+        masks = np.stack([m[1] for m in moves])
+        policies = np.stack([m[2] for m in moves])
+        values = np.array([returns[m[3]] for m in moves], np.float32)
+        return planes, masks, policies, values

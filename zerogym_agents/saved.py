@@ -76,14 +76,17 @@ def _agent_class(kind):
     return PolicyAgent
 
 
-def load_agent(spec, seed=None, game=None, game_kwargs=None, **overrides):
+def load_agent(spec, seed=None, game=None, game_kwargs=None, device="cpu", **overrides):
     """An agent from "pretrained:NAME" or a file written by save_agent (options overridable, e.g.
     simulations=50). Checkpoints are read with torch.load(weights_only=True) and checked (read_agent);
     saved options the agent refuses raise CheckpointError too. game (a name, with game_kwargs):
-    refuse an agent whose net does not fit that game (NetFileError, a ValueError)."""
+    refuse an agent whose net does not fit that game (NetFileError, a ValueError). device: where the
+    net runs, "cpu" (default), "auto" (CUDA when torch sees a GPU), "cuda" or "cuda:N"."""
+    from zerogym_agents.devices import resolve_device
     from zerogym_agents.nets import net_from_payload
+    device = resolve_device(device)
     path, data = read_agent(spec)
-    net = net_from_payload(data["net"], source=path, game=game, game_kwargs=game_kwargs)
+    net = net_from_payload(data["net"], source=path, game=game, game_kwargs=game_kwargs, device=device)
     cls, options = _agent_class(data["agent"]), data["options"]
     try:
         return cls(net, seed=seed, **{**options, **overrides})

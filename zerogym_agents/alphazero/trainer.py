@@ -12,6 +12,7 @@ from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay, tree_seed
 from zerogym_agents.checkpoint import (
     CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
+from zerogym_agents.devices import resolve_device
 from zerogym_agents.file_checks import (
     Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict, Str,
     Tensor, TorchRngState, check)
@@ -34,8 +35,8 @@ def _blob(state):
 
 
 def _frozen(net):
-    """A snapshot of the net's weights that later training cannot change."""
-    return {k: v.detach().clone() for k, v in net.state_dict().items()}
+    """A snapshot of the net's weights (on the CPU) that later training cannot change."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
 
 
 class AlphaZeroTrainer(CosineSchedule):
@@ -74,6 +75,7 @@ class AlphaZeroTrainer(CosineSchedule):
         os.makedirs(self.out, exist_ok=True)
         remove_stale_temp_files(self.out)
         torch.manual_seed(cfg.seed)
+        self.device = resolve_device(cfg.device)    # a bad or missing device is refused before any work
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
         spec = self.template.spec
         h, w, c = spec.obs_shape
@@ -128,7 +130,7 @@ class AlphaZeroTrainer(CosineSchedule):
     def _set_net(self, net):
         """Train `net`: a fresh optimizer, its evaluator, and a separate copy for pool opponents."""
         cfg = self.cfg
-        self.net = net.eval()
+        self.net = net.to(self.device).eval()
         self.opt = torch.optim.SGD(net.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
         self.evaluator = make_evaluator(net)
         self.opp_net = copy.deepcopy(net).eval()
@@ -257,7 +259,8 @@ class AlphaZeroTrainer(CosineSchedule):
             "roots": [_blob(r) for r in sp.roots], "move_no": torch.from_numpy(sp.move_no.copy()),
             "pending": pending, "pool": self.pool.state_dict(),
             "pool_snapshots": [e[0] for e in self.pool.entries.values()], "pool_games": self.pool_games,
-            "learner_seat": torch.from_numpy(sp.learner_seat.copy()) if self.num_pool else None})
+            "learner_seat": torch.from_numpy(sp.learner_seat.copy()) if self.num_pool else None,
+            **self._extra_state()})
         save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
             "game": self.cfg.game, "kwargs": self.cfg.game_kwargs, "net": self.net.config.to_dict(),
             "parameters": self.net.num_parameters(),
@@ -268,6 +271,16 @@ class AlphaZeroTrainer(CosineSchedule):
         if self.history:
             plot_history(self.history, os.path.join(self.out, PLOT), title=f"AlphaZero, {self.cfg.game}")
         self._rebuild_trees()
+
+    # what a trainer built on this one (zerogym_agents.scale) adds to checkpoints
+    def _extra_state(self):
+        return {}
+
+    def _extra_schema(self):
+        return {}
+
+    def _load_extra(self, data):
+        pass
 
     def _checkpoint_schema(self):
         """What an AlphaZero checkpoint of this run must hold (checked before anything is restored);
@@ -284,7 +297,7 @@ class AlphaZeroTrainer(CosineSchedule):
             "move_no": Tensor(torch.int64, (G,), low=0),
             "pending": ListOf(ListOf(PendingMove(c, h, w, A)), length=G),
             "pool": OpponentPool.state_schema(), "pool_snapshots": ListOf(DictOf(Str())), "pool_games": Int(0),
-            "learner_seat": Tensor(torch.int64, (P,), 0, 1) if P else Maybe(Tensor())},
+            "learner_seat": Tensor(torch.int64, (P,), 0, 1) if P else Maybe(Tensor()), **self._extra_schema()},
             rule=lambda d: ("pool_snapshots", f"holds {len(d['pool_snapshots'])} nets for "
                                               f"{len(d['pool']['names'])} pool names")
             if len(d["pool_snapshots"]) != len(d["pool"]["names"]) else None)
@@ -325,6 +338,7 @@ class AlphaZeroTrainer(CosineSchedule):
         self.records.pending = [[(p.numpy(), m.numpy(), q.numpy(), mv) for p, m, q, mv in g] for g in data["pending"]]
         self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
         self.pool_games = data["pool_games"]
+        self._load_extra(data)
         self._losses, self._work_seconds, self._since = [], 0.0, (self.games, self.positions)
         self._rebuild_trees()
 

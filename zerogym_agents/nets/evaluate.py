@@ -11,6 +11,7 @@ import numpy as np
 import torch
 
 from zerogym.symmetry import Symmetries
+from zerogym_agents.devices import HostBuffer, autocast, resolve_device
 
 
 def _check_batch(planes, masks, channels=None):
@@ -51,7 +52,7 @@ def _symmetry_names(symmetries):
 class Evaluator:
     """make_evaluator's callable: evaluator(planes, masks) -> (priors, values). See make_evaluator."""
 
-    def __init__(self, net, device="cpu", symmetries=None, batch_size=None, threads="auto"):
+    def __init__(self, net, device=None, symmetries=None, batch_size=None, threads="auto"):
         if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
             raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
         if threads == "auto":
@@ -60,8 +61,14 @@ class Evaluator:
             if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
                 raise ValueError(f"threads must be a positive integer, 'auto' or None, got {threads!r}")
             torch.set_num_threads(threads)
-        self.device = torch.device(device)
+        if device is None:
+            first = next(net.parameters(), None)
+            device = first.device if first is not None else "cpu"
+        self.device = resolve_device(device)
         self.net = net.to(self.device)
+        self.cuda = self.device.type == "cuda"
+        if self.cuda:                      # inputs go through pinned host memory, copied without blocking
+            self._host_planes, self._host_masks = HostBuffer(), HostBuffer()
         self.batch_size = batch_size
         self.names = None if symmetries is None else _symmetry_names(symmetries)
         self._given = symmetries if isinstance(symmetries, Symmetries) else None
@@ -81,10 +88,25 @@ class Evaluator:
         return self._index[key]
 
     def _run(self, x):
+        if self.cuda:
+            with autocast(self.device):
+                logits, values = self._forward(x)
+            return logits.float(), values.float()
+        return self._forward(x)
+
+    def _forward(self, x):
         if self.batch_size is None or x.shape[0] <= self.batch_size:
             return self.net(x)
         parts = [self.net(x[i:i + self.batch_size]) for i in range(0, x.shape[0], self.batch_size)]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+
+    def _inputs(self, planes, masks):
+        """planes and masks as tensors on the device (through the pinned buffers on CUDA)."""
+        planes = np.ascontiguousarray(planes)
+        if self.cuda:
+            return (self._host_planes.to(self.device, planes),
+                    self._host_masks.to(self.device, np.ascontiguousarray(masks)) != 0)
+        return torch.from_numpy(planes).to(self.device), torch.from_numpy(masks).to(self.device) != 0
 
     def __call__(self, planes, masks):
         _check_batch(planes, masks, self.net.config.in_planes)
@@ -96,8 +118,7 @@ class Evaluator:
         self.net.eval()
         try:
             with torch.inference_mode():
-                x = torch.from_numpy(np.ascontiguousarray(planes)).to(self.device)
-                mask = torch.from_numpy(masks).to(self.device) != 0
+                x, mask = self._inputs(planes, masks)
                 if self.names is None:
                     logits, values = self._run(x)
                     priors = _masked_softmax(logits, mask)
@@ -117,13 +138,17 @@ class Evaluator:
                 self.net.train()
 
 
-def make_evaluator(net, device="cpu", symmetries=None, batch_size=None, threads="auto"):
-    """A batched evaluator over `net` (a PolicyValueNet, moved to `device`).
+def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="auto"):
+    """A batched evaluator over `net` (a PolicyValueNet, moved to `device`: a torch.device, or
+    "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.devices; None keeps the net where it is).
 
     evaluator(planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A) float32: softmax
     over legal actions only, zeros on illegal ones and on rows with no legal action; values (B,)
     float32 in [-1, 1] from the mover's view). Runs under torch.inference_mode with the net in eval
-    mode (BatchNorm running statistics; the net's train/eval mode is restored afterwards).
+    mode (BatchNorm running statistics; the net's train/eval mode is restored afterwards). On CUDA
+    the inputs are copied through pinned host buffers and the forward pass runs under autocast
+    (bf16, or fp16 where the GPU has no bf16); priors and values come back as float32. On the CPU it
+    is float32 throughout.
 
     symmetries: None, a zerogym.symmetry.Symmetries, a game State/GameSpec/env, or transform names.
     Then every position is evaluated under each transform (planes mapped with the symmetry's cell

@@ -8,6 +8,7 @@ import torch
 
 from zerogym_agents.checkpoint import (
     CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
+from zerogym_agents.devices import resolve_device
 from zerogym_agents.file_checks import (
     Config, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
 from zerogym_agents.nets import net_from_payload, net_payload
@@ -90,6 +91,7 @@ class PGTrainer(CosineSchedule):
         remove_stale_temp_files(self.out)
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
+        self.device = resolve_device(cfg.device)    # a bad or missing device is refused before any work
         self.net_config, init = cfg.net_config(), None
         if cfg.init_from:
             init = initial_net(cfg)
@@ -102,6 +104,7 @@ class PGTrainer(CosineSchedule):
         self._build()
         if init is not None:
             self.net.load_state_dict(init.state_dict())
+        self.net.to(self.device)
         self.pool.add(snapshot(self.net), name=f"{cfg.snapshot_unit}-0")
         if resume:
             self._load(os.path.join(self.out, CHECKPOINT))

@@ -62,15 +62,17 @@ class PoolOpponent(Agent):
     Snapshots made by snapshot(net) are loaded into a separate net in eval mode whose parameters
     never require gradients (one net per distinct net config, reused across draws); any other
     snapshot is played as it is (an agent with act(env), or a callable env -> action).
-    greedy: play the policy's argmax instead of sampling from it (seeded by `seed`).
+    greedy: play the policy's argmax instead of sampling from it (seeded by `seed`). device: where the
+    snapshots' nets run (a torch.device or a name; default the CPU).
     record(score) reports the result of the current game (1 win, 0.5 draw, 0 loss for the learner)
     to the pool's Elo. SingleAgentEnv calls reset() at every episode start and seed() on seeded resets.
     """
 
     name = "pool"
 
-    def __init__(self, pool, greedy=False, seed=None):
+    def __init__(self, pool, greedy=False, seed=None, device="cpu"):
         super().__init__(seed)
+        self.device = device
         self.pool = pool
         self.greedy = bool(greedy)
         self.current = None          # name of the snapshot being played
@@ -87,7 +89,7 @@ class PoolOpponent(Agent):
             from zerogym_agents.pg.agent import PolicyAgent
             net = self._nets.get(snap["config"])
             if net is None:
-                net = self._nets[snap["config"]] = frozen_net(snap)
+                net = self._nets[snap["config"]] = frozen_net(snap).to(self.device)
             else:
                 net.load_state_dict(snap["state_dict"])
             if self._player is None or getattr(self._player, "net", None) is not net:

@@ -242,7 +242,7 @@ class PPOTrainer(PGTrainer):
             max_grad_norm=cfg.grad_clip if cfg.grad_clip > 0 else float("inf"),
             policy_kwargs={"net": self.net_config, "batchnorm_batch_stats": cfg.batch_stats(),
                            "optimizer_class": opt_class, "optimizer_kwargs": opt_kwargs},
-            seed=cfg.seed, device="cpu", verbose=0)
+            seed=cfg.seed, device=self.device, verbose=0)
         self.model.set_logger(Logger(None, []))
         self.model.lr_schedule = lambda _progress_remaining: self.learning_rate()   # the trainer's schedule
         self.net = self.model.policy.net

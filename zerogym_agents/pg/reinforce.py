@@ -118,12 +118,12 @@ class ReinforceTrainer(PGTrainer):
 
     def _build(self):
         cfg = self.cfg
-        self.net = PolicyValueNet(self.net_config).eval()
+        self.net = PolicyValueNet(self.net_config).to(self.device).eval()
         self.opt = make_optimizer(self.net.parameters(), cfg)
         self.venv = zerogym.vector.make(cfg.game, cfg.num_envs, copy=False, **cfg.game_kwargs)
         self.symmetries = self.venv.spec.symmetries
         self.learner = PolicyAgent(self.net, greedy=False)
-        self.opponent = PoolOpponent(self.pool, greedy=cfg.opponent_greedy)
+        self.opponent = PoolOpponent(self.pool, greedy=cfg.opponent_greedy, device=self.device)
         self.rng = np.random.default_rng(seed_for(cfg.seed, 2))
         self.schedule = SnapshotSchedule(cfg.snapshot_every, cfg.snapshot_unit)
 
@@ -149,16 +149,20 @@ class ReinforceTrainer(PGTrainer):
         if total == 0:
             return {}
         sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0}
+        dev = self.device
+
+        def tensor(x):
+            return torch.from_numpy(x).to(dev)
         learning_mode(self.net, cfg.batch_stats())
         self.opt.zero_grad(set_to_none=True)
         try:
             for s in range(0, total, cfg.minibatch_size):
                 part = slice(s, s + cfg.minibatch_size)
                 loss, parts = reinforce_loss(
-                    self.net, torch.from_numpy(planes[part].astype(np.float32)), torch.from_numpy(masks[part] != 0),
-                    torch.from_numpy(actions[part]), torch.from_numpy(returns[part]),
+                    self.net, tensor(planes[part].astype(np.float32)), tensor(masks[part] != 0),
+                    tensor(actions[part]), tensor(returns[part]),
                     baseline=cfg.algo == "reinforce-baseline", entropy_coef=cfg.entropy_coef,
-                    value_coef=cfg.value_coef, total=total, behaviour_logp=torch.from_numpy(logp[part]))
+                    value_coef=cfg.value_coef, total=total, behaviour_logp=tensor(logp[part]))
                 loss.backward()
                 sums["loss"] += loss.item()
                 for k, v in parts.items():

@@ -16,13 +16,27 @@ is.  The evaluator's value and terminal results are from the view of the player 
 leaf; backing up adds +v to nodes whose mover is that player and -v to the others.  Nothing assumes
 that players alternate.
 
+Gumbel search (Danihelka, Guez, Schrittwieser and Silver, "Policy improvement by planning with
+Gumbel", ICLR 2022), when `gumbel` is set: the root samples Gumbel noise g for its children and runs
+sequential halving over the top min(gumbel_m, children) of g + log P, spending exactly the budget
+(the root's own evaluation is not counted); candidates are ranked by g + log P + sigma(q), with
+sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q the completed Q (the visited children's mean
+value, the mixed value estimate v_mix for the others) mapped from [-1, 1] to [0, 1].  Below the root
+a child is chosen deterministically by argmax(pi'(a) - N(a) / (1 + sum_b N(b))), with
+pi' = softmax(log P + sigma(q)).  The move is the best of g + log P + sigma(q) among the most visited
+candidates, the policy target pi' at the root.  No Dirichlet noise is used.
+
+Forced playouts (Wu, "Accelerating Self-Play Learning in Go", 2019), when `forced_k` > 0: a root
+child with visits but fewer than sqrt(forced_k * P * sum of the children's visits) is chosen first;
+pruned_policy() then takes those extra visits back out of the policy target.
+
 Every method callable from Python checks its arguments (tree indices, counts, array shapes, States
 of this game, actions, the search constants) before compiled code uses them; the nogil loops
 check nothing.  The legal masks that expansion trusts are a private copy: the evaluator gets
 `masks` as a view it may overwrite.
 """
 from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
-from libc.math cimport sqrt, isfinite, pow
+from libc.math cimport sqrt, isfinite, pow, log, exp, ceil, floor
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 cimport numpy as cnp
@@ -59,11 +73,36 @@ ctypedef struct Node:
     float prior
     float w                # value sum from the view of `mover`
     int32_t n              # completed visits
+    float raw              # the evaluator's value of this node, for its player to move (Gumbel's v_mix)
     int16_t action         # the edge from the parent
     int16_t num_children
     int16_t inflight       # descents in flight through this node (virtual loss)
     int8_t mover           # the player who chose the edge into this node
     int8_t pending         # queued for evaluation in the current batch
+
+
+cdef inline int halving_round(int m, int n, int s, bint* shrink) noexcept nogil:
+    # sequential halving of n simulations over m candidates: the round of simulation s (0-based), so
+    # that a candidate takes part in round r when it has had r visits in this search.  Phase p gives
+    # each of its c_p candidates max(1, n // (ceil(log2 m) * c_p)) visits; c_0 = m, then halved,
+    # never below 2, until the budget is spent.  shrink: s opens a phase with fewer candidates
+    cdef int L = 0, c = m, r = 0, v, prev = m
+    shrink[0] = 0
+    if m <= 1:
+        return s
+    while (1 << L) < m:
+        L += 1
+    while True:
+        v = n // (L * c)
+        if v < 1:
+            v = 1
+        if s < <int64_t> v * c:
+            shrink[0] = s == 0 and c < prev
+            return r + s // c
+        s -= v * c
+        r += v
+        prev = c
+        c = c // 2 if c >= 4 else 2
 
 
 cdef inline double leaf_result(Header* h) noexcept nogil:
@@ -87,6 +126,8 @@ cdef class PUCTCore:
     cdef Node* spare           # capacity, for compaction on advance
     cdef int32_t* used         # nodes in use per tree
     cdef int32_t* done         # simulations done per tree in the current run
+    cdef int32_t* budget       # simulations asked of each tree in the current run
+    cdef uint8_t* explore      # per tree: root noise and forced playouts in the current run
     cdef uint64_t* rng         # one stream per tree
     cdef uint8_t* noised       # root noise applied since the root was set
     cdef uint8_t* has_root
@@ -96,10 +137,17 @@ cdef class PUCTCore:
     cdef int8_t* leaf_mask     # (G*k, A) legal masks of the queued leaves, as expansion trusts them
     cdef int64_t* moves        # G: advance()'s actions, copied before they are checked
     cdef double* noise         # num_actions gamma draws
+    cdef double* work          # num_actions scores of one node's children (Gumbel)
+    cdef float* gum            # (G, A) Gumbel draws of the root children (by child index), scaled
+    cdef int32_t* base_n       # (G, A) visits of the root children when the search began
+    cdef int32_t* considered   # G: candidates of the sequential halving
+    cdef uint8_t* gready       # G: Gumbel draws taken for the current root
     cdef readonly int pending_leaves
     cdef readonly int64_t full_events     # leaves left unexpanded because their tree was full
-    cdef int target
     cdef double _c_puct, _fpu_reduction, _virtual_loss, _dirichlet_alpha, _epsilon
+    cdef bint _gumbel                      # Gumbel root search and deterministic non-root selection
+    cdef int _gumbel_m
+    cdef double _c_visit, _c_scale, _gumbel_scale, _forced_k
     cdef int _pass_action                  # the game's pass action (-1: none)
     cdef public int no_pass_before         # before this many moves, pass is no child where another move is legal
     cdef readonly object planes            # float32 (G*k, C, H, W)
@@ -122,8 +170,9 @@ cdef class PUCTCore:
                              f"got {n_games} * {n_leaves} = {n_games * n_leaves}")
         A_, obs_ = spec.d.num_actions, spec.d.height * spec.d.width * spec.d.planes
         need = ((n_games + 1) * n_nodes * sizeof(Node) + (n_games + 1) * spec.d.state_bytes + obs_
-                + n_games * (2 * sizeof(int32_t) + sizeof(uint64_t) + sizeof(int64_t) + 2)
-                + n_games * n_leaves * (2 * sizeof(int32_t) + 1 + 2 * A_ + 4 * obs_) + A_ * sizeof(double))
+                + n_games * (4 * sizeof(int32_t) + sizeof(uint64_t) + sizeof(int64_t) + 4)
+                + n_games * A_ * (sizeof(float) + sizeof(int32_t))
+                + n_games * n_leaves * (2 * sizeof(int32_t) + 1 + 2 * A_ + 4 * obs_) + 2 * A_ * sizeof(double))
         what = (f"PUCTCore: {n_games} {spec.name} search trees of {n_nodes} nodes ({sizeof(Node)} bytes each) "
                 f"with {n_leaves} leaves per tree")
         args.check_bytes(what, need)
@@ -140,6 +189,8 @@ cdef class PUCTCore:
         self.no_pass_before = 0
         self._c_puct, self._fpu_reduction, self._virtual_loss = 1.5, 0.25, 1.0
         self._dirichlet_alpha, self._epsilon = 0.3, 0.0
+        self._gumbel, self._gumbel_m = 0, 16
+        self._c_visit, self._c_scale, self._gumbel_scale, self._forced_k = 50.0, 1.0, 1.0, 0.0
         cdef Py_ssize_t L = G * k, A = self.num_actions, obs = <Py_ssize_t> self.H * self.W * self.C
         self.roots = <char*> PyMem_Calloc(G, self.stride)
         self.scratch = <char*> PyMem_Calloc(1, self.stride)
@@ -148,6 +199,13 @@ cdef class PUCTCore:
         self.spare = <Node*> PyMem_Malloc(cap * sizeof(Node))
         self.used = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
         self.done = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
+        self.budget = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
+        self.explore = <uint8_t*> PyMem_Calloc(G, 1)
+        self.considered = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
+        self.gready = <uint8_t*> PyMem_Calloc(G, 1)
+        self.gum = <float*> PyMem_Calloc(G * A, sizeof(float))
+        self.base_n = <int32_t*> PyMem_Calloc(G * A, sizeof(int32_t))
+        self.work = <double*> PyMem_Malloc(A * sizeof(double))
         self.rng = <uint64_t*> PyMem_Calloc(G, sizeof(uint64_t))
         self.noised = <uint8_t*> PyMem_Calloc(G, 1)
         self.has_root = <uint8_t*> PyMem_Calloc(G, 1)
@@ -161,8 +219,10 @@ cdef class PUCTCore:
                 self.spare == NULL or self.used == NULL or self.done == NULL or self.rng == NULL or
                 self.noised == NULL or self.has_root == NULL or self.leaf_tree == NULL or self.leaf_node == NULL or
                 self.leaf_player == NULL or self.leaf_mask == NULL or self.moves == NULL or
-                self.noise == NULL):
+                self.noise == NULL or self.budget == NULL or self.explore == NULL or self.considered == NULL or
+                self.gready == NULL or self.gum == NULL or self.base_n == NULL or self.work == NULL):
             raise MemoryError(f"{what} need {need} bytes, which could not be allocated")
+        memset(self.explore, 1, G)
         try:
             self.planes = np.zeros((L, self.C, self.H, self.W), np.float32)
             self.masks = np.zeros((L, self.num_actions), np.int8)
@@ -187,6 +247,13 @@ cdef class PUCTCore:
         PyMem_Free(self.leaf_mask)
         PyMem_Free(self.moves)
         PyMem_Free(self.noise)
+        PyMem_Free(self.budget)
+        PyMem_Free(self.explore)
+        PyMem_Free(self.considered)
+        PyMem_Free(self.gready)
+        PyMem_Free(self.gum)
+        PyMem_Free(self.base_n)
+        PyMem_Free(self.work)
 
     @property
     def node_bytes(self):
@@ -232,6 +299,59 @@ cdef class PUCTCore:
     @epsilon.setter
     def epsilon(self, v):
         self._epsilon = args.real("epsilon", v, 0.0, 1.0)
+
+    @property
+    def gumbel(self):
+        """True: Gumbel root search with sequential halving (see the module docstring); False: PUCT."""
+        return bool(self._gumbel)
+
+    @gumbel.setter
+    def gumbel(self, v):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"gumbel must be True or False, got {v!r}")
+        self._free()
+        self._idle()
+        self._gumbel = bool(v)
+
+    @property
+    def gumbel_m(self):
+        return self._gumbel_m
+
+    @gumbel_m.setter
+    def gumbel_m(self, v):
+        self._gumbel_m = args.integer("gumbel_m", v, 1, MAX_ACTIONS)
+
+    @property
+    def c_visit(self):
+        return self._c_visit
+
+    @c_visit.setter
+    def c_visit(self, v):
+        self._c_visit = args.real("c_visit", v, 0.0)
+
+    @property
+    def c_scale(self):
+        return self._c_scale
+
+    @c_scale.setter
+    def c_scale(self, v):
+        self._c_scale = args.real("c_scale", v, 0.0)
+
+    @property
+    def gumbel_scale(self):
+        return self._gumbel_scale
+
+    @gumbel_scale.setter
+    def gumbel_scale(self, v):
+        self._gumbel_scale = args.real("gumbel_scale", v, 0.0)
+
+    @property
+    def forced_k(self):
+        return self._forced_k
+
+    @forced_k.setter
+    def forced_k(self, v):
+        self._forced_k = args.real("forced_k", v, 0.0)
 
     @property
     def pass_action(self):
@@ -310,6 +430,7 @@ cdef class PUCTCore:
         r.prior = 1.0
         r.w = 0.0
         r.n = 0
+        r.raw = 0.0
         r.action = -1
         r.num_children = 0
         r.inflight = 0
@@ -317,6 +438,7 @@ cdef class PUCTCore:
         r.pending = 0
         self.used[i] = 1
         self.noised[i] = 0
+        self.gready[i] = 0
 
     def get_root(self, i, State out not None):
         """Copy tree i's root state into `out` (a State of this game and kwargs)."""
@@ -353,25 +475,51 @@ cdef class PUCTCore:
         return 0
 
     # ---- one search ----------------------------------------------------------------------
-    def begin(self, simulations):
-        """Start a search of `simulations` (1..2**31-1) new simulations per tree (noise goes on
-        expanded roots now)."""
-        cdef int n = args.integer("simulations", simulations, 1, INT32_MAX)
+    def begin(self, simulations, explore=None):
+        """Start a search: `simulations` new simulations per tree (1..2**31-1; an int, or an int32
+        array with one count per tree).  explore: None (every tree), or a uint8 array with one flag
+        per tree, 0 for a tree searched without root noise and forced playouts (a cheap search)."""
         self._free()
         self._idle()
         self._check_roots()
-        cdef int i
-        self.target = n
-        for i in range(self.num_games):
+        cdef int i, G = self.num_games
+        cdef const int32_t[::1] sims
+        cdef const uint8_t[::1] flags
+        if isinstance(simulations, np.ndarray):
+            args.shape("simulations", simulations.shape, (G,))
+            if simulations.dtype != np.int32:
+                raise TypeError(f"simulations must be an int or an int32 array, got an array of {simulations.dtype}")
+            sims = np.ascontiguousarray(simulations)
+            for i in range(G):
+                if not 1 <= sims[i] <= INT32_MAX:
+                    raise ValueError(f"simulations must be in 1..{INT32_MAX}, got {sims[i]} for tree {i}")
+                self.budget[i] = sims[i]
+        else:
+            n = args.integer("simulations", simulations, 1, INT32_MAX)
+            for i in range(G):
+                self.budget[i] = n
+        if explore is None:
+            memset(self.explore, 1, G)
+        else:
+            if not isinstance(explore, np.ndarray) or explore.dtype != np.uint8:
+                raise TypeError(f"explore must be None or a uint8 array, got {explore!r}")
+            args.shape("explore", explore.shape, (G,))
+            flags = np.ascontiguousarray(explore)
+            for i in range(G):
+                self.explore[i] = flags[i] != 0
+        for i in range(G):
             self.done[i] = 0
+            self.gready[i] = 0
             if self.nodes[<Py_ssize_t> i * self.capacity].first_child >= 0:
                 self._noise_root(i)
+                if self._gumbel:
+                    self._gumbel_start(i)
 
     def finished(self):
         """True when every tree with a running root has done its simulations."""
         cdef int i
         for i in range(self.num_games):
-            if self.done[i] < self.target and header(self.roots + i * self.stride).status == RUNNING:
+            if self.done[i] < self.budget[i] and header(self.roots + i * self.stride).status == RUNNING:
                 return False
         return True
 
@@ -388,24 +536,133 @@ cdef class PUCTCore:
             for i in range(self.num_games):
                 if header(self.roots + i * self.stride).status != RUNNING:
                     continue
-                tries = self.target - self.done[i]
+                tries = self.budget[i] - self.done[i]
                 if tries > self.leaves_per_tree:
                     tries = self.leaves_per_tree
+                if self._gumbel:
+                    self._collect_gumbel(i, tries)
+                    continue
                 for t in range(tries):
-                    r = self._descend(i)
+                    r = self._descend(i, -1)
                     if r != D_COLLISION:
                         self.done[i] += 1
         self.busy = 0
         return self.pending_leaves
 
-    cdef int _descend(self, int i) noexcept nogil:
+    cdef void _collect_gumbel(self, int i, int tries) noexcept nogil:
+        # the root is evaluated first, outside the budget (a dead end, no legal move in a running
+        # game, is scored as a draw and counted); then each descent starts at the child that the
+        # sequential halving picks
+        cdef Node* root = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef int t, j, r
+        for t in range(tries):
+            if root.first_child < 0:
+                if root.pending:
+                    return
+                r = self._descend(i, -1)
+                if r != D_BACKED:
+                    return
+                self.done[i] += 1
+                continue
+            if not self.gready[i]:
+                self._gumbel_start(i)
+            j = self._root_pick(i)
+            if j < 0:
+                return
+            if self._descend(i, j) == D_COLLISION:
+                return
+            self.done[i] += 1
+
+    cdef void _gumbel_start(self, int i) noexcept nogil:
+        # draw the root children's Gumbel noise and note their visits at the start of this search
+        cdef Node* root = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Node* kids = root + root.first_child
+        cdef int j, n = root.num_children
+        cdef Py_ssize_t row = <Py_ssize_t> i * self.num_actions
+        for j in range(n):
+            self.gum[row + j] = <float> (self._gumbel_scale * -log(-log(uniform01(&self.rng[i]))))
+            self.base_n[row + j] = kids[j].n
+        self.considered[i] = self._gumbel_m if self._gumbel_m < n else n
+        self.gready[i] = 1
+
+    cdef int _root_pick(self, int i) noexcept nogil:
+        # the root child for the next simulation: among the children at the current round's visit
+        # count, the best g + log P (round 0: the Gumbel top-k) or g + log P + sigma(q); -1 to wait
+        # when a smaller phase starts while simulations are in flight (it must rank finished ones)
+        cdef Node* root = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Node* kids = root + root.first_child
+        cdef Py_ssize_t row = <Py_ssize_t> i * self.num_actions
+        cdef int j, n = root.num_children, best = -1, fallback = 0
+        cdef bint shrink
+        cdef int r = halving_round(self.considered[i], self.budget[i], self.done[i], &shrink)
+        cdef double x, top = -1e300, any_top = -1e300
+        if shrink and root.inflight > 0:
+            return -1
+        if r > 0:
+            self._completed_logits(root, 0, self.work)
+        for j in range(n):
+            x = self.gum[row + j] + (self.work[j] if r > 0 else log(kids[j].prior if kids[j].prior > 1e-30 else 1e-30))
+            if kids[j].n + kids[j].inflight - self.base_n[row + j] == r and x > top:
+                top, best = x, j
+            if x > any_top:
+                any_top, fallback = x, j
+        return best if best >= 0 else fallback
+
+    cdef double _completed_logits(self, Node* base, int node, double* out) noexcept nogil:
+        # out[j] = log P + sigma(completed q) for each child j of the expanded node (q from the view
+        # of its player to move, mapped to [0, 1]); returns the largest
+        cdef Node* nd = base + node
+        cdef Node* kids = base + nd.first_child
+        cdef Node* c
+        cdef int j, n = nd.num_children
+        cdef int64_t total = 0
+        cdef int32_t most = 0
+        cdef double p, pw = 0.0, pq = 0.0, v, scale, q, top = -1e300
+        for j in range(n):
+            c = kids + j
+            if c.n > 0:
+                p = c.prior if c.prior > 1e-30 else 1e-30
+                total += c.n
+                pw += p
+                pq += p * c.w / c.n
+                if c.n > most:
+                    most = c.n
+        # v_mix (appendix D of the paper): the node's own evaluation mixed with the prior-weighted
+        # mean Q of the visited children, weighted by their visits
+        v = nd.raw if total == 0 else (nd.raw + total * (pq / pw)) / (1.0 + total)
+        scale = (self._c_visit + most) * self._c_scale * 0.5
+        for j in range(n):
+            c = kids + j
+            q = c.w / c.n if c.n > 0 else v
+            out[j] = log(c.prior if c.prior > 1e-30 else 1e-30) + scale * (q + 1.0)
+            if out[j] > top:
+                top = out[j]
+        return top
+
+    cdef int _gumbel_select(self, Node* base, int node) noexcept nogil:
+        # below the root: argmax pi'(a) - N(a) / (1 + sum N), descents in flight counted as visits
+        cdef Node* nd = base + node
+        cdef Node* kids = base + nd.first_child
+        cdef int j, n = nd.num_children, best = 0
+        cdef double top = self._completed_logits(base, node, self.work), z = 0.0, x, best_x = -1e300
+        cdef int64_t seen = 0
+        for j in range(n):
+            self.work[j] = exp(self.work[j] - top)
+            z += self.work[j]
+            seen += kids[j].n + kids[j].inflight
+        for j in range(n):
+            x = self.work[j] / z - (kids[j].n + kids[j].inflight) / (1.0 + seen)
+            if x > best_x:
+                best_x, best = x, j
+        return best
+
+    cdef int _descend(self, int i, int first) noexcept nogil:
+        # one descent of tree i; first >= 0: the root child to take (Gumbel's sequential halving)
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef char* s = self.scratch
         cdef Header* h = header(s)
-        cdef int node = 0, best, j, L, count
+        cdef int node = 0, best, L, count
         cdef Node* nd
-        cdef Node* c
-        cdef double cs, q_parent, fpu, vl = self._virtual_loss, score, best_score, n_eff, q
         memcpy(s, self.roots + i * self.stride, self.stride)
         while True:
             nd = base + node
@@ -428,27 +685,49 @@ cdef class PUCTCore:
                 self.leaf_player[L] = <int8_t> h.to_play
                 self.pending_leaves = L + 1
                 return D_LEAF
-            # PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N); unvisited children get parent Q - fpu
-            cs = self._c_puct * sqrt(nd.n + vl * (nd.inflight - 1))   # other descents in flight, not this one
-            q_parent = nd.w / nd.n if nd.n > 0 else 0.0
-            if nd.mover != h.to_play:
-                q_parent = -q_parent
-            fpu = q_parent - self._fpu_reduction
-            best = 0
-            best_score = -1e300
-            c = base + nd.first_child
-            for j in range(nd.num_children):
-                n_eff = c.n + vl * c.inflight
-                if n_eff > 0:
-                    score = (c.w - vl * c.inflight) / n_eff + cs * c.prior / (1.0 + n_eff)
-                else:
-                    score = fpu + cs * c.prior
-                if score > best_score:
-                    best_score = score
-                    best = j
-                c += 1
+            if first >= 0:
+                best, first = first, -1
+            elif self._gumbel:
+                best = self._gumbel_select(base, node)
+            else:
+                best = self._puct_select(base, node, h.to_play,
+                                         node == 0 and self._forced_k > 0 and self.explore[i])
             node = nd.first_child + best
             self.g.apply(self.g.params, s, base[node].action)
+
+    cdef int _puct_select(self, Node* base, int node, int to_play, bint forced) noexcept nogil:
+        # PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N); unvisited children get parent Q - fpu.
+        # forced (the root with forced playouts): a child with visits but fewer than
+        # sqrt(forced_k * P * sum N) comes first
+        cdef Node* nd = base + node
+        cdef Node* c
+        cdef int j, best = 0, best_forced = -1
+        cdef double cs, q_parent, fpu, vl = self._virtual_loss, score, best_score, n_eff, forced_score = -1e300
+        cdef double total = 0.0
+        cs = self._c_puct * sqrt(nd.n + vl * (nd.inflight - 1))   # other descents in flight, not this one
+        q_parent = nd.w / nd.n if nd.n > 0 else 0.0
+        if nd.mover != to_play:
+            q_parent = -q_parent
+        fpu = q_parent - self._fpu_reduction
+        best_score = -1e300
+        c = base + nd.first_child
+        if forced:
+            for j in range(nd.num_children):
+                total += c[j].n + c[j].inflight
+        for j in range(nd.num_children):
+            n_eff = c.n + vl * c.inflight
+            if n_eff > 0:
+                score = (c.w - vl * c.inflight) / n_eff + cs * c.prior / (1.0 + n_eff)
+            else:
+                score = fpu + cs * c.prior
+            if score > best_score:
+                best_score = score
+                best = j
+            if forced and c.n + c.inflight > 0 and c.n + c.inflight < sqrt(self._forced_k * c.prior * total) \
+                    and score > forced_score:
+                forced_score, best_forced = score, j
+            c += 1
+        return best_forced if best_forced >= 0 else best
 
     cdef int _encode(self, char* s, int row) noexcept nogil:
         # write the mover's planes (C, H, W) as float32 and the legal mask into row `row` (without
@@ -531,6 +810,7 @@ cdef class PUCTCore:
                 count += 1
                 total += prior[a]
         nd.pending = 0
+        nd.raw = value
         if <int64_t> self.used[i] + count <= self.capacity:
             first = self.used[i]
             self.used[i] += count
@@ -543,6 +823,7 @@ cdef class PUCTCore:
                     c.prior = <float> (prior[a] * scale if total > 0 else 1.0 / count)
                     c.w = 0.0
                     c.n = 0
+                    c.raw = 0.0
                     c.action = <int16_t> a
                     c.num_children = 0
                     c.inflight = 0
@@ -563,7 +844,7 @@ cdef class PUCTCore:
         cdef int j, n = base.num_children
         cdef double total = 0.0, eps = self._epsilon
         cdef Node* c
-        if self.noised[i] or eps <= 0 or n == 0:
+        if self.noised[i] or eps <= 0 or n == 0 or self._gumbel or not self.explore[i]:
             return
         self.noised[i] = 1
         for j in range(n):
@@ -576,9 +857,10 @@ cdef class PUCTCore:
     # ---- results and moves ---------------------------------------------------------------
     def root_stats(self, int32_t[:, ::1] counts not None, float[:, ::1] policy not None, float[::1] value not None,
                    float[:, ::1] priors not None):
-        """Per tree: child visit counts, the visit distribution, the root value (player to move's
-        view; for a finished root, its result), and the root priors (after noise); counts, policy
-        and priors of shape (num_games, num_actions), value (num_games,)."""
+        """Per tree: child visit counts, the policy (the visit distribution; with gumbel, the
+        improved policy softmax(log P + sigma(completed q))), the root value (player to move's view;
+        for a finished root, its result), and the root priors (after noise); counts, policy and
+        priors of shape (num_games, num_actions), value (num_games,)."""
         cdef int i, j, A = self.num_actions, G = self.num_games
         args.shape("counts", (counts.shape[0], counts.shape[1]), (G, A))
         args.shape("policy", (policy.shape[0], policy.shape[1]), (G, A))
@@ -610,10 +892,74 @@ cdef class PUCTCore:
                     counts[i, c.action] = c.n
                     priors[i, c.action] = c.prior
                     total += c.n
-                if total > 0:
+                if self._gumbel and base.first_child >= 0 and base.num_children > 0:
+                    self._improved(base, &policy[i, 0])
+                elif total > 0:
                     for j in range(A):
                         policy[i, j] = <float> (<double> counts[i, j] / total)
         self.busy = 0
+
+    cdef void _improved(self, Node* base, float* out) noexcept nogil:
+        # pi' = softmax(log P + sigma(completed q)) over the root's children, by action
+        cdef Node* kids = base + base.first_child
+        cdef int j, n = base.num_children
+        cdef double top = self._completed_logits(base, 0, self.work), z = 0.0
+        for j in range(n):
+            self.work[j] = exp(self.work[j] - top)
+            z += self.work[j]
+        for j in range(n):
+            out[kids[j].action] = <float> (self.work[j] / z)
+
+    def pruned_policy(self, float[:, ::1] policy not None):
+        """Per tree, the visit distribution with forced playouts taken out (Wu 2019, policy target
+        pruning): the most visited child c* keeps its visits; any other child loses up to
+        sqrt(forced_k * P * sum N) visits as long as its PUCT score (its Q held fixed) stays below
+        that of c*, and a child left with one visit or none is dropped.  With forced_k = 0 or for
+        a tree searched without exploration (explore 0), the plain visit distribution.
+        policy: float32 (num_games, num_actions); rows of finished roots are zeros."""
+        args.shape("policy", (policy.shape[0], policy.shape[1]), (self.num_games, self.num_actions))
+        self._check_roots()
+        cdef int i
+        self._free()
+        self.busy = 1
+        with nogil:
+            for i in range(self.num_games):
+                memset(&policy[i, 0], 0, self.num_actions * sizeof(float))
+                if header(self.roots + i * self.stride).status == RUNNING:
+                    self._pruned(i, &policy[i, 0])
+        self.busy = 0
+
+    cdef void _pruned(self, int i, float* out) noexcept nogil:
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Node* kids = base + base.first_child
+        cdef Node* c
+        cdef int j, n = base.num_children if base.first_child >= 0 else 0, star = -1
+        cdef double total = 0.0, kept = 0.0, cs = self._c_puct * sqrt(<double> base.n), best, gap, q, lo, m
+        cdef bint prune = self._forced_k > 0 and self.explore[i]
+        for j in range(n):
+            total += kids[j].n
+            if star < 0 or kids[j].n > kids[star].n:
+                star = j
+        if total <= 0:
+            return
+        c = kids + star
+        best = c.w / c.n + cs * c.prior / (1.0 + c.n)
+        for j in range(n):
+            c = kids + j
+            m = c.n
+            if prune and j != star and c.n > 0:
+                q = c.w / c.n
+                lo = ceil(c.n - sqrt(self._forced_k * c.prior * total))    # at most n_forced visits off
+                gap = best - q
+                if gap > 0:     # fewest visits keeping q + cs P / (1 + m) < best
+                    lo = max(lo, floor(cs * c.prior / gap - 1.0) + 1.0)
+                    m = min(<double> c.n, max(lo, 0.0))
+                if m <= 1:
+                    m = 0
+            out[c.action] = <float> m
+            kept += m
+        for j in range(n):
+            out[kids[j].action] = <float> (out[kids[j].action] / kept)
 
     def choose(self, temperature, int64_t[::1] out not None):
         """out[i] = a move for tree i from its root visit counts: argmax for temperature 0 (ties
@@ -638,6 +984,8 @@ cdef class PUCTCore:
         cdef double x, best = -1.0, total = 0.0, r
         if header(self.roots + i * self.stride).status != RUNNING or base.first_child < 0 or n == 0:
             return -1
+        if self._gumbel and self.gready[i]:
+            return self._gumbel_choice(i)
         for j in range(n):
             visited += kids[j].n > 0
         if temperature <= 0:
@@ -668,6 +1016,21 @@ cdef class PUCTCore:
                     break
         if pick < 0:            # no positive weight: any child
             pick = below(&self.rng[i], n)
+        return kids[pick].action
+
+    cdef int _gumbel_choice(self, int i) noexcept nogil:
+        # the best g + log P + sigma(q) among the candidates most visited in this search
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Node* kids = base + base.first_child
+        cdef Py_ssize_t row = <Py_ssize_t> i * self.num_actions
+        cdef int j, n = base.num_children, pick = 0, most = -1, v
+        cdef double x, top = -1e300
+        self._completed_logits(base, 0, self.work)
+        for j in range(n):
+            v = kids[j].n - self.base_n[row + j]
+            x = self.gum[row + j] + self.work[j]
+            if v > most or (v == most and x > top):
+                most, top, pick = v, x, j
         return kids[pick].action
 
     def check_moves(self, const int64_t[::1] actions not None):
@@ -743,6 +1106,7 @@ cdef class PUCTCore:
         memcpy(base, out, tail * sizeof(Node))
         self.used[i] = tail
         self.noised[i] = 0
+        self.gready[i] = 0
 
     def tree_size(self, i):
         """Nodes in use in tree i."""

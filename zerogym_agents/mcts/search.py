@@ -1,4 +1,5 @@
-"""BatchedMCTS: AlphaZero's PUCT search over G games at once, one evaluator call per batch of leaves.
+"""BatchedMCTS: AlphaZero's PUCT search (or Gumbel search) over G games at once, one evaluator call
+per batch of leaves.
 
     mcts = BatchedMCTS("go", num_games=64, simulations=200, seed=0, board_size=9)
     mcts.set_roots(states)                      # G zerogym States
@@ -20,6 +21,19 @@ with Q = parent's Q - fpu_reduction for children without visits (first-play urge
 noise P = (1 - epsilon) P + epsilon Dir(alpha) on the root priors, and virtual loss so that
 leaves_per_tree leaves per tree go into one batch (each descent in flight counts as virtual_loss
 lost visits on its path).  Finished positions are scored by the game result, without the evaluator.
+
+search="gumbel" (Danihelka, Guez, Schrittwieser and Silver, "Policy improvement by planning with
+Gumbel", ICLR 2022): the root draws Gumbel noise g, keeps the top min(gumbel_m, legal moves) of
+g + log P and shares out exactly `simulations` simulations among them by sequential halving, ranking
+by g + log P + sigma(q) with sigma(q) = (c_visit + max N) * c_scale * q, q the completed Q-value in
+[0, 1]; below the root it picks argmax pi'(a) - N(a) / (1 + sum N).  run() then returns the improved
+policy pi' = softmax(log P + sigma(q)) and select_actions() the surviving best of g + log P + sigma(q).
+The root's own evaluation is not counted in the simulations; there is no Dirichlet noise
+(gumbel_scale scales g instead: 0 makes the search deterministic).
+
+forced_playouts=k > 0 (Wu, "Accelerating Self-Play Learning in Go", 2019; PUCT only): at the root a
+child with visits but fewer than sqrt(k * P * sum N) is searched first, and pruned_policy() gives
+the visit distribution with those forced visits taken back out.
 """
 import numbers
 import operator
@@ -35,6 +49,7 @@ DEFAULT_NODES_LIMIT = 1 << 20     # default tree capacity is at most this many n
 INT32_MAX = (1 << 31) - 1         # counts, node indices and visit counts are 32-bit in the compiled core
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 REASON_RANGE = 1                  # GameSpec.reason code: action out of range
+SEARCHES = ("puct", "gumbel")
 
 
 def uniform_evaluator(planes, masks):
@@ -109,11 +124,15 @@ class BatchedMCTS:
     no_pass_before: before this many moves of a game, the search gives a pass no child (so never
     plays it) wherever another move is legal (0: passes are searched like any move). Self-play uses it
     against early Go training collapsing into passing (AlphaZeroConfig.no_pass_fraction).
+    search: "puct" or "gumbel" (see the module docstring), with gumbel_m (most root candidates),
+    c_visit, c_scale (the scale of sigma) and gumbel_scale (of the root's Gumbel noise; 0: none).
+    forced_playouts: KataGo's k for forced playouts at the root (0: off; PUCT only).
     """
 
     def __init__(self, game, num_games=1, simulations=800, c_puct=1.5, dirichlet_alpha=0.3, epsilon=0.25,
                  fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=1, capacity=None, seed=None,
-                 no_pass_before=0, **game_kwargs):
+                 no_pass_before=0, search="puct", gumbel_m=16, c_visit=50.0, c_scale=1.0, gumbel_scale=1.0,
+                 forced_playouts=0.0, **game_kwargs):
         self.spec, self._template = game_spec(game, game_kwargs)
         self.num_games = _int("num_games", num_games, 1, INT32_MAX)
         self.simulations = _int("simulations", simulations, 1, INT32_MAX)
@@ -130,6 +149,16 @@ class BatchedMCTS:
         self.epsilon = epsilon
         self._core.pass_action = self.spec.pass_action
         self.no_pass_before = no_pass_before
+        if search not in SEARCHES:
+            raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, got {search!r}")
+        self._core.gumbel = search == "gumbel"
+        self.gumbel_m = gumbel_m
+        self.c_visit = c_visit
+        self.c_scale = c_scale
+        self.gumbel_scale = gumbel_scale
+        self.forced_playouts = forced_playouts
+        if forced_playouts and search != "puct":
+            raise ValueError("forced_playouts is for search='puct' (the Gumbel search has no root noise to force)")
         self.seed(seed)
         G, A = self.num_games, self.num_actions
         self._counts = np.zeros((G, A), np.int32)
@@ -153,6 +182,17 @@ class BatchedMCTS:
     no_pass_before = property(lambda self: self._core.no_pass_before,
                               lambda self, v: setattr(self._core, "no_pass_before",
                                                       _int("no_pass_before", v, 0, INT32_MAX)))
+    gumbel_m = property(lambda self: self._core.gumbel_m,
+                        lambda self, v: setattr(self._core, "gumbel_m", _int("gumbel_m", v, 1, 32767)))
+    c_visit = property(lambda self: self._core.c_visit,
+                       lambda self, v: setattr(self._core, "c_visit", _real("c_visit", v, 0.0)))
+    c_scale = property(lambda self: self._core.c_scale,
+                       lambda self, v: setattr(self._core, "c_scale", _real("c_scale", v, 0.0)))
+    gumbel_scale = property(lambda self: self._core.gumbel_scale,
+                            lambda self, v: setattr(self._core, "gumbel_scale", _real("gumbel_scale", v, 0.0)))
+    forced_playouts = property(lambda self: self._core.forced_k,
+                               lambda self, v: setattr(self._core, "forced_k", _real("forced_playouts", v, 0.0)))
+    search = property(lambda self: "gumbel" if self._core.gumbel else "puct", doc="'puct' or 'gumbel' (fixed)")
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree)
     capacity = property(lambda self: self._core.capacity)
     full_events = property(lambda self: self._core.full_events)
@@ -207,18 +247,22 @@ class BatchedMCTS:
                              f"legal action for leaf {bad} (value {values[bad]!r}); priors must be "
                              "probabilities or non-negative weights, not logits")
 
-    def run(self, evaluator, copy=True):
+    def run(self, evaluator, copy=True, simulations=None, explore=None):
         """Run `simulations` new simulations in every tree whose root game is not over.
 
-        Returns (policies (G, A) float32: root visit counts / their sum, values (G,) float32: the
-        root value from the view of the player to move there; finished roots give zeros and their
-        result).  With copy=False these are buffers that the next call overwrites (no allocation).
-        The planes and masks handed to the evaluator are views of internal buffers, valid during the call.
+        Returns (policies (G, A) float32: root visit counts / their sum, with search="gumbel" the
+        improved policy; values (G,) float32: the root value from the view of the player to move
+        there; finished roots give zeros and their result).  With copy=False these are buffers that
+        the next call overwrites (no allocation).  The planes and masks handed to the evaluator are
+        views of internal buffers, valid during the call.
+        simulations: None (self.simulations), an int, or one int per tree (KataGo's playout cap
+        randomization gives some trees a cheap search).  explore: None, or one bool per tree; False
+        searches that tree without Dirichlet noise and forced playouts (KataGo's cheap searches).
         """
         if not callable(evaluator):
             raise ValueError(f"evaluator must be a callable (planes, masks) -> (priors, values), got {evaluator!r}")
         core = self._core
-        core.begin(self.simulations)
+        core.begin(*self._budget(simulations, explore))
         while not core.finished():
             planes, masks = self.collect()
             if len(masks):
@@ -237,6 +281,34 @@ class BatchedMCTS:
         if not copy:
             return self._policy, self._value
         return self._policy.copy(), self._value.copy()
+
+    def _budget(self, simulations, explore):
+        G = self.num_games
+        if simulations is None:
+            sims = self.simulations
+        elif isinstance(simulations, numbers.Integral) and not isinstance(simulations, bool):
+            sims = _int("simulations", simulations, 1, INT32_MAX)
+        else:
+            arr = np.asarray(simulations)
+            if arr.shape != (G,) or arr.dtype.kind not in "iu":
+                raise ValueError(f"simulations must be an int or {G} ints (one per tree), got {simulations!r}")
+            if arr.min() < 1 or arr.max() > INT32_MAX:
+                raise ValueError(f"simulations must be in 1..{INT32_MAX}, got {simulations!r}")
+            sims = arr.astype(np.int32)
+        if explore is not None:
+            flags = np.asarray(explore)
+            if flags.shape != (G,) or flags.dtype != np.bool_:
+                raise ValueError(f"explore must be None or {G} bools (one per tree), got {explore!r}")
+            explore = flags.astype(np.uint8)
+        return sims, explore
+
+    def pruned_policy(self):
+        """(G, A) float32: the root visit distributions of the last run with the forced playouts
+        taken out (KataGo's policy target pruning; see PUCTCore.pruned_policy).  Without
+        forced_playouts, or for trees run with explore False, the plain visit distribution."""
+        out = np.zeros((self.num_games, self.num_actions), np.float32)
+        self._core.pruned_policy(out)
+        return out
 
     def _stats(self):
         self._core.root_stats(self._counts, self._policy, self._value, self._priors)
@@ -268,8 +340,13 @@ class BatchedMCTS:
     def select_actions(self, temperature=0.0):
         """A move per tree from its root visit counts: temperature 0 takes the most visited (ties at
         random), otherwise samples with probability proportional to N ** (1 / temperature).  -1 for
-        a game that is over."""
+        a game that is over.  With search="gumbel" the search's own choice (the best of
+        g + log P + sigma(q) among the most visited candidates); the temperature must then be 0 (set
+        gumbel_scale before run() for more or less random moves)."""
         t = _real("temperature", temperature, 0.0)
+        if self.search == "gumbel" and t != 0:
+            raise ValueError("select_actions: with search='gumbel' the move comes from the search; temperature "
+                             f"must be 0 (gumbel_scale sets how random it is), got {temperature!r}")
         out = np.empty(self.num_games, np.int64)
         self._core.choose(t, out)
         return out

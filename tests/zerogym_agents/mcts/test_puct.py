@@ -3,25 +3,9 @@ import numpy as np
 import pytest
 
 import zerogym
+import solved
+from solved import negamax, play
 from zerogym_agents.mcts.search import BatchedMCTS, uniform_evaluator
-
-
-def play(game, moves, **kwargs):
-    st = zerogym.make_state(game, **kwargs)
-    for a in moves:
-        st.step(a)
-    return st
-
-
-def negamax(st, memo):
-    """Exact value of `st` for the player to move (+1 win, 0 draw, -1 loss), memoised on the blob."""
-    key = st.to_bytes()
-    if key not in memo:
-        if st.is_over():
-            memo[key] = 0.0 if st.winner < 0 else (1.0 if st.winner == st.current_player else -1.0)
-        else:
-            memo[key] = max(-negamax(st.copy().step(int(a)), memo) for a in st.legal_actions())
-    return memo[key]
 
 
 def action_values(st, memo):
@@ -62,22 +46,7 @@ def test_finds_wins_and_blocks(game, kwargs, moves, good, leaves):
 # ---- convergence to minimax ------------------------------------------------------------
 def random_positions(game, kwargs, empties, count, seed):
     """Positions reached by seeded random play, still running, whose moves differ in minimax value."""
-    rng = np.random.default_rng(seed)
-    memo, out = {}, []
-    for _ in range(2000):
-        if len(out) == count:
-            break
-        st = zerogym.make_state(game, **kwargs)
-        while not st.is_over() and int((st.board() == 0).sum()) > empties:
-            legal = st.legal_actions()
-            st.step(int(legal[rng.integers(len(legal))]))
-        if st.is_over():
-            continue
-        vals = action_values(st, memo)
-        if len(set(vals.values())) > 1:
-            out.append((st, vals))
-    assert len(out) == count, f"only {len(out)} of {count} positions with {empties} empty cells found"
-    return out
+    return solved.random_positions(game, kwargs, empties, count, seed, lambda st, vals: len(set(vals.values())) > 1)
 
 
 @pytest.mark.parametrize("game,kwargs,empties", [("tictactoe", {}, 6), ("tictactoe", {}, 5),

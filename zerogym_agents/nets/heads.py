@@ -7,7 +7,7 @@ board size (Cazenave et al., "Polygames: Improved Zero Learning", 2020, section 
 import torch
 from torch import nn
 
-LAYOUTS = ("cells", "columns")
+LAYOUTS = ("cells", "columns", "cell_moves")
 
 
 def global_pool(x):
@@ -25,34 +25,46 @@ class PolicyHead(nn.Module):
     Layout "columns" (Connect Four, action = column): the logit of column c is
     logsumexp_r(cell logit[r, c]), so the softmax over columns is exactly the column marginal of
     the softmax over cells; no extra actions.
+    Layout "cell_moves" (Breakthrough: k = actions_per_cell moves from each cell): the last conv
+    gives k planes, and action (r * W + c) * k + d is plane d at (r, c); then the extra logits.
     """
 
-    def __init__(self, channels, hidden=32, extra_actions=0, layout="cells"):
+    def __init__(self, channels, hidden=32, extra_actions=0, layout="cells", actions_per_cell=1):
         super().__init__()
-        if layout not in LAYOUTS:
-            raise ValueError(f"unknown action layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
-        if layout == "columns" and extra_actions:
-            raise ValueError(f"the 'columns' layout has no extra actions, got extra_actions={extra_actions}")
-        self.layout, self.extra_actions = layout, extra_actions
+        check_layout(layout, extra_actions, actions_per_cell)
+        self.layout, self.extra_actions, self.actions_per_cell = layout, extra_actions, actions_per_cell
+        k = actions_per_cell
         if hidden:
             self.cells = nn.Sequential(nn.Conv2d(channels, hidden, 1, bias=False), nn.BatchNorm2d(hidden),
-                                       nn.ReLU(inplace=True), nn.Conv2d(hidden, 1, 1))
+                                       nn.ReLU(inplace=True), nn.Conv2d(hidden, k, 1))
         else:
-            self.cells = nn.Conv2d(channels, 1, 1)
+            self.cells = nn.Conv2d(channels, k, 1)
         self.extra = nn.Linear(2 * channels, extra_actions) if extra_actions else None
 
     def num_actions(self, height, width):
         """How many logits this head gives on a height x width board."""
-        return width if self.layout == "columns" else height * width + self.extra_actions
+        return width if self.layout == "columns" else height * width * self.actions_per_cell + self.extra_actions
 
     def forward(self, x):
-        cell = self.cells(x)[:, 0]                      # (B, H, W)
+        planes = self.cells(x)                          # (B, k, H, W)
         if self.layout == "columns":
-            return torch.logsumexp(cell, dim=1)         # (B, W)
-        logits = cell.flatten(1)
+            return torch.logsumexp(planes[:, 0], dim=1)  # (B, W)
+        logits = planes.permute(0, 2, 3, 1).flatten(1)  # (r * W + c) * k + d
         if self.extra is not None:
             logits = torch.cat([logits, self.extra(global_pool(x))], dim=1)
         return logits
+
+
+def check_layout(layout, extra_actions, actions_per_cell):
+    """ValueError unless the three describe a policy layout: a known layout, no extras for
+    "columns", and more than one action per cell exactly for "cell_moves"."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown action layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
+    if layout == "columns" and extra_actions:
+        raise ValueError(f"the 'columns' layout has no extra actions, got extra_actions={extra_actions}")
+    if (layout == "cell_moves") != (actions_per_cell > 1):
+        raise ValueError(f"actions_per_cell must be more than 1 for the 'cell_moves' layout and 1 for the others, "
+                         f"got {actions_per_cell} with {layout!r}")
 
 
 class ValueHead(nn.Module):

@@ -19,7 +19,7 @@ from torch import nn
 from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
 from zerogym_agents.file_checks import Config, Context, Spec, StateDict
 from zerogym_agents.config_io import Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead
+from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead, check_layout
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 
 FILE_FORMAT = "zerogym.PolicyValueNet"
@@ -41,8 +41,10 @@ class NetConfig(JsonConfig):
 
     trunk: "resnet" (AlphaZero blocks) or "mobilenet" (MobileNetV2 blocks); blocks, channels: its
     depth and width; expansion: mobilenet's inner width factor. in_planes: input planes (C of the
-    game's obs_shape). action_layout: "cells" (action r*W+c, then extra_actions pass/swap logits)
-    or "columns" (action = column). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
+    game's obs_shape). action_layout: "cells" (action r*W+c, then extra_actions pass/swap logits),
+    "columns" (action = column) or "cell_moves" (action (r*W+c)*actions_per_cell + d: the moves
+    from each cell, then the extras); actions_per_cell: 1 but for "cell_moves" (absent from net
+    files written before it, which read as 1). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
     value_hidden: width of the value MLP. value_loss: "bce" on (v+1)/2 (as Cazenave's mobile networks;
     the default: MSE on tanh can saturate and stop learning) or "mse" on v; value_weight multiplies it.
     game: the zerogym game name it was made for (or None).
@@ -60,6 +62,7 @@ class NetConfig(JsonConfig):
     in_planes: int = setting(3, Integer(1), file_max=512)
     action_layout: str = setting("cells", OneOf(LAYOUTS))
     extra_actions: int = setting(0, Integer(0), file_max=16)
+    actions_per_cell: int = setting(1, Integer(1), file_max=64)
     policy_hidden: int = setting(32, Integer(0), file_max=2048)
     value_hidden: int = setting(64, Integer(1), file_max=4096)
     value_loss: str = setting("bce", OneOf(VALUE_LOSSES))
@@ -70,14 +73,16 @@ class NetConfig(JsonConfig):
     def check_rules(self):
         if self.kernel_size % 2 == 0:
             raise ValueError(f"NetConfig.kernel_size must be odd, got {self.kernel_size}")
-        if self.action_layout == "columns" and self.extra_actions:
-            raise ValueError(f"NetConfig: the 'columns' layout has no extra actions, got extra_actions={self.extra_actions}")
+        try:
+            check_layout(self.action_layout, self.extra_actions, self.actions_per_cell)
+        except ValueError as err:
+            raise ValueError(f"NetConfig: {err}") from None
 
     @classmethod
     def for_game(cls, game, *, game_kwargs=None, **overrides):
         """A config that fits `game`: a name (with optional game_kwargs), a State, a GameSpec or an env.
 
-        in_planes, action_layout, extra_actions and game come from the game; `overrides` set the
+        in_planes, action_layout, extra_actions, actions_per_cell and game come from the game; `overrides` set the
         other fields (trunk, blocks, channels, ...).
         """
         fit = _game_fields(_spec_of(game, game_kwargs))
@@ -117,16 +122,33 @@ def _spec_of(game, game_kwargs=None):
 
 
 def _game_fields(spec):
-    """The NetConfig fields fixed by a game: in_planes, action_layout, extra_actions, game."""
+    """The NetConfig fields fixed by a game: in_planes, action_layout, extra_actions, actions_per_cell, game."""
     h, w, c = spec.obs_shape
-    a = spec.num_actions
-    if a >= h * w:
-        layout, extra = "cells", a - h * w
-    elif a == w:
-        layout, extra = "columns", 0
-    else:
-        raise ValueError(f"game {spec.name!r}: {a} actions on a {h}x{w} board is neither a cells nor a columns layout")
-    return {"in_planes": c, "action_layout": layout, "extra_actions": extra, "game": spec.name}
+    fit = layout_fields(h, w, spec.num_actions, getattr(spec, "action_kind", None), getattr(spec, "actions_per_cell", 1))
+    return {"in_planes": c, **fit, "game": spec.name}
+
+
+def layout_fields(h, w, a, kind=None, actions_per_cell=1):
+    """{action_layout, extra_actions, actions_per_cell} of `a` actions on an h x w board: from the game's
+    action_kind when given, else guessed from the count (a cell each plus at most 16 extras: "cells";
+    one per column: "columns"; k > 1 per cell: "cell_moves")."""
+    cells = h * w
+    if kind is None:
+        if cells <= a <= cells + 16:
+            kind = "cells"
+        elif a == w:
+            kind = "columns"
+        elif a % cells == 0:
+            kind, actions_per_cell = "cell_moves", a // cells
+    if kind == "cells" and a >= cells:
+        return {"action_layout": "cells", "extra_actions": a - cells, "actions_per_cell": 1}
+    if kind == "columns" and a == w:
+        return {"action_layout": "columns", "extra_actions": 0, "actions_per_cell": 1}
+    if kind == "cell_moves" and a >= cells * actions_per_cell:
+        return {"action_layout": "cell_moves", "extra_actions": a - cells * actions_per_cell,
+                "actions_per_cell": actions_per_cell}
+    raise ValueError(f"{a} actions on a {h}x{w} board fit none of the layouts: a cell each (+ pass/swap), "
+                     f"a column each, or k moves per cell" + (f" (the game says {kind!r})" if kind else ""))
 
 
 def for_game(game, *, game_kwargs=None, **overrides):
@@ -138,7 +160,8 @@ class PolicyValueNet(nn.Module):
     """Trunk + fully convolutional policy head + global-pooling value head, for any board size.
 
     forward(planes float32 (B, C, H, W)) -> (policy logits (B, A), value (B,) in [-1, 1]) where
-    A = H*W + extra_actions (layout "cells") or W (layout "columns"); the value is from the view of
+    A = H*W + extra_actions (layout "cells"), W (layout "columns") or H*W*actions_per_cell +
+    extra_actions (layout "cell_moves"); the value is from the view of
     the player to move (the planes are encoded from that player's view).
     """
 
@@ -155,7 +178,8 @@ class PolicyValueNet(nn.Module):
         self.config = config
         self.trunk = make_trunk(config.trunk, config.in_planes, config.channels, config.blocks, config.expansion,
                                 config.kernel_size)
-        self.policy = PolicyHead(config.channels, config.policy_hidden, config.extra_actions, config.action_layout)
+        self.policy = PolicyHead(config.channels, config.policy_hidden, config.extra_actions, config.action_layout,
+                                 config.actions_per_cell)
         self.value = ValueHead(config.channels, config.value_hidden)
 
     @classmethod

@@ -1,12 +1,12 @@
-"""Search agents: UCTAgent (classic MCTS with random rollouts) and AlphaZeroAgent (PUCT guided by a
-policy-value evaluator).  Both read the compiled State behind the env (env.unwrapped.state)."""
+"""Search agents: UCTAgent (classic MCTS with random rollouts) and AlphaZeroAgent (PUCT or Gumbel
+search guided by a policy-value evaluator).  Both read the compiled State behind the env (env.unwrapped.state)."""
 import sys
 
 import numpy as np
 
 from zerogym_agents.base import Agent, game_state
 from zerogym_agents.mcts._uct import UCTCore
-from zerogym_agents.mcts.search import BatchedMCTS, _int, _real
+from zerogym_agents.mcts.search import SEARCHES, BatchedMCTS, _int, _real
 
 UCT_NODES_LIMIT = 1 << 22      # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
 
@@ -80,7 +80,7 @@ def _as_evaluator(evaluator_or_net, symmetries):
 
 
 class AlphaZeroAgent(Agent):
-    """PUCT search (BatchedMCTS with one tree) guided by a policy-value evaluator.
+    """PUCT or Gumbel search (BatchedMCTS with one tree) guided by a policy-value evaluator.
 
     evaluator_or_net: a callable (planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A),
     values (B,)), or a torch net (wrapped by zerogym_agents.nets.evaluate.make_evaluator, optionally
@@ -88,22 +88,35 @@ class AlphaZeroAgent(Agent):
     N ** (1 / temperature).  dirichlet: add root noise (dirichlet_alpha, epsilon).  leaves_per_tree:
     leaves evaluated per evaluator call (virtual loss).  reuse_tree: keep the subtree of the moves
     played since the last act() when the new position follows from them.
-    After act(), .last_policy (A,) holds the visit distribution and .last_value the root value.
+    search: "puct" or "gumbel" (Danihelka et al. 2022: sequential halving over the top gumbel_m
+    moves, sigma(q) = (c_visit + max N) * c_scale * q); with gumbel, temperature scales the root's
+    Gumbel noise (0: the best move of the search, deterministic; 1: a sample of the improved policy)
+    and dirichlet is refused.
+    After act(), .last_policy (A,) holds the visit distribution (with gumbel, the improved policy)
+    and .last_value the root value.
     """
 
     name = "alphazero"
 
     def __init__(self, evaluator_or_net, simulations=200, c_puct=1.5, temperature=0.0, dirichlet=False,
                  dirichlet_alpha=0.3, epsilon=0.25, fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=8,
-                 reuse_tree=True, symmetries=None, seed=None):
+                 reuse_tree=True, symmetries=None, seed=None, search="puct", gumbel_m=16, c_visit=50.0, c_scale=1.0):
         super().__init__(seed)
+        if search not in SEARCHES:
+            raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, got {search!r}")
+        if dirichlet and search == "gumbel":
+            raise ValueError("dirichlet noise is for search='puct'; the Gumbel search explores by its Gumbel noise "
+                             "(temperature > 0)")
         self.evaluator = _as_evaluator(evaluator_or_net, symmetries)
         self.options = dict(simulations=_int("simulations", simulations, 1), c_puct=_real("c_puct", c_puct, 0.0),
                             dirichlet_alpha=_real("dirichlet_alpha", dirichlet_alpha, 0.0, open_lo=True),
                             epsilon=_real("epsilon", epsilon, 0.0, 1.0) if dirichlet else 0.0,
                             fpu_reduction=_real("fpu_reduction", fpu_reduction, -2.0, 2.0),
                             virtual_loss=_real("virtual_loss", virtual_loss, 0.0),
-                            leaves_per_tree=_int("leaves_per_tree", leaves_per_tree, 1, 1024))
+                            leaves_per_tree=_int("leaves_per_tree", leaves_per_tree, 1, 1024), search=search)
+        if search == "gumbel":
+            self.options.update(gumbel_m=_int("gumbel_m", gumbel_m, 1, 32767), c_visit=_real("c_visit", c_visit, 0.0),
+                                c_scale=_real("c_scale", c_scale, 0.0))
         self.temperature = _real("temperature", temperature, 0.0)
         if not isinstance(reuse_tree, (bool, np.bool_)):
             raise ValueError(f"reuse_tree must be True or False, got {reuse_tree!r}")
@@ -163,8 +176,11 @@ class AlphaZeroAgent(Agent):
         if state.is_over():
             raise ValueError("AlphaZeroAgent: the game is over, there is no move to choose")
         m = self._tree_for(state)
+        gumbel = m.search == "gumbel"
+        if gumbel:
+            m.gumbel_scale = self.temperature
         policy, value = m.run(self.evaluator)
-        action = int(m.select_actions(self.temperature)[0])
+        action = int(m.select_actions(0.0 if gumbel else self.temperature)[0])
         self._last_root, self._last_action = state.copy(), action
         self.last_policy, self.last_value = policy[0], float(value[0])
         return action, self.last_policy, self.last_value

@@ -1,7 +1,7 @@
 """AlphaZeroConfig: everything that defines a training run, saved as JSON beside its checkpoints."""
 from dataclasses import dataclass
 
-from zerogym_agents.config_io import Dict, Integer, JsonConfig, Maybe, Number, Text, setting
+from zerogym_agents.config_io import Dict, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 from zerogym_agents.devices import DeviceName
 
 
@@ -33,6 +33,22 @@ class AlphaZeroConfig(JsonConfig):
     # Go from scratch otherwise tends to collapse: a young value net that credits White with the komi
     # whatever happens makes passing look free, White learns to pass from move 1, and Black learns nothing
     no_pass_fraction: float = setting(0.0, Number(0, 1))
+    # Gumbel search (Danihelka et al. 2022): sequential halving at the root, the improved policy as the
+    # policy target, the Gumbel move played (no Dirichlet noise, no temperature_moves)
+    search: str = setting("puct", OneOf(("puct", "gumbel")), "the self-play search: 'puct' (AlphaZero) or 'gumbel' "
+                          "(Gumbel root search; the policy target is its improved policy)")
+    gumbel_m: int = setting(16, Integer(1), "Gumbel search: most root moves it considers")
+    c_visit: float = setting(50.0, Number(0), "Gumbel search: sigma(q) = (c_visit + max N) * c_scale * q")
+    c_scale: float = setting(1.0, Number(0), "Gumbel search: see c_visit")
+    # KataGo (Wu 2019), each off by default. Playout cap randomization: a move gets the full search
+    # with probability full_search_prob and is recorded, else a cheap search of cheap_simulations
+    # (no root noise) and is not recorded at all; forced playouts at the root with policy target pruning
+    cheap_simulations: int = setting(0, Integer(0), "playout cap randomization: simulations of a cheap search "
+                                     "(0: off, every move gets the full search)")
+    full_search_prob: float = setting(0.25, Number(0, 1), "playout cap randomization: probability of a full "
+                                      "search (recorded for training)")
+    forced_playouts: float = setting(0.0, Number(0), "KataGo's k for forced playouts at the root, with policy "
+                                     "target pruning (0: off; 2 in the paper; PUCT only)")
     # replay and training
     buffer_size: int = setting(50_000, Integer(1))
     max_reuse: int = setting(8, Integer(1))          # Polygames: each position is trained on about 8 times at most
@@ -62,6 +78,12 @@ class AlphaZeroConfig(JsonConfig):
     def check_rules(self):
         import zerogym
         zerogym.make_state(self.game, **self.game_kwargs)      # an unknown game or bad kwargs: refused here, by name
+        if self.cheap_simulations >= self.simulations:
+            raise ValueError(f"AlphaZeroConfig.cheap_simulations ({self.cheap_simulations}) must be less than "
+                             f"simulations ({self.simulations}), or 0 to search every move fully")
+        if self.forced_playouts and self.search != "puct":
+            raise ValueError("AlphaZeroConfig.forced_playouts is for search='puct'; the Gumbel search has no "
+                             "root noise to force (set forced_playouts=0)")
         if self.min_buffer < self.batch_size:
             raise ValueError(f"AlphaZeroConfig.min_buffer ({self.min_buffer}) must be at least batch_size "
                              f"({self.batch_size})")

@@ -32,18 +32,22 @@ class SelfPlay:
         no_pass_before = math.ceil(cfg.no_pass_fraction * h * w)
         G = cfg.concurrent_games
         self.num_pool = int(round(cfg.pool_fraction * G))     # games G - num_pool .. G - 1 face the pool
-        self.mcts = self._search(G, no_pass_before, seed=cfg.seed)
+        self.mcts = self._search(G, no_pass_before, seed=cfg.seed, forced_playouts=cfg.forced_playouts)
         self.opp_mcts = self._search(self.num_pool, no_pass_before) if self.num_pool else None
+        # playout cap randomization's draws (cheap_simulations > 0), reseeded by rebuild()
+        self.cap_rng = np.random.default_rng(cfg.seed + 2) if cfg.cheap_simulations else None
         self.roots = [self.template.copy() for _ in range(G)]
         self.move_no = np.zeros(G, np.int64)
         self.learner_seat = np.arange(self.num_pool) % 2
 
-    def _search(self, n, no_pass_before, seed=None):
+    def _search(self, n, no_pass_before, seed=None, forced_playouts=0.0):
         cfg = self.cfg
         return BatchedMCTS(cfg.game, num_games=n, simulations=cfg.simulations, c_puct=cfg.c_puct,
                            dirichlet_alpha=cfg.dirichlet_alpha, epsilon=cfg.dirichlet_epsilon,
                            fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
-                           seed=seed, no_pass_before=no_pass_before, **cfg.game_kwargs)
+                           seed=seed, no_pass_before=no_pass_before, search=cfg.search, gumbel_m=cfg.gumbel_m,
+                           c_visit=cfg.c_visit, c_scale=cfg.c_scale, forced_playouts=forced_playouts,
+                           **cfg.game_kwargs)
 
     def rebuild(self, seed):
         """Fresh search trees at the current roots, every random stream reseeded from `seed`."""
@@ -52,20 +56,33 @@ class SelfPlay:
         if self.num_pool:
             self.opp_mcts.seed(seed + 1)
             self.opp_mcts.set_roots(self.roots[-self.num_pool:])
+        if self.cfg.cheap_simulations:
+            self.cap_rng = np.random.default_rng(seed + 2)
 
     def _choose(self, mcts, move_no):
+        if mcts.search == "gumbel":       # the search's own move: Gumbel noise at the root is the exploration
+            return mcts.select_actions()
         sampled = mcts.select_actions(1.0)
         best = mcts.select_actions(0.0)
         return np.where(move_no < self.cfg.temperature_moves, sampled, best)
 
     def step(self, evaluator, opp_evaluator=None):
         """One search of every game, then one move in each. Returns (moves, finished): moves, the
-        learner's moves as (game, planes (C, H, W) float32, legal mask, search policy, mover) in game
-        order; finished, the games that ended as (game, returns per player, score) in game order,
+        learner's moves (with playout cap randomization, those of full searches only) as (game,
+        planes (C, H, W) float32, legal mask, search policy, mover) in game order; finished, the games that ended as (game, returns per player, score) in game order,
         score the learner's result in [0, 1] in a pool game (None in the others). A finished game is
         reset and its slot starts the next game at once."""
-        G, P = self.cfg.concurrent_games, self.num_pool
-        policies, _ = self.mcts.run(evaluator)
+        cfg = self.cfg
+        G, P = cfg.concurrent_games, self.num_pool
+        full = None             # playout cap randomization: the games searched fully (recorded), else cheap
+        if cfg.cheap_simulations:
+            full = self.cap_rng.random(G) < cfg.full_search_prob
+            policies, _ = self.mcts.run(evaluator, simulations=np.where(full, cfg.simulations, cfg.cheap_simulations),
+                                        explore=full)
+        else:
+            policies, _ = self.mcts.run(evaluator)
+        if cfg.forced_playouts:
+            policies = self.mcts.pruned_policy()     # the forced playouts taken out of the policy target
         actions = self._choose(self.mcts, self.move_no)
         theirs = np.zeros(G, bool)         # the pool opponent moves in these games
         if P:
@@ -73,7 +90,7 @@ class SelfPlay:
             theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
             actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]
         moves = [(i, root.encode(), root.legal_mask(), policies[i].copy(), root.current_player)
-                 for i, root in enumerate(self.roots) if not theirs[i]]
+                 for i, root in enumerate(self.roots) if not theirs[i] and (full is None or full[i])]
         self.mcts.advance(actions)
         if P:
             self.opp_mcts.advance(actions[G - P:])

@@ -1,7 +1,8 @@
 """`zerogym train alphazero`: train from the command line, resume with --resume."""
 import os
 
-from zerogym_agents.pg.cli import add_config_arguments, add_pg_parser, add_run_arguments, config_from_args, train
+from zerogym_agents.pg.cli import (
+    add_backend_arguments, add_config_arguments, add_pg_parser, add_run_arguments, config_from_args, ray_config, train)
 from zerogym_agents.run_folder import add_run_folder_arguments
 
 
@@ -16,6 +17,7 @@ def add_train_parser(subparsers):
     az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
     add_run_folder_arguments(az)
     add_run_arguments(az)
+    add_backend_arguments(az)
     az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
 
@@ -28,7 +30,13 @@ def build_config(args):
 def run_train_alphazero(args):
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
     cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
-    trainer, out = train(args, cfg, os.path.join("runs", f"alphazero-{cfg.game}"), AlphaZeroTrainer)
+    rc, make_trainer = ray_config(args), AlphaZeroTrainer
+    if rc is not None:
+        import functools
+
+        from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
+        make_trainer = functools.partial(RayAlphaZeroTrainer, ray_config=rc)
+    trainer, out = train(args, cfg, os.path.join("runs", f"alphazero-{cfg.game}"), make_trainer)
     print(summary_line(trainer, out))
 
 

@@ -113,13 +113,8 @@ class AlphaZeroTrainer(CosineSchedule):
     agent_kind = "alphazero"          # save_agent's kind of the agent this run trains
 
     def agent_options(self):
-        """The options the trained agent plays with (those of agent.pt); a Gumbel run's agent
-        searches as it was trained (an agent file without "search" plays PUCT)."""
-        cfg = self.cfg
-        if cfg.search == "gumbel":
-            return {"simulations": cfg.simulations, "search": "gumbel", "gumbel_m": cfg.gumbel_m,
-                    "c_visit": cfg.c_visit, "c_scale": cfg.c_scale}
-        return {"simulations": cfg.simulations}
+        """The options the trained agent plays with (those of agent.pt)."""
+        return {"simulations": self.cfg.simulations}
 
     def agent(self, seed=None, **options):
         """The current net as an AlphaZeroAgent (a copy: further training leaves it as it is);
@@ -175,15 +170,16 @@ class AlphaZeroTrainer(CosineSchedule):
             self.positions += len(game[3])
 
     # ---- training -----------------------------------------------------------------------------
-    def train_some(self):
-        """Up to max_train_per_step SGD steps on replay batches (none before min_buffer positions)."""
+    def train_some(self, steps=None):
+        """Up to `steps` (default max_train_per_step) SGD steps on replay batches (none before
+        min_buffer positions)."""
         cfg = self.cfg
         if len(self.replay) < cfg.min_buffer:
             return
         for group in self.opt.param_groups:
             group["lr"] = self.learning_rate()
         self.net.train()
-        for _ in range(cfg.max_train_per_step):
+        for _ in range(cfg.max_train_per_step if steps is None else steps):
             batch = self.replay.sample(cfg.batch_size)
             if batch is None:
                 break
@@ -268,7 +264,7 @@ class AlphaZeroTrainer(CosineSchedule):
             **self._extra_state()})
         save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
             "game": self.cfg.game, "kwargs": self.cfg.game_kwargs, "net": self.net.config.to_dict(),
-            "parameters": self.net.num_parameters(), "search": self.cfg.search,
+            "parameters": self.net.num_parameters(),
             "training": {"steps": self.step, "self_play_games": self.games, "positions": self.positions,
                          "train_steps": self.train_steps, "config": self.cfg.to_dict()}})
         if self.writer:

@@ -34,13 +34,47 @@ def add_run_arguments(parser):
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def add_backend_arguments(parser):
+    """--backend, --workers, --address and the ray backend's settings (zerogym_agents.scale)."""
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="local: one process (default); ray: self-play or rollouts on Ray workers")
+    parser.add_argument("--workers", type=int, default=None, metavar="N", help="ray: worker actors (default 2)")
+    parser.add_argument("--address", default=None,
+                        help="ray: the cluster to join ('auto' after `ray start --head`); default a local instance")
+    parser.add_argument("--ray-set", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="ray: RayConfig fields (mode=deterministic, steps_per_task, max_inflight, "
+                             "samples_per_position, cpus_per_worker, gpus_per_worker)")
+
+
+def ray_config(args):
+    """The RayConfig of --backend ray (None for the local backend); ValueError when Ray is missing."""
+    if args.backend != "ray":
+        if args.workers is not None or args.address is not None or args.ray_set:
+            raise ValueError("--workers, --address and --ray-set go with --backend ray")
+        return None
+    from zerogym_agents.scale.config import RayConfig
+    from zerogym_agents.scale.runtime import require_ray
+    given = {k: v for k, v in (("workers", args.workers), ("address", args.address)) if v is not None}
+    rc = RayConfig.from_layers(None, args.ray_set, **given)
+    try:
+        require_ray()
+    except ImportError as err:
+        raise ValueError(str(err)) from None
+    return rc
+
+
 def train(args, cfg, default_out, make_trainer):
     """The run of `zerogym train alphazero|pg`: the run folder (--out, else default_out) prepared by
-    its rule, the trainer made (make_trainer(cfg, out, resume=...)) and run; returns (trainer, out)."""
+    its rule, the trainer made (make_trainer(cfg, out, resume=...)) and run; returns (trainer, out).
+    A trainer with close() (the ray backend's) is closed afterwards."""
     out = args.out or default_out
     prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = make_trainer(cfg, out, resume=args.resume)
-    trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+    try:
+        trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+    finally:
+        if hasattr(trainer, "close"):
+            trainer.close()
     return trainer, out
 
 
@@ -68,6 +102,7 @@ def add_pg_parser(algos):
     pg.add_argument("--out", default=None, help="run folder (default runs/pg-ALGO-GAME)")
     add_run_folder_arguments(pg)
     add_run_arguments(pg)
+    add_backend_arguments(pg)
     pg.set_defaults(func=run_train_pg, command_name="train pg")
     return pg
 
@@ -78,8 +113,14 @@ def build_config(args):
 
 
 def run_train_pg(args):
-    from zerogym_agents.pg.trainers import make_trainer
+    from zerogym_agents.pg.trainers import make_trainer as make_local
     cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
+    rc = ray_config(args)
+    if rc is None:
+        make_trainer = make_local
+    else:
+        from zerogym_agents.scale.pg import ray_pg_trainer
+        make_trainer = ray_pg_trainer(cfg, rc)
     trainer, out = train(args, cfg, os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}"), make_trainer)
     last = trainer.history[-1] if trainer.history else {}
     win = last.get("win_rate")

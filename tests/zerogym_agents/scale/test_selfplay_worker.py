@@ -1,0 +1,64 @@
+"""A self-play task played by a Ray worker gives the same bytes as the engine in this process."""
+import copy
+
+import numpy as np
+import torch
+
+from zerogym_agents.alphazero.config import AlphaZeroConfig
+from zerogym_agents.alphazero.selfplay import SelfPlay, tree_seed
+from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator, net_payload
+from zerogym_agents.scale import runtime
+from zerogym_agents.scale.selfplay_worker import SelfPlayWorker, play_task
+
+from .conftest import TINY
+
+
+def _tasks(ray, cfg, payload, opponent_sd, count):
+    weights, opp = ray.put(payload), ray.put(opponent_sd)
+    carry = SelfPlay(cfg).carry()
+    return [{"slot": 1, "index": k, "seed": tree_seed(cfg.seed, 1, k), "steps": 3, "version": 1,
+             "weights": [weights], "opponent": "step-0", "opponent_weights": [opp],
+             "carry": carry if k == 0 else None} for k in range(count)]
+
+
+def _same(a, b):
+    for key in ("games", "planes", "masks", "policies", "movers", "step_ends"):
+        assert a[key].dtype == b[key].dtype and a[key].tobytes() == b[key].tobytes(), key
+    assert [(t, i, r.tolist(), s) for t, i, r, s in a["finished"]] == \
+           [(t, i, r.tolist(), s) for t, i, r, s in b["finished"]]
+    assert a["carry"]["roots"] == b["carry"]["roots"]
+    assert a["carry"]["move_no"].tolist() == b["carry"]["move_no"].tolist()
+    assert a["carry"]["learner_seat"].tolist() == b["carry"]["learner_seat"].tolist()
+
+
+def test_worker_games_are_the_in_process_engines_bytes(ray_session):
+    ray = ray_session
+    cfg = AlphaZeroConfig.from_dict({**TINY, "seed": 5})
+    torch.manual_seed(1)
+    net = PolicyValueNet(for_game("tictactoe", **cfg.net)).eval()
+    opponent = PolicyValueNet(for_game("tictactoe", **cfg.net)).eval()
+    tasks = _tasks(ray, cfg, net_payload(net), opponent.state_dict(), 3)
+
+    engine = SelfPlay(cfg)
+    here = [play_task(engine, make_evaluator(net, threads=None), make_evaluator(opponent, threads=None), t)
+            for t in tasks]
+    actor = runtime.actor_class(SelfPlayWorker, 1)
+    worker = actor.remote(cfg.to_json(), 1, "cpu")
+    there = ray.get([worker.play.remote(t) for t in tasks])
+    for a, b in zip(here, there):
+        _same(a, b)
+    assert sum(len(r["finished"]) for r in here) > 0 and len(here[0]["games"]) > 0
+    info = ray.get(worker.info.remote())
+    assert info["fetches"] == 1 and info["tasks_run"] == 3 and info["threads"] == 1   # one fetch per version
+    ray.kill(worker)
+
+
+def test_a_task_depends_on_its_seed():
+    cfg = AlphaZeroConfig.from_dict(TINY)
+    net = PolicyValueNet(for_game("tictactoe", **cfg.net)).eval()
+    ev = make_evaluator(net, threads=None)
+    carry = SelfPlay(cfg).carry()
+    results = [play_task(SelfPlay(cfg), ev, copy.deepcopy(ev), {"slot": 0, "index": 0, "seed": seed, "steps": 4,
+                                                               "version": 1, "opponent": None, "carry": carry})
+               for seed in (tree_seed(0, 0, 0), tree_seed(0, 1, 0))]
+    assert not np.array_equal(results[0]["policies"], results[1]["policies"])

@@ -1,0 +1,147 @@
+"""REINFORCE with its rollouts on Ray actors (`zerogym train pg --backend ray`).
+
+REINFORCE is on-policy: each update's num_envs games are played with the learner's current weights.
+So every update is one lockstep round: the games are split over the workers (slot k plays its share
+of the seats), each worker plays them through the vector path against the opponent the driver drew
+from the pool, and the driver joins the episodes (in slot order) and takes the gradient step. Weights
+go out with one ray.put per update, an opponent with one per draw, and a worker fetches only what
+changed. A worker's random stream derives from (run seed, update, slot), so a run is a function of
+its config and its number of workers, and resumes exactly. PPO (MaskablePPO over an SB3 VecEnv)
+stays in one process.
+"""
+import numpy as np
+
+from zerogym_agents.pg.base import seed_for
+from zerogym_agents.pg.reinforce import ReinforceTrainer
+from zerogym_agents.pg.rollout import Episodes
+from zerogym_agents.scale import runtime
+
+
+def ray_pg_trainer(cfg, ray_config):
+    """make_trainer(cfg, out, resume=...) for `zerogym train pg --backend ray`."""
+    if cfg.algo not in RayReinforceTrainer.algos:
+        raise ValueError(f"--backend ray trains {', '.join(RayReinforceTrainer.algos)}; {cfg.algo} runs in one "
+                         "process (its rollouts are Stable-Baselines3's): use --backend local")
+
+    def make(config, out, resume=False, log_dir=None):
+        return RayReinforceTrainer(config, out, resume=resume, log_dir=log_dir, ray_config=ray_config)
+    return make
+
+
+class RolloutWorker:
+    """A rollout actor: the learner and the opponent as PolicyAgents over nets of its own."""
+
+    def __init__(self, config_json, threads=1):
+        import torch
+
+        from zerogym_agents.pg.config import PGConfig
+        torch.set_num_threads(threads)
+        self.cfg = PGConfig.from_json(config_json)
+        self.venvs = {}
+        self.version = self.opponent = None
+        self.learner = self.opp = None
+        self.fetches = 0
+
+    def _nets(self, task):
+        import ray
+        import torch
+
+        from zerogym_agents.pg.agent import PolicyAgent
+        from zerogym_agents.pg.opponents import frozen_net
+        if task["version"] != self.version:
+            snap = ray.get(task["weights"][0])
+            if self.learner is None:
+                with torch.random.fork_rng(devices=[]):
+                    self.learner = PolicyAgent(frozen_net(snap), greedy=False)
+            else:
+                self.learner.net.load_state_dict(snap["state_dict"])
+            self.version = task["version"]
+            self.fetches += 1
+        if task["opponent"] != self.opponent:
+            snap = ray.get(task["opponent_weights"][0])
+            if self.opp is None:
+                with torch.random.fork_rng(devices=[]):
+                    self.opp = PolicyAgent(frozen_net(snap), greedy=self.cfg.opponent_greedy)
+            else:
+                self.opp.net.load_state_dict(snap["state_dict"])
+            self.opponent = task["opponent"]
+
+    def rollout(self, task):
+        import zerogym.vector
+        from zerogym_agents.pg.rollout import play_episodes
+        self._nets(task)
+        cfg, n = self.cfg, len(task["seats"])
+        if n not in self.venvs:
+            self.venvs[n] = zerogym.vector.make(cfg.game, n, copy=False, **cfg.game_kwargs)
+        rng = np.random.default_rng(task["seed"])
+        return play_episodes(self.venvs[n], self.learner.logits, self.opp.logits, task["seats"], rng,
+                             gamma=cfg.gamma, opponent_greedy=cfg.opponent_greedy)
+
+
+def join_episodes(parts):
+    """One Episodes of the parts' games in order (game indices shifted)."""
+    offsets = np.cumsum([0] + [len(p.results) for p in parts[:-1]])
+    return Episodes(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                      ("planes", "masks", "actions", "logp", "returns")),
+                    np.concatenate([p.games + o for p, o in zip(parts, offsets)]),
+                    *(np.concatenate([getattr(p, f) for p in parts]) for f in ("results", "lengths", "seats")))
+
+
+class RayReinforceTrainer(ReinforceTrainer):
+    """ReinforceTrainer whose games are played by RayConfig.workers rollout actors (module docstring)."""
+
+    def __init__(self, config, out_dir, resume=False, log_dir=None, ray_config=None):
+        from zerogym_agents.scale.config import RayConfig
+        self.ray_cfg = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
+        self.ray = runtime.require_ray()
+        self.actors = None
+        self._opponent_ref = (None, None)
+        self.lost_tasks = 0
+        super().__init__(config, out_dir, resume=resume, log_dir=log_dir)
+        if self.ray_cfg.workers > self.cfg.num_envs:
+            raise ValueError(f"RayConfig.workers ({self.ray_cfg.workers}) must be at most num_envs "
+                             f"({self.cfg.num_envs}): each worker plays a share of the games")
+
+    def run_name(self):
+        return f"{super().run_name()} (ray, {self.ray_cfg.workers} workers)"
+
+    def _actor(self):
+        rc = self.ray_cfg
+        return self._actor_class.remote(self.cfg.to_json(), runtime.worker_threads(rc.cpus_per_worker))
+
+    def play(self):
+        from zerogym_agents.pg.opponents import snapshot
+        cfg, rc = self.cfg, self.ray_cfg
+        if self.actors is None:
+            runtime.start(rc.address)
+            self._actor_class = runtime.actor_class(RolloutWorker, rc.cpus_per_worker)
+            self.actors = [self._actor() for _ in range(rc.workers)]
+        self.opponent.reset()                    # draws the opponent as the local trainer does
+        name = self.opponent.current
+        if self._opponent_ref[0] != name:
+            self._opponent_ref = (name, self.ray.put(self.pool.entries[name][0]))
+        weights = self.ray.put(snapshot(self.net))
+        seats = (np.arange(cfg.num_envs) + self.step) % 2
+        tasks = [{"version": self.step, "weights": [weights], "opponent": name,
+                  "opponent_weights": [self._opponent_ref[1]], "seats": part, "seed": seed_for(cfg.seed, 4, self.step, k)}
+                 for k, part in enumerate(np.array_split(seats, rc.workers))]
+        refs = [actor.rollout.remote(task) for actor, task in zip(self.actors, tasks)]
+        parts = []
+        for k, task in enumerate(tasks):
+            while True:
+                try:
+                    parts.append(self.ray.get(refs[k]))
+                    break
+                except self.ray.exceptions.RayActorError:        # a dead worker: a new one plays its share again
+                    self.lost_tasks += 1
+                    self.actors[k] = self._actor()
+                    refs[k] = self.actors[k].rollout.remote(task)
+        episodes = join_episodes(parts)
+        for result in episodes.results:
+            self.opponent.record((float(result) + 1.0) / 2.0)
+        return episodes
+
+    def close(self):
+        for actor in self.actors or []:
+            self.ray.kill(actor)
+        self.actors = None

@@ -1,0 +1,45 @@
+"""Ray on demand: imported only when the ray backend is used, started locally or joined."""
+
+INSTALL_HINT = 'pip install "zerogym[ray]" (or pip install "ray>=2.9")'
+
+
+def require_ray():
+    """The ray module, or ImportError saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ImportError(f"--backend ray needs Ray, which is not installed: {INSTALL_HINT}") from None
+    return ray
+
+
+def start(address=None, num_cpus=None):
+    """Join the Ray instance this process already runs in, else ray.init(address): None starts a local
+    instance on this machine (num_cpus: how many CPUs it offers; None = all), "auto" joins the
+    cluster started with `ray start --head`, "ray://host:10001" a remote one."""
+    ray = require_ray()
+    if not ray.is_initialized():
+        kwargs = {"address": address, "include_dashboard": False, "log_to_driver": False}
+        if address is None and num_cpus is not None:
+            kwargs["num_cpus"] = num_cpus
+        ray.init(**kwargs)
+    return ray
+
+
+def worker_threads(num_cpus):
+    """torch threads for an actor that declares num_cpus CPUs: as many as it owns, at least 1."""
+    return max(1, int(num_cpus))
+
+
+def actor_class(cls, num_cpus, num_gpus=0.0):
+    """`cls` as a Ray actor class declaring its resources. Compute actors declare at least a share of a
+    CPU (an actor with num_cpus=0 could be packed onto a node without any CPU to spare) and, with
+    max_restarts=0, a dead one stays dead: the driver starts its replacement and resubmits its tasks."""
+    ray = require_ray()
+    if not num_cpus > 0:
+        raise ValueError(f"a worker must declare some CPU (num_cpus > 0), got {num_cpus!r}")
+    return ray.remote(num_cpus=num_cpus, num_gpus=num_gpus, max_restarts=0)(cls)
+
+
+def node_id():
+    """The Ray node this process runs on (for placement checks)."""
+    return require_ray().get_runtime_context().get_node_id()

@@ -1,0 +1,115 @@
+"""An AlphaZero self-play task and the Ray actor that runs it.
+
+A task is `steps` search steps of one worker slot's G games with one version of the weights:
+
+    {"slot", "index", "seed", "steps", "version", "weights": [ref], "opponent": name or None,
+     "opponent_weights": [ref] or None, "carry": the games' state to start from, or None}
+
+The refs are wrapped in lists so that Ray hands them over unresolved: the worker fetches the weights
+(one ray.put per version on the driver) only when the version differs from the one it holds, and
+an opponent only when it changed. The search trees are reseeded from the task's seed, which the
+driver derives from (run seed, slot, task index), so a task's games depend on its inputs only, not
+on the machine that plays them: play_task gives the same bytes in the driver's process as in a worker.
+"""
+import time
+
+import numpy as np
+
+from zerogym_agents.alphazero.selfplay import SelfPlay
+
+
+def play_task(engine, evaluator, opp_evaluator, task):
+    """Run `task` on `engine` (a SelfPlay) and return its result: the learner's moves as arrays in
+    the order they were played (games (M,), planes int8 (M, C, H, W), masks, policies, movers, and
+    step_ends: rows played up to the end of each step), the games that ended as (step, game,
+    returns, score) and the games' state at the end (carry)."""
+    t0 = time.perf_counter()
+    if task["carry"] is not None:
+        engine.load_carry(task["carry"])
+    engine.rebuild(task["seed"])
+    rows, finished, step_ends = [], [], []
+    for t in range(task["steps"]):
+        moves, done = engine.step(evaluator, opp_evaluator)
+        rows.extend(moves)
+        step_ends.append(len(rows))
+        finished.extend((t, i, returns, score) for i, returns, score in done)
+    h, w, c = engine.template.spec.obs_shape
+    a = engine.template.spec.num_actions
+    return {"slot": task["slot"], "index": task["index"], "version": task["version"], "opponent": task["opponent"],
+            "games": np.array([r[0] for r in rows], np.int64),
+            "planes": np.stack([r[1] for r in rows]).astype(np.int8) if rows else np.zeros((0, c, h, w), np.int8),
+            "masks": np.stack([r[2] for r in rows]) if rows else np.zeros((0, a), np.int8),
+            "policies": np.stack([r[3] for r in rows]) if rows else np.zeros((0, a), np.float32),
+            "movers": np.array([r[4] for r in rows], np.int64), "step_ends": np.array(step_ends, np.int64),
+            "finished": finished, "carry": engine.carry(), "seconds": time.perf_counter() - t0}
+
+
+def task_moves(result):
+    """The result's moves step by step: yields (moves of the step as (game, planes, mask, policy,
+    mover) tuples, the games that ended in it as (game, returns, score))."""
+    start, k, fin = 0, 0, result["finished"]
+    for t, end in enumerate(result["step_ends"]):
+        moves = zip(result["games"][start:end].tolist(), result["planes"][start:end], result["masks"][start:end],
+                    result["policies"][start:end], result["movers"][start:end].tolist())
+        done = []
+        while k < len(fin) and fin[k][0] == t:
+            done.append(fin[k][1:])
+            k += 1
+        yield moves, done
+        start = end
+
+
+class SelfPlayWorker:
+    """A self-play worker (made a Ray actor by runtime.actor_class): its own SelfPlay engine, nets and
+    evaluators; torch runs on `threads` threads, the nets on `device`."""
+
+    def __init__(self, config_json, threads=1, device="cpu"):
+        import torch
+
+        from zerogym_agents.alphazero.config import AlphaZeroConfig
+        from zerogym_agents.devices import resolve_device
+        torch.set_num_threads(threads)
+        self.cfg = AlphaZeroConfig.from_json(config_json)
+        self.device = resolve_device(device)
+        self.engine = SelfPlay(self.cfg)
+        self.net = self.opp_net = self.evaluator = self.opp_evaluator = None
+        self.version = self.opponent = None
+        self.tasks_run = self.fetches = 0
+
+    def _load(self, payload):
+        import copy
+
+        import torch
+
+        from zerogym_agents.nets import make_evaluator, net_from_payload
+        if self.net is None:
+            with torch.random.fork_rng(devices=[]):
+                self.net = net_from_payload(payload, source="the driver's weights", device=self.device)
+            self.opp_net = copy.deepcopy(self.net)
+            self.evaluator = make_evaluator(self.net, threads=None)
+            self.opp_evaluator = make_evaluator(self.opp_net, threads=None)
+        else:
+            self.net.load_state_dict(payload["state_dict"])
+
+    def play(self, task):
+        import ray
+        if task["version"] != self.version:
+            self._load(ray.get(task["weights"][0]))
+            self.version = task["version"]
+            self.fetches += 1
+        if task["opponent"] is not None and task["opponent"] != self.opponent:
+            self.opp_net.load_state_dict(ray.get(task["opponent_weights"][0]))
+            self.opponent = task["opponent"]
+        result = play_task(self.engine, self.evaluator, self.opp_evaluator, task)
+        self.tasks_run += 1
+        return result
+
+    def info(self):
+        """What this worker has done, and where it runs."""
+        import os
+
+        import torch
+
+        from zerogym_agents.scale.runtime import node_id
+        return {"tasks_run": self.tasks_run, "fetches": self.fetches, "version": self.version, "pid": os.getpid(),
+                "node": node_id(), "threads": torch.get_num_threads()}

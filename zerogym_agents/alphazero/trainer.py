@@ -113,8 +113,13 @@ class AlphaZeroTrainer(CosineSchedule):
     agent_kind = "alphazero"          # save_agent's kind of the agent this run trains
 
     def agent_options(self):
-        """The options the trained agent plays with (those of agent.pt)."""
-        return {"simulations": self.cfg.simulations}
+        """The options the trained agent plays with (those of agent.pt); a Gumbel run's agent
+        searches as it was trained (an agent file without "search" plays PUCT)."""
+        cfg = self.cfg
+        if cfg.search == "gumbel":
+            return {"simulations": cfg.simulations, "search": "gumbel", "gumbel_m": cfg.gumbel_m,
+                    "c_visit": cfg.c_visit, "c_scale": cfg.c_scale}
+        return {"simulations": cfg.simulations}
 
     def agent(self, seed=None, **options):
         """The current net as an AlphaZeroAgent (a copy: further training leaves it as it is);
@@ -264,7 +269,7 @@ class AlphaZeroTrainer(CosineSchedule):
             **self._extra_state()})
         save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
             "game": self.cfg.game, "kwargs": self.cfg.game_kwargs, "net": self.net.config.to_dict(),
-            "parameters": self.net.num_parameters(),
+            "parameters": self.net.num_parameters(), "search": self.cfg.search,
             "training": {"steps": self.step, "self_play_games": self.games, "positions": self.positions,
                          "train_steps": self.train_steps, "config": self.cfg.to_dict()}})
         if self.writer:

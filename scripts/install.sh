@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv and installs zerogym into it (editable, with the agents and test extras), compiling the core.
+# Creates .venv and installs zerogym into it (editable, with the agents, test and ray extras), compiling the core.
 # A second run with nothing changed (same Python, same build inputs, every extension built) only
 # checks that and stops; ZEROGYM_REINSTALL=1 installs anyway.
 set -euo pipefail
@@ -39,5 +39,5 @@ rm -f .venv/.zerogym-installed
 .venv/bin/python -m pip install -q --upgrade pip
 # the CPU build of torch first (a plain "torch>=2.1" would pull several GB of CUDA wheels)
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[agents,test]"
+.venv/bin/python -m pip install -q -e ".[agents,test,ray]"
 build_inputs > .venv/.zerogym-installed

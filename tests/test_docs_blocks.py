@@ -73,7 +73,7 @@ CONTINUES = "# continues the block above"
 NEEDS_GNUGO, NEEDS_DISPLAY = "# doc: needs gnugo", "# doc: needs display"
 SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
 PROGRAMS = ("zerogym", "python", "pytest", "pip", "bash", "tensorboard", "gogui-twogtp", "gnugo", "printf", "echo",
-            "cd")
+            "cd", "ray")
 INLINE_PROGRAMS = ("python", "pip", "tensorboard", "bash")
 GNUGO_FLAGS = ("--chinese-rules", "--positional-superko", "--capture-all-dead")   # as GnuGoAgent starts it
 RUN_TIMEOUT = 120
@@ -560,6 +560,9 @@ def simple_problems(words, state, redirects=(), piped=False):
         problems = gnugo_problems(words)
     elif name in ("printf", "echo", "cd"):
         pass
+    elif name == "ray":
+        if words[1:2] not in (["start"], ["stop"], ["status"]):
+            problems = [f"ray {' '.join(words[1:2])}: only ray start, stop and status are known here"]
     else:
         problems = [f"{words[0]}: a program this test does not know how to check"]
     for op, target in redirects:

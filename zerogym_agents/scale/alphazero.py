@@ -72,6 +72,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self.ray = runtime.require_ray()
         self.version = 0                 # of the weights published last (0: none yet)
         self._published = None           # (version, ref) of the last ray.put
+        self._published_at = 0           # tasks consumed then
         self._dirty = True               # the net changed since the last publication
         self._opponent_ref = None
         self._round = None               # deterministic: (round, weights payload, opponent name, snapshot)
@@ -106,8 +107,12 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self._dirty |= self.train_steps != before
 
     def _weights(self):
-        """(version, ref) of the current weights, put in the object store if they changed."""
-        if self._dirty or self._published is None:
+        """(version, ref) of the current weights, put in the object store when they changed and
+        publish_every tasks were consumed since the last version (workers by default)."""
+        every = self.ray_cfg.publish_every or self.ray_cfg.workers
+        consumed = sum(slot.consumed for slot in self.slots)
+        if self._published is None or self._dirty and consumed - self._published_at >= every:
+            self._published_at = consumed
             t0 = time.perf_counter()
             self.version += 1
             self._published = (self.version, self.ray.put(net_payload(self.net)))

@@ -18,6 +18,9 @@ class RayConfig(JsonConfig):
                         "deterministic: lockstep rounds, resumes bit for bit")
     steps_per_task: int = setting(8, Integer(1), "AlphaZero: search steps of the worker's G games per task")
     max_inflight: int = setting(2, Integer(1, 2), "tasks queued or running per worker, at most")
+    publish_every: int = setting(None, Maybe(Integer(1)),
+                                 "async: tasks consumed between two weight versions (None: one per worker, so a "
+                                 "task's weights are about max_inflight versions old when it is consumed)")
     samples_per_position: float = setting(4.0, Number(above=0),
                                           "AlphaZero: SGD samples per new self-play position, at most (KataGo ~4)")
     cpus_per_worker: float = setting(1.0, Number(above=0), "CPUs each worker declares (and torch threads)")

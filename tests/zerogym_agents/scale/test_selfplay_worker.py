@@ -24,8 +24,8 @@ def _tasks(ray, cfg, payload, opponent_sd, count):
 def _same(a, b):
     for key in ("games", "planes", "masks", "policies", "movers", "step_ends"):
         assert a[key].dtype == b[key].dtype and a[key].tobytes() == b[key].tobytes(), key
-    assert [(t, i, r.tolist(), s) for t, i, r, s in a["finished"]] == \
-           [(t, i, r.tolist(), s) for t, i, r, s in b["finished"]]
+    assert [(t, i, list(r), s) for t, i, r, s in a["finished"]] == \
+           [(t, i, list(r), s) for t, i, r, s in b["finished"]]
     assert a["carry"]["roots"] == b["carry"]["roots"]
     assert a["carry"]["move_no"].tolist() == b["carry"]["move_no"].tolist()
     assert a["carry"]["learner_seat"].tolist() == b["carry"]["learner_seat"].tolist()

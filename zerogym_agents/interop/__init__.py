@@ -1,0 +1,118 @@
+"""zerogym in other RL libraries' training loops: Tianshou (tianshou.py), TorchRL (torchrl.py) and RLlib
+(rllib.py); Stable-Baselines3 is served by zerogym.wrappers.SingleAgentEnv and
+zerogym_agents.pg.ppo.SB3PolicyAgent.
+
+Each module imports its library on first use, and says which extra to install when it is missing.
+`masked_env` is the Gymnasium view these modules share: the zerogym opponent plays inside the env,
+the learner sees its planes and its legal-action mask in a Dict observation, and illegal moves are
+counted.
+"""
+import importlib
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+EXTRA = "interop"
+
+
+def require(module, library):
+    """import_module(module), or an ImportError that names the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        raise ImportError(f"zerogym_agents.interop needs {library} ({module} is not importable: {err}); "
+                          f'install the {EXTRA} extra: pip install "zerogym[{EXTRA}]", or in a checkout '
+                          "bash scripts/install_interop.sh (its own .venv-interop)") from err
+
+
+class MaskedDictEnv(gymnasium.Wrapper):
+    """A zerogym SingleAgentEnv whose observation is a Dict {obs_key: planes, mask_key: legal actions}.
+
+    flatten: planes as a flat float32 vector (for MLP encoders that take vectors only).
+    mask_dtype: dtype of the mask (bool for TorchRL, float32 for RLlib's masking module).
+    illegal_actions counts the learner's illegal actions (each ends its episode as a loss);
+    moves counts the learner's steps.
+    """
+
+    def __init__(self, env, obs_key="observation", mask_key="action_mask", flatten=False, mask_dtype=bool):
+        super().__init__(env)
+        self.obs_key, self.mask_key, self.flatten = obs_key, mask_key, bool(flatten)
+        self.mask_dtype = np.dtype(mask_dtype)
+        planes = env.observation_space
+        n = env.action_space.n
+        if self.flatten:
+            planes = spaces.Box(float(planes.low.min()), float(planes.high.max()), (int(np.prod(planes.shape)),),
+                                np.float32)
+        mask = spaces.MultiBinary(n) if self.mask_dtype == np.int8 else spaces.Box(0, 1, (n,), self.mask_dtype)
+        self.observation_space = spaces.Dict({obs_key: planes, mask_key: mask})
+        self.illegal_actions = 0
+        self.moves = 0
+
+    def _dict(self, planes):
+        if self.flatten:
+            planes = np.asarray(planes, np.float32).reshape(-1)
+        return {self.obs_key: planes, self.mask_key: self.env.unwrapped.action_masks().astype(self.mask_dtype)}
+
+    def reset(self, **kwargs):
+        planes, info = self.env.reset(**kwargs)
+        return self._dict(planes), info
+
+    def step(self, action):
+        self.moves += 1
+        planes, reward, terminated, truncated, info = self.env.step(action)
+        if "illegal_action" in info:
+            self.illegal_actions += 1
+        return self._dict(planes), reward, terminated, truncated, info
+
+
+def masked_env(game, opponent, learner="alternate", obs_key="observation", mask_key="action_mask",
+               flatten=False, mask_dtype=bool, **kwargs):
+    """MaskedDictEnv over SingleAgentEnv(zerogym.make(game, **kwargs), opponent, learner).
+
+    opponent: a zerogym agent (anything with act(env)) or an agent spec ("random", "greedy",
+    "uct:200", "pretrained:connect_four", a saved agent's path), built for this game."""
+    import zerogym
+    from zerogym.wrappers import SingleAgentEnv
+    if isinstance(opponent, str):
+        from zerogym_agents.specs import agent_from_spec
+        opponent = agent_from_spec(opponent, game, kwargs)
+    return MaskedDictEnv(SingleAgentEnv(zerogym.make(game, **kwargs), opponent, learner=learner),
+                         obs_key, mask_key, flatten, mask_dtype)
+
+
+def mover_view(env):
+    """(planes, legal mask as bool) of the agent to move in a zerogym AEC env: what a trained
+    policy sees when it plays in the arena."""
+    state = env.unwrapped.state
+    return state.observation(), state.legal_mask().astype(bool)
+
+
+def checked_action(action, mask, library):
+    """int(action), or a ValueError when the library's policy chose an action the mask forbids."""
+    action = int(action)
+    if not 0 <= action < len(mask) or not mask[action]:
+        raise ValueError(f"the {library} policy chose action {action}, which is not legal here "
+                         f"(legal: {np.flatnonzero(mask).tolist()}): is the mask passed to it?")
+    return action
+
+
+def example_parser(doc, count="--steps", default=20_000, what="learner moves"):
+    """The command line the examples/ scripts share: --game, --opponent, a training length, --seed, --games."""
+    import argparse
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--game", default="tictactoe")
+    parser.add_argument("--opponent", default="random", help="a zerogym agent spec: random, greedy, uct:N, pretrained:NAME")
+    parser.add_argument(count, type=int, default=default, help=what)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=int, default=40, help="arena games against the opponent afterwards")
+    return parser
+
+
+def example_summary(out, opponent):
+    """One line on an example's run: steps, updates, illegal actions, the arena result (W-D-L)."""
+    updates = (f"{out['gradient_steps']} gradient steps" if "gradient_steps" in out
+               else f"{out['trained_samples']} samples trained on")
+    total = out["arena"].total
+    return (f"{out['env_steps']} env steps, {updates}, {out['illegal_actions']} illegal actions; "
+            f"vs {opponent}: {total.wins}-{total.draws}-{total.losses} (W-D-L)")

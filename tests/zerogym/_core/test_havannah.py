@@ -50,6 +50,27 @@ def side(n, r, c):
     return None
 
 
+def groups_of(board):
+    """Frozensets of cells, one per group of neighbouring same-coloured stones."""
+    d = board.shape[0]
+    seen, out = set(), set()
+    for start in zip(*np.nonzero(board)):
+        start = (int(start[0]), int(start[1]))
+        if start in seen:
+            continue
+        group, todo = {start}, [start]
+        while todo:
+            r, c = todo.pop()
+            for dr, dc in NEIGHBOURS:
+                q = (r + dr, c + dc)
+                if 0 <= q[0] < d and 0 <= q[1] < d and board[q] == board[start] and q not in group:
+                    group.add(q)
+                    todo.append(q)
+        seen |= group
+        out.add(frozenset(group))
+    return out
+
+
 def ref_shapes(board, player):
     """The set of shapes ("ring", "bridge", "fork") `player`'s stones make on `board` (D x D)."""
     d = board.shape[0]
@@ -57,19 +78,9 @@ def ref_shapes(board, player):
     v = player + 1
     cells = [(r, c) for r in range(d) for c in range(d) if on(n, r, c)]
     found = set()
-    seen = set()
-    for start in cells:                   # groups: the corners and sides each touches
-        if board[start] != v or start in seen:
+    for group in groups_of(board):        # the corners and sides each group touches
+        if board[next(iter(group))] != v:
             continue
-        group, todo = {start}, [start]
-        while todo:
-            r, c = todo.pop()
-            for dr, dc in NEIGHBOURS:
-                q = (r + dr, c + dc)
-                if on(n, *q) and board[q] == v and q not in group:
-                    group.add(q)
-                    todo.append(q)
-        seen |= group
         if len(group & set(corners(n))) >= 2:
             found.add("bridge")
         if len({side(n, *q) for q in group} - {None}) >= 3:
@@ -599,27 +610,6 @@ def clumpy_move(s, rng, bias):
     return int(rng.choice(legal))
 
 
-def groups_of(board):
-    """Frozensets of cells, one per group of neighbouring same-coloured stones."""
-    d = board.shape[0]
-    seen, out = set(), set()
-    for start in zip(*np.nonzero(board)):
-        start = (int(start[0]), int(start[1]))
-        if start in seen:
-            continue
-        group, todo = {start}, [start]
-        while todo:
-            r, c = todo.pop()
-            for dr, dc in NEIGHBOURS:
-                q = (r + dr, c + dc)
-                if 0 <= q[0] < d and 0 <= q[1] < d and board[q] == board[start] and q not in group:
-                    group.add(q)
-                    todo.append(q)
-        seen |= group
-        out.add(frozenset(group))
-    return out
-
-
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 7), swap=st.booleans(), bias=st.sampled_from([0.0, 0.6, 0.95]),
        seed=st.integers(0, 2**32 - 1))
@@ -750,7 +740,7 @@ def test_the_twelve_symmetries_of_the_hexagon(n):
                     assert (r3 - r2, c3 - c2) in NEIGHBOURS
         assert sym.action(d * d, k) == d * d
     # a turn of 60 degrees clockwise as drawn takes the top-left corner to the top-right one
-    rot = sym.names.index("hex_rot60")
+    rot = sym.names.index("hexagon_rot60")
     assert sym.action((n - 1), rot) == d - 1
 
 
@@ -779,3 +769,10 @@ def test_openspiel_layout_is_ours_mirrored_and_its_swap_takes_the_stone():
     assert s.legal_actions().count(2 * d + 1) == 1          # the swap: the first stone's own cell
     s.apply_action(2 * d + 1)
     assert s.current_player() == 0 and "[@]" in str(s)     # the stone is player 1's now ('@')
+
+
+def test_the_hexagon_transforms_need_an_odd_square_grid():
+    from zerogym.symmetry import Symmetries
+    for h, w in ((4, 4), (5, 7)):
+        with pytest.raises(ValueError, match="hexagon's transforms need a"):
+            Symmetries(("identity", "hexagon_rot60"), h, w, h * w + 1)

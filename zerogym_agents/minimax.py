@@ -67,7 +67,9 @@ class MinimaxAgent(Agent):
         key = (state.spec.name, tuple(sorted(state.spec.kwargs.items())))
         if key != self._key:
             check_game(state.spec.name)
-            self._solver = Solver(state, self.tt_bits, centre_order(state.spec), self.node_limit)
+            from zerogym_agents.solvers.connect_four import ConnectFourSolver, fits     # standard Connect Four
+            self._solver = (ConnectFourSolver(max(self.tt_bits, 10), self.node_limit) if fits(state)
+                            else Solver(state, self.tt_bits, centre_order(state.spec), self.node_limit))
             self._key = key
         return self._solver
 

@@ -5,7 +5,8 @@ import os
 
 from zerogym_agents.config_io import parse_kwargs  # noqa: F401  (--kwargs words, read where agents are named)
 
-AGENT_SPECS = ("random, greedy, minimax, uct:N (N simulations per move), gnugo[:LEVEL] (GNU Go, Go only), "
+AGENT_SPECS = ("random, greedy, minimax, solver (perfect play, standard 6x7 Connect Four only), uct:N (N simulations "
+               "per move), gnugo[:LEVEL] (GNU Go, Go only), "
                "pretrained:NAME, or a saved agent's path")
 
 
@@ -21,7 +22,7 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
         raise ValueError(f"agent spec must be a non-empty string ({AGENT_SPECS}), got {spec!r}")
     kind, _, arg = spec.partition(":")
     kind = kind.strip().lower()
-    if kind in ("random", "greedy", "minimax") and arg:
+    if kind in ("random", "greedy", "minimax", "solver") and arg:
         raise ValueError(f"agent spec {spec!r}: {kind} takes no argument")
     if kind == "random":
         return RandomAgent(seed)
@@ -34,6 +35,13 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
             from zerogym.registry import game_module
             check_game(game_module(game).raw_env.state_class(**(kwargs or {})).spec.name)
         return MinimaxAgent(seed)
+    if kind == "solver":
+        from zerogym_agents.solvers.agent import SolverAgent
+        if game is not None:
+            from zerogym.registry import make_state
+            from zerogym_agents.solvers.connect_four import check_state
+            check_state(make_state(game, **(kwargs or {})))
+        return SolverAgent(seed)
     if kind == "uct":
         try:
             sims = int(arg)

@@ -1,0 +1,11 @@
+"""Exact solvers for particular games, and the agents and yardsticks built on them.
+
+- connect_four.py: ConnectFourSolver, perfect play for standard Connect Four (compiled search in
+  _connect_four.pyx).
+- agent.py: SolverAgent, the solver as a player (arena spec "solver").
+- perfect_play.py: how often an agent keeps the game-theoretic value over a set of solved positions.
+"""
+from zerogym_agents.solvers.agent import SolverAgent
+from zerogym_agents.solvers.connect_four import ConnectFourSolver
+
+__all__ = ["ConnectFourSolver", "SolverAgent"]

@@ -41,6 +41,8 @@ CASES = {
                         ("tic_tac_toe", {}), "tic_tac_toe"),
     "Gomoku 15x15": ("tictactoe", {"board_size": 15, "win_length": 5}, None,
                      ("mnk", {"m": 15, "n": 15, "k": 5}), None),
+    "Havannah 8": ("havannah", {"board_size": 8}, None, ("havannah", {"board_size": 8}), None),
+    "Breakthrough 8x8": ("breakthrough", {}, None, ("breakthrough", {}), None),
 }
 QUICK = ["Go 9x9", "Connect Four 6x7"]
 VECTOR_SIZES = (64, 256, 1024)   # the vector path is measured at each; the table shows the best

@@ -9,6 +9,10 @@ GAME_CASES = [
     ("connect_four", {"rows": 5, "cols": 4, "connect": 3}),
     ("tictactoe", {}),
     ("tictactoe", {"board_size": 7, "win_length": 4}),
+    ("havannah", {"board_size": 4}),
+    ("havannah", {"board_size": 6, "swap": True}),
+    ("breakthrough", {"rows": 6, "cols": 6}),
+    ("breakthrough", {"rows": 5, "cols": 4}),
 ]
 
 

@@ -2,8 +2,10 @@
 
 Every game names its actions the way a person types them (parse_action accepts any case):
 Go, Hex and Tic-tac-toe/Gomoku "D4" (plus "pass" / "swap"), Othello "d3" and "pass" (lower case,
-as Othello is written and as OpenSpiel names its moves), Connect Four the column number "1".."W".  Row 1 is action row 0 in every game; only
-the display differs (Go, Tic-tac-toe: row 1 at the bottom; Othello, Hex: row 1 at the top).
+as Othello is written and as OpenSpiel names its moves), Connect Four the column number "1".."W",
+Breakthrough a move from-to, "c2-c3" (also typed "c2c3" or "c2xd3"; without the mover, "c2-c").
+Row 1 is action row 0 in every game; only the display differs (Go, Tic-tac-toe: row 1 at the
+bottom; Othello, Hex, Breakthrough: row 1 at the top).
 
 The conventions are written once, in zerogym.envs.game_info.GameInfo; a game's own module says
 where it departs from them (lower-case letters, column numbers), and the functions here ask the
@@ -62,13 +64,27 @@ def checked_action(spec, action):
     return a
 
 
-def format_action(spec, action):
+def _player(obj):
+    """The player to move of a State or an env (wrapped or not); None for a GameSpec."""
+    if hasattr(obj, "obs_shape"):
+        return None
+    return (obj.unwrapped.state if hasattr(obj, "unwrapped") else obj).current_player
+
+
+def format_action(spec, action, player=None):
     """The human name of `action` ("D4", "pass", "swap", or "3" for Connect Four's column 3).
 
     `spec` is a GameSpec, a State or an env; parse_action(spec, format_action(spec, a)) == a.
+    Where a move's name depends on who makes it (Breakthrough: "c2-c3" from-to, the destination
+    row depends on the mover), `player` says who does; by default the player to move of a State or
+    env, and for a GameSpec the name without it ("c2-c").
     """
+    if player is None:
+        player = _player(spec)
     spec = _spec(spec)
-    return _info(spec).format_action(spec, checked_action(spec, action))
+    a = checked_action(spec, action)
+    info = _info(spec)
+    return info.format_action(spec, a) if player is None else info.format_move(spec, a, player)
 
 
 def input_help(spec):

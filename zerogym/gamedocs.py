@@ -91,6 +91,8 @@ def board_sizes(game):
 def action_count(spec):
     """How many actions, as a formula of the board, e.g. "`N*N + 1` (the last: pass)"."""
     h, w, _ = spec.obs_shape
+    if spec.action_kind == "cell_moves":
+        return f"`rows * cols * {spec.actions_per_cell}` ({spec.actions_per_cell} moves from each cell)"
     if spec.num_actions == h * w + 1:
         return f"`N*N + 1` (the last: {format_action(spec, h * w)})"
     if spec.num_actions == h * w:
@@ -102,6 +104,8 @@ def example_actions(spec):
     """A few actions to show: the first two, the start of row 2, the last point, pass/swap, the last."""
     h, w, _ = spec.obs_shape
     n = spec.num_actions
+    if spec.action_kind == "cell_moves":       # the first mover's first moves, then the last action
+        return sorted({0, *make_state(spec.name, **spec.kwargs).legal_actions()[:4].tolist(), n - 1})
     return sorted(a for a in {0, 1, w, h * w - 1, h * w, n - 1} if a < n)
 
 

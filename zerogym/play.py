@@ -33,9 +33,10 @@ def player_name(game, player):
     return game_info(game).player_name(player)
 
 
-def move_text(spec, action):
-    """A move as a person reads it: "D4", "pass", "swap", "column 3"."""
-    return game_info(spec).move_text(spec, checked_action(spec, action))
+def move_text(spec, action, player=None):
+    """A move as a person reads it: "D4", "pass", "swap", "column 3"; given the `player` who makes
+    it, the full name where a game's names depend on the mover (Breakthrough's "c2-c3")."""
+    return game_info(spec).move_text(spec, checked_action(spec, action), player)
 
 
 def agent_move_line(name, spec, action, history):
@@ -44,7 +45,7 @@ def agent_move_line(name, spec, action, history):
         return f"{name} passes."
     if action == spec.swap_action:
         return game_info(spec).swap_line(name, spec, history)
-    return f"{name} plays {move_text(spec, action)}."
+    return f"{name} plays {move_text(spec, action, history[-1][0] if history else None)}."
 
 
 def board_text(state):
@@ -175,7 +176,7 @@ class Session:
         if not mine:
             self.print_fn("Nothing to undo: you have not moved yet.")
             return False
-        taken = [move_text(self.spec, a) for _, a in self.history[mine[-1]:]]
+        taken = [move_text(self.spec, a, p) for p, a in self.history[mine[-1]:]]
         del self.history[mine[-1]:]
         self.env.reset()
         for _, a in self.history:
@@ -206,7 +207,7 @@ class Session:
                 say(f"You resigned: {player_name(spec.name, 1 - self.me)} wins.")
                 return "resigned"
             elif word == "hint":
-                say(f"hint: the agent would play {move_text(spec, int(self.agent.act(self.env)))}")
+                say(f"hint: the agent would play {move_text(spec, int(self.agent.act(self.env)), self.me)}")
             elif word in ("undo", "u"):
                 self.undo()
             else:
@@ -214,7 +215,7 @@ class Session:
                     action = parse_action(spec, text)
                     self.env.step(action)
                 except IllegalMoveError as err:
-                    say(f"{move_text(spec, action)} is not allowed: {err.reason}. Try again (help lists the commands).")
+                    say(f"{move_text(spec, action, self.me)} is not allowed: {err.reason}. Try again (help lists the commands).")
                 except ValueError as err:           # not a move: say what is, as the game stands now
                     say(str(err).replace(input_help(spec), move_help(self.state)))
                 else:

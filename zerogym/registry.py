@@ -7,6 +7,8 @@ GAMES = {
     "hex": "zerogym.hex_v0",
     "connect_four": "zerogym.connect_four_v0",
     "tictactoe": "zerogym.tictactoe_v0",
+    "havannah": "zerogym.havannah_v0",
+    "breakthrough": "zerogym.breakthrough_v0",
 }
 
 

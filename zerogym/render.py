@@ -47,6 +47,7 @@ def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labe
     (unless row_labels=False), the last move in brackets."""
     board = state.board()
     h, w = board.shape
+    on = state.on_board() if hasattr(state, "on_board") else None   # a board that fills part of its grid
     last = last_point(state)
     labels = [str(c + 1) if column_labels == "numbers" else COLUMNS.lower()[c] if column_labels == "lowercase"
               else COLUMNS[c] for c in range(w)]
@@ -57,7 +58,7 @@ def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labe
     for r in order:
         chars = list(" " * (cw * w + 1))
         for c in range(w):
-            chars[cw * c + cw - 1] = symbols[board[r, c]]     # under the last character of its label
+            chars[cw * c + cw - 1] = symbols[board[r, c]] if on is None or on[r, c] else " "   # under its label's end
         if last is not None and last[0] == r:
             chars[cw * last[1] + cw - 2] = "["
             chars[cw * last[1] + cw] = "]"
@@ -374,7 +375,7 @@ def move_caption(state):
         from zerogym.registry import game_info
         info = game_info(state.spec)
         mover = (state.move_count - 1) % 2        # players alternate (a pass or a swap is a move)
-        text = f"{state.move_count}. {info.player_words[mover]} {info.move_text(state.spec, state.last_action)}"
+        text = f"{state.move_count}. {info.player_words[mover]} {info.move_text(state.spec, state.last_action, mover)}"
     result = result_text(state)
     return f"{text} - {result}" if result else text
 

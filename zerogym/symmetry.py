@@ -18,17 +18,44 @@ _TRANSFORMS = {
     "antitranspose": lambda r, c, H, W: (W - 1 - c, H - 1 - r),
 }
 _SQUARE_ONLY = {"rot90", "rot270", "transpose", "antitranspose"}
+ACTION_KINDS = ("cells", "columns", "cell_moves")
 DIHEDRAL = ("identity", "rot90", "rot180", "rot270", "flip_lr", "flip_ud", "transpose", "antitranspose")
+
+
+def _hexagon(turns, mirror):
+    """The transform of the (2N-1) x (2N-1) grid that holds a hexagon of side N (cells with
+    N-1 <= r + c <= 3N-3, row r+1 drawn half a cell right of row r): a mirror in the line r = c
+    when `mirror`, then `turns` turns of 60 degrees clockwise as drawn; cells off the hexagon stay."""
+    def transform(r, c, H, W):
+        m = (H - 1) // 2
+        x, z = c - m, r - m                     # cube coordinates (x, -x-z, z) about the centre
+        if mirror:
+            x, z = z, x
+        for _ in range(turns):
+            x, z = -z, x + z                    # (x, y, z) -> (-z, -x, -y)
+        on = (r + c >= m) & (r + c <= 3 * m)
+        return np.where(on, z + m, r), np.where(on, x + m, c)
+    return transform
+
+
+# the 12 symmetries of a hexagon (Havannah): its 6 rotations, each after a mirror or not
+_HEXAGON = {"hexagon" + "_mirror" * f + f"_rot{60 * k}" * (k > 0): _hexagon(k, f)
+            for f in (0, 1) for k in range(6) if f or k}
+_TRANSFORMS.update(_HEXAGON)
+HEXAGON = ("identity", *_HEXAGON)
 
 
 class Symmetries:
     """Transforms `names` of an H x W board with `num_actions` actions.
 
     action_kind "cells": actions 0..H*W-1 are cells r*W+c, the rest (pass, swap) map to
-    themselves; "columns": action c is column c (Connect Four).
+    themselves; "columns": action c is column c (Connect Four); "cell_moves": action
+    (r*W+c)*k + d moves the piece on cell (r, c) by move_offsets[d] (a (rows, columns) step,
+    k = len(move_offsets)), so a transform maps the cell and turns the step with it (flip_lr:
+    (1, -1) becomes (1, 1)); a transform that turns a step into none of the game's steps is refused.
     """
 
-    def __init__(self, names, height, width, num_actions, action_kind="cells"):
+    def __init__(self, names, height, width, num_actions, action_kind="cells", move_offsets=None):
         self.names = tuple(names)
         unknown = [n for n in self.names if n not in _TRANSFORMS]
         if unknown:
@@ -36,25 +63,56 @@ class Symmetries:
         square_only = [n for n in self.names if n in _SQUARE_ONLY]
         if square_only and height != width:
             raise ValueError(f"transforms {square_only} need a square board, got {height}x{width}")
+        if any(n in _HEXAGON for n in self.names) and (height != width or height % 2 == 0):
+            raise ValueError(f"the hexagon's transforms need a (2N-1)x(2N-1) board, got {height}x{width}")
+        if action_kind not in ACTION_KINDS:
+            raise ValueError(f"unknown action_kind {action_kind!r}; known: {', '.join(ACTION_KINDS)}")
+        if (action_kind == "cell_moves") != (move_offsets is not None):
+            raise ValueError("move_offsets (one (rows, columns) step per action of a cell) are given exactly "
+                             f"for action_kind 'cell_moves', got action_kind {action_kind!r} and {move_offsets!r}")
         self.height, self.width, self.num_actions = height, width, num_actions
+        self.action_kind = action_kind
+        self.move_offsets = None if move_offsets is None else tuple(tuple(int(x) for x in o) for o in move_offsets)
+        self.actions_per_cell = 1 if move_offsets is None else len(self.move_offsets)
+        if num_actions < height * width * self.actions_per_cell and action_kind != "columns":
+            raise ValueError(f"{num_actions} actions are fewer than {self.actions_per_cell} per cell of a "
+                             f"{height}x{width} board")
         r, c = np.divmod(np.arange(height * width), width)
         cells, actions = [], []
         for name in self.names:
             rr, cc = _TRANSFORMS[name](r, c, height, width)
             fwd = rr * width + cc
             cells.append(fwd)
-            if action_kind == "cells":
-                act = np.arange(num_actions)
-                act[: height * width] = fwd
-            elif action_kind == "columns":
+            if action_kind == "columns":
                 act = _TRANSFORMS[name](np.zeros(width, int), np.arange(width), height, width)[1]
             else:
-                raise ValueError(f"unknown action_kind {action_kind!r}")
+                k = self.actions_per_cell
+                act = np.arange(num_actions)
+                turned = self._turned_moves(name) if k > 1 else np.zeros(1, np.int64)
+                act[: height * width * k] = (fwd[:, None] * k + turned[None, :]).ravel()
             actions.append(act)
         self.cell_maps = np.array(cells, dtype=np.int64)       # cell i goes to cell_maps[k, i]
         self.action_maps = np.array(actions, dtype=np.int64)   # action a becomes action_maps[k, a]
         self._cell_src = np.argsort(self.cell_maps, axis=1)    # new cell j comes from _cell_src[k, j]
         self._action_src = np.argsort(self.action_maps, axis=1)
+
+    def _turned_moves(self, name):
+        """move index d -> the index of the step move_offsets[d] becomes under transform `name`."""
+        t = _TRANSFORMS[name]
+        y0, x0 = t(0, 0, self.height, self.width)
+        out = []
+        for dr, dc in self.move_offsets:
+            y, x = t(dr, dc, self.height, self.width)
+            step = (y - y0, x - x0)
+            if step not in self.move_offsets:
+                raise ValueError(f"transform {name} turns the move step {(dr, dc)} into {step}, which is "
+                                 f"not one of the game's steps {self.move_offsets}")
+            out.append(self.move_offsets.index(step))
+        return np.array(out, dtype=np.int64)
+
+    def resized(self, height, width, num_actions):
+        """The same transforms and kind of actions on another board size."""
+        return Symmetries(self.names, height, width, num_actions, self.action_kind, self.move_offsets)
 
     def __len__(self):
         return len(self.names)

@@ -46,6 +46,13 @@ class GreedyAgent(Agent):
       capture the most stones; else save the most own stones in atari (the chain has >= 2 liberties
       after the move); else a random move that is not self-atari (a non-capturing move leaving the
       new chain one liberty); else a random self-atari; pass only when nothing else is left.
+    - Breakthrough: win now (reach the far row or take the last enemy piece); else capture an enemy
+      piece that would reach its far row next move; else prefer a capture, then a move that leaves
+      the moved piece safe (not attacked, or defended), then the most advanced destination.
+    - Havannah: swap a first stone that is off the edge; win now; else stop a cell where the
+      opponent would win now; else the cell whose group (the own groups it joins, and itself) is
+      nearest a bridge or fork (the larger of corners / 2 and sides / 3), then joins the most own
+      groups, then lies nearest the centre.
     - Any other game: a random legal move.
     """
 
@@ -281,6 +288,89 @@ def go_move(agent, st, legal):
     return agent.choice([a for a, ok in zip(cand, safe) if ok] or cand)
 
 
+# ---- Breakthrough ----------------------------------------------------------------------------------
+def breakthrough_move(agent, st, legal):
+    board = st.board()
+    rows, cols = board.shape
+    me = st.current_player
+    own, opp, f = me + 1, 2 - me, 1 - 2 * me           # f: the row step toward the opponent
+    goal = rows - 1 if me == 0 else 0
+
+    def attacked(b, r, c, by, step):
+        """A piece of `by`, moving by `step` rows, can capture on (r, c)."""
+        return any(0 <= r - step < rows and 0 <= c + dc < cols and b[r - step, c + dc] == by for dc in (-1, 1))
+
+    # enemy pieces one move from their far row: unless captured, they win next move
+    threats = {(r, c) for r, c in zip(*np.nonzero(board == opp)) if r - f == (0 if me == 0 else rows - 1)}
+    actions, keys, wins, stops = [], [], [], []
+    for a in legal:
+        a = int(a)
+        (r, c), (rr, cc) = st.move_cells(a)
+        captured = board[rr, cc] == opp
+        if rr == goal or (captured and st.counts()[1 - me] == 1):
+            wins.append(a)
+        if captured and (rr, cc) in threats:
+            stops.append(a)
+        after = board.copy()
+        after[r, c], after[rr, cc] = 0, own
+        safe = not attacked(after, rr, cc, opp, -f) or attacked(after, rr, cc, own, f)
+        actions.append(a)
+        keys.append((bool(captured), safe, (rr if me == 0 else rows - 1 - rr)))
+    if wins:
+        return agent.choice(wins)
+    if stops:
+        return agent.choice(stops)
+    return agent.pick(actions, keys)
+
+
+# ---- Havannah --------------------------------------------------------------------------------------
+def havannah_move(agent, st, legal):
+    from zerogym._core.havannah import corner_cells, side_of
+    board = st.board()
+    d = board.shape[0]
+    n = (d + 1) // 2
+    me = st.current_player
+    if st.spec.swap_action in legal:       # take the first stone over when it stands off the edge
+        r, c = divmod(int(st.last_action), d)
+        rings_out = max(abs(r - (n - 1)), abs(c - (n - 1)), abs(r + c - 2 * (n - 1)))
+        if rings_out < n - 1:
+            return st.spec.swap_action
+        legal = legal[legal != st.spec.swap_action]
+    for player in (me, 1 - me):            # win now, else stop the opponent's win
+        cells = [a for a in legal if st.winning_cells(player)[a]]
+        if cells:
+            return agent.choice(cells)
+    corners = {cell: k for k, cell in enumerate(corner_cells(n))}
+    group = np.full((d, d), -1)            # own groups: label per cell, and the corners and sides each touches
+    touches = []
+    for start in zip(*np.nonzero(board == me + 1)):
+        if group[start] >= 0:
+            continue
+        group[start], todo, found = len(touches), [start], set()
+        while todo:
+            r, c = todo.pop()
+            found.add(("corner", corners[(r, c)]) if (r, c) in corners else ("side", side_of(n, r, c)))
+            for dr, dc in ((-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0, -1)):
+                q = (r + dr, c + dc)
+                if 0 <= q[0] < d and 0 <= q[1] < d and board[q] == me + 1 and group[q] < 0:
+                    group[q] = group[start]
+                    todo.append(q)
+        touches.append(found)
+    keys = []
+    for a in legal:
+        r, c = divmod(int(a), d)
+        joined = {group[r + dr, c + dc] for dr, dc in ((-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0, -1))
+                  if 0 <= r + dr < d and 0 <= c + dc < d and group[r + dr, c + dc] >= 0}
+        found = set().union(*(touches[g] for g in joined)) | \
+            {("corner", corners[(r, c)]) if (r, c) in corners else ("side", side_of(n, r, c))}
+        found.discard(("side", -1))
+        corner_count = sum(kind == "corner" for kind, _ in found)
+        progress = max(corner_count / 2, (len(found) - corner_count) / 3)   # of a bridge, of a fork
+        centre = max(abs(r - (n - 1)), abs(c - (n - 1)), abs(r + c - 2 * (n - 1)))
+        keys.append((round(progress, 6), len(joined), -centre))
+    return agent.pick(legal, keys)
+
+
 # the heuristic of each game, by registry name
 HEURISTICS = {"tictactoe": tictactoe_move, "connect_four": connect_four_move, "othello": othello_move,
-              "hex": hex_move, "go": go_move}
+              "hex": hex_move, "go": go_move, "breakthrough": breakthrough_move, "havannah": havannah_move}

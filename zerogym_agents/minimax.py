@@ -13,14 +13,15 @@ def supported():
 
 
 def centre_order(spec):
-    """Actions sorted by distance of their cell to the board centre (pass/swap last): the move
-    order tried first at every node, which makes alpha-beta cut earlier."""
+    """Actions sorted by distance of their cell to the board centre (pass/swap last; for moves from
+    a cell, the cell it leaves): the move order tried first at every node, which makes alpha-beta
+    cut earlier."""
     h, w, _ = spec.obs_shape
     a = spec.num_actions
     if spec.action_kind == "columns":
         dist = np.abs(np.arange(a) - (w - 1) / 2)
     else:
-        cells = np.arange(a)
+        cells = np.arange(a) // spec.actions_per_cell
         r, c = cells // w, cells % w
         dist = np.hypot(r - (h - 1) / 2, c - (w - 1) / 2)
         dist[cells >= h * w] = np.inf          # pass / swap

@@ -103,7 +103,7 @@ def test_the_table_of_each_games_files():
     # the table as it stands; own_files says why each file is in it
     table = {game: sorted(files) for game, files in mentions().items()}
     core = {game: [f"zerogym/_core/{game}.pyx", f"zerogym/envs/{game}.py", "zerogym/registry.py", GREEDY]
-            for game in ("othello", "hex", "connect_four", "tictactoe")}
+            for game in ("othello", "hex", "connect_four", "tictactoe", "breakthrough", "havannah")}
     assert table == {"go": sorted(["zerogym/_core/go.pyx", "zerogym/envs/go.py", "zerogym/registry.py", GREEDY,
                                    *GO_PROTOCOLS]),
                      **{game: sorted(files) for game, files in core.items()}}

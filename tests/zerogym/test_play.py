@@ -365,3 +365,14 @@ def test_the_swap_is_offered_only_while_it_is_legal():
     helps = [line for line in talk.out if line.startswith("Type a move:")]
     assert len(helps) == 3 and helps[1].endswith("like D3, or swap.") and helps[2].endswith("like D3.")
     assert talk.out[-2].endswith("type a column letter A..E then a row number 1..5, like D3")
+
+
+def test_breakthrough_moves_are_named_from_cell_to_cell():
+    """The agent's move, a refused move and the undo line name both cells, as the person types them."""
+    kw = {"rows": 5, "cols": 5}
+    white_up = (3 * 5 + 3) * 3 + 1          # white's piece on d4 (row index 3) one row up, to d3
+    s, talk = session("breakthrough", kw, ["b2-b3", "b3-b4", "undo"], agent=ScriptAgent([white_up]))
+    s.run()
+    assert "plays d4-d3." in talk.text
+    assert "b3-b4 is not allowed" in talk.text          # white's piece stands on b4: no straight capture
+    assert "Took back b2-b3, d4-d3." in talk.text

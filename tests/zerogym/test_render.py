@@ -195,6 +195,8 @@ def test_captions_name_the_mover_and_the_result():
     st = render.replay("hex", [8, 25], board_size=5)[-1]
     assert render.move_caption(st).startswith("2. white swap")
     assert render.move_caption(zerogym.make_state("go", board_size=5)) == "start"
+    st = render.replay("breakthrough", [(1 * 5 + 1) * 3 + 2], rows=5, cols=5)[-1]     # b2 to c3
+    assert render.move_caption(st) == "1. black b2-c3"
 
 
 def test_player_words_of_every_game():

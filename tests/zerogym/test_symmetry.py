@@ -6,7 +6,7 @@ import zerogym
 from zerogym.symmetry import Symmetries
 from cases import GAME_CASES, case_id
 
-EXPECTED_COUNT = {"go": 8, "othello": 8, "tictactoe": 8, "connect_four": 2, "hex": 2}
+EXPECTED_COUNT = {"go": 8, "othello": 8, "tictactoe": 8, "connect_four": 2, "hex": 2, "breakthrough": 2, "havannah": 12}
 
 
 @pytest.mark.parametrize("case", GAME_CASES, ids=case_id)

@@ -28,7 +28,10 @@ cdef class GameSpec:
     illegal-move reason code), blob_errors (text per GameDef.validate code), layout (where
     each field lies in a state blob: name -> (byte offset, numpy dtype, count)), plane_info ((name, description) per observation plane),
     symmetry_names (board transforms that preserve the rules), action_name (action -> str),
-    action_kind ("cells": action r * W + c is a cell, "columns": action c is column c),
+    action_kind ("cells": action r * W + c is a cell, "columns": action c is column c,
+    "cell_moves": action (r * W + c) * k + d moves the piece on cell (r, c) by step d of
+    move_offsets, k = actions_per_cell of them per cell), actions_per_cell (1 but for "cell_moves"),
+    move_offsets (the (rows, columns) step of each move of a cell; None but for "cell_moves"),
     pass_action and swap_action (the index of the game's pass or swap action, whether or not it is
     legal now or at these kwargs; -1 where the game has none).
     """
@@ -52,12 +55,14 @@ cdef class GameSpec:
         return self._params
 
     def describe(self, name, kwargs, agents, reasons, plane_info, symmetry_names, action_name,
-                 action_kind="cells", blob_errors=(), layout=None, pass_action=-1, swap_action=-1):
+                 action_kind="cells", blob_errors=(), layout=None, pass_action=-1, swap_action=-1,
+                 move_offsets=None):
         """Set what the Python layer knows of the game (see the class docstring); the board
         transforms are built from the GameDef's shape and action count.  `blob_errors` are the
         texts of the game's own validate codes (from BLOB_GAME on); `layout` places the game's own
         fields in the blob, after the Header; `pass_action` / `swap_action` are the actions that
-        pass or swap (-1: none)."""
+        pass or swap (-1: none); `move_offsets`, for action_kind "cell_moves" only, the step of each
+        of a cell's moves (a transform of the board turns them, zerogym.symmetry)."""
         from zerogym.symmetry import Symmetries
         if self.d.validate == NULL:
             raise TypeError(f"{name}: the GameDef has no validate function")
@@ -73,8 +78,18 @@ cdef class GameSpec:
         self.layout = {**HEADER_LAYOUT, **(layout or {})}
         self.symmetry_names = tuple(symmetry_names)
         self.symmetries = Symmetries(self.symmetry_names, self.d.height, self.d.width, self.d.num_actions,
-                                     action_kind=action_kind)
+                                     action_kind=action_kind, move_offsets=move_offsets)
         self.action_name = action_name
+
+    @property
+    def actions_per_cell(self):
+        """Actions per cell: len(move_offsets) for action_kind "cell_moves", else 1."""
+        return 1 if self.symmetries is None else self.symmetries.actions_per_cell
+
+    @property
+    def move_offsets(self):
+        """The (rows, columns) step of each of a cell's moves ("cell_moves"), else None."""
+        return None if self.symmetries is None else self.symmetries.move_offsets
 
     @property
     def num_actions(self):

@@ -35,7 +35,7 @@ class ConnectFourInfo(LineGameInfo):
             return int(t) - 1
         raise ValueError(f"{str(text).strip()!r} is not a column: type {self.input_help(spec)}")
 
-    def move_text(self, spec, a):
+    def move_text(self, spec, a, player=None):
         return f"column {self.format_action(spec, a)}"
 
     # ---- terminal games and pictures ----------------------------------------------------------------

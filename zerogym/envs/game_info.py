@@ -80,6 +80,11 @@ class GameInfo:
         w = spec.obs_shape[1]
         return f"{self.column_letters()[a % w]}{a // w + 1}"
 
+    def format_move(self, spec, a, player):
+        """The name of action `a` played by `player` (0 or 1), where a game's names depend on who
+        moves (Breakthrough's destination row); by default format_action's."""
+        return self.format_action(spec, a)
+
     def input_help(self, spec):
         """What a person may type for a move, as one phrase."""
         h, w, _ = spec.obs_shape
@@ -111,9 +116,10 @@ class GameInfo:
             why = f"off the {h}x{w} board; " if t[0] not in COLUMNS[:w] or not 1 <= int(t[1:]) <= h else ""
         raise ValueError(f"{str(text).strip()!r} is not a move: {why}type {self.input_help(spec)}")
 
-    def move_text(self, spec, a):
-        """A move as a person reads it in a sentence: "D4", "pass", "column 3"."""
-        return self.format_action(spec, a)
+    def move_text(self, spec, a, player=None):
+        """A move as a person reads it in a sentence: "D4", "pass", "column 3"; with the `player`
+        who makes it, format_move's name (Breakthrough's "c2-c3" rather than "c2-c")."""
+        return self.format_action(spec, a) if player is None else self.format_move(spec, a, player)
 
     # ---- text boards and terminal games (zerogym.play) --------------------------------------------
     @property

@@ -49,6 +49,13 @@ def _symmetry_names(symmetries):
                      f"or a non-empty sequence of transform names; got {symmetries!r}")
 
 
+def _spec_symmetries(obj):
+    """The Symmetries of a game State/GameSpec/env; None for anything else (transform names)."""
+    spec = getattr(getattr(getattr(obj, "unwrapped", obj), "state", obj), "spec", obj)
+    syms = getattr(spec, "symmetries", None)
+    return syms if isinstance(syms, Symmetries) else None
+
+
 class Evaluator:
     """make_evaluator's callable: evaluator(planes, masks) -> (priors, values). See make_evaluator."""
 
@@ -71,7 +78,7 @@ class Evaluator:
             self._host_planes, self._host_masks = HostBuffer(), HostBuffer()
         self.batch_size = batch_size
         self.names = None if symmetries is None else _symmetry_names(symmetries)
-        self._given = symmetries if isinstance(symmetries, Symmetries) else None
+        self._given = symmetries if isinstance(symmetries, Symmetries) else _spec_symmetries(symmetries)
         self._index = {}   # (H, W, A) -> (cell source index (K, HW), action map (K, A)) as tensors
 
     def _maps(self, h, w, a):
@@ -80,6 +87,8 @@ class Evaluator:
             g = self._given
             if g is not None and (g.height, g.width, g.num_actions) == key:
                 syms = g
+            elif g is not None:
+                syms = g.resized(h, w, a)           # another board size: the game's kind of actions
             else:
                 syms = Symmetries(self.names, h, w, a, self.net.config.action_layout)
             src = np.stack([syms.planes(np.arange(h * w), k) for k in range(len(syms))])

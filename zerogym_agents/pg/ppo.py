@@ -20,6 +20,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from zerogym_agents.base import Agent, game_state
 from zerogym_agents.file_checks import Spec
 from zerogym_agents.nets import NetConfig, PolicyValueNet
+from zerogym_agents.nets.model import layout_fields
 from zerogym_agents.pg.agent import select_actions
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
 from zerogym_agents.pg.opponents import SnapshotSchedule, snapshot
@@ -39,13 +40,7 @@ def net_config_for_spaces(observation_space, action_space, net=None):
     if not isinstance(action_space, spaces.Discrete):
         raise ValueError(f"PolicyValueNetPolicy needs Discrete actions, got {action_space}")
     h, w, c = observation_space.shape
-    a = int(action_space.n)
-    if a >= h * w:
-        fit = {"in_planes": c, "action_layout": "cells", "extra_actions": a - h * w}
-    elif a == w:
-        fit = {"in_planes": c, "action_layout": "columns", "extra_actions": 0}
-    else:
-        raise ValueError(f"{a} actions on a {h}x{w} board are neither one per cell (+ extras) nor one per column")
+    fit = {"in_planes": c, **layout_fields(h, w, int(action_space.n))}
     net = dict(net or {})
     clash = {k: net[k] for k in fit if k in net and net[k] != fit[k]}
     if clash:

@@ -40,6 +40,15 @@ it forbids are exactly those that end OpenSpiel's game by superko.  Tromp-Taylor
 komi for white, returns +1 / -1, 0 for a draw; at max_game_length OpenSpiel's game is TERMINAL,
 scored as usual, where ours is TRUNCATED with rewards 0: returns are compared only for games that
 ended by two passes.
+
+Havannah ("havannah"): board_size (the side, 2..; ours 3..13) and swap; the hexagon in a D x D grid
+(D = 2N - 1), cell (x, y) at action y * D + x when |x - y| < N, neighbours along x, y and the main
+diagonal: our grid mirrored left to right, (r, c) = (y, D-1-x), so an action maps by mirroring its
+column.  Player 0 first; a group with two corners, three sides (corners excluded) or a ring (a
+search for a closed chain without sharp turns) wins, a full board draws.  With swap=True the
+second player swaps by playing on the first stone's own cell, which becomes theirs, and player 0
+moves next; ours is the action D * D with the same effect.  Its D * D actions lack our swap action
+(D * D + 1 with us, never legal without swap): the legal sets are compared after mapping.
 """
 import functools
 import random
@@ -90,9 +99,14 @@ class Adapter:
     def ours(self, run, index):
         return zerogym.make_state(self.game, **run.kw)
 
-    def action(self, a):
-        """OpenSpiel's action for zerogym's action `a`: the same number in every game."""
+    def action(self, a, ours):
+        """OpenSpiel's action for zerogym's action `a` in position `ours`: the same number in every
+        game but Breakthrough."""
         return a
+
+    def legal(self, theirs):
+        """OpenSpiel's legal actions as zerogym numbers them."""
+        return list(theirs.legal_actions())
 
     def board(self, theirs, kw):
         raise NotImplementedError
@@ -323,8 +337,103 @@ class Go(Adapter):
             assert run.count["superko_moves"] > 0 and run.count["superko"] > 0
 
 
+class Breakthrough(Adapter):
+    game = "breakthrough"
+    new_rng = staticmethod(np.random.default_rng)
+
+    def spiel_game(self, kw, index):
+        return load("breakthrough", rows=kw["rows"], columns=kw["cols"])
+
+    def ours(self, run, index):
+        """Below 6 rows OpenSpiel starts with one row each: ours is set to that position."""
+        ours = zerogym.make_state("breakthrough", **run.kw)
+        if run.kw["rows"] < 6:
+            b = np.zeros((run.kw["rows"], run.kw["cols"]), np.int8)
+            b[0], b[-1] = 1, 2
+            ours.set_position(b, 0)
+        return ours
+
+    def legal(self, theirs):
+        """OpenSpiel's action ((r * cols + c) * 6 + dir) * 2 + capture: dir 0..2 for black (down),
+        3..5 for white (up), to column c + dir % 3 - 1; ours is (r * cols + c) * 3 + dir % 3."""
+        return sorted({a // 12 * 3 + a // 2 % 3 for a in theirs.legal_actions()})
+
+    def action(self, a, ours):
+        (r, c), to = ours.move_cells(a)
+        capture = int(ours.board()[to] != 0)           # a legal move onto a piece takes it
+        return ((a // 3) * 6 + 3 * ours.current_player + a % 3) * 2 + capture
+
+    def board(self, theirs, kw):
+        """(rows, cols) from OpenSpiel's text: a row label, then '.' empty, 'b' black, 'w' white."""
+        lines = str(theirs).splitlines()[:kw["rows"]]
+        return char_rows("\n".join(line[1:] for line in lines), kw["rows"], kw["cols"], ".bw")
+
+    def check_end(self, run, ours, theirs):
+        super().check_end(run, ours, theirs)
+        run.count["all_taken"] += 0 in ours.counts()
+
+    def check_sample(self, run, need):
+        super().check_sample(run, need)
+        if run.kw["cols"] == 2:
+            assert run.count["all_taken"] > 0             # wins by taking every piece came up too
+
+
+class Havannah(Adapter):
+    game = "havannah"
+    new_rng = staticmethod(np.random.default_rng)
+
+    def spiel_game(self, kw, index):
+        return load("havannah", board_size=kw["board_size"], swap=kw["swap"])
+
+    def ours(self, run, index):
+        run.clumpy = index % 2 == 1            # every other game mostly grows the mover's groups: more rings
+        return super().ours(run, index)
+
+    @staticmethod
+    def mirror(a, d):
+        """Our action <-> OpenSpiel's for a cell: the column mirrored (an involution)."""
+        return a // d * d + d - 1 - a % d
+
+    def legal(self, theirs):
+        d = 2 * theirs.get_game().get_parameters()["board_size"] - 1
+        swap = theirs.history()[:1] if len(theirs.history()) == 1 else []     # the first stone's cell
+        return sorted(d * d if [a] == swap else self.mirror(a, d) for a in theirs.legal_actions())
+
+    def action(self, a, ours):
+        d = ours.board().shape[0]
+        return self.mirror(ours.last_action if a == d * d else a, d)
+
+    def board(self, theirs, kw):
+        d = 2 * kw["board_size"] - 1
+        planes = np.array(theirs.observation_tensor(0)).reshape(3, d, d)     # player 0, player 1, empty
+        return (planes[0] + 2 * planes[1]).astype(np.int8)[:, ::-1]
+
+    def pick(self, run, legal, ours):
+        d = ours.board().shape[0]
+        if run.kw["swap"] and ours.move_count == 1 and run.rng.random() < 0.5:
+            assert d * d in legal
+            run.count["swaps"] += 1
+            return d * d
+        own = ours.observation()[..., 0]
+        near = [a for a in legal if a < d * d and own[max(0, a // d - 1):a // d + 2, max(0, a % d - 1):a % d + 2].any()]
+        if run.clumpy and near and run.rng.random() < 0.8:
+            return int(run.rng.choice(near))
+        return int(run.rng.choice(legal))
+
+    def check_end(self, run, ours, theirs):
+        super().check_end(run, ours, theirs)
+        run.count.update(ours.winning_shapes())
+        run.lengths.append(ours.move_count)
+
+    def check_sample(self, run, need):
+        super().check_sample(run, need)
+        assert (run.count["swaps"] > 0) == run.kw["swap"]
+        if 4 <= run.kw["board_size"] <= 7:                 # all three shapes end random games here
+            assert min(run.count[shape] for shape in ("ring", "bridge", "fork")) > 0, run.count
+
+
 ADAPTERS = {"connect_four": ConnectFour(), "tictactoe": TicTacToe(), "tic_tac_toe": TicTacToe("tic_tac_toe"),
-            "othello": Othello(), "hex": Hex(), "go": Go()}
+            "othello": Othello(), "hex": Hex(), "go": Go(), "breakthrough": Breakthrough(), "havannah": Havannah()}
 
 
 def compare_games(adapter, kw, games, seed, need):
@@ -333,14 +442,14 @@ def compare_games(adapter, kw, games, seed, need):
     for index in range(games):
         theirs, ours = adapter.spiel_game(kw, index).new_initial_state(), adapter.ours(r, index)
         while not theirs.is_terminal():
-            legal = list(theirs.legal_actions())
+            legal = adapter.legal(theirs)
             assert not ours.is_over() and ours.current_player == theirs.current_player()
             assert ours.legal_actions().tolist() == legal
             assert ours.returns() == (0.0, 0.0)
             assert np.array_equal(ours.board(), adapter.board(theirs, kw))
             adapter.check_running(r, ours, theirs, legal)
             a = adapter.pick(r, legal, ours)
-            theirs.apply_action(adapter.action(a))
+            theirs.apply_action(adapter.action(a, ours))
             ours.step(a)
             adapter.after_step(r, ours, a)
         adapter.check_end(r, ours, theirs)
@@ -353,6 +462,8 @@ WINS = [{0, 1}]
 C4_SHAPES = [(6, 7, 4), (5, 4, 3), (4, 5, 4), (3, 3, 3), (1, 6, 3), (6, 1, 3), (7, 9, 5), (2, 3, 2),
              (8, 8, 4), (5, 5, 5), (4, 4, 2), (6, 7, 3), (6, 7, 7), (3, 10, 4), (10, 3, 4)]
 MNK = [(15, 5, 60), (5, 4, 200), (4, 3, 100), (6, 4, 60), (7, 5, 40), (2, 2, 30), (4, 4, 60), (9, 3, 40)]
+BREAKTHROUGH = [(4, 2, 200), (4, 4, 100), (5, 3, 100), (6, 6, 60), (8, 8, 30), (7, 4, 40), (6, 11, 20), (12, 5, 20),
+                (16, 16, 4)]
 GO = [(2, 600), (3, 600), (4, 400), (5, 300), (7, 80), (9, 30), (13, 6), (19, 3)]
 RUNS = (
     # one column fills with alternating pieces: always a draw; elsewhere real endings, wins among them
@@ -367,6 +478,9 @@ RUNS = (
     + [("hex", dict(board_size=n, swap=swap), 100 if n <= 5 else 25 if n <= 11 else 6, 1000 * n + swap, [])
        for n in range(2, 20) for swap in (False, True)]              # every size zerogym allows
     + [("go", dict(board_size=n), games, 1000 + n, []) for n, games in GO]
+    + [("breakthrough", dict(rows=r, cols=c), games, 100 * r + c, WINS) for r, c, games in BREAKTHROUGH]
+    + [("havannah", dict(board_size=n, swap=swap), 400 if n <= 5 else 100 if n <= 8 else 20, 100 * n + swap, WINS)
+       for n in range(3, 14) for swap in (False, True)]                # every size zerogym allows
 )
 
 

@@ -20,6 +20,10 @@ CASES = [
     ("connect_four", {"rows": 25, "cols": 25, "connect": 25}, -1, -1),
     ("tictactoe", {"board_size": 2, "win_length": 2}, -1, -1), ("tictactoe", {}, -1, -1),
     ("tictactoe", {"board_size": 25, "win_length": 5}, -1, -1),
+    ("breakthrough", {"rows": 4, "cols": 2}, -1, -1), ("breakthrough", {}, -1, -1),
+    ("breakthrough", {"rows": 16, "cols": 16}, -1, -1),
+    ("havannah", {"board_size": 3}, -1, 25), ("havannah", {"board_size": 8, "swap": True}, -1, 225),
+    ("havannah", {"board_size": 13}, -1, 625),
 ]
 IDS = [f"{g}-{'-'.join(f'{k}{v}' for k, v in kw.items()) or 'defaults'}" for g, kw, _, _ in CASES]
 
@@ -78,6 +82,7 @@ def test_the_specials_are_read_only_and_unset_on_a_bare_spec():
 
 @pytest.mark.parametrize("game,kw,kind", [("go", {"board_size": 5}, "cells"), ("hex", {}, "cells"),
                                           ("othello", {}, "cells"), ("tictactoe", {}, "cells"),
-                                          ("connect_four", {}, "columns")])
+                                          ("connect_four", {}, "columns"), ("breakthrough", {}, "cell_moves"),
+                                          ("havannah", {}, "cells")])
 def test_the_spec_says_what_an_action_stands_for(game, kw, kind):
     assert zerogym.make_state(game, **kw).spec.action_kind == kind

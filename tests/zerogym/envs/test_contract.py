@@ -18,8 +18,10 @@ from pettingzoo.test import api_test, seed_test
 import zerogym
 import zerogym.vector
 from zerogym import IllegalMoveError
+from zerogym._core.breakthrough import BreakthroughState
 from zerogym._core.connect_four import ConnectFourState
 from zerogym._core.go import GoState
+from zerogym._core.havannah import HavannahState
 from zerogym._core.hex import HexState
 from zerogym._core.othello import OthelloState
 from zerogym._core.tictactoe import TicTacToeState
@@ -125,6 +127,27 @@ GAMES = {
                     *[({"win_length": v}, ("win_length", "2..3")) for v in (4, 0)],
                     ({"board_size": 15, "win_length": 16}, ("win_length", "2..15"))),
         illegal=((dict(), [4], 4, ["B2", "player_1", "occupied"]),)),
+    "breakthrough": Game(
+        BreakthroughState, ("player_0", "player_1"), 5,
+        defaults=dict(rows=8, cols=8),
+        sizes=(dict(), dict(rows=4, cols=2), dict(rows=5, cols=5), dict(rows=6, cols=9), dict(rows=16, cols=16)),
+        shape=lambda kw: (kw["rows"], kw["cols"]), num_actions=lambda kw: kw["rows"] * kw["cols"] * 3,
+        columns="lowercase", row0_on_top=True, mover_rewards=frozenset({1}),      # no draws: the last move wins
+        bad_kwargs=(*[({"rows": v}, ("rows", "4..16")) for v in (3, 17, "8", True, 8.0)],
+                    *[({"cols": v}, ("cols", "2..16")) for v in (1, 17, 2.5)]),
+        illegal=((dict(rows=6, cols=6), [], 43, ["c3-c", "player_0", "no piece"]),              # c3 is empty
+                 (dict(rows=6, cols=6), [25, 79], 43, ["c3-c", "player_0", "capture only diagonally"]))),
+    "havannah": Game(
+        HavannahState, ("player_0", "player_1"), 3,
+        defaults=dict(board_size=8, swap=False),
+        sizes=tuple(dict(board_size=n, swap=swap) for n in (3, 5, 8, 13) for swap in (False, True)),
+        shape=lambda kw: (2 * kw["board_size"] - 1,) * 2, num_actions=lambda kw: (2 * kw["board_size"] - 1) ** 2 + 1,
+        columns="letters", row0_on_top=True, hex=True, mover_rewards=frozenset({0, 1}),
+        bad_kwargs=(*[({"board_size": v}, "3..13") for v in (2, 14, "5", 5.0, True)],
+                    *[({"swap": v}, ("swap", "True, False")) for v in ("no", None)]),
+        illegal=((dict(board_size=4), [], 0, ["A1", "player_0", "not on the hexagon"]),        # a corner of the grid
+                 (dict(board_size=4), [24], 24, ["D4", "player_1", "occupied"]),
+                 (dict(board_size=4), [24], 49, ["swap.*player_1|player_1.*swap"]))),
 }
 
 CASES = [pytest.param(game, kw, id=case_id((game, kw))) for game, g in GAMES.items() for kw in g.sizes]
@@ -425,7 +448,8 @@ def check_text(text, g, e):
     ends = [m.end() - 1 for m in re.finditer(r"\S+", header)]         # a cell sits under its label's last character
     gaps = set(np.diff(ends).tolist())                                  # evenly spaced, labels apart
     assert len(gaps) <= 1 and all(gap > max(map(len, labels)) for gap in gaps), header
-    last = last_point(game_name(e), state.last_action, board)
+    last = last_point(game_name(e), state.last_action, board, 1 - state.current_player)
+    on = state.on_board() if hasattr(state, "on_board") else np.ones((h, w), bool)    # Havannah: a hexagon
     for r in range(h):
         line = lines[1 + (r if g.row0_on_top else h - 1 - r)]
         assert re.match(rf" *{r + 1}[ \[]", line), line                 # the mark may take the space after it
@@ -434,8 +458,8 @@ def check_text(text, g, e):
         shift = r if g.hex else 0
         for c in range(w):
             x = ends[c] + shift
-            assert line[x] == ".XO"[board[r, c]], (r, c, line)
-            marked = line[x - 1] == "[" and line[x + 1:x + 2] == "]"
+            assert (line[x] if x < len(line) else " ") == (".XO"[board[r, c]] if on[r, c] else " "), (r, c, line)
+            marked = line[x - 1:x] == "[" and line[x + 1:x + 2] == "]"
             assert marked == ((r, c) == last), (r, c, last, line)
     assert text.count("[") == text.count("]") == (last is not None)
     if not g.hex:
@@ -448,15 +472,18 @@ def game_name(e):
     return e.metadata["name"][:-3]
 
 
-def last_point(game, action, board):
-    """(row, col) of the piece the last move placed, or None (start, pass)."""
+def last_point(game, action, board, mover=0):
+    """(row, col) of the piece the last move placed (or moved, by `mover`), or None (start, pass)."""
     h, w = board.shape
     if action < 0:
         return None
     if game == "connect_four":                                  # the top piece of the column
         return int(np.flatnonzero(board[:, action])[0]), action
-    if action == h * w:                                         # pass; Hex's swap leaves one stone, the swapped one
-        return tuple(int(v) for v in np.argwhere(board)[0]) if game == "hex" else None
+    if game == "breakthrough":                                  # a row forward: down for player 0
+        (r, c), d = divmod(action // 3, w), action % 3
+        return r + 1 - 2 * mover, c + d - 1
+    if action == h * w:                             # pass; Hex's and Havannah's swap leave one stone, the swapped one
+        return tuple(int(v) for v in np.argwhere(board)[0]) if game in ("hex", "havannah") else None
     return divmod(action, w)
 
 

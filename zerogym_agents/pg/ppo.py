@@ -9,7 +9,6 @@
   PoolVecEnv (pool_vec_env.py, the compiled vector path) plays them as the opponent.
 - PPOTrainer: the `zerogym train pg --algo ppo` run (same config, logs and checkpoints as REINFORCE).
 """
-import copy
 
 import numpy as np
 import torch
@@ -125,12 +124,11 @@ class SB3PolicyAgent(Agent):
 
     def __init__(self, policy, greedy=False, seed=None):
         super().__init__(seed)
-        optimizer = getattr(policy, "optimizer", None)
-        policy.optimizer = None                  # not part of the copy
-        try:
-            self.policy = copy.deepcopy(policy)
-        finally:
-            policy.optimizer = optimizer
+        # built anew from its constructor arguments and weights, as SB3 saves and loads policies: a
+        # deepcopy also copies what the last forward pass left behind (after learn(), the action
+        # distribution's tensors are part of the autograd graph, which torch will not deepcopy)
+        self.policy = type(policy)(**policy._get_constructor_parameters()).to(policy.device)
+        self.policy.load_state_dict(policy.state_dict())
         self.policy.set_training_mode(False)
         self.policy.requires_grad_(False)
         self.greedy = bool(greedy)

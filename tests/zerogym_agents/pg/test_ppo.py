@@ -136,3 +136,19 @@ def test_ppo_follows_the_trainers_learning_rate_schedule(tmp_path):
     last_update = 1e-4 + 9e-4 * (1 + np.cos(np.pi * 3 / 4)) / 2              # made at step 3 of 4
     assert tr.model.policy.optimizer.param_groups[0]["lr"] == pytest.approx(last_update)
     assert tr.history[-1]["lr"] == pytest.approx(1e-4)
+
+
+def test_a_policy_can_be_frozen_after_learning():
+    """After learn() the policy's last distribution is part of the autograd graph; the frozen copy
+    is built from the policy's constructor arguments and weights and plays as the policy does."""
+    pool, env = pool_env("tictactoe")
+    model = model_on(env, "MlpPolicy")
+    pool.add(policy_snapshot(model.policy), name="start")
+    model.learn(64)
+    snap = policy_snapshot(model.policy, greedy=True)
+    obs, _ = model.policy.obs_to_tensor(zerogym.make_state("tictactoe").observation())
+    with torch.no_grad():
+        ours = snap.policy.get_distribution(obs).distribution.logits
+        theirs = model.policy.get_distribution(obs).distribution.logits
+    assert torch.equal(ours, theirs)
+    assert not {p.data_ptr() for p in model.policy.parameters()} & {p.data_ptr() for p in snap.policy.parameters()}

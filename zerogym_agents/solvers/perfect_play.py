@@ -1,0 +1,61 @@
+"""A perfect-play yardstick: how often an agent keeps the game-theoretic value of solved positions.
+
+A position set is a JSON file (benchmarks/data/connect_four_positions.json) whose "positions" each
+give the moves from the start ("4453...": columns 1..7), the value for the player to move
+(+1 / 0 / -1) and the value of every move for that player (null where the column is full).  An
+agent keeps the value when its move has the position's value: a won position stays won, a drawn
+one is not lost.  Lost positions are counted but not scored (every move keeps a loss).
+"""
+import json
+
+import zerogym
+from zerogym_agents.solvers.connect_four import STANDARD
+
+
+def load_positions(path):
+    """The list of positions of a position-set file, checked."""
+    with open(path) as f:
+        data = json.load(f)
+    positions = data.get("positions") if isinstance(data, dict) else None
+    if not isinstance(positions, list) or not positions:
+        raise ValueError(f"{path}: a position set is a JSON object with a non-empty list 'positions'")
+    for i, p in enumerate(positions):
+        values = p.get("move_values") if isinstance(p, dict) else None
+        if (not isinstance(p.get("moves"), str) or p.get("value") not in (-1, 0, 1) or not isinstance(values, list)
+                or len(values) != STANDARD.num_actions or max(v for v in values if v is not None) != p["value"]):
+            raise ValueError(f"{path}: position {i} needs 'moves' (column digits 1..7), 'value' in -1/0/1 and "
+                             f"'move_values' ({STANDARD.num_actions} values or null, the best equal to 'value')")
+    return positions
+
+
+def keeps_value(agent, positions, seed=0, progress=None):
+    """Play `agent` once in every position; returns {"won": {...}, "drawn": {...}, "lost": n, "moves": [...]}.
+
+    "won" and "drawn" hold n (positions), kept (moves that keep the value), critical (positions where
+    some legal move gives the value away) and kept_critical.  "moves" lists the agent's column per
+    position (None in lost ones, where it does not play).  progress: an optional wrapper of the iteration (e.g. tqdm).
+    """
+    counts = {name: {"n": 0, "kept": 0, "critical": 0, "kept_critical": 0} for name in ("won", "drawn")}
+    lost, moves = 0, []
+    env = zerogym.make(STANDARD.name, **STANDARD.kwargs)
+    items = positions if progress is None else progress(positions)
+    for i, p in enumerate(items):
+        if p["value"] < 0:                    # nothing to keep: the agent does not play there
+            lost += 1
+            moves.append(None)
+            continue
+        env.reset(seed=seed + i)
+        for ch in p["moves"]:
+            env.step(int(ch) - 1)
+        if hasattr(agent, "reset"):
+            agent.reset()
+        a = int(agent.act(env))
+        moves.append(a)
+        c = counts["won" if p["value"] > 0 else "drawn"]
+        kept = p["move_values"][a] == p["value"]
+        critical = any(v is not None and v != p["value"] for v in p["move_values"])
+        c["n"] += 1
+        c["kept"] += kept
+        c["critical"] += critical
+        c["kept_critical"] += kept and critical
+    return {**counts, "lost": lost, "moves": moves}

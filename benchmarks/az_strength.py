@@ -7,7 +7,6 @@ final match; the trained agent is saved with a model card (optionally into the p
 Writes benchmarks/results/az_strength_<game>.md and .png, TensorBoard logs under runs/.
 """
 import argparse
-import json
 import os
 import sys
 import time

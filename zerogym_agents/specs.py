@@ -41,7 +41,7 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
             from zerogym.registry import make_state
             from zerogym_agents.solvers.connect_four import check_state
             check_state(make_state(game, **(kwargs or {})))
-        return SolverAgent(seed)
+        return SolverAgent(seed, weak=True)       # keeps the value, the faster search
     if kind == "uct":
         try:
             sims = int(arg)

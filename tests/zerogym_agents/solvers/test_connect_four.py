@@ -243,3 +243,14 @@ def test_minimax_agent_uses_the_solver_on_the_standard_board():
     assert agent.value(state) == ConnectFourSolver(tt_bits=18).value(state)
     assert list(agent.action_values(state)) == list(ConnectFourSolver(tt_bits=18).action_values(state))
     assert agent.value(make_state("connect_four", rows=4, cols=4)) == 0      # small boards: the generic search
+
+
+def test_the_arena_spec_builds_the_agent_and_refuses_other_boards():
+    from zerogym_agents.specs import agent_from_spec
+    agent = agent_from_spec("solver", "connect_four", {}, seed=0)
+    assert isinstance(agent, SolverAgent) and agent.weak
+    for game, kwargs in (("connect_four", {"rows": 5}), ("tictactoe", {})):
+        with pytest.raises(ValueError, match="rows=6, cols=7, connect=4 only"):
+            agent_from_spec("solver", game, kwargs)
+    with pytest.raises(ValueError, match="solver takes no argument"):
+        agent_from_spec("solver:3")

@@ -47,7 +47,7 @@ _LAZY = {
     "uniform_evaluator": "zerogym_agents.nets", "CheckpointError": "zerogym_agents.checkpoint",
     "OpponentPool": "zerogym_agents.pool", "load_agent": "zerogym_agents.saved", "save_agent": "zerogym_agents.saved",
     "UCTAgent": "zerogym_agents.search_agents", "AlphaZeroAgent": "zerogym_agents.search_agents",
-    "GnuGoAgent": "zerogym_agents.gnugo",
+    "GnuGoAgent": "zerogym_agents.gnugo", "SolverAgent": "zerogym_agents.solvers",
     "PolicyAgent": "zerogym_agents.pg.agent",
 }
 

@@ -64,6 +64,7 @@ cdef enum:
 cdef enum:
     MAX_LEAVES_PER_TREE = 1024   # descents in flight per tree (Node.inflight is 16 bits)
     MAX_ACTIONS = 32767          # Node.action and Node.num_children are 16 bits
+    MAX_BUFFERS = 32             # buffers one PUCTCore allocates (23 today)
     INT32_MAX = 2147483647
 
 
@@ -79,6 +80,45 @@ ctypedef struct Node:
     int16_t inflight       # descents in flight through this node (virtual loss)
     int8_t mover           # the player who chose the edge into this node
     int8_t pending         # queued for evaluation in the current batch
+
+
+ctypedef struct Constants:
+    # the search constants the compiled loops read (set through the properties made by _constant)
+    double c_puct, fpu_reduction, virtual_loss, dirichlet_alpha, epsilon
+    int gumbel_m
+    double c_visit, c_scale, gumbel_scale, forced_k
+
+
+# each search constant's check of a new value: (args.real or args.integer, its bounds and options)
+_CHECKS = {
+    "c_puct": (args.real, {"lo": 0.0}),
+    "fpu_reduction": (args.real, {}),
+    "virtual_loss": (args.real, {"lo": 0.0}),
+    "dirichlet_alpha": (args.real, {"lo": 0.0, "open_lo": True}),
+    "epsilon": (args.real, {"lo": 0.0, "hi": 1.0}),
+    "gumbel_m": (args.integer, {"lo": 1, "hi": MAX_ACTIONS}),
+    "c_visit": (args.real, {"lo": 0.0}),
+    "c_scale": (args.real, {"lo": 0.0}),
+    "gumbel_scale": (args.real, {"lo": 0.0}),
+    "forced_k": (args.real, {"lo": 0.0}),
+}
+
+
+def _constant(name):
+    """A property reading and (after its check) writing the field `name` of PUCTCore.cfg."""
+    check, bounds = _CHECKS[name]
+
+    def get(PUCTCore self):
+        cdef dict cfg = self.cfg      # the struct as a dict
+        return cfg[name]
+
+    def put(PUCTCore self, v):
+        cdef dict cfg = self.cfg
+        cfg[name] = check(name, v, **bounds)
+        self.cfg = cfg
+
+    limits = ", ".join(f"{k}={v}" for k, v in bounds.items())
+    return property(get, put, doc=f"search constant {name}, checked by {check.__name__}({limits})")
 
 
 cdef inline int halving_round(int m, int n, int s, bint* shrink) noexcept nogil:
@@ -110,6 +150,16 @@ cdef inline double leaf_result(Header* h) noexcept nogil:
     if h.status != TERMINAL or h.winner < 0:
         return 0.0
     return 1.0 if h.winner == h.to_play else -1.0
+
+
+cdef inline double log_prior(float p) noexcept nogil:
+    # log P with P floored at 1e-30 (a child may have prior 0)
+    return log(p if p > 1e-30 else 1e-30)
+
+
+cdef inline float choice_weight(const Node* c, bint visited) noexcept nogil:
+    # a child's weight in the move choice: its visits, or its prior where no child has visits
+    return c.n if visited else c.prior
 
 
 cdef class PUCTCore:
@@ -144,10 +194,8 @@ cdef class PUCTCore:
     cdef uint8_t* gready       # G: Gumbel draws taken for the current root
     cdef readonly int pending_leaves
     cdef readonly int64_t full_events     # leaves left unexpanded because their tree was full
-    cdef double _c_puct, _fpu_reduction, _virtual_loss, _dirichlet_alpha, _epsilon
+    cdef Constants cfg                     # the search constants (checked by their properties)
     cdef bint _gumbel                      # Gumbel root search and deterministic non-root selection
-    cdef int _gumbel_m
-    cdef double _c_visit, _c_scale, _gumbel_scale, _forced_k
     cdef int _pass_action                  # the game's pass action (-1: none)
     cdef public int no_pass_before         # before this many moves, pass is no child where another move is legal
     cdef readonly object planes            # float32 (G*k, C, H, W)
@@ -155,6 +203,8 @@ cdef class PUCTCore:
     cdef float* planes_p
     cdef int8_t* masks_p
     cdef bint busy                         # a call has released the GIL inside this search
+    cdef void* owned[MAX_BUFFERS]          # the buffers above, from _alloc
+    cdef int n_owned
 
     def __cinit__(self, GameSpec spec not None, num_games, leaves_per_tree, capacity):
         if not spec.ready:
@@ -187,118 +237,73 @@ cdef class PUCTCore:
         self.stride = spec.d.state_bytes
         self._pass_action = -1
         self.no_pass_before = 0
-        self._c_puct, self._fpu_reduction, self._virtual_loss = 1.5, 0.25, 1.0
-        self._dirichlet_alpha, self._epsilon = 0.3, 0.0
-        self._gumbel, self._gumbel_m = 0, 16
-        self._c_visit, self._c_scale, self._gumbel_scale, self._forced_k = 50.0, 1.0, 1.0, 0.0
+        self.cfg = Constants(c_puct=1.5, fpu_reduction=0.25, virtual_loss=1.0, dirichlet_alpha=0.3, epsilon=0.0,
+                             gumbel_m=16, c_visit=50.0, c_scale=1.0, gumbel_scale=1.0, forced_k=0.0)
+        self._gumbel = 0
         cdef Py_ssize_t L = G * k, A = self.num_actions, obs = <Py_ssize_t> self.H * self.W * self.C
-        self.roots = <char*> PyMem_Calloc(G, self.stride)
-        self.scratch = <char*> PyMem_Calloc(1, self.stride)
-        self.obs = <int8_t*> PyMem_Malloc(obs)
-        self.nodes = <Node*> PyMem_Malloc(G * cap * sizeof(Node))
-        self.spare = <Node*> PyMem_Malloc(cap * sizeof(Node))
-        self.used = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
-        self.done = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
-        self.budget = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
-        self.explore = <uint8_t*> PyMem_Calloc(G, 1)
-        self.considered = <int32_t*> PyMem_Calloc(G, sizeof(int32_t))
-        self.gready = <uint8_t*> PyMem_Calloc(G, 1)
-        self.gum = <float*> PyMem_Calloc(G * A, sizeof(float))
-        self.base_n = <int32_t*> PyMem_Calloc(G * A, sizeof(int32_t))
-        self.work = <double*> PyMem_Malloc(A * sizeof(double))
-        self.rng = <uint64_t*> PyMem_Calloc(G, sizeof(uint64_t))
-        self.noised = <uint8_t*> PyMem_Calloc(G, 1)
-        self.has_root = <uint8_t*> PyMem_Calloc(G, 1)
-        self.leaf_tree = <int32_t*> PyMem_Malloc(L * sizeof(int32_t))
-        self.leaf_node = <int32_t*> PyMem_Malloc(L * sizeof(int32_t))
-        self.leaf_player = <int8_t*> PyMem_Malloc(L)
-        self.leaf_mask = <int8_t*> PyMem_Malloc(L * A)
-        self.moves = <int64_t*> PyMem_Malloc(G * sizeof(int64_t))
-        self.noise = <double*> PyMem_Malloc(A * sizeof(double))
-        if (self.roots == NULL or self.scratch == NULL or self.obs == NULL or self.nodes == NULL or
-                self.spare == NULL or self.used == NULL or self.done == NULL or self.rng == NULL or
-                self.noised == NULL or self.has_root == NULL or self.leaf_tree == NULL or self.leaf_node == NULL or
-                self.leaf_player == NULL or self.leaf_mask == NULL or self.moves == NULL or
-                self.noise == NULL or self.budget == NULL or self.explore == NULL or self.considered == NULL or
-                self.gready == NULL or self.gum == NULL or self.base_n == NULL or self.work == NULL):
-            raise MemoryError(f"{what} need {need} bytes, which could not be allocated")
-        memset(self.explore, 1, G)
         try:
+            # zeroed (last argument 1): what is read before it is first written
+            self.roots = <char*> self._alloc(G, self.stride, 1)
+            self.scratch = <char*> self._alloc(1, self.stride, 1)
+            self.obs = <int8_t*> self._alloc(obs, 1, 0)
+            self.nodes = <Node*> self._alloc(G * cap, sizeof(Node), 0)
+            self.spare = <Node*> self._alloc(cap, sizeof(Node), 0)
+            self.used = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
+            self.done = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
+            self.budget = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
+            self.explore = <uint8_t*> self._alloc(G, 1, 1)
+            self.considered = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
+            self.gready = <uint8_t*> self._alloc(G, 1, 1)
+            self.gum = <float*> self._alloc(G * A, sizeof(float), 1)
+            self.base_n = <int32_t*> self._alloc(G * A, sizeof(int32_t), 1)
+            self.work = <double*> self._alloc(A, sizeof(double), 0)
+            self.rng = <uint64_t*> self._alloc(G, sizeof(uint64_t), 1)
+            self.noised = <uint8_t*> self._alloc(G, 1, 1)
+            self.has_root = <uint8_t*> self._alloc(G, 1, 1)
+            self.leaf_tree = <int32_t*> self._alloc(L, sizeof(int32_t), 0)
+            self.leaf_node = <int32_t*> self._alloc(L, sizeof(int32_t), 0)
+            self.leaf_player = <int8_t*> self._alloc(L, 1, 0)
+            self.leaf_mask = <int8_t*> self._alloc(L * A, 1, 0)
+            self.moves = <int64_t*> self._alloc(G, sizeof(int64_t), 0)
+            self.noise = <double*> self._alloc(A, sizeof(double), 0)
             self.planes = np.zeros((L, self.C, self.H, self.W), np.float32)
             self.masks = np.zeros((L, self.num_actions), np.int8)
         except MemoryError:
             raise MemoryError(f"{what} need {need} bytes, which could not be allocated") from None
+        memset(self.explore, 1, G)
         self._bind_buffers()
 
+    cdef void* _alloc(self, size_t count, size_t size, bint zero) except NULL:
+        # count * size bytes (zeroed if `zero`) that __dealloc__ frees; MemoryError when not had
+        if self.n_owned == MAX_BUFFERS:
+            raise RuntimeError(f"PUCTCore owns at most {MAX_BUFFERS} buffers")
+        cdef void* p = PyMem_Calloc(count, size) if zero else PyMem_Malloc(count * size)
+        if p == NULL:
+            raise MemoryError()
+        self.owned[self.n_owned] = p
+        self.n_owned += 1
+        return p
+
     def __dealloc__(self):
-        PyMem_Free(self.roots)
-        PyMem_Free(self.scratch)
-        PyMem_Free(self.obs)
-        PyMem_Free(self.nodes)
-        PyMem_Free(self.spare)
-        PyMem_Free(self.used)
-        PyMem_Free(self.done)
-        PyMem_Free(self.rng)
-        PyMem_Free(self.noised)
-        PyMem_Free(self.has_root)
-        PyMem_Free(self.leaf_tree)
-        PyMem_Free(self.leaf_node)
-        PyMem_Free(self.leaf_player)
-        PyMem_Free(self.leaf_mask)
-        PyMem_Free(self.moves)
-        PyMem_Free(self.noise)
-        PyMem_Free(self.budget)
-        PyMem_Free(self.explore)
-        PyMem_Free(self.considered)
-        PyMem_Free(self.gready)
-        PyMem_Free(self.gum)
-        PyMem_Free(self.base_n)
-        PyMem_Free(self.work)
+        cdef int j
+        for j in range(self.n_owned):
+            PyMem_Free(self.owned[j])
 
     @property
     def node_bytes(self):
         return sizeof(Node)
 
     # ---- search constants (read by the compiled loops; checked here) ----------------------
-    @property
-    def c_puct(self):
-        return self._c_puct
-
-    @c_puct.setter
-    def c_puct(self, v):
-        self._c_puct = args.real("c_puct", v, 0.0)
-
-    @property
-    def fpu_reduction(self):
-        return self._fpu_reduction
-
-    @fpu_reduction.setter
-    def fpu_reduction(self, v):
-        self._fpu_reduction = args.real("fpu_reduction", v)
-
-    @property
-    def virtual_loss(self):
-        return self._virtual_loss
-
-    @virtual_loss.setter
-    def virtual_loss(self, v):
-        self._virtual_loss = args.real("virtual_loss", v, 0.0)
-
-    @property
-    def dirichlet_alpha(self):
-        return self._dirichlet_alpha
-
-    @dirichlet_alpha.setter
-    def dirichlet_alpha(self, v):
-        self._dirichlet_alpha = args.real("dirichlet_alpha", v, 0.0, open_lo=True)
-
-    @property
-    def epsilon(self):
-        return self._epsilon
-
-    @epsilon.setter
-    def epsilon(self, v):
-        self._epsilon = args.real("epsilon", v, 0.0, 1.0)
+    c_puct = _constant("c_puct")
+    fpu_reduction = _constant("fpu_reduction")
+    virtual_loss = _constant("virtual_loss")
+    dirichlet_alpha = _constant("dirichlet_alpha")
+    epsilon = _constant("epsilon")
+    gumbel_m = _constant("gumbel_m")
+    c_visit = _constant("c_visit")
+    c_scale = _constant("c_scale")
+    gumbel_scale = _constant("gumbel_scale")
+    forced_k = _constant("forced_k")
 
     @property
     def gumbel(self):
@@ -312,46 +317,6 @@ cdef class PUCTCore:
         self._free()
         self._idle()
         self._gumbel = bool(v)
-
-    @property
-    def gumbel_m(self):
-        return self._gumbel_m
-
-    @gumbel_m.setter
-    def gumbel_m(self, v):
-        self._gumbel_m = args.integer("gumbel_m", v, 1, MAX_ACTIONS)
-
-    @property
-    def c_visit(self):
-        return self._c_visit
-
-    @c_visit.setter
-    def c_visit(self, v):
-        self._c_visit = args.real("c_visit", v, 0.0)
-
-    @property
-    def c_scale(self):
-        return self._c_scale
-
-    @c_scale.setter
-    def c_scale(self, v):
-        self._c_scale = args.real("c_scale", v, 0.0)
-
-    @property
-    def gumbel_scale(self):
-        return self._gumbel_scale
-
-    @gumbel_scale.setter
-    def gumbel_scale(self, v):
-        self._gumbel_scale = args.real("gumbel_scale", v, 0.0)
-
-    @property
-    def forced_k(self):
-        return self._forced_k
-
-    @forced_k.setter
-    def forced_k(self, v):
-        self._forced_k = args.real("forced_k", v, 0.0)
 
     @property
     def pass_action(self):
@@ -385,6 +350,13 @@ cdef class PUCTCore:
         # touch the trees (checked after a method's last Python call, right before it does)
         if self.busy:
             raise RuntimeError("PUCTCore: another thread is inside a call on this search; one call at a time")
+        return 0
+
+    cdef int _enter(self) except -1:
+        # right before a nogil section: refuse a call from another thread, then mark this search
+        # busy (the section ends with busy = 0)
+        self._free()
+        self.busy = 1
         return 0
 
     cdef int _bind_buffers(self) except -1:
@@ -531,7 +503,7 @@ cdef class PUCTCore:
         self._idle()
         self._bind_buffers()
         cdef int i, t, tries, r
-        self.busy = 1
+        self._enter()
         with nogil:
             for i in range(self.num_games):
                 if header(self.roots + i * self.stride).status != RUNNING:
@@ -580,9 +552,9 @@ cdef class PUCTCore:
         cdef int j, n = root.num_children
         cdef Py_ssize_t row = <Py_ssize_t> i * self.num_actions
         for j in range(n):
-            self.gum[row + j] = <float> (self._gumbel_scale * -log(-log(uniform01(&self.rng[i]))))
+            self.gum[row + j] = <float> (self.cfg.gumbel_scale * -log(-log(uniform01(&self.rng[i]))))
             self.base_n[row + j] = kids[j].n
-        self.considered[i] = self._gumbel_m if self._gumbel_m < n else n
+        self.considered[i] = self.cfg.gumbel_m if self.cfg.gumbel_m < n else n
         self.gready[i] = 1
 
     cdef int _root_pick(self, int i) noexcept nogil:
@@ -601,7 +573,7 @@ cdef class PUCTCore:
         if r > 0:
             self._completed_logits(root, 0, self.work)
         for j in range(n):
-            x = self.gum[row + j] + (self.work[j] if r > 0 else log(kids[j].prior if kids[j].prior > 1e-30 else 1e-30))
+            x = self.gum[row + j] + (self.work[j] if r > 0 else log_prior(kids[j].prior))
             if kids[j].n + kids[j].inflight - self.base_n[row + j] == r and x > top:
                 top, best = x, j
             if x > any_top:
@@ -630,28 +602,37 @@ cdef class PUCTCore:
         # v_mix (appendix D of the paper): the node's own evaluation mixed with the prior-weighted
         # mean Q of the visited children, weighted by their visits
         v = nd.raw if total == 0 else (nd.raw + total * (pq / pw)) / (1.0 + total)
-        scale = (self._c_visit + most) * self._c_scale * 0.5
+        scale = (self.cfg.c_visit + most) * self.cfg.c_scale * 0.5
         for j in range(n):
             c = kids + j
             q = c.w / c.n if c.n > 0 else v
-            out[j] = log(c.prior if c.prior > 1e-30 else 1e-30) + scale * (q + 1.0)
+            out[j] = log_prior(c.prior) + scale * (q + 1.0)
             if out[j] > top:
                 top = out[j]
         return top
+
+    cdef void _improved_policy(self, Node* base, int node) noexcept nogil:
+        # work[j] = pi'(j) = softmax(log P + sigma(completed q)) over the children of the expanded node
+        cdef int j, n = base[node].num_children
+        cdef double top = self._completed_logits(base, node, self.work), z = 0.0
+        for j in range(n):
+            self.work[j] = exp(self.work[j] - top)
+            z += self.work[j]
+        for j in range(n):
+            self.work[j] = self.work[j] / z
 
     cdef int _gumbel_select(self, Node* base, int node) noexcept nogil:
         # below the root: argmax pi'(a) - N(a) / (1 + sum N), descents in flight counted as visits
         cdef Node* nd = base + node
         cdef Node* kids = base + nd.first_child
         cdef int j, n = nd.num_children, best = 0
-        cdef double top = self._completed_logits(base, node, self.work), z = 0.0, x, best_x = -1e300
+        cdef double x, best_x = -1e300
         cdef int64_t seen = 0
+        self._improved_policy(base, node)
         for j in range(n):
-            self.work[j] = exp(self.work[j] - top)
-            z += self.work[j]
             seen += kids[j].n + kids[j].inflight
         for j in range(n):
-            x = self.work[j] / z - (kids[j].n + kids[j].inflight) / (1.0 + seen)
+            x = self.work[j] - (kids[j].n + kids[j].inflight) / (1.0 + seen)
             if x > best_x:
                 best_x, best = x, j
         return best
@@ -691,7 +672,7 @@ cdef class PUCTCore:
                 best = self._gumbel_select(base, node)
             else:
                 best = self._puct_select(base, node, h.to_play,
-                                         node == 0 and self._forced_k > 0 and self.explore[i])
+                                         node == 0 and self.cfg.forced_k > 0 and self.explore[i])
             node = nd.first_child + best
             self.g.apply(self.g.params, s, base[node].action)
 
@@ -702,13 +683,13 @@ cdef class PUCTCore:
         cdef Node* nd = base + node
         cdef Node* c
         cdef int j, best = 0, best_forced = -1
-        cdef double cs, q_parent, fpu, vl = self._virtual_loss, score, best_score, n_eff, forced_score = -1e300
+        cdef double cs, q_parent, fpu, vl = self.cfg.virtual_loss, score, best_score, n_eff, forced_score = -1e300
         cdef double total = 0.0
-        cs = self._c_puct * sqrt(nd.n + vl * (nd.inflight - 1))   # other descents in flight, not this one
+        cs = self.cfg.c_puct * sqrt(nd.n + vl * (nd.inflight - 1))   # other descents in flight, not this one
         q_parent = nd.w / nd.n if nd.n > 0 else 0.0
         if nd.mover != to_play:
             q_parent = -q_parent
-        fpu = q_parent - self._fpu_reduction
+        fpu = q_parent - self.cfg.fpu_reduction
         best_score = -1e300
         c = base + nd.first_child
         if forced:
@@ -723,7 +704,7 @@ cdef class PUCTCore:
             if score > best_score:
                 best_score = score
                 best = j
-            if forced and c.n + c.inflight > 0 and c.n + c.inflight < sqrt(self._forced_k * c.prior * total) \
+            if forced and c.n + c.inflight > 0 and c.n + c.inflight < sqrt(self.cfg.forced_k * c.prior * total) \
                     and score > forced_score:
                 forced_score, best_forced = score, j
             c += 1
@@ -774,8 +755,7 @@ cdef class PUCTCore:
         if priors.shape[0] != L or priors.shape[1] != A or values.shape[0] != L:
             raise ValueError(f"expected priors ({L}, {A}) and values ({L},), got priors "
                              f"({priors.shape[0]}, {priors.shape[1]}) and values ({values.shape[0]},)")
-        self._free()
-        self.busy = 1
+        self._enter()
         with nogil:
             j = self._validate(priors, values)
             if j < 0:
@@ -842,13 +822,13 @@ cdef class PUCTCore:
         # mix Dirichlet(alpha) noise into the root priors, once per root
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef int j, n = base.num_children
-        cdef double total = 0.0, eps = self._epsilon
+        cdef double total = 0.0, eps = self.cfg.epsilon
         cdef Node* c
         if self.noised[i] or eps <= 0 or n == 0 or self._gumbel or not self.explore[i]:
             return
         self.noised[i] = 1
         for j in range(n):
-            self.noise[j] = gamma_sample(&self.rng[i], self._dirichlet_alpha)
+            self.noise[j] = gamma_sample(&self.rng[i], self.cfg.dirichlet_alpha)
             total += self.noise[j]
         for j in range(n):
             c = base + base.first_child + j
@@ -871,8 +851,7 @@ cdef class PUCTCore:
         cdef Node* c
         cdef Header* h
         cdef int64_t total
-        self._free()
-        self.busy = 1
+        self._enter()
         with nogil:
             for i in range(self.num_games):
                 base = self.nodes + <Py_ssize_t> i * self.capacity
@@ -900,15 +879,12 @@ cdef class PUCTCore:
         self.busy = 0
 
     cdef void _improved(self, Node* base, float* out) noexcept nogil:
-        # pi' = softmax(log P + sigma(completed q)) over the root's children, by action
+        # pi' over the root's children, by action
         cdef Node* kids = base + base.first_child
-        cdef int j, n = base.num_children
-        cdef double top = self._completed_logits(base, 0, self.work), z = 0.0
-        for j in range(n):
-            self.work[j] = exp(self.work[j] - top)
-            z += self.work[j]
-        for j in range(n):
-            out[kids[j].action] = <float> (self.work[j] / z)
+        cdef int j
+        self._improved_policy(base, 0)
+        for j in range(base.num_children):
+            out[kids[j].action] = <float> self.work[j]
 
     def pruned_policy(self, float[:, ::1] policy not None):
         """Per tree, the visit distribution with forced playouts taken out (Wu 2019, policy target
@@ -920,8 +896,7 @@ cdef class PUCTCore:
         args.shape("policy", (policy.shape[0], policy.shape[1]), (self.num_games, self.num_actions))
         self._check_roots()
         cdef int i
-        self._free()
-        self.busy = 1
+        self._enter()
         with nogil:
             for i in range(self.num_games):
                 memset(&policy[i, 0], 0, self.num_actions * sizeof(float))
@@ -934,8 +909,8 @@ cdef class PUCTCore:
         cdef Node* kids = base + base.first_child
         cdef Node* c
         cdef int j, n = base.num_children if base.first_child >= 0 else 0, star = -1
-        cdef double total = 0.0, kept = 0.0, cs = self._c_puct * sqrt(<double> base.n), best, gap, q, lo, m
-        cdef bint prune = self._forced_k > 0 and self.explore[i]
+        cdef double total = 0.0, kept = 0.0, cs = self.cfg.c_puct * sqrt(<double> base.n), best, gap, q, lo, m
+        cdef bint prune = self.cfg.forced_k > 0 and self.explore[i]
         for j in range(n):
             total += kids[j].n
             if star < 0 or kids[j].n > kids[star].n:
@@ -949,7 +924,7 @@ cdef class PUCTCore:
             m = c.n
             if prune and j != star and c.n > 0:
                 q = c.w / c.n
-                lo = ceil(c.n - sqrt(self._forced_k * c.prior * total))    # at most n_forced visits off
+                lo = ceil(c.n - sqrt(self.cfg.forced_k * c.prior * total))    # at most n_forced visits off
                 gap = best - q
                 if gap > 0:     # fewest visits keeping q + cs P / (1 + m) < best
                     lo = max(lo, floor(cs * c.prior / gap - 1.0) + 1.0)
@@ -970,8 +945,7 @@ cdef class PUCTCore:
         args.shape("out", (out.shape[0],), (self.num_games,))
         self._check_roots()
         cdef int i
-        self._free()
-        self.busy = 1
+        self._enter()
         with nogil:
             for i in range(self.num_games):
                 out[i] = self._choose(i, t)
@@ -990,7 +964,7 @@ cdef class PUCTCore:
             visited += kids[j].n > 0
         if temperature <= 0:
             for j in range(n):
-                x = kids[j].n if visited else kids[j].prior
+                x = choice_weight(kids + j, visited)
                 if x > best:
                     best, ties, pick = x, 1, j
                 elif x == best:
@@ -1001,13 +975,13 @@ cdef class PUCTCore:
                 pick = below(&self.rng[i], n)
             return kids[pick].action
         for j in range(n):
-            best = max(best, <double> (kids[j].n if visited else kids[j].prior))
+            best = max(best, <double> choice_weight(kids + j, visited))
         for j in range(n):
-            x = (kids[j].n if visited else kids[j].prior) / best
+            x = choice_weight(kids + j, visited) / best
             total += pow(x, 1.0 / temperature) if x > 0 else 0.0
         r = uniform01(&self.rng[i]) * total
         for j in range(n):
-            x = (kids[j].n if visited else kids[j].prior) / best
+            x = choice_weight(kids + j, visited) / best
             x = pow(x, 1.0 / temperature) if x > 0 else 0.0
             if x > 0:
                 pick = j
@@ -1072,7 +1046,7 @@ cdef class PUCTCore:
             reason = self.spec.reason(code)
             raise IllegalMoveError(f"game {i}: illegal move {a[i]}: {reason}", action=a[i], reason=reason, game_index=i)
         cdef Node* base
-        self.busy = 1
+        self._enter()
         with nogil:
             for i in range(self.num_games):
                 base = self.nodes + <Py_ssize_t> i * self.capacity

@@ -357,12 +357,14 @@ cdef inline void remove_chain(const Params* p, Go* g, int hd) noexcept nogil:
             break
 
 
-cdef void count_area(const Params* p, char* s, int* black, int* white) noexcept nogil:
-    # Tromp-Taylor area: stones, plus empty regions that reach stones of one colour only
+cdef void count_area(const Params* p, char* s, int* black, int* white, int8_t* owner=NULL) noexcept nogil:
+    # Tromp-Taylor area: stones, plus empty regions that reach stones of one colour only; with
+    # `owner` (n * n, row-major), also each point's owner: 1 black, -1 white, 0 neither
     cdef int8_t* b = <int8_t*> (s + p.off_board)
     cdef int16_t stack[MAXP]
+    cdef int16_t region[MAXP]
     cdef uint8_t mark[MAXP]
-    cdef int r, c, pt, q, t, d, sp, size, reach
+    cdef int r, c, pt, q, t, d, sp, size, reach, i
     cdef int8_t v
     cdef int dirs[4]
     black[0] = 0
@@ -374,8 +376,12 @@ cdef void count_area(const Params* p, char* s, int* black, int* white) noexcept 
             v = b[pt]
             if v == BLACK:
                 black[0] += 1
+                if owner != NULL:
+                    owner[r * p.n + c] = 1
             elif v == WHITE:
                 white[0] += 1
+                if owner != NULL:
+                    owner[r * p.n + c] = -1
             elif not mark[pt]:
                 mark[pt] = 1
                 stack[0] = <int16_t> pt
@@ -385,6 +391,7 @@ cdef void count_area(const Params* p, char* s, int* black, int* white) noexcept 
                 while sp > 0:
                     sp -= 1
                     q = stack[sp]
+                    region[size] = <int16_t> q
                     size += 1
                     neighbours(q, p.w, dirs)
                     for d in range(4):
@@ -403,6 +410,10 @@ cdef void count_area(const Params* p, char* s, int* black, int* white) noexcept 
                     black[0] += size
                 elif reach == 2:
                     white[0] += size
+                if owner != NULL:
+                    for i in range(size):
+                        q = region[i]
+                        owner[(q // p.w - 1) * p.n + q % p.w] = 1 if reach == 1 else (-1 if reach == 2 else 0)
 
 
 cdef inline double score_of(const Params* p, char* s) noexcept nogil:
@@ -885,7 +896,7 @@ def make_spec(board_size=19, komi=7.5, superko="positional", max_moves=None):
 cdef class GoState(State):
     """Go position: GoState(board_size=19, komi=7.5, superko="positional", max_moves=None).
 
-    Actions r * N + c (row 0 = rank 1), N * N = pass.  Extras: score(), area(), board(),
+    Actions r * N + c (row 0 = rank 1), N * N = pass.  Extras: score(), area(), ownership(), board(),
     liberties(r, c), passes, recompute_hash().
     """
 
@@ -928,6 +939,16 @@ cdef class GoState(State):
     def score(self):
         """black area - white area - komi on the current board (> 0: black ahead)."""
         return score_of(self._p(), self.s)
+
+    def ownership(self):
+        """int8 (N, N), the Tromp-Taylor owner of every point of the current board: 1 black (a
+        black stone, or empty and reaching black stones only), -1 white, 0 neither; row 0 is rank 1."""
+        cdef const Params* p = self._p()
+        out = np.zeros((p.n, p.n), np.int8)
+        cdef int8_t[:, ::1] o = out
+        cdef int black, white
+        count_area(p, self.s, &black, &white, &o[0, 0])
+        return out
 
     def liberties(self, r, c):
         """Exact number of liberties of the chain on (r, c); 0 for an empty point."""

@@ -49,6 +49,13 @@ class AlphaZeroConfig(JsonConfig):
                                       "search (recorded for training)")
     forced_playouts: float = setting(0.0, Number(0), "KataGo's k for forced playouts at the root, with policy "
                                      "target pruning (0: off; 2 in the paper; PUCT only)")
+    # KataGo's auxiliary targets (Go; Wu 2019), each off at 0: the net gets an ownership head (the
+    # final owner of every point) or a score head (the final score margin / board area), trained on the
+    # self-play games' final positions; the search never reads them
+    ownership_weight: float = setting(0.0, Number(0), "weight of the ownership loss (0: off; 1.5 in KataGo, "
+                                      "on the mean over the points)")
+    score_weight: float = setting(0.0, Number(0), "weight of the score-margin loss (0: off), a mean squared "
+                                  "error on the margin divided by the board's area")
     # replay and training
     buffer_size: int = setting(50_000, Integer(1))
     max_reuse: int = setting(8, Integer(1))          # Polygames: each position is trained on about 8 times at most
@@ -75,15 +82,24 @@ class AlphaZeroConfig(JsonConfig):
     pool_fraction: float = setting(0.25, Number(0, below=1))
     pool_size: int = setting(10, Integer(1))
 
+    @property
+    def aux_targets(self):
+        """Whether the run trains on an auxiliary target (ownership or score)."""
+        return self.ownership_weight > 0 or self.score_weight > 0
+
     def check_rules(self):
         import zerogym
-        zerogym.make_state(self.game, **self.game_kwargs)      # an unknown game or bad kwargs: refused here, by name
+        state = zerogym.make_state(self.game, **self.game_kwargs)   # an unknown game or bad kwargs: refused here, by name
         if self.cheap_simulations >= self.simulations:
             raise ValueError(f"AlphaZeroConfig.cheap_simulations ({self.cheap_simulations}) must be less than "
                              f"simulations ({self.simulations}), or 0 to search every move fully")
         if self.forced_playouts and self.search != "puct":
             raise ValueError("AlphaZeroConfig.forced_playouts is for search='puct'; the Gumbel search has no "
                              "root noise to force (set forced_playouts=0)")
+        if self.aux_targets and not hasattr(state, "ownership"):
+            raise ValueError(f"AlphaZeroConfig.ownership_weight and score_weight are auxiliary targets for Go (a "
+                             f"game whose final position gives every point an owner and a score); {self.game!r} "
+                             f"has none: set both to 0")
         if self.min_buffer < self.batch_size:
             raise ValueError(f"AlphaZeroConfig.min_buffer ({self.min_buffer}) must be at least batch_size "
                              f"({self.batch_size})")

@@ -39,6 +39,9 @@ class SelfPlay:
         self.roots = [self.template.copy() for _ in range(G)]
         self.move_no = np.zeros(G, np.int64)
         self.learner_seat = np.arange(self.num_pool) % 2
+        # auxiliary targets (cfg.aux_targets): {game: (ownership, score)} of the games that ended in the
+        # last step(), from the first player's view (the State's ownership() and score())
+        self.finals = {}
 
     def _search(self, n, no_pass_before, seed=None, forced_playouts=0.0):
         cfg = self.cfg
@@ -71,7 +74,8 @@ class SelfPlay:
         learner's moves (with playout cap randomization, those of full searches only) as (game,
         planes (C, H, W) float32, legal mask, search policy, mover) in game order; finished, the games that ended as (game, returns per player, score) in game order,
         score the learner's result in [0, 1] in a pool game (None in the others). A finished game is
-        reset and its slot starts the next game at once."""
+        reset and its slot starts the next game at once; with auxiliary targets its final ownership
+        and score are in self.finals."""
         cfg = self.cfg
         G, P = cfg.concurrent_games, self.num_pool
         full = None             # playout cap randomization: the games searched fully (recorded), else cheap
@@ -96,10 +100,13 @@ class SelfPlay:
             self.opp_mcts.advance(actions[G - P:])
         self.move_no += 1
         finished = []
+        self.finals = {}
         for i, root in enumerate(self.roots):
             root.step(int(actions[i]))
             if root.is_over():
                 returns = root.returns()
+                if cfg.aux_targets:
+                    self.finals[i] = (root.ownership(), root.score())
                 score = None
                 root.reset()
                 self.mcts.set_root(i, root)
@@ -137,9 +144,11 @@ class GameRecords:
         for i, planes, mask, policy, mover in moves:
             self.pending[i].append((planes, mask, policy, mover))
 
-    def finish(self, i, returns):
+    def finish(self, i, returns, final=None):
         """(planes int8, masks, policies, values) of game i's moves with the result `returns`, or
-        None when the learner made no move in it; the slot is emptied."""
+        None when the learner made no move in it; the slot is emptied. With `final` (SelfPlay.finals'
+        (ownership (H, W), score) from the first player's view), also (ownership, scores) of each
+        move, turned to its mover's view."""
         moves, self.pending[i] = self.pending[i], []
         if not moves:
             return None
@@ -147,4 +156,8 @@ class GameRecords:
         masks = np.stack([m[1] for m in moves])
         policies = np.stack([m[2] for m in moves])
         values = np.array([returns[m[3]] for m in moves], np.float32)
-        return planes, masks, policies, values
+        if final is None:
+            return planes, masks, policies, values
+        sign = np.array([1 if m[3] == 0 else -1 for m in moves], np.int8)
+        ownership = (final[0][None].astype(np.int8) * sign[:, None, None]).astype(np.int8)
+        return planes, masks, policies, values, ownership, (final[1] * sign).astype(np.float32)

@@ -11,7 +11,7 @@ from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay, tree_seed
 from zerogym_agents.checkpoint import (
-    CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
+    CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
 from zerogym_agents.devices import resolve_device
 from zerogym_agents.file_checks import (
     Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict, Str,
@@ -68,12 +68,7 @@ class AlphaZeroTrainer(CosineSchedule):
     def __init__(self, config, out_dir, resume=False, log_dir=None, net=None):
         self.cfg = config if isinstance(config, AlphaZeroConfig) else AlphaZeroConfig.from_dict(config)
         cfg = self.cfg
-        self.out = os.fspath(out_dir)
-        if resume and not os.path.isfile(os.path.join(self.out, CHECKPOINT)):
-            raise CheckpointError(f"{os.path.join(self.out, CHECKPOINT)}: no such file (nothing to resume in "
-                                  f"{self.out})")
-        os.makedirs(self.out, exist_ok=True)
-        remove_stale_temp_files(self.out)
+        self.out = open_run_folder(out_dir, resume, CHECKPOINT)
         torch.manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)    # a bad or missing device is refused before any work
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
@@ -83,10 +78,12 @@ class AlphaZeroTrainer(CosineSchedule):
             net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
         if net is None:
             net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
+        if cfg.aux_targets:
+            net = _with_aux_heads(net, cfg)
         self._set_net(net)
         self.selfplay = SelfPlay(cfg)
         self.replay = ReplayBuffer(cfg.buffer_size, (c, h, w), spec.num_actions, cfg.max_reuse,
-                                   symmetries=spec.symmetries, seed=cfg.seed + 1)
+                                   symmetries=spec.symmetries, seed=cfg.seed + 1, aux=cfg.aux_targets)
         self.rng = np.random.default_rng(cfg.seed + 2)
         self.step = self.games = self.positions = self.train_steps = 0
         self.history = []                 # one flat dict of numbers per log point (see _log)
@@ -161,7 +158,7 @@ class AlphaZeroTrainer(CosineSchedule):
         moves, finished = self.selfplay.step(self.evaluator, self.opp_evaluator)
         self.records.add(moves)
         for i, returns, score in finished:
-            self.add_game(self.records.finish(i, returns))
+            self.add_game(self.records.finish(i, returns, self.selfplay.finals.get(i)))
             if score is not None:
                 self.pool.record(self.opponent, score)
                 self.pool_games += 1
@@ -188,15 +185,19 @@ class AlphaZeroTrainer(CosineSchedule):
             batch = self.replay.sample(cfg.batch_size)
             if batch is None:
                 break
+            parts, aux = {}, {}
+            if cfg.aux_targets:
+                aux = {"ownership": torch.from_numpy(batch["ownership"]), "score": torch.from_numpy(batch["scores"]),
+                       "ownership_weight": cfg.ownership_weight, "score_weight": cfg.score_weight, "parts": parts}
             total, pol, val = loss(self.net, torch.from_numpy(batch["planes"]), torch.from_numpy(batch["policies"]),
-                                   torch.from_numpy(batch["values"]), torch.from_numpy(batch["masks"]))
+                                   torch.from_numpy(batch["values"]), torch.from_numpy(batch["masks"]), **aux)
             self.opt.zero_grad()
             total.backward()
             if cfg.grad_clip > 0:
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.grad_clip)
             self.opt.step()
             self.train_steps += 1
-            self._losses.append((total.item(), pol.item(), val.item()))
+            self._losses.append((total.item(), pol.item(), val.item()) + tuple(parts[k].item() for k in self._aux_keys()))
         self.net.eval()
 
     # ---- the run ------------------------------------------------------------------------------
@@ -228,7 +229,7 @@ class AlphaZeroTrainer(CosineSchedule):
                 if self.writer and last["elo"] is not None:
                     self.writer.add_scalar("alphazero/elo", last["elo"], self.step)
             return
-        mean = [float(x) for x in np.mean(self._losses, axis=0)] if self._losses else [None] * 3
+        mean = [float(x) for x in np.mean(self._losses, axis=0)] if self._losses else [None] * (3 + len(self._aux_keys()))
         seconds = self._work_seconds
         games0, positions0 = self._since
         entry = {"step": self.step, "games": self.games, "positions": self.positions, "train_steps": self.train_steps,
@@ -237,13 +238,18 @@ class AlphaZeroTrainer(CosineSchedule):
                  "positions_per_s": (self.positions - positions0) / seconds if seconds > 0 else None,
                  "buffer_positions": len(self.replay), "buffer_fill": len(self.replay) / self.replay.capacity,
                  "elo": self.pool.learner_elo if self.num_pool and checkpoint else None,
-                 "checkpoint": 1.0 if checkpoint else 0.0}
+                 "checkpoint": 1.0 if checkpoint else 0.0, **dict(zip(self._aux_keys(), mean[3:]))}
         self.history.append(entry)
         self._losses, self._work_seconds, self._since = [], 0.0, (self.games, self.positions)
         if self.writer:
             for k, v in entry.items():
                 if k not in ("step", "checkpoint") and v is not None:
                     self.writer.add_scalar(f"alphazero/{k}", v, self.step)
+
+    def _aux_keys(self):
+        """The auxiliary losses this run computes (history keys)."""
+        return tuple(k for k, w in (("ownership_loss", self.cfg.ownership_weight), ("score_loss", self.cfg.score_weight))
+                     if w > 0)
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self):
@@ -319,6 +325,10 @@ class AlphaZeroTrainer(CosineSchedule):
         if (saved.game, saved.game_kwargs) != (self.cfg.game, self.cfg.game_kwargs):
             raise CheckpointError(f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, "
                                   f"not {self.cfg.game} {self.cfg.game_kwargs}")
+        if saved.aux_targets != self.cfg.aux_targets:
+            raise CheckpointError(f"{path}: a checkpoint {'with' if saved.aux_targets else 'without'} auxiliary targets "
+                                  f"(ownership_weight, score_weight), but this run has them "
+                                  f"{'on' if self.cfg.aux_targets else 'off'}; its replay buffer cannot change")
         for name in RESUME_FIELDS:
             if getattr(saved, name) != getattr(self.cfg, name):
                 raise CheckpointError(f"{path}: a checkpoint of {name}={getattr(saved, name)!r}, but this run has "
@@ -347,6 +357,14 @@ class AlphaZeroTrainer(CosineSchedule):
         self._load_extra(data)
         self._losses, self._work_seconds, self._since = [], 0.0, (self.games, self.positions)
         self._rebuild_trees()
+
+
+def _with_aux_heads(net, cfg):
+    """`net` with the auxiliary heads cfg's weights ask for (PolicyValueNet.with_aux_heads)."""
+    if not hasattr(net, "with_aux_heads"):
+        raise ValueError(f"AlphaZeroConfig.ownership_weight / score_weight need a PolicyValueNet, which can grow "
+                         f"the auxiliary heads; this run's net is a {type(net).__name__}")
+    return net.with_aux_heads(ownership=cfg.ownership_weight > 0, score=cfg.score_weight > 0)
 
 
 class PendingMove(Spec):
@@ -387,8 +405,10 @@ def plot_history(history, path, title=""):
     rated = [h for h in history if h.get("elo") is not None]
     fig = Figure(figsize=(11, 8.4))
     (ax_loss, ax_speed), (ax_buffer, ax_elo) = fig.subplots(2, 2, sharex=True)
-    for key, label in (("loss", "total"), ("policy_loss", "policy (cross-entropy)"), ("value_loss", "value")):
-        ax_loss.plot(steps, series(history, key), label=label, lw=1.2)
+    for key, label in (("loss", "total"), ("policy_loss", "policy (cross-entropy)"), ("value_loss", "value"),
+                       ("ownership_loss", "ownership"), ("score_loss", "score")):
+        if key in ("loss", "policy_loss", "value_loss") or any(h.get(key) is not None for h in history):
+            ax_loss.plot(steps, series(history, key), label=label, lw=1.2)
     ax_loss.set_ylim(bottom=0)
     ax_loss.set_title("training losses (mean per log interval)")
     ax_loss.legend(fontsize=8)

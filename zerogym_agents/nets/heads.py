@@ -1,4 +1,6 @@
-"""Size-independent heads: a fully convolutional policy and a global-pooling value.
+"""Size-independent heads: a fully convolutional policy, a global-pooling value, and the optional
+auxiliary heads of KataGo (Wu, "Accelerating Self-Play Learning in Go", 2019): a per-point
+ownership and a pooled score margin.
 
 Neither head holds a weight whose shape depends on the board, so the same weights run on every
 board size (Cazenave et al., "Polygames: Improved Zero Learning", 2020, section 2.1; Cazenave,
@@ -80,3 +82,22 @@ class ValueHead(nn.Module):
 
     def forward(self, x):
         return self.mlp(global_pool(x))[:, 0]
+
+
+class OwnershipHead(nn.Module):
+    """One 1x1 convolution to one plane: the pre-activation (B, H, W) of the predicted final owner
+    of every point, tanh of it in [-1, 1] (+1: the player to move owns it). Size-independent like
+    the policy's cell logits."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, 1, 1)
+
+    def forward(self, x):
+        return self.conv(x)[:, 0]
+
+
+def score_head(channels, hidden=64):
+    """The score margin head: the value head's pooled MLP, read as a number without tanh (the
+    final score difference from the mover's view divided by the board's area; see nets.loss)."""
+    return ValueHead(channels, hidden)

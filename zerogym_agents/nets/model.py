@@ -18,8 +18,8 @@ from torch import nn
 
 from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
 from zerogym_agents.file_checks import Config, Context, Spec, StateDict
-from zerogym_agents.config_io import Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.nets.heads import LAYOUTS, PolicyHead, ValueHead, check_layout
+from zerogym_agents.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.nets.heads import LAYOUTS, OwnershipHead, PolicyHead, ValueHead, check_layout, score_head
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 
 FILE_FORMAT = "zerogym.PolicyValueNet"
@@ -49,6 +49,9 @@ class NetConfig(JsonConfig):
     the default: MSE on tanh can saturate and stop learning) or "mse" on v; value_weight multiplies it.
     game: the zerogym game name it was made for (or None).
     kernel_size: the trunk's spatial kernel (odd; 3 = 3x3; grown with zerogym_agents.transfer.grow).
+    ownership_head, score_head: KataGo's auxiliary heads (Go), trained by `loss` and never used by
+    the evaluators or the search; absent from net files written before them, which read as False
+    (and a net without them has exactly the weights and outputs it had).
     """
 
     json_indent = None            # one line: configs are embedded in net files
@@ -69,6 +72,8 @@ class NetConfig(JsonConfig):
     value_weight: float = setting(1.0, Number(0))
     game: Optional[str] = setting(None, Maybe(Text("a game name")))
     kernel_size: int = setting(3, Integer(1), file_max=25)
+    ownership_head: bool = setting(False, Flag(), "an auxiliary head predicting the final owner of every point")
+    score_head: bool = setting(False, Flag(), "an auxiliary head predicting the final score margin")
 
     def check_rules(self):
         if self.kernel_size % 2 == 0:
@@ -181,11 +186,31 @@ class PolicyValueNet(nn.Module):
         self.policy = PolicyHead(config.channels, config.policy_hidden, config.extra_actions, config.action_layout,
                                  config.actions_per_cell)
         self.value = ValueHead(config.channels, config.value_hidden)
+        # KataGo's auxiliary heads: only present when enabled, so older net files keep their weights
+        if config.ownership_head:
+            self.ownership = OwnershipHead(config.channels)
+        if config.score_head:
+            self.score = score_head(config.channels, config.value_hidden)
 
     @classmethod
     def from_config(cls, config):
         """A fresh net of this config (what net_from_payload fills with saved weights)."""
         return cls(config)
+
+    def with_aux_heads(self, ownership=False, score=False):
+        """This net with the auxiliary heads asked for added (fresh weights, drawn from torch's global
+        generator; the heads it has stay): a new net, on the same device, with every other weight
+        this one's, so its policy and value are unchanged. Returns self when nothing is added."""
+        cfg = self.config
+        new = NetConfig.from_dict({**cfg.to_dict(), "ownership_head": cfg.ownership_head or bool(ownership),
+                                   "score_head": cfg.score_head or bool(score)})
+        if new == cfg:
+            return self
+        param = next(self.parameters())
+        net = type(self)(new)
+        missing, unexpected = net.load_state_dict(self.state_dict(), strict=False)
+        assert not unexpected and all(k.split(".")[0] in ("ownership", "score") for k in missing), missing
+        return net.to(device=param.device, dtype=param.dtype).train(self.training)
 
     def num_actions(self, height, width):
         """How many policy logits the net gives on a height x width board."""
@@ -195,16 +220,36 @@ class PolicyValueNet(nn.Module):
         """Number of trainable parameters (BatchNorm running statistics are buffers, not counted)."""
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
 
-    def forward_raw(self, planes):
-        """(policy logits (B, A), value pre-activation z (B,)); the value is tanh(z)."""
+    def _features(self, planes):
         if planes.dim() != 4 or planes.shape[1] != self.config.in_planes:
             raise ValueError(f"planes must have shape (B, {self.config.in_planes}, H, W), got {tuple(planes.shape)}")
-        x = self.trunk(planes)
+        return self.trunk(planes)
+
+    def forward_raw(self, planes):
+        """(policy logits (B, A), value pre-activation z (B,)); the value is tanh(z)."""
+        x = self._features(planes)
         return self.policy(x), self.value(x)
 
     def forward(self, planes):
         logits, z = self.forward_raw(planes)
         return logits, torch.tanh(z)
+
+    def forward_aux(self, planes):
+        """forward_raw's (logits, z) and the auxiliary heads' raw outputs: the ownership
+        pre-activation (B, H, W) and the score margin over the board's area (B,), each None when
+        the net has no such head."""
+        x = self._features(planes)
+        return (self.policy(x), self.value(x), self.ownership(x) if self.config.ownership_head else None,
+                self.score(x) if self.config.score_head else None)
+
+    def predict_aux(self, planes):
+        """{"ownership": (B, H, W) in [-1, 1], "score": (B,) in points}, the auxiliary heads'
+        predictions from the mover's view (only the heads the net has), without gradients."""
+        with torch.no_grad():
+            _, _, own, score = self.forward_aux(_as_tensor(planes, torch.float32, next(self.parameters()).device))
+        area = planes.shape[-2] * planes.shape[-1]
+        out = {} if own is None else {"ownership": torch.tanh(own)}
+        return out if score is None else {**out, "score": score * area}
 
     def describe(self):
         c = self.config
@@ -224,7 +269,8 @@ def _as_tensor(x, dtype, device):
     return torch.as_tensor(x).to(device=device, dtype=dtype)
 
 
-def loss(net, planes, target_policy, target_value, mask=None):
+def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None, score=None, ownership_weight=0.0,
+         score_weight=0.0, parts=None):
     """(total, policy cross-entropy, value loss), each a scalar tensor averaged over the batch.
 
     planes (B, C, H, W); target_policy (B, A) (probabilities, zero on illegal actions);
@@ -233,10 +279,32 @@ def loss(net, planes, target_policy, target_value, mask=None):
     config.value_loss: "mse" on v = tanh(z), or "bce" on (v + 1) / 2 = sigmoid(2 z) against
     (target + 1) / 2; total = policy CE + config.value_weight * value loss. Add L2 through the
     optimizer's weight_decay. Tensors or numpy arrays are accepted.
+
+    Auxiliary targets (KataGo: Wu, "Accelerating Self-Play Learning in Go", 2019), for a net with
+    the heads, each added to total times its weight when that weight is > 0: ownership (B, H, W)
+    in [-1, 1], the final owner of each point from the mover's view, against the ownership head by
+    binary cross-entropy of (o + 1) / 2 on sigmoid(2 z), averaged over the points (KataGo sums it
+    over the board and scales by 1 / board area, the same); score (B,), the final score
+    difference in points from the mover's view, divided by the board's area H * W (so a margin of
+    the whole board is 1 on every size) and fitted by mean squared error. `parts`, a dict when
+    given, receives "ownership_loss" and "score_loss" (tensors) of those computed.
     """
     device = next(net.parameters()).device
     planes = _as_tensor(planes, torch.float32, device)
-    logits, z = net.forward_raw(planes)
+    use_own, use_score = ownership_weight > 0, score_weight > 0
+    if use_own or use_score:
+        cfg = net.config
+        lacking = [name for name, used in (("ownership", use_own), ("score", use_score))
+                   if used and not getattr(cfg, f"{name}_head", False)]
+        if lacking:
+            raise ValueError(f"loss: {' and '.join(lacking)}_weight > 0 needs a net with the "
+                             f"{' and '.join(lacking)} head (NetConfig {', '.join(f'{n}_head' for n in lacking)}"
+                             f"=True, or net.with_aux_heads)")
+        if (use_own and ownership is None) or (use_score and score is None):
+            raise ValueError("loss: ownership_weight / score_weight > 0 need their targets (ownership=, score=)")
+        logits, z, own_z, score_pred = net.forward_aux(planes)
+    else:
+        logits, z = net.forward_raw(planes)
     target_policy = _as_tensor(target_policy, torch.float32, device)
     target_value = _as_tensor(target_value, torch.float32, device)
     b, a = logits.shape
@@ -268,7 +336,22 @@ def loss(net, planes, target_policy, target_value, mask=None):
         value_loss = F.mse_loss(torch.tanh(z), target_value)
     else:
         value_loss = F.binary_cross_entropy_with_logits(2 * z, (target_value + 1) / 2)
-    return policy_ce + cfg.value_weight * value_loss, policy_ce, value_loss
+    total = policy_ce + cfg.value_weight * value_loss
+    parts = {} if parts is None else parts
+    if use_own:
+        target = _as_tensor(ownership, torch.float32, device)
+        if tuple(target.shape) != tuple(own_z.shape):
+            raise ValueError(f"ownership must have shape {tuple(own_z.shape)} for these planes, got "
+                             f"{tuple(target.shape)}")
+        parts["ownership_loss"] = F.binary_cross_entropy_with_logits(2 * own_z, (target.clamp(-1, 1) + 1) / 2)
+        total = total + ownership_weight * parts["ownership_loss"]
+    if use_score:
+        target = _as_tensor(score, torch.float32, device)
+        if tuple(target.shape) != (b,):
+            raise ValueError(f"score must have shape {(b,)}, got {tuple(target.shape)}")
+        parts["score_loss"] = F.mse_loss(score_pred, target / (planes.shape[2] * planes.shape[3]))
+        total = total + score_weight * parts["score_loss"]
+    return total, policy_ce, value_loss
 
 
 # ---- save / load -------------------------------------------------------------------------------

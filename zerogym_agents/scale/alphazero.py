@@ -79,6 +79,9 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self.lost_tasks = 0
         self._reset_scale_stats()
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir, net=net)
+        if self.cfg.aux_targets:
+            raise ValueError("the ray backend does not ship the games' final ownership and score: train "
+                             "ownership_weight / score_weight with --backend local")
         if self.cfg.max_train_per_step == 0:
             raise ValueError("max_train_per_step = 0 turns training off; the ray backend trains by "
                              "RayConfig.samples_per_position instead: leave max_train_per_step > 0")

@@ -47,7 +47,7 @@ KIND = "composite"
 class CompositeConfig(JsonConfig):
     """Everything that defines a CompositeNet (JSON-able); `small` is the frozen net's NetConfig.
 
-    in_planes, action_layout, extra_actions and game are the frozen net's; value_loss and
+    in_planes, action_layout, extra_actions, actions_per_cell and game are the frozen net's; value_loss and
     value_weight (used by nets.loss) default to its too.
     """
 
@@ -74,6 +74,7 @@ class CompositeConfig(JsonConfig):
     in_planes = property(lambda self: self.small.in_planes)
     action_layout = property(lambda self: self.small.action_layout)
     extra_actions = property(lambda self: self.small.extra_actions)
+    actions_per_cell = property(lambda self: self.small.actions_per_cell)
     game = property(lambda self: self.small.game)
 
     @property
@@ -150,7 +151,8 @@ class CompositeNet(nn.Module):
         self.features = _conv_stack(c, cfg.features, cfg.feature_layers) if cfg.feature_layers else None
         width = cfg.windows + n * k_s + (cfg.features if cfg.feature_layers else 0)
         self.head = _conv_stack(width, cfg.head_channels, cfg.head_layers)
-        self.policy = PolicyHead(cfg.head_channels, cfg.policy_hidden, cfg.extra_actions, cfg.action_layout)
+        self.policy = PolicyHead(cfg.head_channels, cfg.policy_hidden, cfg.extra_actions, cfg.action_layout,
+                                 cfg.actions_per_cell)
         self.value = ValueHead(cfg.head_channels, cfg.value_hidden)
         # window f = (i, j) (row-major over the (W2-W1+1)^2 offsets): the big-board cells it covers
         w1, w2, p = cfg.small_size, cfg.big_size, cfg.big_size - cfg.small_size + 1
@@ -192,15 +194,16 @@ class CompositeNet(nn.Module):
         return sum(p.numel() for p in self.small.parameters())
 
     def window_policies(self, planes):
-        """R1: (B, F, W2, W2), the frozen net's cell policy on each window, zero outside it."""
+        """R1: (B, F, W2, W2), the frozen net's cell policy on each window, zero outside it (with
+        several moves per cell, the probability of moving from each cell)."""
         cfg = self.config
         b, c = planes.shape[:2]
-        w1, f = cfg.small_size, cfg.windows
+        w1, f, k = cfg.small_size, cfg.windows, cfg.actions_per_cell
         with torch.no_grad():
             win = planes.unfold(2, w1, 1).unfold(3, w1, 1)               # (B, C, P, P, W1, W1)
             win = win.permute(0, 2, 3, 1, 4, 5).reshape(b * f, c, w1, w1)
-            logits = self.small.policy.cells(self.small.trunk(win))      # (B*F, 1, W1, W1)
-            probs = torch.softmax(logits.reshape(b, f, w1 * w1), dim=2)
+            logits = self.small.policy.cells(self.small.trunk(win))      # (B*F, k, W1, W1)
+            probs = torch.softmax(logits.reshape(b, f, k * w1 * w1), dim=2).reshape(b, f, k, w1 * w1).sum(dim=2)
             out = planes.new_zeros(b, f, cfg.big_size ** 2)
             out.scatter_(2, self.window_cells.expand(b, f, w1 * w1), probs)
         return out.view(b, f, cfg.big_size, cfg.big_size)

@@ -28,7 +28,7 @@ import torch
 from zerogym_agents.nets.model import NetConfig, PolicyValueNet
 
 # linear layers that read global_pool's (mean, max) features: their input columns come in two halves
-POOLED_INPUTS = ("policy.extra.weight", "value.mlp.0.weight")
+POOLED_INPUTS = ("policy.extra.weight", "value.mlp.0.weight", "score.mlp.0.weight")
 
 
 def _target(name, new, current):

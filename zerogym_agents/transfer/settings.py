@@ -8,7 +8,7 @@ DEFAULT_REFERENCES = ("random", "uct:1000", "gnugo:1", "gnugo:10")
 MAX_SIMULATIONS = 400
 NO_STEP_CAP = 10 ** 9           # AlphaZeroConfig.max_steps in minutes mode: time, not steps, ends a stage
 # NetConfig fields that the game fixes (for_game sets them)
-GAME_FIELDS = ("in_planes", "action_layout", "extra_actions", "game")
+GAME_FIELDS = ("in_planes", "action_layout", "extra_actions", "actions_per_cell", "game")
 
 
 @dataclass

@@ -38,7 +38,8 @@ def add_backend_arguments(parser):
     """--backend, --workers, --address and the ray backend's settings (zerogym_agents.scale)."""
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="local: one process (default); ray: self-play or rollouts on Ray workers")
-    parser.add_argument("--workers", type=int, default=None, metavar="N", help="ray: worker actors (default 2)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="ray: worker actors (default 2); local (pg --algo ppo only): processes for the games")
     parser.add_argument("--address", default=None,
                         help="ray: the cluster to join ('auto' after `ray start --head`); default a local instance")
     parser.add_argument("--ray-set", nargs="*", default=[], metavar="KEY=VALUE",
@@ -112,11 +113,30 @@ def build_config(args):
     return config_from_args(PGConfig, args, algo=args.algo)
 
 
+def local_workers(args, cfg):
+    """--backend local --workers N: PPO's games in N local processes (None: not asked for). Taken off
+    args, so ray_config sees a plain local run; refused for the other algorithms."""
+    if args.backend != "local" or args.workers is None:
+        return None
+    if cfg.algo != "ppo":
+        raise ValueError(f"--backend local --workers N plays PPO's games in N processes; {cfg.algo} runs its "
+                         f"rollouts in one process locally (--backend ray --workers N spreads them over Ray workers)")
+    from zerogym_agents.pg.worker_vec_env import check_workers
+    workers, args.workers = check_workers(args.workers, cfg.num_envs), None      # refused before the run folder
+    return workers
+
+
 def run_train_pg(args):
     from zerogym_agents.pg.trainers import make_trainer as make_local
     cfg = build_config(args)            # errors: one line through zerogym_agents.cli.user_error
+    workers = local_workers(args, cfg)
     rc = ray_config(args)
-    if rc is None:
+    if workers is not None:
+        from zerogym_agents.pg.ppo import PPOTrainer
+
+        def make_trainer(config, out, resume=False):
+            return PPOTrainer(config, out, resume=resume, workers=workers)
+    elif rc is None:
         make_trainer = make_local
     else:
         from zerogym_agents.scale.pg import ray_pg_trainer

@@ -146,14 +146,7 @@ class PoolVecEnv(VecEnv):
         """What load_state_dict's `data` must be (a zerogym_agents.checkpoint schema): state_dict()'s
         entries for this env's num_envs games, each game a valid position in progress, and the
         dropped opponents' weights with the shapes of `net_state` (the learner's state_dict)."""
-        from zerogym_agents.file_checks import (
-            DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor)
-        n = self.num_envs
-        return Fields({"games": ListOf(StateBlob(self.venv.template, playing=True), length=n),
-                       "seats": Tensor(torch.int64, (n,), 0, 1), "episodes": Tensor(torch.int64, (n,), 0),
-                       "opponents": ListOf(Str(), length=n), "results": ListOf(Int(0), length=3),
-                       "dropped": DictOf(Str(), StateDict(net_state, label="the learner's network")),
-                       "rng": RngState()})
+        return games_schema(self.venv.template, self.num_envs, net_state)
 
     def load_state_dict(self, data):
         """Restore state_dict()'s output (check it with state_schema first: a game blob that does not
@@ -213,3 +206,13 @@ class PoolVecEnv(VecEnv):
             return range(self.num_envs)
         return [indices] if isinstance(indices, int) else list(indices)
 
+
+def games_schema(template, num_envs, net_state):
+    """PoolVecEnv.state_schema for `num_envs` games of the game whose State `template` is."""
+    from zerogym_agents.file_checks import DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor
+    n = num_envs
+    return Fields({"games": ListOf(StateBlob(template, playing=True), length=n),
+                   "seats": Tensor(torch.int64, (n,), 0, 1), "episodes": Tensor(torch.int64, (n,), 0),
+                   "opponents": ListOf(Str(), length=n), "results": ListOf(Int(0), length=3),
+                   "dropped": DictOf(Str(), StateDict(net_state, label="the learner's network")),
+                   "rng": RngState()})

@@ -189,18 +189,37 @@ def _rng_from_tensor_state(d):
     return (d["name"], d["keys"].numpy().astype(np.uint32), d["pos"], d["has_gauss"], d["cached"])
 
 
-class _PoolGames(Spec):
-    """A checkpoint's PoolVecEnv state (the games in progress), with a clear refusal of the list that
-    checkpoints held before PPO played through PoolVecEnv."""
+def _workers_text(workers):
+    return "one process (no env workers)" if workers is None else f"{workers} env worker(s)"
 
-    def __init__(self, schema):
-        self.schema, self.what = schema, "the games of a PoolVecEnv"
+
+def _workers_option(workers):
+    return "without --workers (or with --backend local --workers 1)" if workers is None else f"--workers {workers}"
+
+
+class _PoolGames(Spec):
+    """A checkpoint's games in progress: a PoolVecEnv's state (workers None, one process) or a
+    WorkerPoolVecEnv's (workers: their number), with clear refusals of the other kind and of the
+    list that checkpoints held before PPO played through PoolVecEnv."""
+
+    def __init__(self, schema, workers=None):
+        self.schema, self.workers, self.what = schema, workers, "the games of a PoolVecEnv"
 
     def check(self, value, ctx, where):
         if isinstance(value, (list, tuple)):
             ctx.fail(where, "holds one game per SingleAgentEnv, from before PPO played through PoolVecEnv: start "
                             "a new run (or use the version that wrote it)")
+        if isinstance(value, dict):
+            saved = value.get("env_workers")
+            if saved != self.workers:
+                ctx.fail(where, f"holds the games of {_workers_text(saved)}, but this run plays them in "
+                                f"{_workers_text(self.workers)}: resume {_workers_option(saved)}")
         return self.schema.check(value, ctx, where)
+
+
+def _game_states(games):
+    """The PoolVecEnv states in a checkpoint's "games" (one, or one per env worker)."""
+    return [shard["games"] for shard in games["shards"]] if "shards" in games else [games]
 
 
 class PPOTrainer(PGTrainer):
@@ -210,6 +229,12 @@ class PPOTrainer(PGTrainer):
     feed the pool's Elo. One step = one MaskablePPO iteration (ppo_n_steps moves per game, then
     ppo_epochs epochs). Pool snapshots come from a SnapshotCallback.
 
+    workers > 1: the games are split over that many worker processes (worker_vec_env.WorkerPoolVecEnv,
+    each with a mirror of the pool), while this process runs the learner; call close() to stop them.
+    Such a run is reproducible from its config and worker count, and resumes bit for bit with the
+    same count; it is not the run one process plays (other random streams). scale/ppo.py runs the
+    workers as Ray actors.
+
     Checkpoints hold the weights, the optimizer, SB3's counters, the pool, the games in progress with
     their opponents and the random states that SB3 uses (torch's for actions, numpy's global one for
     minibatches), so --resume continues the run.
@@ -217,13 +242,49 @@ class PPOTrainer(PGTrainer):
 
     algos = ("ppo",)
 
+    def __init__(self, config, out_dir, resume=False, log_dir=None, workers=1):
+        self.workers = workers
+        try:
+            super().__init__(config, out_dir, resume=resume, log_dir=log_dir)
+        except BaseException:
+            if hasattr(self, "vec"):        # a checkpoint refused after the workers started: stop them
+                self.close()
+            raise
+
+    def _in_process(self):
+        """True when the games run in this process (a PoolVecEnv), not in env workers."""
+        return self.workers == 1
+
+    def _start_workers(self, shard_args):
+        """The workers of a WorkerPoolVecEnv: processes on this machine."""
+        from zerogym_agents.pg.env_workers import ProcessWorkers
+        return ProcessWorkers(shard_args)
+
+    def _make_env(self):
+        from zerogym_agents.pg.pool_vec_env import PoolVecEnv
+        from zerogym_agents.pg.worker_vec_env import WorkerPoolVecEnv, check_workers
+        cfg = self.cfg
+        self.workers = check_workers(self.workers, cfg.num_envs)
+        if self._in_process():
+            return PoolVecEnv(cfg.game, self.pool, cfg.num_envs, cfg.game_kwargs, greedy=cfg.opponent_greedy,
+                              seed=seed_for(cfg.seed, 3))
+        return WorkerPoolVecEnv(cfg, self.pool, self.workers, start=self._start_workers)
+
+    def run_name(self):
+        if self._in_process():
+            return super().run_name()
+        return f"{super().run_name()} ({self.workers} env processes)"
+
+    def close(self):
+        """Stop the env workers (nothing to do when the games run in this process)."""
+        if not self._in_process():
+            self.vec.close()
+
     def _build(self):
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import Logger
-        from zerogym_agents.pg.pool_vec_env import PoolVecEnv
         cfg = self.cfg
-        self.vec = vec = PoolVecEnv(cfg.game, self.pool, cfg.num_envs, cfg.game_kwargs, greedy=cfg.opponent_greedy,
-                                    seed=seed_for(cfg.seed, 3))
+        self.vec = vec = self._make_env()
         if cfg.optimizer == "adam":
             opt_class, opt_kwargs = torch.optim.Adam, {"eps": 1e-5, "weight_decay": cfg.weight_decay}
         else:
@@ -281,20 +342,21 @@ class PPOTrainer(PGTrainer):
     def _algo_schema(self):
         from zerogym_agents.file_checks import Fields, Int, Maybe, Optimizer, Real, Str, Tensor
         n = self.cfg.num_envs
-        h, w, c = self.vec.venv.spec.obs_shape
+        h, w, c = self.vec.observation_space.shape
         np_rng = Fields({"name": Str(("MT19937",)), "keys": Tensor("int", (624,), 0, 2**32 - 1), "pos": Int(0, 624),
                          "has_gauss": Int(0, 1), "cached": Real()})
         return {"optimizer": Optimizer(self.model.policy.optimizer), "num_timesteps": Int(0), "n_updates": Int(0),
                 "snapshot_mark": Int(0), "snapshot_episodes": Int(0), "np_global_rng": np_rng,
                 "last_obs": Maybe(Tensor("int", (n, h, w, c), 0, 1)),
                 "last_episode_starts": Maybe(Tensor(torch.bool, (n,))),
-                "games": _PoolGames(self.vec.state_schema(self.net.state_dict()))}
+                "games": _PoolGames(self.vec.state_schema(self.net.state_dict()),
+                                    None if self._in_process() else self.workers)}
 
     def _algo_rule(self, data):
-        known = set(data["pool"]["names"]) | set(data["games"]["dropped"])
-        lost = sorted(set(data["games"]["opponents"]) - known)
-        if lost:
-            return "games", f"plays snapshots {lost}, which neither the pool nor the saved games hold"
+        for games in _game_states(data["games"]):
+            lost = sorted(set(games["opponents"]) - set(data["pool"]["names"]) - set(games["dropped"]))
+            if lost:
+                return "games", f"plays snapshots {lost}, which neither the pool nor the saved games hold"
         if (data["last_obs"] is None) != (data["last_episode_starts"] is None):
             return "last_obs", "and last_episode_starts must both be None or both be tensors"
         return None

@@ -6,8 +6,7 @@ of the seats), each worker plays them through the vector path against the oppone
 from the pool, and the driver joins the episodes (in slot order) and takes the gradient step. Weights
 go out with one ray.put per update, an opponent with one per draw, and a worker fetches only what
 changed. A worker's random stream derives from (run seed, update, slot), so a run is a function of
-its config and its number of workers, and resumes exactly. PPO (MaskablePPO over an SB3 VecEnv)
-stays in one process.
+its config and its number of workers, and resumes exactly. PPO's games on Ray actors: scale/ppo.py.
 """
 import numpy as np
 
@@ -18,13 +17,18 @@ from zerogym_agents.scale import runtime
 
 
 def ray_pg_trainer(cfg, ray_config):
-    """make_trainer(cfg, out, resume=...) for `zerogym train pg --backend ray`."""
-    if cfg.algo not in RayReinforceTrainer.algos:
-        raise ValueError(f"--backend ray trains {', '.join(RayReinforceTrainer.algos)}; {cfg.algo} runs in one "
-                         "process (its rollouts are Stable-Baselines3's): use --backend local")
+    """make_trainer(cfg, out, resume=...) for `zerogym train pg --backend ray`: RayReinforceTrainer,
+    or scale.ppo.RayPPOTrainer for algo "ppo"."""
+    trainer = RayReinforceTrainer
+    if cfg.algo == "ppo":
+        from zerogym_agents.pg.worker_vec_env import check_workers
+        from zerogym_agents.scale.config import RayConfig
+        from zerogym_agents.scale.ppo import RayPPOTrainer as trainer
+        rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
+        check_workers(rc.workers, cfg.num_envs)        # refused before the run folder is made
 
     def make(config, out, resume=False, log_dir=None):
-        return RayReinforceTrainer(config, out, resume=resume, log_dir=log_dir, ray_config=ray_config)
+        return trainer(config, out, resume=resume, log_dir=log_dir, ray_config=ray_config)
     return make
 
 

@@ -1,4 +1,4 @@
-"""REINFORCE with rollouts on Ray actors: trains, resumes exactly, refuses PPO."""
+"""REINFORCE with rollouts on Ray actors: trains, resumes exactly; PPO goes to its own Ray trainer."""
 import hashlib
 
 import pytest
@@ -34,6 +34,7 @@ def test_ray_reinforce_resumes_exactly(ray_session, tmp_path):
     assert _weights(_run(tmp_path / "b", resume=True)) == _weights(straight)
 
 
-def test_ppo_stays_local():
-    with pytest.raises(ValueError, match="ppo runs in one process"):
-        ray_pg_trainer(PGConfig(algo="ppo", game="tictactoe"), None)
+def test_ppo_on_ray_refuses_more_workers_than_games():
+    cfg = PGConfig(algo="ppo", game="tictactoe", num_envs=8)
+    with pytest.raises(ValueError, match=r"workers \(9\) must be at most num_envs \(8\)"):
+        ray_pg_trainer(cfg, {"workers": 9})

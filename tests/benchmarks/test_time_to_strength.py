@@ -1,0 +1,72 @@
+"""benchmarks/time_to_strength.py --quick at tiny scale: every method of every game trains, is evaluated and
+appears in the report's table; the machine's load is recorded. The harness it runs on is tested in
+tests/zerogym_agents/experiment."""
+import importlib.util
+import json
+import os
+
+import pytest
+import torch
+
+BENCHMARKS = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks")
+
+
+def load_script():
+    path = os.path.abspath(os.path.join(BENCHMARKS, "time_to_strength.py"))
+    spec = importlib.util.spec_from_file_location("time_to_strength_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    mod = load_script()
+    root = tmp_path_factory.mktemp("tts")
+    before = torch.get_num_threads()
+    args = ["--quick", "--minutes", "0.02", "--eval-every", "0.02", "--eval-games", "2", "--references", "random",
+            "uct:10", "--target", "uct:10", "--out", str(root / "runs"), "--results", str(root / "results")]
+    try:
+        assert mod.main(args) == 0
+    finally:
+        torch.set_num_threads(before)
+    return mod, root
+
+
+def table_rows(text, heading):
+    section = text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return {line.split("|")[1].strip(): line for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| method")}
+
+
+def test_the_table_has_every_method_of_every_game(quick):
+    mod, root = quick
+    text = (root / "results" / "time_to_strength_quick.md").read_text()
+    c4, go = table_rows(text, "connect_four"), table_rows(text, "go_9x9")
+    assert set(c4) == set(mod.METHODS) - set(mod.AUX_METHODS)
+    assert set(go) == set(mod.METHODS)
+    for row in list(c4.values()) + list(go.values()):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[1] == "1" and len(cells) == 2 + len(mod.LEVELS) + 3     # + final score, Elo, load
+    for game in ("connect_four", "go_9x9"):
+        assert (root / "results" / f"time_to_strength_quick_{game}.png").stat().st_size > 0
+        assert any((root / "runs" / game / "tb_summary").iterdir())
+
+
+def test_runs_record_the_load_and_train_the_method_asked_for(quick):
+    _, root = quick
+    rec = json.loads((root / "runs" / "go_9x9" / "gumbel+pcr+aux-s0" / "state.json").read_text())
+    assert rec["done"] and len(rec["evals"]) == 2 and all(len(ev["load"]) == 3 for ev in rec["evals"])
+    assert rec["sittings"][0]["cpus"] == os.cpu_count()
+    config = json.loads((root / "runs" / "go_9x9" / "gumbel+pcr+aux-s0" / "config.json").read_text())
+    assert config["search"] == "gumbel" and config["ownership_weight"] > 0 and config["cheap_simulations"] > 0
+    assert config["init_from"] == "pretrained:go_5x5" and config["game_kwargs"] == {"board_size": 9}
+    puct = json.loads((root / "runs" / "connect_four" / "puct-s0" / "config.json").read_text())
+    assert puct["search"] == "puct" and puct["cheap_simulations"] == 0
+
+
+def test_time_to_a_level_is_the_first_point_reaching_it(quick):
+    mod, _ = quick
+    points = [(0.0, 0.2), (30.0, 0.85), (60.0, 0.5), (90.0, 1.0)]
+    assert [mod.time_to(points, lv) for lv in mod.LEVELS] == [30.0, 30.0, 90.0]
+    assert mod.time_to(points[:3], 0.95) is None

@@ -56,13 +56,9 @@ def _local_envs(algo):
 
 
 def main(argv=None):
-    from zerogym_agents.interop import example_parser, example_summary
-    parser = example_parser(__doc__, "--iterations", 20, "training iterations of --batch learner moves")
-    parser.add_argument("--batch", type=int, default=1000, help="learner moves per iteration")
-    args = parser.parse_args(argv)
-    out = train(args.game, args.opponent, args.iterations, args.seed, arena_games=args.games,
-                batch=args.batch)
-    print(example_summary(out, args.opponent))
+    from zerogym_agents.interop import run_example     # --game, --opponent, --iterations, --seed, --games, --batch
+    run_example(train, __doc__, argv, "--iterations", 20, "training iterations of --batch learner moves",
+                batch=(int, 1000, "learner moves per iteration"))
 
 
 if __name__ == "__main__":

@@ -64,11 +64,8 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, learner_sea
 
 
 def main(argv=None):
-    from zerogym_agents.interop import example_parser, example_summary
-    parser = example_parser(__doc__, "--steps", 20_000, "environment steps (both seats)")
-    args = parser.parse_args(argv)
-    out = train(args.game, args.opponent, args.steps, args.seed, arena_games=args.games)
-    print(example_summary(out, args.opponent))
+    from zerogym_agents.interop import run_example     # --game, --opponent, --steps, --seed, --games
+    run_example(train, __doc__, argv, "--steps", 20_000, "environment steps (both seats)")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,9 @@
 """examples/rllib_ppo.py and zerogym_agents.interop.rllib (skipped without RLlib)."""
 import numpy as np
 import pytest
+from interop.example_runs import check_run, load_example, skip_without
 
-pytest.importorskip("ray.rllib", reason="RLlib is not installed (the interop extra: bash scripts/install_interop.sh)",
-                    exc_type=ImportError)
-
-from interop.example_runs import check_run, load_example  # noqa: E402
+skip_without("ray.rllib", "RLlib")
 
 from zerogym_agents.interop.rllib import MASK_KEY, OBS_KEY, make_env  # noqa: E402
 
@@ -15,7 +13,6 @@ def test_example_trains_without_illegal_moves_and_plays_the_arena():
     try:
         out = load_example("rllib_ppo").train("tictactoe", "greedy", iterations=2, seed=0, batch=200, arena_games=4)
         check_run(out, 400, 4)
-        assert out["trained_samples"] > 0
         out["algo"].stop()
     finally:
         ray.shutdown()

@@ -1,11 +1,8 @@
 """examples/sb3_maskable_ppo.py and zerogym_agents.interop.sb3 (skipped without sb3-contrib)."""
 import numpy as np
-import pytest
+from interop.example_runs import check_run, load_example, skip_without
 
-pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the agents extra)",
-                    exc_type=ImportError)
-
-from interop.example_runs import check_run, load_example  # noqa: E402
+skip_without("sb3_contrib", "sb3-contrib", "the agents extra")
 
 import zerogym  # noqa: E402
 from zerogym_agents.interop.sb3 import MaskablePPOAgent  # noqa: E402
@@ -14,7 +11,6 @@ from zerogym_agents.interop.sb3 import MaskablePPOAgent  # noqa: E402
 def test_example_trains_without_illegal_moves_and_plays_the_arena():
     out = load_example("sb3_maskable_ppo").train("tictactoe", "greedy", steps=256, seed=0, arena_games=4, n_steps=128)
     check_run(out, 256, 4)
-    assert out["gradient_steps"] > 0
 
 
 def test_the_agent_passes_the_mask_at_prediction():

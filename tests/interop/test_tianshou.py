@@ -1,11 +1,9 @@
 """examples/tianshou_dqn.py and zerogym_agents.interop.tianshou (skipped without Tianshou)."""
 import numpy as np
 import pytest
+from interop.example_runs import check_run, load_example, skip_without
 
-pytest.importorskip("tianshou", reason="Tianshou is not installed (the interop extra: bash scripts/install_interop.sh)",
-                    exc_type=ImportError)
-
-from interop.example_runs import check_run, load_example  # noqa: E402
+skip_without("tianshou", "Tianshou")
 
 from zerogym_agents import GreedyAgent  # noqa: E402
 from zerogym_agents.interop.tianshou import AgentAlgorithm, ENV_KEY, TianshouAgent, pettingzoo_env  # noqa: E402
@@ -14,7 +12,6 @@ from zerogym_agents.interop.tianshou import AgentAlgorithm, ENV_KEY, TianshouAge
 def test_example_trains_without_illegal_moves_and_plays_the_arena():
     out = load_example("tianshou_dqn").train("tictactoe", "greedy", steps=300, seed=0, envs=2, arena_games=4)
     check_run(out, 300, 4)
-    assert out["gradient_steps"] > 0
 
 
 def test_the_agent_seat_plays_the_zerogym_agents_move():

@@ -1,10 +1,7 @@
 """examples/torchrl_dqn.py and zerogym_agents.interop.torchrl (skipped without TorchRL)."""
-import pytest
+from interop.example_runs import check_run, load_example, skip_without
 
-pytest.importorskip("torchrl", reason="TorchRL is not installed (the interop extra: bash scripts/install_interop.sh)",
-                    exc_type=ImportError)
-
-from interop.example_runs import check_run, load_example  # noqa: E402
+skip_without("torchrl", "TorchRL")
 
 from zerogym_agents import RandomAgent  # noqa: E402
 from zerogym_agents.interop.torchrl import gym_env, masked_env_of  # noqa: E402
@@ -13,7 +10,6 @@ from zerogym_agents.interop.torchrl import gym_env, masked_env_of  # noqa: E402
 def test_example_trains_without_illegal_moves_and_plays_the_arena():
     out = load_example("torchrl_dqn").train("tictactoe", "greedy", steps=320, seed=0, arena_games=4)
     check_run(out, 320, 4)
-    assert out["gradient_steps"] > 0
 
 
 def test_env_gives_the_mask_and_counts_illegal_moves():

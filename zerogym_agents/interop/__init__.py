@@ -5,13 +5,16 @@ zerogym_agents.pg.ppo.SB3PolicyAgent.
 Each module imports its library on first use, and says which extra to install when it is missing.
 `masked_env` is the Gymnasium view these modules share: the zerogym opponent plays inside the env,
 the learner sees its planes and its legal-action mask in a Dict observation, and illegal moves are
-counted.
+counted. `LibraryAgent` is the base of their agents that play a trained policy in the zerogym arena;
+`run_example` is the command line of the examples/ scripts.
 """
 import importlib
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+
+from zerogym_agents.base import Agent
 
 EXTRA = "interop"
 
@@ -95,6 +98,42 @@ def checked_action(action, mask, library):
         raise ValueError(f"the {library} policy chose action {action}, which is not legal here "
                          f"(legal: {np.flatnonzero(mask).tolist()}): is the mask passed to it?")
     return action
+
+
+class LibraryAgent(Agent):
+    """Base of the agents that play a policy trained by another library: act() hands the mover's
+    planes and legal mask (mover_view) to choose(), and checks the action it returns against the
+    mask (checked_action). Subclasses set `library` (its name in messages) and `requires` (the
+    arguments of require(), checked when an agent is made)."""
+
+    library = ""
+    requires = ()
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        require(*self.requires)
+
+    def choose(self, planes, mask, env):
+        """The policy's action for the mover's planes and bool legal mask (env: the zerogym env)."""
+        raise NotImplementedError
+
+    def act(self, env):
+        planes, mask = mover_view(env)
+        return checked_action(self.choose(planes, mask, env), mask, self.library)
+
+
+def run_example(train, doc, argv=None, count="--steps", default=20_000, what="learner moves", **options):
+    """The command line of an examples/ script: example_parser's options and `options` (name:
+    (type, default, help)), then train(game, opponent, the training length, seed,
+    arena_games=games, **options) and example_summary's line on its result, which it returns."""
+    parser = example_parser(doc, count, default, what)
+    for name, (kind, value, text) in options.items():
+        parser.add_argument(f"--{name}", type=kind, default=value, help=text)
+    args = parser.parse_args(argv)
+    out = train(args.game, args.opponent, getattr(args, count.lstrip("-")), args.seed, arena_games=args.games,
+                **{name: getattr(args, name) for name in options})
+    print(example_summary(out, args.opponent))
+    return out
 
 
 def example_parser(doc, count="--steps", default=20_000, what="learner moves"):

@@ -10,14 +10,14 @@ RLlibAgent(module): a trained RLModule (algo.get_module()) as a zerogym agent, f
 """
 import numpy as np
 
-from zerogym_agents.base import Agent
-from zerogym_agents.interop import checked_action, masked_env, mover_view, require
+from zerogym_agents.interop import LibraryAgent, masked_env, require
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"
+REQUIRES = ("ray.rllib", "RLlib (ray[rllib])")
 
 
 def _rllib():
-    return require("ray.rllib", "RLlib (ray[rllib])")
+    return require(*REQUIRES)
 
 
 def make_env(config):
@@ -48,23 +48,21 @@ def masking_module_spec(hidden=(128, 128)):
                         model_config={"fcnet_hiddens": list(hidden), "head_fcnet_hiddens": []})
 
 
-class RLlibAgent(Agent):
+class RLlibAgent(LibraryAgent):
     """An RLlib RLModule as a zerogym agent: the mover's flat planes and legal mask go in as RLlib's
     masking module reads them; the argmax of the masked logits is played."""
 
-    name = "rllib"
+    name, library, requires = "rllib", "RLlib", REQUIRES
 
     def __init__(self, module, seed=None):
         super().__init__(seed)
-        _rllib()
         self.module = module
 
-    def act(self, env):
+    def choose(self, planes, mask, env):
         import torch
         from ray.rllib.core.columns import Columns
-        planes, mask = mover_view(env)
         obs = {OBS_KEY: torch.as_tensor(np.asarray(planes, np.float32).reshape(1, -1)),
                MASK_KEY: torch.as_tensor(mask.astype(np.float32)[None])}
         with torch.no_grad():
             logits = self.module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
-        return checked_action(int(logits[0].argmax()), mask, "RLlib")
+        return int(logits[0].argmax())

@@ -12,16 +12,18 @@ import weakref
 
 import numpy as np
 
-from zerogym_agents.base import Agent
-from zerogym_agents.interop import checked_action, mover_view, require
+from zerogym_agents.interop import LibraryAgent, require
 
 ENV_KEY = "zerogym_env"        # the info entry that names the env a row of a batch comes from
 _ENVS = weakref.WeakValueDictionary()
 _KEYS = itertools.count()
 
 
+REQUIRES = ("tianshou", "Tianshou")
+
+
 def _tianshou():
-    return require("tianshou", "Tianshou")
+    return require(*REQUIRES)
 
 
 def pettingzoo_env(game, **kwargs):
@@ -88,25 +90,23 @@ def AgentAlgorithm(agent, action_space):
     return ZerogymAgentAlgorithm()
 
 
-class TianshouAgent(Agent):
+class TianshouAgent(LibraryAgent):
     """A Tianshou policy (e.g. a DQN's DiscreteQLearningPolicy) as a zerogym agent: it sees the
     mover's planes and legal mask as Tianshou's PettingZooEnv gives them, and plays the policy's
     greedy action (a DQN's masked argmax)."""
 
-    name = "tianshou"
+    name, library, requires = "tianshou", "Tianshou", REQUIRES
 
     def __init__(self, policy, seed=None):
         super().__init__(seed)
-        _tianshou()
         self.policy = policy
 
-    def act(self, env):
+    def choose(self, planes, mask, env):
         import torch
         from tianshou.data import Batch
-        planes, mask = mover_view(env)
         batch = Batch(obs=Batch(obs=planes[None], mask=mask[None], agent_id=np.array([env.agent_selection])),
                       info=Batch())
         self.policy.eval()
         with torch.no_grad():
             act = self.policy(batch).act
-        return checked_action(np.asarray(act)[0], mask, "Tianshou")
+        return np.asarray(act)[0]

@@ -8,12 +8,13 @@ TorchRLAgent(policy): a TorchRL policy module (reads "observation" and "action_m
 """
 import numpy as np
 
-from zerogym_agents.base import Agent
-from zerogym_agents.interop import checked_action, masked_env, mover_view, require
+from zerogym_agents.interop import LibraryAgent, masked_env, require
+
+REQUIRES = ("torchrl", "TorchRL")
 
 
 def _torchrl():
-    return require("torchrl", "TorchRL")
+    return require(*REQUIRES)
 
 
 def gym_env(game, opponent, learner="alternate", seed=None, **kwargs):
@@ -35,25 +36,22 @@ def masked_env_of(env):
     return env.base_env._env
 
 
-class TorchRLAgent(Agent):
+class TorchRLAgent(LibraryAgent):
     """A TorchRL policy as a zerogym agent: a tensordict with the mover's "observation" (float32 planes)
     and "action_mask" goes in, its "action" (categorical) is played."""
 
-    name = "torchrl"
+    name, library, requires = "torchrl", "TorchRL", REQUIRES
 
     def __init__(self, policy, seed=None):
         super().__init__(seed)
-        _torchrl()
         self.policy = policy
 
-    def act(self, env):
+    def choose(self, planes, mask, env):
         import torch
         from tensordict import TensorDict
         from torchrl.envs.utils import ExplorationType, set_exploration_type
-        planes, mask = mover_view(env)
         td = TensorDict({"observation": torch.as_tensor(np.asarray(planes, np.float32)),
                          "action_mask": torch.as_tensor(mask)}, batch_size=[])
         with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
             action = self.policy(td)["action"]
-        return checked_action(int(action.reshape(-1)[0]) if action.numel() == 1 else int(action.argmax()),
-                              mask, "TorchRL")
+        return int(action.reshape(-1)[0]) if action.numel() == 1 else int(action.argmax())

@@ -10,6 +10,9 @@
    object-store and process memory (driver + workers) sampled along the run.
 3. A model of where the driver becomes the bottleneck as workers are added, fed with the measured
    constants.
+4. PPO (MaskablePPO, `--workers 1` against `--backend local --workers 2`): learner moves per second
+   over whole updates and over the rollouts alone, `ppo_rounds` short runs of each, interleaved.
+   `--only ppo` measures this part alone and replaces the PPO section of scaling.md.
 
 Writes benchmarks/results/scaling.md and scaling.png. Every process runs torch on one thread.
 """
@@ -220,14 +223,109 @@ def consume_cost(cfg):
     return consume, sgd, positions
 
 
+PPO_CFG = dict(algo="ppo", game="connect_four", seed=0, device="cpu")      # PGConfig defaults otherwise
+PPO_HEADING = "## PPO: games in worker processes"
+
+
+def ppo_run(workers, updates, out_dir):
+    """PPO on PPO_CFG with `workers` env workers: one warm-up update, then `updates` timed ones.
+    Returns (moves/s over the updates, moves/s while collecting rollouts, moves per update)."""
+    from zerogym_agents.pg.ppo import PPOTrainer
+    tr = PPOTrainer({**PPO_CFG, "max_steps": updates + 1}, out_dir, log_dir=False, workers=workers)
+    try:
+        rollout = [0.0]
+        collect = tr.model.collect_rollouts
+
+        def timed_collect(*a, **k):
+            t = time.perf_counter()
+            try:
+                return collect(*a, **k)
+            finally:
+                rollout[0] += time.perf_counter() - t
+        tr.model.collect_rollouts = timed_collect
+        tr.train_step()                              # warm-up: first forward passes, the workers' first games
+        rollout[0], moves0 = 0.0, tr.learner_moves
+        t0 = time.perf_counter()
+        for _ in range(updates):
+            tr.train_step()
+        elapsed = time.perf_counter() - t0
+        moves = tr.learner_moves - moves0
+    finally:
+        tr.close()
+    return moves / elapsed, moves / rollout[0], moves // updates
+
+
+def ppo_throughput(rounds, updates):
+    """{workers: [(moves/s, rollout moves/s, moves per update) per round]}, 1 and 2 workers interleaved."""
+    results = {1: [], 2: []}
+    bar = tqdm(total=2 * rounds, desc="PPO throughput", unit="run")
+    for _ in range(rounds):
+        for workers in results:
+            with tempfile.TemporaryDirectory() as d:
+                results[workers].append(ppo_run(workers, updates, d))
+            bar.update()
+    bar.close()
+    return results
+
+
+def ppo_lines(results, rounds, updates, load):
+    from zerogym_agents.pg.config import PGConfig
+    cfg = PGConfig(**PPO_CFG)
+    med = {w: [float(np.median([r[i] for r in runs])) for i in range(2)] for w, runs in results.items()}
+    lines = [PPO_HEADING, "",
+             f"Measured by `python benchmarks/scaling.py --only ppo --ppo-rounds {rounds} --ppo-updates {updates}`. "
+             f"MaskablePPO on {cfg.game} with the PGConfig defaults ({cfg.num_envs} games, {cfg.ppo_n_steps} learner "
+             f"moves per game per update = {results[1][0][2]} moves, {cfg.ppo_epochs} epochs of minibatches of "
+             f"{cfg.ppo_batch_size}, a ResNet of {cfg.net['blocks']} blocks x {cfg.net['channels']} channels), torch "
+             "on 1 thread per process: `--workers 1` (the games in the learner's process) against `--backend local "
+             "--workers 2` (two worker processes, the learner in a third). Each run: one warm-up update, then "
+             f"{updates} timed ones; {rounds} runs of each, interleaved; medians. Same 2 shared cores (load average "
+             f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start, {load[3]:.1f} / {load[4]:.1f} / "
+             f"{load[5]:.1f} at the end).", "",
+             "| workers | learner moves/s (whole updates) | moves/s while collecting rollouts | runs (whole updates) |",
+             "|---|---|---|---|"]
+    for w, runs in results.items():
+        lines.append(f"| {w} | {med[w][0]:.0f} | {med[w][1]:.0f} | {', '.join(f'{r[0]:.0f}' for r in runs)} |")
+    share = med[1][0] / med[1][1]                    # the rollouts' share of an update's time in one process
+    lines += ["", f"2 workers: {med[2][0] / med[1][0]:.2f}x the moves per second of one process over whole updates, "
+              f"{med[2][1] / med[1][1]:.2f}x while collecting. In one process the rollouts take {100 * share:.0f}% "
+              "of an update; the PPO epochs (and the learner's forward pass for its own moves) stay in the driver, "
+              "serial with the workers' steps, so N workers give at most 1 / (1 - r + r / N) over whole updates "
+              f"(r = {share:.2f}: {1 / (1 - share + share / 2):.2f}x for 2, {1 / (1 - share):.2f}x for many) unless "
+              "the epochs get faster too (a GPU learner, fewer epochs, more games per update).", ""]
+    return lines
+
+
+def replace_ppo_section(path, lines):
+    """scaling.md with its PPO section (from PPO_HEADING to the next '## ' heading) replaced, or appended."""
+    text = open(path).read().splitlines() if os.path.isfile(path) else []
+    start = next((i for i, line in enumerate(text) if line == PPO_HEADING), len(text))
+    end = next((i for i in range(start + 1, len(text)) if text[i].startswith("## ")), len(text))
+    if start == len(text) and text and text[-1]:
+        lines = [""] + lines                  # appended: a blank line after the last section
+    with open(path, "w") as f:
+        f.write("\n".join(text[:start] + lines + text[end:]).rstrip("\n") + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=8.0, help="per throughput measurement")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--train-minutes", type=float, default=4.0)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--ppo-rounds", type=int, default=3)
+    ap.add_argument("--ppo-updates", type=int, default=3, help="timed PPO updates per run")
+    ap.add_argument("--only", choices=("ppo",), help="measure only this part (and replace its section)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
+    load = os.getloadavg()
+    ppo = ppo_throughput(args.ppo_rounds, args.ppo_updates)
+    lines = ppo_lines(ppo, args.ppo_rounds, args.ppo_updates, load + os.getloadavg())
+    os.makedirs(args.out, exist_ok=True)
+    if args.only == "ppo":
+        replace_ppo_section(os.path.join(args.out, "scaling.md"), lines)
+        print("\n".join(lines))
+        return
     import ray
 
     from zerogym_agents.alphazero.config import AlphaZeroConfig
@@ -241,6 +339,7 @@ def main(argv=None):
     ray.shutdown()
     os.makedirs(args.out, exist_ok=True)
     write(args, tp, stats, history, samples, consume, sgd, positions, load_before, load_after)
+    replace_ppo_section(os.path.join(args.out, "scaling.md"), lines)
 
 
 def write(args, tp, stats, history, samples, consume, sgd, positions, load_before, load_after):

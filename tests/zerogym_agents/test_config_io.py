@@ -15,6 +15,7 @@ import pytest
 import zerogym_agents
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.checkpoint import CheckpointError
+from zerogym_agents.devices import DeviceName
 from zerogym_agents.config_io import (Check, Dict, Flag, Integer, JsonConfig, ListOf, Maybe, Nested, Number, OneOf,
                                       Text, setting)
 from zerogym_agents.file_checks import Config, check
@@ -28,7 +29,15 @@ CONFIGS = (AlphaZeroConfig, PGConfig, NetConfig, CompositeConfig, TransferSettin
 # what each config needs beyond its defaults, and per field what the field's edge values need
 BASE = {CompositeConfig: {"small": NetConfig(), "small_size": 1, "big_size": 9},
         TransferSettings: {"source": "x.pt", "big_size": 9}}
-NEEDS = {(AlphaZeroConfig, "min_buffer"): {"batch_size": 1}}        # min_buffer >= batch_size
+NEEDS = {(AlphaZeroConfig, "min_buffer"): {"batch_size": 1},        # min_buffer >= batch_size
+         # several actions per cell with the cell_moves layout, one with the others
+         (NetConfig, "action_layout"): lambda layout: {"actions_per_cell": 3} if layout == "cell_moves" else {}}
+
+
+def needs(cls, name, value):
+    """The other fields a value of `name` needs."""
+    need = NEEDS.get((cls, name), {})
+    return need(value) if callable(need) else need
 EPS = 1e-9
 
 
@@ -66,6 +75,8 @@ def edges(c, default=None):
         return [[], "x", None], [{}]
     if isinstance(c, Nested):
         return [5, "x"], [c.cls(), c.cls().to_dict()]
+    if isinstance(c, DeviceName):
+        return ["gpu", "cuda:", "cuda:x", "CPU", 0, None], ["auto", "cpu", "cuda", "cuda:1"]
     raise AssertionError(f"no edge values for {type(c).__name__}")
 
 
@@ -107,7 +118,7 @@ def test_every_config_class_is_covered_and_every_field_declares_its_check():
 
 @pytest.mark.parametrize("cls,name,value,ok", edge_cases())
 def test_each_declared_bound_is_enforced_at_its_edge(cls, name, value, ok):
-    fields = {**NEEDS.get((cls, name), {}), name: value}
+    fields = {**needs(cls, name, value), name: value}
     if ok:
         cfg = make(cls, **fields)
         stored = getattr(cfg, name)
@@ -160,9 +171,9 @@ EDGES = [
                          ids=[f"{c.__name__}.{n}={o!r}" for c, n, o, *_ in EDGES])
 def test_hand_chosen_edges(cls, name, outside, inside, allowed):
     with pytest.raises(ValueError) as err:
-        make(cls, **{**NEEDS.get((cls, name), {}), name: outside})
+        make(cls, **{**needs(cls, name, outside), name: outside})
     assert allowed in str(err.value) and name in str(err.value)
-    make(cls, **{**NEEDS.get((cls, name), {}), name: inside})
+    make(cls, **{**needs(cls, name, inside), name: inside})
 
 
 def test_values_are_stored_in_their_plain_form():
@@ -188,7 +199,7 @@ def test_configs_read_from_files_are_checked_the_same_way():
 def test_file_limits_come_from_the_fields():
     assert NetConfig.file_limits == {"blocks": 256, "channels": 2048, "expansion": 16, "in_planes": 512,
                                      "extra_actions": 16, "policy_hidden": 2048, "value_hidden": 4096,
-                                     "kernel_size": 25}
+                                     "kernel_size": 25, "actions_per_cell": 64}
     assert CompositeConfig.file_limits["big_size"] == 64 and AlphaZeroConfig.file_limits == {}
 
 

@@ -131,9 +131,7 @@ cdef class Solver:
     cdef int _search(self, int d, int alpha, int beta) noexcept nogil:
         # value of stack[d] (running) for its player to move
         cdef char* s = self.stack + d * self.sb
-        cdef char* child = s + self.sb
         cdef Header* h = header(s)
-        cdef Header* ch
         cdef int p = h.to_play, alpha0 = alpha, best = -2, best_move = -1, tt_move = -1, k, a, v
         cdef uint64_t key = h.hash ^ (SIDE_KEY if p else 0)
         cdef Entry* e = &self.tt[key & self.tt_mask]
@@ -164,15 +162,7 @@ cdef class Solver:
                     continue
             if not mask[a]:
                 continue
-            memcpy(child, s, self.sb)
-            self.g.apply(self.g.params, child, a)
-            ch = header(child)
-            if ch.status != RUNNING:
-                v = 0 if (ch.status == TRUNCATED or ch.winner < 0) else (1 if ch.winner == p else -1)
-            elif ch.to_play == p:
-                v = self._search(d + 1, alpha, beta)
-            else:
-                v = -self._search(d + 1, -beta, -alpha)
+            v = self._move_value(d, a, alpha, beta)
             if self.aborted:
                 return 0
             if v > best:
@@ -187,6 +177,21 @@ cdef class Solver:
         e.move = best_move
         e.flag = UPPER if best <= alpha0 else (LOWER if best >= beta else EXACT)
         return best
+
+    cdef int _move_value(self, int d, int a, int alpha, int beta) noexcept nogil:
+        # value of action a at stack[d] for its player to move: the child, written to stack[d + 1],
+        # scored if the game ended there, else searched in the window (alpha, beta)
+        cdef char* child = self.stack + (d + 1) * self.sb
+        cdef int p = header(self.stack + d * self.sb).to_play
+        cdef Header* ch
+        memcpy(child, self.stack + d * self.sb, self.sb)
+        self.g.apply(self.g.params, child, a)
+        ch = header(child)
+        if ch.status != RUNNING:
+            return 0 if (ch.status == TRUNCATED or ch.winner < 0) else (1 if ch.winner == p else -1)
+        if ch.to_play == p:
+            return self._search(d + 1, alpha, beta)
+        return -self._search(d + 1, -beta, -alpha)
 
     cdef void _load(self, State st) except *:
         self._ready()
@@ -227,25 +232,14 @@ cdef class Solver:
         cdef int8_t* o = <int8_t*> cnp.PyArray_DATA(out)
         self._load(st)          # no Python call from here to the nogil block: no other thread can step in
         self.nodes = 0
-        cdef char* s = self.stack
-        cdef char* child = self.stack + self.sb
-        cdef int p = header(s).to_play, a, v
-        cdef Header* ch
-        self.g.legal(self.g.params, s, self.masks)
+        cdef int a, v
+        self.g.legal(self.g.params, self.stack, self.masks)
         self.busy = 1
         with nogil:
             for a in range(self.A):
                 if not self.masks[a]:
                     continue
-                memcpy(child, s, self.sb)
-                self.g.apply(self.g.params, child, a)
-                ch = header(child)
-                if ch.status != RUNNING:
-                    v = 0 if (ch.status == TRUNCATED or ch.winner < 0) else (1 if ch.winner == p else -1)
-                elif ch.to_play == p:
-                    v = self._search(1, -1, 1)
-                else:
-                    v = -self._search(1, -1, 1)
+                v = self._move_value(0, a, -1, 1)
                 if self.aborted:
                     break
                 o[a] = v

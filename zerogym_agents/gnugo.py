@@ -10,7 +10,8 @@ import shutil
 import numpy as np
 
 from zerogym_agents.base import Agent, game_state
-from zerogym_agents.gtp_client import COLOUR_NAMES, GTPClient, GTPError, parse_score, parse_vertex, vertex
+from zerogym_agents.gtp_client import (
+    COLOUR_NAMES, ClosedOnExit, GTPClient, GTPError, parse_score, parse_vertex, vertex)
 
 FALLBACK_PATHS = ("/usr/games/gnugo",)
 MAX_GNUGO_BOARD = 19
@@ -53,7 +54,7 @@ def _start(binary, level=1, seed=1, superko="positional", capture_all_dead=False
     return GTPClient(argv, timeout=timeout)
 
 
-class GnuGoAgent(Agent):
+class GnuGoAgent(ClosedOnExit, Agent):
     """GNU Go (gnugo --mode gtp --level L --chinese-rules) as a zerogym agent, Go boards up to 19x19.
 
     komi: the komi GNU Go plays for (None: the game's).  seed: GNU Go's --seed is derived from it,
@@ -119,18 +120,6 @@ class GnuGoAgent(Agent):
         self._forget()
         if proc is not None:
             proc.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:        # interpreter shutdown
-            pass
 
     def __getstate__(self):       # copies start their own process
         d = dict(self.__dict__)

@@ -178,6 +178,15 @@ class GTPEngine:
         if len(args) != n:
             raise _Refused(f"syntax error: usage {usage}")
 
+    def _number(self, args, usage, convert, what):
+        # the command's one argument through convert; its ValueError is a syntax error, `what` the
+        # message's format with the argument
+        self._nargs(args, 1, usage)
+        try:
+            return convert(args[0])
+        except ValueError:
+            raise _Refused("syntax error: " + what.format(args[0])) from None
+
     def _cmd_protocol_version(self, args):
         return "2"
 
@@ -201,11 +210,7 @@ class GTPEngine:
         return ""
 
     def _cmd_boardsize(self, args):
-        self._nargs(args, 1, "boardsize N")
-        try:
-            size = int(args[0])
-        except ValueError:
-            raise _Refused(f"syntax error: board size {args[0]!r} is not an int") from None
+        size = self._number(args, "boardsize N", int, "board size {!r} is not an int")
         if not 2 <= size <= MAX_BOARD:
             raise _Refused(f"unacceptable size (2..{MAX_BOARD})")
         self._setup(size, self.komi, [])
@@ -218,13 +223,7 @@ class GTPEngine:
         return ""
 
     def _cmd_komi(self, args):
-        self._nargs(args, 1, "komi FLOAT")
-        try:
-            komi = float(args[0])
-        except ValueError:
-            komi = math.nan
-        if not math.isfinite(komi):
-            raise _Refused(f"syntax error: komi {args[0]!r} is not a finite number")
+        komi = self._number(args, "komi FLOAT", _finite, "komi {!r} is not a finite number")
         self._setup(self.board_size, komi, self._moves)
         return ""
 
@@ -298,6 +297,14 @@ class GTPEngine:
             return ""
         board, n = self.state.board(), self.board_size
         return " ".join(vertex(r * n + c, n) for r in range(n) for c in range(n) if board[r, c])
+
+
+def _finite(word):
+    """float(word), ValueError unless it is finite."""
+    x = float(word)
+    if not math.isfinite(x):
+        raise ValueError(f"{word!r} is not finite")
+    return x
 
 
 def _line_id(line):

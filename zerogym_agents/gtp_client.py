@@ -53,10 +53,31 @@ COLOUR_NAMES = ("black", "white")
 
 
 # ---- driving an engine program ------------------------------------------------------------------
-class GTPClient:
+class ClosedOnExit:
+    """close() on leaving a with block and when the object is collected, with the keyword arguments
+    `close_on_collect` then (quietly: at interpreter shutdown what close() needs may be gone)."""
+
+    close_on_collect = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close(**self.close_on_collect)
+        except Exception:
+            pass
+
+
+class GTPClient(ClosedOnExit):
     """A GTP engine program (argv) on pipes.  send(command) returns the answer's text without the
     "= " (GTPError on "? ..." answers, on exit or after `timeout` seconds, None = wait forever).
-    close() (or leaving a with block) sends quit and ends the process."""
+    close() (or leaving a with block) sends quit and ends the process; a collected client is killed."""
+
+    close_on_collect = {"kill": True}
 
     def __init__(self, argv, timeout=None, env=None):
         self.argv = list(argv)
@@ -150,18 +171,6 @@ class GTPClient:
                     f.close()
                 except OSError:
                     pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close(kill=True)
-        except Exception:       # interpreter shutdown: nothing left to do
-            pass
 
 
 def score_text(score):

@@ -16,14 +16,20 @@ def _seed_int(*words):
     return int(np.random.SeedSequence(list(words)).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def _nonneg_int(value, what="seed"):
+def _int_from(value, low, what):
+    """`value` as an int >= low (0 or 1), else ValueError naming `what`."""
+    kind = "non-negative" if low == 0 else "positive"
     try:
         value = operator.index(value)
     except TypeError:
-        raise ValueError(f"{what} must be a non-negative int, got {value!r}") from None
-    if value < 0:
-        raise ValueError(f"{what} must be a non-negative int, got {value}")
+        raise ValueError(f"{what} must be a {kind} int, got {value!r}") from None
+    if value < low:
+        raise ValueError(f"{what} must be a {kind} int, got {value}")
     return value
+
+
+def _nonneg_int(value, what="seed"):
+    return _int_from(value, 0, what)
 
 
 def _agent_name(agent):
@@ -194,13 +200,7 @@ def _score(winner, pos):
 
 
 def _check_games(games, what="games"):
-    try:
-        games = operator.index(games)
-    except TypeError:
-        raise ValueError(f"{what} must be a positive int, got {games!r}") from None
-    if games < 1:
-        raise ValueError(f"{what} must be a positive int, got {games}")
-    return games
+    return _int_from(games, 1, what)
 
 
 

@@ -107,6 +107,17 @@ def remove_stale_temp_files(folder, max_age=STALE_TEMP_SECONDS):
     return removed
 
 
+def open_run_folder(out_dir, resume=False, checkpoint="checkpoint.pt"):
+    """A trainer's run folder `out_dir` as a str: made if missing and cleared of the temp files of
+    dead writers; with resume, CheckpointError unless it holds `checkpoint`."""
+    out = os.fspath(out_dir)
+    if resume and not os.path.isfile(os.path.join(out, checkpoint)):
+        raise CheckpointError(f"{os.path.join(out, checkpoint)}: no such file (nothing to resume in {out})")
+    os.makedirs(out, exist_ok=True)
+    remove_stale_temp_files(out)
+    return out
+
+
 def atomic_save(obj, path):
     """torch.save `obj` to `path` atomically: a temp file in the same folder, fsync, then rename.
 

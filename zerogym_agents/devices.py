@@ -9,7 +9,7 @@ so configs that name a device stay light to import.
 import contextlib
 import re
 
-from zerogym_agents.config_io import Check, Refused
+from zerogym_agents.config_io import Check, Refused, setting
 
 ALLOWED = '"auto", "cpu", "cuda" or "cuda:N" (N a GPU index)'
 _PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
@@ -33,6 +33,11 @@ class DeviceName(Check):
             return check_device_name(value)
         except ValueError:
             raise Refused from None
+
+
+def device_setting(where):
+    """A config's `device` field (default "auto"), documented as `where` the device is used."""
+    return setting("auto", DeviceName(), f"{where}: auto (CUDA when torch sees a GPU, else the CPU), cpu, cuda, cuda:N")
 
 
 def resolve_device(name="auto"):

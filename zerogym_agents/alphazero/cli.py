@@ -1,9 +1,7 @@
 """`zerogym train alphazero`: train from the command line, resume with --resume."""
 import os
 
-from zerogym_agents.pg.cli import (
-    add_backend_arguments, add_config_arguments, add_pg_parser, add_run_arguments, config_from_args, ray_config, train)
-from zerogym_agents.run_folder import add_run_folder_arguments
+from zerogym_agents.pg.cli import add_pg_parser, add_training_arguments, config_from_args, ray_config, train
 
 
 def add_train_parser(subparsers):
@@ -13,11 +11,7 @@ def add_train_parser(subparsers):
                           description="AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, "
                                       "then --config FILE (JSON), then --set key=value pairs.")
     from zerogym_agents.alphazero.config import AlphaZeroConfig
-    add_config_arguments(az, AlphaZeroConfig)
-    az.add_argument("--out", default=None, help="run folder (default runs/alphazero-GAME)")
-    add_run_folder_arguments(az)
-    add_run_arguments(az)
-    add_backend_arguments(az)
+    add_training_arguments(az, AlphaZeroConfig, "runs/alphazero-GAME")
     az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
 

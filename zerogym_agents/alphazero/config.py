@@ -2,7 +2,7 @@
 from dataclasses import dataclass
 
 from zerogym_agents.config_io import Dict, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.devices import DeviceName
+from zerogym_agents.devices import device_setting
 
 
 @dataclass
@@ -15,8 +15,7 @@ class AlphaZeroConfig(JsonConfig):
     net: dict = setting(factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"},
                         check=Dict("a dict of NetConfig fields"))
     seed: int = setting(0, Integer(0))
-    device: str = setting("auto", DeviceName(), "where the net trains and evaluates self-play positions: auto "
-                                                "(CUDA when torch sees a GPU, else the CPU), cpu, cuda, cuda:N")
+    device: str = device_setting("where the net trains and evaluates self-play positions")
     init_from: str = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
                              "start from the net in this agent, checkpoint or net file (same game, any board "
                              "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored")

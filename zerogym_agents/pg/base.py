@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from zerogym_agents.checkpoint import (
-    CheckpointError, load_checkpoint, remove_stale_temp_files, save_checkpoint)
+    CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
 from zerogym_agents.devices import resolve_device
 from zerogym_agents.file_checks import (
     Config, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
@@ -83,12 +83,7 @@ class PGTrainer(CosineSchedule):
         if cfg.algo not in self.algos:
             raise ValueError(f"{type(self).__name__} trains {', '.join(self.algos)}, not algo={cfg.algo!r}")
         self.cfg = cfg
-        self.out = os.fspath(out_dir)
-        if resume and not os.path.isfile(os.path.join(self.out, CHECKPOINT)):
-            raise CheckpointError(f"{os.path.join(self.out, CHECKPOINT)}: no such file (nothing to resume in "
-                                  f"{self.out})")
-        os.makedirs(self.out, exist_ok=True)
-        remove_stale_temp_files(self.out)
+        self.out = open_run_folder(out_dir, resume, CHECKPOINT)
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)    # a bad or missing device is refused before any work

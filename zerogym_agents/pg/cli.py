@@ -27,6 +27,16 @@ def config_from_args(config_class, args, **given):
                                     **{k: v for k, v in given.items() if v is not None})
 
 
+def add_training_arguments(parser, config_class, default_out):
+    """Every option `zerogym train alphazero|pg` share: the config's (add_config_arguments), --out,
+    the run folder's rule, the run's and the backend's."""
+    add_config_arguments(parser, config_class)
+    parser.add_argument("--out", default=None, help=f"run folder (default {default_out})")
+    add_run_folder_arguments(parser)
+    add_run_arguments(parser)
+    add_backend_arguments(parser)
+
+
 def add_run_arguments(parser):
     """The options `zerogym train alphazero|pg` share about the run itself."""
     parser.add_argument("--max-seconds", type=seconds, default=None, metavar="SECONDS",
@@ -99,11 +109,7 @@ def add_pg_parser(algos):
                                       "--set key=value pairs; --algo, --game and --kwargs override them.")
     pg.add_argument("--algo", choices=ALGOS, default=None,
                     help="reinforce, reinforce-baseline or ppo (default: the config's, else reinforce)")
-    add_config_arguments(pg, PGConfig)
-    pg.add_argument("--out", default=None, help="run folder (default runs/pg-ALGO-GAME)")
-    add_run_folder_arguments(pg)
-    add_run_arguments(pg)
-    add_backend_arguments(pg)
+    add_training_arguments(pg, PGConfig, "runs/pg-ALGO-GAME")
     pg.set_defaults(func=run_train_pg, command_name="train pg")
     return pg
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from zerogym.registry import GAMES
 from zerogym_agents.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.devices import DeviceName
+from zerogym_agents.devices import device_setting
 
 ALGOS = ("reinforce", "reinforce-baseline", "ppo")
 OPTIMIZERS = ("adam", "sgd")
@@ -42,8 +42,7 @@ class PGConfig(JsonConfig):
                         check=Dict("a dict of NetConfig fields"))
     seed: int = setting(0, Integer(0))
     torch_threads: int = setting(1, Integer(1))
-    device: str = setting("auto", DeviceName(), "where the net trains and plays: auto (CUDA when torch sees a "
-                                                "GPU, else the CPU), cpu, cuda, cuda:N")
+    device: str = device_setting("where the net trains and plays")
     init_from: str = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
                              "start from the net in this agent, checkpoint or net file (same game, any board "
                              "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored")

@@ -16,6 +16,13 @@ def env_after(game, moves, **kwargs):
     return env
 
 
+def othello_6x6(board):
+    """(env, state) of 6x6 Othello set to `board` (1 black, 2 white), black to move."""
+    env = env_after("othello", (), board_size=6)
+    env.unwrapped.state.set_position(board, to_play=0)
+    return env, env.unwrapped.state
+
+
 def immediate_wins(st):
     """Moves that win at once for the player to move (by trying each)."""
     me = st.current_player
@@ -120,9 +127,6 @@ def test_passes_when_only_own_eyes_remain():
 
 
 def test_takes_a_corner_in_othello():
-    env = zerogym.make("othello", board_size=6, illegal="raise")
-    env.reset()
-    st = env.unwrapped.state
     board = np.zeros((6, 6), np.int8)
     board[0, 1:4] = 2        # white run on the top edge, black at its end: (0, 0) flips three
     board[0, 4] = 1
@@ -130,7 +134,7 @@ def test_takes_a_corner_in_othello():
     board[2, 5] = 1
     board[3, 1:5] = 2
     board[3, 5] = 1
-    st.set_position(board, to_play=0)
+    env, st = othello_6x6(board)
     legal = set(int(a) for a in st.legal_actions())
     assert 0 in legal
     discs = {a: st.copy().step(a).counts()[0] for a in legal}
@@ -139,15 +143,12 @@ def test_takes_a_corner_in_othello():
 
 
 def test_avoids_x_squares_in_othello():
-    env = zerogym.make("othello", board_size=6, illegal="raise")
-    env.reset()
-    st = env.unwrapped.state
     board = np.zeros((6, 6), np.int8)
     board[2, 2] = board[3, 3] = board[4, 4] = 2      # (1, 1), next to the empty corner, flips three
     board[5, 5] = 1
     board[2, 3] = 2                                  # (2, 1) flips two
     board[2, 4] = 1
-    st.set_position(board, to_play=0)
+    env, st = othello_6x6(board)
     legal = {int(a) for a in st.legal_actions()}
     discs = {a: st.copy().step(a).counts()[0] for a in legal}
     x_square = 1 * 6 + 1

@@ -266,39 +266,14 @@ def test_solver_without_init_is_refused():
 
 
 def test_solver_refuses_a_second_thread_while_searching():
-    import threading
-    import time
+    from races import race
 
     from zerogym_agents._minimax import Solver
     c4 = make_state("connect_four", rows=4, cols=5)
     solver = Solver(c4, 16)
-    stop = threading.Event()
-    refused, values = [], []
-
-    def worker():
-        while not stop.is_set():
-            try:
-                values.append(solver.value(c4))
-            except RuntimeError as err:
-                refused.append(str(err))
-            try:
-                solver.clear()
-            except RuntimeError as err:
-                refused.append(str(err))
-
-    t = threading.Thread(target=worker)
-    t.start()
-    end = time.time() + 1.0
-    try:
-        while time.time() < end:
-            for call in (lambda: values.append(int(solver.action_values(c4).max())), solver.clear,
-                         lambda: solver.__init__(c4, 16)):
-                try:
-                    call()
-                except RuntimeError as err:
-                    refused.append(str(err))
-    finally:
-        stop.set()
-        t.join()
+    values = []
+    refused = race([lambda: values.append(solver.value(c4)), solver.clear],
+                   [lambda: values.append(int(solver.action_values(c4).max())), solver.clear,
+                    lambda: solver.__init__(c4, 16)])
     assert all("another thread" in r for r in refused), set(refused)
     assert values and len(set(values)) == 1

@@ -20,6 +20,15 @@ def play(moves, **kw):
     return play_moves(ConnectFourState(**kw), moves)
 
 
+def win_with(moves, last, winner=0, **kw):
+    """The state after `moves` (the game still running) and then `last`, which wins it for `winner`."""
+    s = play(moves, **kw)
+    assert not s.is_over()
+    s.step(last)
+    assert_won(s, winner)
+    return s
+
+
 def parse(rows):
     """Board from strings, top row first: '.' empty, 'X' first player, 'O' second."""
     return np.array([[".XO".index(ch) for ch in r] for r in rows], dtype=np.int8)
@@ -119,10 +128,7 @@ def test_full_single_column_board():
 
 # ---- wins: every direction, borders, other connect values and shapes --------------------------------
 def test_horizontal_win_bottom_left():
-    s = play([0, 0, 1, 1, 2, 2])
-    assert not s.is_over()
-    s.step(3)
-    assert_won(s, 0)
+    s = win_with([0, 0, 1, 1, 2, 2], 3)
     assert (s.board()[5, :4] == 1).all()
 
 
@@ -133,55 +139,37 @@ def test_horizontal_win_right_border():
 
 def test_horizontal_win_second_player():
     # X wastes moves on the far right column, O builds a-b-c-d on the bottom row
-    s = play([6, 0, 6, 1, 6, 2, 5])
-    assert not s.is_over()
-    s.step(3)
-    assert_won(s, 1)
+    s = win_with([6, 0, 6, 1, 6, 2, 5], 3, winner=1)
     assert s.current_player == 0
 
 
 def test_vertical_win():
-    s = play([0, 1, 0, 1, 0, 1])
-    assert not s.is_over()
-    s.step(0)
-    assert_won(s, 0)
+    win_with([0, 1, 0, 1, 0, 1], 0)
 
 
 def test_vertical_win_reaching_top_border():
     # col g: X, O, then X X X X up to the top row; O makes three in column a meanwhile
-    s = play([6, 6, 6, 0, 6, 0, 6, 0])
-    assert not s.is_over()
-    s.step(6)
-    assert_won(s, 0)
+    s = win_with([6, 6, 6, 0, 6, 0, 6, 0], 6)
     assert list(s.board()[:, 6]) == [1, 1, 1, 1, 2, 1]
     assert s.last_point() == (0, 6)
 
 
 def test_diagonal_ascending_win():
     # X: a1, b2, c3, d4 (heights from the bottom)
-    s = play([0, 1, 1, 2, 2, 3, 2, 3, 3, 5])
-    assert not s.is_over()
-    s.step(3)
-    assert_won(s, 0)
+    s = win_with([0, 1, 1, 2, 2, 3, 2, 3, 3, 5], 3)
     b = s.board()
     assert b[5, 0] == b[4, 1] == b[3, 2] == b[2, 3] == 1
 
 
 def test_diagonal_descending_win():
     # mirror image of the ascending case: X on g1, f2, e3, d4
-    s = play([6, 5, 5, 4, 4, 3, 4, 3, 3, 1])
-    assert not s.is_over()
-    s.step(3)
-    assert_won(s, 0)
+    s = win_with([6, 5, 5, 4, 4, 3, 4, 3, 3, 1], 3)
     b = s.board()
     assert b[5, 6] == b[4, 5] == b[3, 4] == b[2, 3] == 1
 
 
 def test_diagonal_corner_to_corner_4x4():
-    s = play([0, 1, 1, 2, 2, 3, 2, 3, 3, 0], rows=4, cols=4, connect=4)
-    assert not s.is_over()
-    s.step(3)
-    assert_won(s, 0)
+    s = win_with([0, 1, 1, 2, 2, 3, 2, 3, 3, 0], 3, rows=4, cols=4, connect=4)
     assert [s.board()[3 - i, i] for i in range(4)] == [1, 1, 1, 1]
 
 
@@ -199,10 +187,7 @@ def test_anti_diagonal_corner_to_corner_4x4_by_second_player():
 
 
 def test_connect_three_vertical_on_5x4():
-    s = play([0, 1, 0, 1], rows=5, cols=4, connect=3)
-    assert not s.is_over()
-    s.step(0)
-    assert_won(s, 0)
+    win_with([0, 1, 0, 1], 0, rows=5, cols=4, connect=3)
     # the same moves with connect=4 do not end the game
     s4 = play([0, 1, 0, 1, 0], rows=5, cols=4, connect=4)
     assert not s4.is_over()
@@ -218,10 +203,7 @@ def test_connect_five_needs_five_on_4x7():
 
 
 def test_connect_two_single_row():
-    s = play([0, 2], rows=1, cols=5, connect=2)
-    assert not s.is_over()
-    s.step(1)
-    assert_won(s, 0)
+    win_with([0, 2], 1, rows=1, cols=5, connect=2)
 
 
 def test_connect_five_diagonal_on_tall_board():
@@ -237,10 +219,7 @@ def test_connect_five_diagonal_on_tall_board():
 
 def test_longer_than_connect_wins():
     # X a1 b1 _ d1 e1, then c1 joins them into five
-    s = play([0, 0, 1, 1, 3, 3, 4, 4])
-    assert not s.is_over()
-    s.step(2)
-    assert_won(s, 0)
+    s = win_with([0, 0, 1, 1, 3, 3, 4, 4], 2)
     assert (s.board()[5, :5] == 1).all()
 
 

@@ -455,48 +455,27 @@ def test_wrapper_node_stats_refuses_non_integer_paths():
 def test_calls_from_another_thread_during_a_nogil_section_are_refused():
     # collect / backup / root_stats / choose / advance release the GIL; another thread calling in
     # meanwhile gets a RuntimeError instead of changing the trees under them
-    import threading
-    import time
+    from races import race
 
     go = zerogym.make_state("go", board_size=9)
     c = PUCTCore(go.spec, 32, 8, 4000)
     for i in range(32):
         c.set_root(i, go)
-    stop = threading.Event()
-    refused = []
 
-    def searcher():
-        while not stop.is_set():
-            try:
-                c.begin(300)
-                while not c.finished() and not stop.is_set():
-                    n = c.collect()
-                    c.backup(np.ones((n, 82), np.float32), np.zeros(n, np.float32))
-            except RuntimeError as err:           # the main thread was inside a call
-                refused.append(str(err))
-                try:
-                    c.abort()
-                except RuntimeError as again:
-                    refused.append(str(again))
+    def search():
+        try:
+            c.begin(300)
+            while not c.finished():
+                n = c.collect()
+                c.backup(np.ones((n, 82), np.float32), np.zeros(n, np.float32))
+        except RuntimeError:                      # the main thread was inside a call
+            c.abort()                             # (refused too, at times)
+            raise
 
-    worker = threading.Thread(target=searcher)
-    worker.start()
     out, buffers = zerogym.make_state("go", board_size=9), stats_buffers(32, 82)
-    calls = (lambda: c.set_root(3, go), lambda: c.get_root(5, out), lambda: c.advance(np.full(32, 40, np.int64)),
+    calls = [lambda: c.set_root(3, go), lambda: c.get_root(5, out), lambda: c.advance(np.full(32, 40, np.int64)),
              lambda: c.choose(1.0, np.zeros(32, np.int64)), lambda: c.node_stats(2, [40]),
-             lambda: c.root_stats(*buffers), lambda: c.check_moves(np.full(32, 40, np.int64)))
-    end = time.time() + 1.0
-    try:
-        while time.time() < end:
-            for call in calls:
-                try:
-                    call()
-                except zerogym.IllegalMoveError:    # 40 already played at some root
-                    pass
-                except RuntimeError as err:
-                    refused.append(str(err))
-    finally:
-        stop.set()
-        worker.join()
+             lambda: c.root_stats(*buffers), lambda: c.check_moves(np.full(32, 40, np.int64))]
+    refused = race([search], calls, ignore=zerogym.IllegalMoveError)     # 40 already played at some root
     assert all("another thread" in r or "waiting for their evaluation" in r for r in refused), set(refused)
     assert out.is_over() or out.legal_actions().size > 0     # a whole, valid position was copied out

@@ -120,38 +120,17 @@ def test_any_int_seeds_the_search():
 
 def test_a_second_thread_cannot_search_or_grow_a_core_in_use():
     # search() releases the GIL: a concurrent search or reserve() on the same core is refused
-    import threading
-    import time
+    from races import race
 
     st = zerogym.make_state("connect_four")
     core = UCTCore(st.spec, 20000)
-    stop = threading.Event()
-    refused, results = [], []
+    results, theirs, mine, size = [], visits(7), visits(7), [20000]
 
-    def searcher():
-        v = visits(7)
-        while not stop.is_set():
-            try:
-                results.append(core.search(st, 3000, 1.4, 0, v)[0])
-            except RuntimeError as err:
-                refused.append(str(err))
+    def grow():
+        size[0] += 1
+        core.reserve(size[0])
 
-    worker = threading.Thread(target=searcher)
-    worker.start()
-    end, grow, mine = time.time() + 1.0, 20000, visits(7)
-    try:
-        while time.time() < end:
-            try:
-                results.append(core.search(st, 300, 1.4, 1, mine)[0])
-            except RuntimeError as err:
-                refused.append(str(err))
-            grow += 1
-            try:
-                core.reserve(grow)
-            except RuntimeError as err:
-                refused.append(str(err))
-    finally:
-        stop.set()
-        worker.join()
+    refused = race([lambda: results.append(core.search(st, 3000, 1.4, 0, theirs)[0])],
+                   [lambda: results.append(core.search(st, 300, 1.4, 1, mine)[0]), grow])
     assert all("another thread" in r for r in refused), set(refused)
     assert results and all(st.is_legal(a) for a in results)

@@ -45,7 +45,6 @@ import io
 import json
 import math
 import mmap
-import operator
 import os
 import pickle
 import random
@@ -65,24 +64,19 @@ from enum import IntEnum
 from fractions import Fraction
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGETS = ("blobs", "actions", "vector", "checkpoints", "gtp")
-WEIGHTS = {"blobs": 4, "actions": 4, "vector": 3, "checkpoints": 1, "gtp": 2}
-GAMES = ("go", "othello", "hex", "connect_four", "tictactoe")
-# (game, kwargs, weight): several sizes and rule variants of every game; big boards are rarer (their
-# blobs are long and their games slow to play out)
-CONFIGS = (
-    ("go", {"board_size": 2}, 2), ("go", {"board_size": 5}, 3), ("go", {"board_size": 7, "komi": 0.5}, 2),
-    ("go", {"board_size": 9, "superko": "simple"}, 2), ("go", {"board_size": 9, "max_moves": 30}, 2),
-    ("go", {"board_size": 13}, 1), ("go", {"board_size": 19}, 1),
-    ("othello", {"board_size": 4}, 3), ("othello", {"board_size": 6}, 3), ("othello", {"board_size": 8}, 2),
-    ("othello", {"board_size": 16}, 1),
-    ("hex", {"board_size": 2}, 2), ("hex", {"board_size": 5, "swap": False}, 3), ("hex", {"board_size": 7}, 3),
-    ("hex", {"board_size": 11}, 2), ("hex", {"board_size": 19}, 1),
-    ("connect_four", {}, 4), ("connect_four", {"rows": 4, "cols": 5, "connect": 3}, 3),
-    ("connect_four", {"rows": 1, "cols": 3, "connect": 2}, 1), ("connect_four", {"rows": 10, "cols": 12, "connect": 5}, 2),
-    ("tictactoe", {}, 4), ("tictactoe", {"board_size": 4, "win_length": 3}, 3),
-    ("tictactoe", {"board_size": 2, "win_length": 2}, 1), ("tictactoe", {"board_size": 15, "win_length": 5}, 2),
+TARGETS = ("blobs", "actions", "vector", "symmetry", "text", "methods", "checkpoints", "gtp")
+WEIGHTS = {"blobs": 4, "actions": 4, "vector": 3, "symmetry": 1, "text": 1, "methods": 1, "checkpoints": 1, "gtp": 2}
+# rule variants fuzzed besides the sizes and switches every game of the registry is probed at
+# (game_configs); a game that is not named here is fuzzed at those alone
+VARIANTS = (
+    ("go", {"board_size": 7, "komi": 0.5}), ("go", {"board_size": 9, "superko": "simple"}),
+    ("go", {"board_size": 9, "max_moves": 30}),
+    ("connect_four", {"rows": 4, "cols": 5, "connect": 3}), ("connect_four", {"rows": 1, "cols": 3, "connect": 2}),
+    ("connect_four", {"rows": 10, "cols": 12, "connect": 5}),
+    ("tictactoe", {"board_size": 4, "win_length": 3}), ("tictactoe", {"board_size": 15, "win_length": 5}),
 )
+GAME_WEIGHT = 12.0          # every game gets the same share of the inputs of a state target
+_SELECTED = None            # --games: the games fuzzed (None: every game of zerogym.registry.GAMES)
 HEADER = {"hash": (0, "<Q"), "to_play": (8, "<i"), "status": (12, "<i"), "winner": (16, "<i"),
           "moves": (20, "<i"), "last_action": (24, "<i"), "pad": (28, "<i")}
 HEADER_BYTES = 32
@@ -133,6 +127,83 @@ def config_label(game, kwargs):
     return game + ("(" + ", ".join(f"{k}={v}" for k, v in kwargs.items()) + ")" if kwargs else "")
 
 
+def games():
+    """The games fuzzed: --games, or every game of zerogym.registry.GAMES (a new game is fuzzed as it is added)."""
+    from zerogym.registry import GAMES
+    return tuple(g for g in GAMES if _SELECTED is None or g in _SELECTED)
+
+
+def probed_kwargs(game):
+    """Kwargs of `game` found from its make_spec signature alone: the defaults; each int kwarg at its
+    smallest, second smallest, a middle and its largest accepted value in 1..40 (with the GameInfo's
+    size_probe where the value is refused alone); each bool kwarg flipped, at the defaults and at the
+    smallest size."""
+    import importlib
+    import inspect
+    from zerogym.gamedocs import _accepts
+    from zerogym.registry import game_info, game_module
+    core = importlib.import_module(game_module(game).raw_env.state_class.__module__)
+    params = inspect.signature(core.make_spec).parameters.values()
+    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    probe = game_info(game).size_probe
+    found = [{}]
+    smallest = {}
+    for name, default in defaults.items():
+        if isinstance(default, bool) or not isinstance(default, int):
+            continue
+        ok = []
+        for v in range(1, 41):
+            for kw in ({name: v}, {**probe, name: v}):
+                if _accepts(game, kw):
+                    ok.append(kw)
+                    break
+        if not ok:
+            continue
+        smallest = smallest or ok[0]
+        for i in sorted({0, 1, len(ok) // 3, len(ok) - 1}):
+            if i < len(ok) and ok[i] not in found:
+                found.append(ok[i])
+    for name, default in defaults.items():
+        if isinstance(default, bool):
+            for base in ({}, smallest):
+                kw = {**base, name: not default}
+                if kw not in found and _accepts(game, kw):
+                    found.append(kw)
+    return found
+
+
+_CONFIGS = {}
+
+
+def game_configs():
+    """(game, kwargs, weight) of every game fuzzed: probed_kwargs and VARIANTS; big boards are rarer (their
+    blobs are long and their games slow to play out), and the weights of each game add up to GAME_WEIGHT."""
+    key = games()
+    if key not in _CONFIGS:
+        from zerogym.gamedocs import _accepts
+        from zerogym.registry import make_state
+        out = []
+        for game in key:
+            kws = probed_kwargs(game) + [kw for g, kw in VARIANTS if g == game and _accepts(game, kw)]
+            rows, seen = [], set()
+            for kw in kws:
+                spec = make_state(game, **kw).spec
+                h, w, _ = spec.obs_shape
+                if repr(spec.kwargs) not in seen:             # the same game twice (a value that is the default)
+                    seen.add(repr(spec.kwargs))
+                    rows.append((kw, 3.0 if h * w <= 49 else 2.0 if h * w <= 169 else 1.0, h * w))
+            total = sum(r[1] for r in rows)
+            out += [(game, kw, GAME_WEIGHT * wt / total, cells) for kw, wt, cells in rows]
+        _CONFIGS[key] = tuple((g, kw, wt) for g, kw, wt, _ in out), tuple(c for *_, c in out)
+    return _CONFIGS[key][0]
+
+
+def config_cells(i):
+    """The board cells of game_configs()[i]."""
+    game_configs()
+    return _CONFIGS[games()][1][i]
+
+
 # ---- positions ---------------------------------------------------------------------------------------
 class Corpus:
     """Real positions of every config: a few random games per config, deterministic in the seed."""
@@ -141,7 +212,7 @@ class Corpus:
         from zerogym.registry import make_state
         rng = random.Random(f"corpus:{seed}")
         self.configs = []
-        for game, kwargs, weight in CONFIGS:
+        for game, kwargs, weight in game_configs():
             template = make_state(game, **kwargs)
             games = []
             for _ in range(games_per_config):
@@ -171,10 +242,17 @@ class Corpus:
         return st
 
 
-def play_out(st, rng, limit):
-    """Random legal moves to the end; Finding if the game misbehaves or does not end within `limit`."""
+def play_out(st, rng, limit, revalidate=False):
+    """Random legal moves to the end; Finding if the game misbehaves or does not end within `limit`.
+    revalidate: every position reached must load again (load_bytes of its own blob)."""
     import numpy as np
+    fresh = st.copy() if revalidate else None
     for _ in range(limit):
+        if revalidate:
+            try:
+                fresh.load_bytes(st.to_bytes())
+            except ValueError as err:
+                raise Finding(f"a position reached by legal play from an accepted blob is refused: {err}") from None
         if st.is_over():
             return
         mask = st.legal_mask()
@@ -199,6 +277,65 @@ def move_limit(st):
     return 2 * (h * w + st.num_actions) + 4
 
 
+class HashModel:
+    """The Zobrist hash of one config, learned from its corpus: the XOR of a 64-bit key per (cell, piece
+    value) of the blob's "board" field and one key for the second player to move, solved over GF(2).
+    fix() gives a mutated blob the hash its board and player to move would have, so that a mutation of
+    the board reaches the checks behind the hash.  ok is False for a game whose hash is not of that form
+    (the corpus contradicts it) or that has no int8 board field."""
+
+    def __init__(self, spec, blobs):
+        import numpy as np
+        self.ok = "board" in spec.layout and spec.layout["board"][1] == "i1"
+        if not self.ok:
+            return
+        self.off, _, self.cells = spec.layout["board"]
+        self.values = max(2, max(int(np.frombuffer(b, np.int8, self.cells, self.off).max()) for b in blobs))
+        self.pivots = {}                    # leading feature -> (row, hash)
+        for b in dict.fromkeys(blobs):
+            row = self.row(b)
+            if row is None or len(self.pivots) > self.values * self.cells:
+                continue
+            rest, h = self.reduce(row, struct.unpack_from("<Q", b, 0)[0])
+            if rest:
+                self.pivots[rest.bit_length() - 1] = (rest, h)
+            elif h:
+                self.ok = False             # the hash is no XOR of such keys
+                return
+
+    def row(self, blob):
+        """The features of a blob as the bits of an int (None when a cell holds no piece value)."""
+        import numpy as np
+        if len(blob) < self.off + self.cells:
+            return None
+        board = np.frombuffer(bytes(blob), np.int8, self.cells, self.off).astype(np.int64)
+        if board.min() < 0 or board.max() > self.values:
+            return None
+        bits = np.zeros(self.cells * self.values + 1, np.uint8)
+        cells = np.flatnonzero(board)
+        bits[cells * self.values + board[cells] - 1] = 1
+        bits[-1] = struct.unpack_from("<i", blob, 8)[0] == 1
+        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
+
+    def reduce(self, row, h=0):
+        while row:
+            top = row.bit_length() - 1
+            if top not in self.pivots:
+                break
+            prow, ph = self.pivots[top]
+            row ^= prow
+            h ^= ph
+        return row, h
+
+    def fix(self, blob):
+        """Write the learned hash of `blob` (a bytearray) into it, when the corpus determines it."""
+        row = self.row(blob) if self.ok and len(blob) >= HEADER_BYTES else None
+        if row is not None:
+            rest, h = self.reduce(row)
+            if not rest:
+                struct.pack_into("<Q", blob, 0, h)
+
+
 # ---- target: state blobs -------------------------------------------------------------------------------
 class BlobTarget:
     name = "blobs"
@@ -206,6 +343,7 @@ class BlobTarget:
 
     def __init__(self, seed):
         self.corpus = Corpus(seed)
+        self.models = {}
 
     def generate(self, rng):
         ci = self.corpus.pick(rng)
@@ -215,7 +353,8 @@ class BlobTarget:
         ops = []
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 5))):
             op = rng.choice(("bitflip", "bitflip", "bytes", "header", "header", "header", "int", "int", "splice",
-                             "splice_other", "block", "fill", "resize"))
+                             "splice_other", "block", "fill", "resize", "field", "field", "field", "field_copy",
+                             "board", "board"))
             ops.append(op)
             n = len(blob)
             if not n:
@@ -270,6 +409,11 @@ class BlobTarget:
                     del blob[rng.randrange(n):]
                 else:
                     blob += rng.randbytes(rng.choice((1, 7, 8, 64, 4096)))
+            elif op in ("field", "field_copy", "board"):
+                self.edit_field(rng, ci, blob, op)
+        if rng.random() < 0.6:                   # past the hash check to the checks behind it
+            self.hash_model(ci).fix(blob)
+            ops.append("hash")
         via = "pickle" if rng.random() < 0.15 else "load_bytes"
         kwargs = dict(cfg["kwargs"])
         if via == "pickle" and rng.random() < 0.2:       # a pickle whose kwargs and blob disagree
@@ -278,6 +422,50 @@ class BlobTarget:
                 kwargs = dict(other["kwargs"])
         return {"game": cfg["game"], "config": ci, "kwargs": kwargs, "blob": bytes(blob), "ops": ops, "via": via,
                 "play_seed": rng.getrandbits(32)}
+
+    def hash_model(self, ci):
+        if ci not in self.models:
+            cfg = self.corpus.configs[ci]
+            self.models[ci] = HashModel(cfg["template"].spec, [b for _, blobs in cfg["games"] for b in blobs])
+        return self.models[ci]
+
+    def edit_field(self, rng, ci, blob, op):
+        """A structured edit through spec.layout: an element of a named field (a counter, a link of a
+        union-find, a mask, the player who moved first, a header field) set to a boundary value, to a
+        value near its own, to an index of the field or to another element's value ("field"); a whole
+        field taken from another position of the config ("field_copy"); or pieces put on or taken off
+        cells of the board ("board")."""
+        import numpy as np
+        spec = self.corpus.configs[ci]["template"].spec
+        if op == "board" and "board" in spec.layout:
+            field = "board"
+        else:
+            field = rng.choice(sorted(spec.layout))
+        off, dtype, count = spec.layout[field]
+        dt = np.dtype(dtype).newbyteorder("<")
+        if off + dt.itemsize * count > len(blob):
+            return
+        arr = np.frombuffer(blob, dt, count, off)          # a view: writing it edits the blob
+        if op == "field_copy":
+            _, other = self.corpus.position(rng, ci)
+            arr[:] = np.frombuffer(other, dt, count, off)
+            return
+        if dt.names:                                       # a structured field: one of its members
+            arr = arr[rng.choice(dt.names)]
+        if arr.dtype.kind not in "iu" or arr.ndim != 1 or not arr.size:
+            return
+        dt, count = arr.dtype, arr.size
+        for _ in range(rng.choice((1, 1, 1, 2, 3)) if op == "field" else rng.choice((1, 1, 2, 3, 6))):
+            i = rng.randrange(count)
+            if op == "board":
+                arr[i] = rng.choice((0, 0, 1, 2, 1, 2, -1, 3))
+                continue
+            info = np.iinfo(dt)
+            old = int(arr[i])
+            v = rng.choice((info.min, info.max, 0, 1, 2, -1, old + 1, old - 1, old ^ (1 << rng.randrange(dt.itemsize * 8)),
+                            count, count - 1, rng.randrange(max(count, 1)), int(arr[rng.randrange(count)]),
+                            spec.num_actions, spec.num_actions - 1, 3))
+            arr[i] = max(info.min, min(info.max, v))
 
     def execute(self, inp):
         cfg = self.corpus.configs[inp["config"]]
@@ -332,7 +520,9 @@ class BlobTarget:
             for a in legal[:8]:
                 if not st.is_legal(int(a)) or st.illegal_reason(int(a)) is not None:
                     raise Finding("legal_actions and is_legal disagree")
-        play_out(st, rng, move_limit(st))
+        if hasattr(st, "recompute_hash") and st.recompute_hash() != st.hash:
+            raise Finding("an accepted blob's hash is not the hash of its position")
+        play_out(st, rng, move_limit(st), revalidate=True)
 
     def save(self, inp, folder):
         with open(os.path.join(folder, "blob.bin"), "wb") as f:
@@ -656,7 +846,8 @@ class VectorTarget:
     timeout = 20.0
 
     def generate(self, rng):
-        game, kwargs, _ = weighted(rng, [c for c in CONFIGS if c[0] != "go" or c[1].get("board_size", 19) <= 9])
+        configs = game_configs()
+        game, kwargs, _ = weighted(rng, [c for i, c in enumerate(configs) if config_cells(i) <= 100])
         if rng.random() < 0.1:
             num = rng.choice((0, -1, -2 ** 31, 2 ** 31 - 1, 2 ** 31, 2 ** 63, 10 ** 30, "4", b"4", None, True, False,
                               1.0, 2.5, float("nan"), [3], (3,), "np_int8", "np_uint64", "np_float", "np_bool",
@@ -839,6 +1030,288 @@ class VectorTarget:
 
     def save(self, inp, folder):
         return inp
+
+
+# ---- target: symmetries -----------------------------------------------------------------------------
+def _valid_index(x, n):
+    """True for an int (not a bool) in range(n): what a transform must accept."""
+    import numpy as np
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and 0 <= x < n
+
+
+class SymmetryTarget:
+    """The board transforms of every game (the spec's Symmetries), cell_moves actions included: a random game
+    played again through transform k is the transformed game (legal masks, observations, encoded planes,
+    the outcome), every action map is a permutation with an inverse, and action() and policy() refuse an
+    action, a transform index or a vector that is not one of theirs instead of wrapping it around."""
+    name = "symmetry"
+    timeout = 20.0
+
+    def __init__(self, seed):
+        self.corpus = Corpus(seed, games_per_config=2)
+
+    def generate(self, rng):
+        ci = self.corpus.pick(rng)
+        cfg = self.corpus.configs[ci]
+        moves, _ = rng.choice(cfg["games"])
+        k = rng.randrange(len(cfg["template"].symmetries()))
+        mode = rng.choice(("replay", "replay", "replay", "garbage"))
+        odd = [-1, -2, 2 ** 31, 2 ** 63, -2 ** 63, True, 1.5, "1", None, [0], "n", "n+1", "np-1", "np"]
+        return {"game": cfg["game"], "config": ci, "moves": moves[:rng.randrange(len(moves) + 1)], "k": k,
+                "mode": mode, "a": rng.choice(odd + ["ok"] * 3), "kk": rng.choice(odd + ["ok"] * 3),
+                "vec": rng.choice(("short", "long", "ok", "2d", "scalar")), "pick": rng.getrandbits(32)}
+
+    def execute(self, inp):
+        import numpy as np
+        cfg = self.corpus.configs[inp["config"]]
+        sym = cfg["template"].symmetries()
+        k, n, A = inp["k"], len(sym), cfg["template"].num_actions
+        amap = np.asarray(sym.action_maps[k])
+        if sorted(amap.tolist()) != list(range(A)):
+            raise Finding(f"transform {sym.names[k]} does not map the actions one to one")
+        j = sym.inverse(k)
+        if not np.array_equal(np.asarray(sym.action_maps[j])[amap], np.arange(A)):
+            raise Finding(f"the inverse of transform {sym.names[k]} does not undo it")
+        if inp["mode"] == "garbage":
+            return self.garbage(inp, sym, n, A)
+        st, t = cfg["template"].copy(), cfg["template"].copy()
+        if not np.array_equal(sym.observation(st.observation(), k), st.observation()):
+            return                                  # a start position the transform changes: no replay
+        for m in inp["moves"] + [None]:
+            if not np.array_equal(sym.policy(st.legal_mask(), k), t.legal_mask()):
+                raise Finding(f"{sym.names[k]}: the legal moves of the transformed position are not the "
+                              "transformed legal moves")
+            if not np.array_equal(sym.observation(st.observation(), k), t.observation()):
+                raise Finding(f"{sym.names[k]}: the transformed position's observation is not the transformed "
+                              "observation")
+            if not np.array_equal(sym.planes(st.encode(), k), t.encode()):
+                raise Finding(f"{sym.names[k]}: encoded planes do not transform with the position")
+            if (st.is_over(), st.winner, st.returns()) != (t.is_over(), t.winner, t.returns()):
+                raise Finding(f"{sym.names[k]}: the transformed game has another outcome")
+            if m is None:
+                break
+            st.step(m)
+            t.step(sym.action(m, k))
+
+    def garbage(self, inp, sym, n, A):
+        import numpy as np
+
+        def value(x, size, rng):
+            return {"ok": rng.randrange(size), "n": size, "n+1": size + 1, "np-1": np.int64(-1),
+                    "np": np.int32(rng.randrange(size))}.get(x, x) if isinstance(x, str) else x
+        rng = random.Random(inp["pick"])
+        a, kk = value(inp["a"], A, rng), value(inp["kk"], n, rng)
+        try:
+            out = sym.action(a, kk)
+        except (TypeError, ValueError, IndexError):
+            if _valid_index(a, A) and _valid_index(kk, n):
+                raise Finding(f"action({a!r}, {kk!r}) refused an action and transform in range") from None
+        else:
+            if not (_valid_index(a, A) and _valid_index(kk, n)):
+                raise Finding(f"action({a!r}, {kk!r}) returned {out!r} for an action or transform out of range")
+            if out != int(sym.action_maps[kk, a]) or not isinstance(out, int):
+                raise Finding(f"action({a!r}, {kk!r}) returned {out!r}")
+        shape = {"short": (A - 1,), "long": (A + 1,), "ok": (A,), "2d": (3, A), "scalar": ()}[inp["vec"]]
+        vec = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        try:
+            out = sym.policy(vec, inp["k"])
+        except (TypeError, ValueError, IndexError):
+            if inp["vec"] in ("ok", "2d"):
+                raise Finding(f"policy refused a vector of shape {shape}") from None
+            return
+        if inp["vec"] not in ("ok", "2d"):
+            raise Finding(f"policy accepted a vector of shape {shape} for {A} actions")
+        if out.shape != shape or sorted(out.ravel().tolist()) != sorted(vec.ravel().tolist()):
+            raise Finding("policy did not permute the vector")
+
+    def save(self, inp, folder):
+        return inp
+
+
+# ---- target: move names -------------------------------------------------------------------------------
+_TEXT_BITS = ("", " ", "\t", "\x00", "-", "x", ":", "off", "OFF", "pass", "swap", "0", "1", "9", "99", "-1",
+              "\u0663", "\u00b2", "\uff21", "\u0130", "\u017f", "\U0001d7d9", "\u200b", "\ufeff", "a", "z", "I", "i",
+              "A1", "c2-c3", "c2c3", "1e3", "0x1", "\ud800", "\n", "#", "é")
+
+
+class TextTarget:
+    """parse_action and format_action (zerogym.coords) of every game: the name of each action (with and
+    without the player who moves) parses back to it, and garbage text -- mutated names, Unicode digits and
+    letters, long numbers, control characters, objects that are no text -- gives an action in range whose
+    name parses back to it, or a ValueError that says what to type; format_action refuses what is no action."""
+    name = "text"
+    timeout = 20.0
+
+    def __init__(self, seed=0):
+        self.configs = game_configs()
+
+    def generate(self, rng):
+        ci = rng.choices(range(len(self.configs)), weights=[c[2] for c in self.configs])[0]
+        game, kwargs, _ = self.configs[ci]
+        mode = rng.choice(("roundtrip", "garbage", "garbage", "garbage", "format"))
+        return {"game": game, "config": ci, "mode": mode, "seed": rng.getrandbits(32)}
+
+    def text(self, rng, spec):
+        from zerogym.coords import format_action
+        a = rng.randrange(spec.num_actions)
+        t = format_action(spec, a, rng.choice((None, 0, 1)))
+        for _ in range(rng.choice((0, 1, 1, 2, 3))):
+            i = rng.randrange(len(t) + 1)
+            op = rng.randrange(6)
+            if op == 0:
+                t = t[:i] + rng.choice(_TEXT_BITS) + t[i:]
+            elif op == 1:
+                t = t[:i] + t[i + 1:]
+            elif op == 2:
+                t = t[:i] + rng.choice(_TEXT_BITS) + t[i + 1:]
+            elif op == 3:
+                t = t[:i] + "9" * rng.choice((5, 20, 400, 5000)) + t[i:]
+            elif op == 4:
+                t = t.swapcase()
+            else:
+                t = "".join(rng.choice(_TEXT_BITS) for _ in range(rng.randrange(1, 6)))
+        if rng.random() < 0.08:
+            return rng.choice((None, 5, -1, 2.5, b"a1", ["a1"], True, float("nan"), 10 ** 30))
+        return t
+
+    def execute(self, inp):
+        import numpy as np
+        from zerogym.coords import format_action, parse_action
+        from zerogym.registry import make_state
+        game, kwargs, _ = self.configs[inp["config"]]
+        st = make_state(game, **kwargs)
+        spec = st.spec
+        rng = random.Random(inp["seed"])
+        if inp["mode"] == "roundtrip":
+            for _ in range(8):
+                a = rng.randrange(spec.num_actions)
+                for who in (None, 0, 1):
+                    name = format_action(spec, a, who)
+                    if not isinstance(name, str) or not name:
+                        raise Finding(f"format_action({a}) gave {name!r}")
+                    back = parse_action(spec, name)
+                    if back != a:
+                        raise Finding(f"format_action({a}, player={who}) = {name!r} parses to {back!r}")
+            return
+        if inp["mode"] == "format":
+            x = rng.choice((-1, spec.num_actions, 2 ** 63, 2.0, 2.5, "3", None, True, np.int64(1), np.float64(1.0),
+                            np.array([1]), 1 + 0j))
+            try:
+                name = format_action(spec, x)
+            except (TypeError, ValueError):
+                if _valid_index(x, spec.num_actions):
+                    raise Finding(f"format_action refused the action {x!r}") from None
+                return
+            if not _valid_index(x, spec.num_actions):
+                raise Finding(f"format_action accepted {x!r} ({type(x).__name__}), which is no action, as {name!r}")
+            return
+        text = self.text(rng, spec)
+        try:
+            a = parse_action(spec, text)
+        except ValueError as err:
+            msg = str(err)
+            if "type " not in msg and "is not" not in msg:
+                raise Finding(f"parse_action({text!r}) raised an unclear ValueError: {msg[:120]}") from None
+            return
+        if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < spec.num_actions:
+            raise Finding(f"parse_action({text!r}) gave {a!r}, which is no action")
+        if parse_action(spec, format_action(spec, a)) != a:
+            raise Finding(f"parse_action({text!r}) gave {a}, whose name does not parse back to it")
+
+    def save(self, inp, folder):
+        return inp
+
+
+# ---- target: the games' own methods ------------------------------------------------------------------------
+class MethodTarget:
+    """The public methods a game's State class adds to State's (set_position, move_cells, winning_cells,
+    ...), found by looking, called with odd arguments on real positions: each returns, or refuses with
+    TypeError / ValueError; a method that changed the state must leave a position that loads again and
+    plays on to the end."""
+    name = "methods"
+    timeout = 20.0
+
+    def __init__(self, seed):
+        from zerogym._core.state import State
+        self.corpus = Corpus(seed, games_per_config=2)
+        base = set(dir(State))
+        self.methods = {}
+        for cfg in self.corpus.configs:
+            cls = type(cfg["template"])
+            if cls not in self.methods:
+                self.methods[cls] = sorted(m for m in dir(cls) if not m.startswith("_") and m not in base
+                                           and callable(getattr(cls, m)))
+
+    def generate(self, rng):
+        ci = self.corpus.pick(rng)
+        cfg = self.corpus.configs[ci]
+        moves, blob = self.corpus.position(rng, ci)
+        names = self.methods[type(cfg["template"])]
+        return {"game": cfg["game"], "config": ci, "blob": blob, "method": rng.choice(names) if names else None,
+                "args": [self.arg_spec(rng) for _ in range(rng.choice((0, 1, 1, 2, 2, 3)))],
+                "seed": rng.getrandbits(32)}
+
+    @staticmethod
+    def arg_spec(rng):
+        return rng.choice(("0", "1", "2", "-1", "A", "A-1", "big", "huge", "true", "np1", "npu64", "float", "half",
+                           "nan", "none", "str", "bytes", "list", "obj", "board", "board", "board", "board_bad",
+                           "board_float", "board_bool", "board_obj", "board_T", "board_short", "board_3d",
+                           "board_list", "board_empty", "board_u8", "board_one_side"))
+
+    def make_arg(self, what, st, rng):
+        import numpy as np
+        board = np.asarray(st.board())
+        simple = {"0": 0, "1": 1, "2": 2, "-1": -1, "A": st.num_actions, "A-1": st.num_actions - 1,
+                  "big": 2 ** 31, "huge": 2 ** 64 + 1, "true": True, "np1": np.int64(1), "npu64": np.uint64(2 ** 64 - 1),
+                  "float": 1.0, "half": 0.5, "nan": float("nan"), "none": None, "str": "1", "bytes": b"\x01",
+                  "list": [0, 1], "obj": object()}
+        if what in simple:
+            return simple[what]
+        b = board.copy()
+        if what == "board_bad":
+            for _ in range(rng.randrange(1, 4)):
+                b.flat[rng.randrange(b.size)] = rng.choice((-1, 3, 127, -128, 4))
+            return b
+        if what == "board_one_side":               # pieces of one player only, or none
+            b[b == rng.choice((1, 2))] = 0
+            if rng.random() < 0.3:
+                b[:] = 0
+            return b
+        if what == "board":                        # a real board with a few cells changed to pieces
+            for _ in range(rng.randrange(0, 4)):
+                b.flat[rng.randrange(b.size)] = rng.choice((0, 1, 2))
+            return b
+        return {"board_float": b.astype(float) + (0.5 if rng.random() < 0.3 else 0.0), "board_bool": b.astype(bool),
+                "board_obj": b.astype(object), "board_T": b.T if b.shape[0] != b.shape[1] else b[:-1],
+                "board_short": b[:, :-1], "board_3d": b[None], "board_list": b.tolist(), "board_empty": b[:0],
+                "board_u8": b.astype(np.uint8)}[what]
+
+    def execute(self, inp):
+        cfg = self.corpus.configs[inp["config"]]
+        if inp["method"] is None:
+            return
+        st = self.corpus.state(inp["config"], inp["blob"])
+        rng = random.Random(inp["seed"])
+        args = [self.make_arg(a, st, rng) for a in inp["args"]]
+        before = st.to_bytes()
+        try:
+            getattr(st, inp["method"])(*args)
+        except (TypeError, ValueError) as err:
+            if st.to_bytes() != before:
+                raise Finding(f"{inp['method']} raised {type(err).__name__} and changed the state") from None
+            return
+        if st.to_bytes() != before:
+            fresh = cfg["template"].copy()
+            try:
+                fresh.load_bytes(st.to_bytes())
+            except ValueError as err:
+                raise Finding(f"{inp['method']} left a position that does not load: {err}") from None
+            play_out(st, random.Random(inp["seed"]), move_limit(st), revalidate=True)
+
+    def save(self, inp, folder):
+        with open(os.path.join(folder, "blob.bin"), "wb") as f:
+            f.write(inp["blob"])
+        return {k: v for k, v in inp.items() if k != "blob"}
 
 
 # ---- target: agent files ------------------------------------------------------------------------------
@@ -1206,8 +1679,8 @@ class GTPTarget:
         return {k: v for k, v in inp.items() if k not in ("lines", "ends")}
 
 
-TARGET_CLASSES = {"blobs": BlobTarget, "actions": ActionTarget, "vector": VectorTarget,
-                  "checkpoints": CheckpointTarget, "gtp": GTPTarget}
+TARGET_CLASSES = {"blobs": BlobTarget, "actions": ActionTarget, "vector": VectorTarget, "symmetry": SymmetryTarget,
+                  "text": TextTarget, "methods": MethodTarget, "checkpoints": CheckpointTarget, "gtp": GTPTarget}
 
 
 def make_target(name, seed):
@@ -1291,7 +1764,8 @@ class Recorder:
                                   str(index))
             os.makedirs(folder, exist_ok=True)
             info = {"target": target, "seed": self.seed, "index": index, "kind": kind, "message": message,
-                    "signature": sig, "replay": f"python scripts/fuzz.py --replay {shlex.quote(folder)}"}
+                    "signature": sig, "games": ",".join(_SELECTED) if _SELECTED else None,
+                    "replay": f"python scripts/fuzz.py --replay {shlex.quote(folder)}"}
             if inp is not None and tgt is not None:
                 try:
                     info["input"] = json_safe(tgt.save(inp, folder))
@@ -1428,6 +1902,8 @@ class Worker:
                 "--offset", str(self.j), "--stride", str(self.opts.jobs), "--report-fd", str(write_fd),
                 "--slot-file", self.slot_file, "--examples", str(self.opts.examples),
                 "--findings", self.opts.findings]
+        if self.opts.games:
+            argv += ["--games", self.opts.games]
         if self.start_index is not None:
             argv += ["--start", str(self.start_index)]
         if self.opts.crash_at:
@@ -1630,7 +2106,7 @@ def write_summary(path, opts, names, counts, seconds, findings, elapsed, sanitiz
              f"{'worker process' if opts.jobs == 1 else 'worker processes' if opts.jobs else 'process (in-process)'}; "
              f"seed {opts.seed}  ",
              f"Sanitizers: {sanitizers or 'not active (a plain build; scripts/sanitize.sh runs this under ASan + UBSan)'}  ",
-             f"Mutation: seeded random (every input rebuilt from seed, target and index); time shares "
+             "Mutation: seeded random (every input rebuilt from seed, target and index); time shares "
              + ", ".join(f"{t} {weights[t]:g}" for t in names),
              "", f"**{total:,} inputs, {nfind:,} findings ({len(findings)} kinds).**", "",
              "| target | inputs | CPU seconds | inputs/s | findings |", "|---|---:|---:|---:|---:|"]
@@ -1639,10 +2115,11 @@ def write_summary(path, opts, names, counts, seconds, findings, elapsed, sanitiz
         s = seconds[t]
         nf = sum(f["count"] for f in findings.values() if f["target"] == t)
         lines.append(f"| {t} | {n:,} | {s:.0f} | {n / s if s else 0:,.0f} | {nf:,} |")
-    lines += ["", "Inputs per game:", "", "| target | " + " | ".join(GAMES) + " |",
-              "|---|" + "---:|" * len(GAMES)]
+    fuzzed = games()
+    lines += ["", "Inputs per game:", "", "| target | " + " | ".join(fuzzed) + " |",
+              "|---|" + "---:|" * len(fuzzed)]
     for t in names:
-        lines.append(f"| {t} | " + " | ".join(f"{counts[t].get(g, 0):,}" for g in GAMES) + " |")
+        lines.append(f"| {t} | " + " | ".join(f"{counts[t].get(g, 0):,}" for g in fuzzed) + " |")
     lines += ["", "## Findings", ""]
     if not findings:
         lines.append("None.")
@@ -1654,8 +2131,8 @@ def write_summary(path, opts, names, counts, seconds, findings, elapsed, sanitiz
                 example = os.path.relpath(example, ROOT)
             what = f["message"].replace("|", "\\|").replace("\n", " ")[:200]
             lines.append(f"| {f['target']} | {f['kind']} | {what} | {f['count']:,} | {example} |")
-        lines += ["", f"Each example folder holds the input, info.json and report.txt (traceback or crash "
-                      f"report); `python scripts/fuzz.py --replay FOLDER` runs it again."]
+        lines += ["", "Each example folder holds the input, info.json and report.txt (traceback or crash "
+                      "report); `python scripts/fuzz.py --replay FOLDER` runs it again."]
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -1665,6 +2142,7 @@ def write_summary(path, opts, names, counts, seconds, findings, elapsed, sanitiz
 def replay(folder):
     with open(os.path.join(folder, "info.json")) as f:
         info = json.load(f)
+    select_games(info.get("games"))            # the inputs of a run over some games depend on which
     tgt = make_target(info["target"], info["seed"])
     inp = tgt.generate(random.Random(input_seed(info["seed"], info["target"], info["index"])))
     print(f"replaying {info['target']} input {info['index']} (seed {info['seed']}): {info['message']}")
@@ -1714,6 +2192,8 @@ def parse_args(argv):
     p.add_argument("--seconds", type=float, default=None, help="the same in seconds (overrides --minutes)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--targets", default=",".join(TARGETS), help=f"comma-separated subset of {','.join(TARGETS)}")
+    p.add_argument("--games", default=None,
+                   help="comma-separated games for the state targets (default: every game of zerogym.registry.GAMES)")
     p.add_argument("--weights", default=None,
                    help="time shares, e.g. blobs=4,checkpoints=1 (default " +
                         ",".join(f"{k}={v}" for k, v in WEIGHTS.items()) + ")")
@@ -1740,7 +2220,22 @@ def parse_args(argv):
     p.add_argument("--crash-at", help=argparse.SUPPRESS)        # TARGET:INDEX, for testing crash handling
     opts = p.parse_args(argv)
     opts.seconds_total = opts.seconds if opts.seconds is not None else 60 * (opts.minutes if opts.minutes else 5)
+    select_games(opts.games)
     return opts
+
+
+def select_games(text):
+    """Fuzz only the games named in `text` (comma-separated; None: every game)."""
+    global _SELECTED
+    if not text:
+        _SELECTED = None
+        return
+    from zerogym.registry import GAMES
+    names = tuple(g.strip() for g in text.split(",") if g.strip())
+    bad = [g for g in names if g not in GAMES]
+    if bad or not names:
+        sys.exit(f"fuzz: unknown games {bad}; choose from {', '.join(GAMES)}")
+    _SELECTED = names
 
 
 def main(argv=None):

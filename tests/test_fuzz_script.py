@@ -29,11 +29,13 @@ def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
     out = tmp_path / "fuzz.md"
     result = fuzz.run(["--seconds", "20", "--jobs", "1", "--seed", "1", "--no-progress", "--out", str(out),
                        "--findings", str(tmp_path / "findings"),
-                       "--weights", "blobs=1,actions=1,vector=1,checkpoints=1,gtp=1"])
+                       "--weights", "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1"])
     assert not result["findings"], describe(result["findings"])
     for target in fuzz.TARGETS:
         assert sum(result["counts"][target].values()) > 0, target
-    for game in fuzz.GAMES:                                  # every game is fuzzed by the state targets
+    from zerogym.registry import GAMES
+    assert fuzz.games() == tuple(GAMES)                      # every game of the registry, none named in the script
+    for game in GAMES:                                       # every game is fuzzed by the state targets
         assert result["counts"]["blobs"][game] > 0 and result["counts"]["actions"][game] > 0, game
     text = out.read_text()
     assert "| blobs |" in text and "## Findings" in text and "None." in text and "Sanitizers:" in text
@@ -52,7 +54,7 @@ def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path)
 
 
 def test_inputs_depend_on_seed_target_and_index_only(fuzz):
-    for name in ("blobs", "actions", "vector", "gtp"):
+    for name in ("blobs", "actions", "vector", "symmetry", "text", "methods", "gtp"):
         a, b = fuzz.make_target(name, 3), fuzz.make_target(name, 3)
         for index in (0, 1, 57):
             ia = a.generate(random.Random(fuzz.input_seed(3, name, index)))
@@ -61,3 +63,19 @@ def test_inputs_depend_on_seed_target_and_index_only(fuzz):
         other = a.generate(random.Random(fuzz.input_seed(4, name, 0)))
         first = a.generate(random.Random(fuzz.input_seed(3, name, 0)))
         assert fuzz.json_safe(other) != fuzz.json_safe(first), name
+
+
+def test_games_narrows_the_state_targets_and_configs_come_from_the_registry(fuzz, tmp_path):
+    result = fuzz.run(["--seconds", "6", "--jobs", "0", "--no-progress", "--games", "havannah,breakthrough",
+                       "--targets", "blobs,symmetry", "--out", str(tmp_path / "fuzz.md"),
+                       "--findings", str(tmp_path / "findings")])
+    assert not result["findings"], describe(result["findings"])
+    assert set(result["counts"]["blobs"]) == {"havannah", "breakthrough"}
+    configs = fuzz.game_configs()
+    assert {g for g, _, _ in configs} == {"havannah", "breakthrough"}
+    for game in ("havannah", "breakthrough"):                 # each game's weights add up to the same share
+        assert abs(sum(w for g, _, w in configs if g == game) - fuzz.GAME_WEIGHT) < 1e-9
+    assert ("havannah", {"swap": True}) in [(g, kw) for g, kw, _ in configs]      # a bool kwarg flipped
+    fuzz.select_games(None)
+    with pytest.raises(SystemExit, match="unknown games"):
+        fuzz.select_games("chess")

@@ -12,6 +12,8 @@ where it departs from them (lower-case letters, column numbers), and the functio
 game's GameInfo (zerogym.registry.game_info).  The pass and swap actions are the spec's
 pass_action and swap_action.
 """
+import operator
+
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"   # 25 letters: enough for every supported board
 
 
@@ -57,8 +59,11 @@ def _spec(obj):
 
 
 def checked_action(spec, action):
-    """`action` as an int, or ValueError if it is not one of the game's actions."""
-    a = int(action)
+    """`action` as an int, or TypeError if it is no integer (a float, a bool, a string), ValueError if it
+    is not one of the game's actions."""
+    if isinstance(action, bool) or type(action).__name__ == "bool_" or not hasattr(type(action), "__index__"):
+        raise TypeError(f"an action is an int, got {type(action).__name__} {action!r}")
+    a = operator.index(action)
     if not 0 <= a < spec.num_actions:
         raise ValueError(f"action {action!r} is out of range 0..{spec.num_actions - 1} for {spec.name}")
     return a

@@ -45,6 +45,15 @@ _TRANSFORMS.update(_HEXAGON)
 HEXAGON = ("identity", *_HEXAGON)
 
 
+def _index(x, n, what):
+    """x as an int in 0..n-1 (an integer type, not a bool), else TypeError / ValueError saying so."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"a {what} index must be an int, got {type(x).__name__} {x!r}")
+    if not 0 <= x < n:
+        raise ValueError(f"{what} index {x} is out of range 0..{n - 1}")
+    return int(x)
+
+
 class Symmetries:
     """Transforms `names` of an H x W board with `num_actions` actions.
 
@@ -129,11 +138,13 @@ class Symmetries:
 
     def policy(self, p, k):
         """Transform (..., A) policy vectors or action masks by symmetry k."""
-        return p[..., self._action_src[k]]
+        if np.ndim(p) == 0 or np.shape(p)[-1] != self.num_actions:
+            raise ValueError(f"a policy or mask vector has {self.num_actions} entries, got shape {np.shape(p)}")
+        return p[..., self._action_src[_index(k, len(self), "symmetry")]]
 
     def action(self, a, k):
         """The action that action `a` becomes under symmetry k."""
-        return int(self.action_maps[k, a])
+        return int(self.action_maps[_index(k, len(self), "symmetry"), _index(a, self.num_actions, "action")])
 
     def inverse(self, k):
         """The index of the transform that undoes symmetry k."""

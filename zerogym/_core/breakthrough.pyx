@@ -18,12 +18,14 @@ first: 0, or set_position's player to move).  Hash: XOR of a Zobrist key per pie
 """
 from libc.stdint cimport int8_t, int16_t, uint64_t
 from libc.string cimport memset, memcpy
+import operator
+
 import numpy as np
 
 from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
                                  mask_over, set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL,
-                                 BLOB_OK, BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH,
-                                 BLOB_GAME)
+                                 BLOB_OK, BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_MOVES, BLOB_LAST_ACTION,
+                                 BLOB_HASH, BLOB_GAME)
 from zerogym._core.common cimport cell_key, board_hash, scan_board
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
@@ -183,7 +185,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef uint64_t hv = 0
     cdef int count[2]
     cdef int won[2]
-    cdef int i, la, mover, t
+    cdef int i, la, mover, t = -1, w, goal
     cdef int code = check_header(h, p.cells * MOVES, longest(p.rows, p.cols))
     if code == BLOB_OK:
         code = scan_board(b, p.cells, SALT, &hv, count)
@@ -191,6 +193,10 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
         return code
     if cnt[0] != count[0] or cnt[1] != count[1] or count[0] > 2 * p.cols or count[1] > 2 * p.cols:
         return BAD_COUNT
+    # moves played and moves still to come fit in the longest game, so the counter stays in range on
+    # every move from here (each move but the last one brings a piece a row nearer its far row)
+    if h.moves + moves_left(p, b) > longest(p.rows, p.cols) - (h.status == RUNNING):
+        return BLOB_MOVES
     if first_of(p, s)[0] != 0 and first_of(p, s)[0] != 1:
         return BAD_FIRST
     if h.to_play != (first_of(p, s)[0] + h.moves) % 2:
@@ -211,12 +217,38 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     if won[0] and won[1]:
         return BLOB_STATUS
     if won[0] or won[1]:
+        w = 0 if won[0] else 1
         if h.status != TERMINAL:
             return BLOB_STATUS
-        if h.winner != (0 if won[0] else 1):
-            return BLOB_WINNER
+        if h.winner != w or (la >= 0 and w != 1 - h.to_play):
+            return BLOB_WINNER                 # a move ends the game for the player who made it
+        if la >= 0:
+            # and it is the last move that won: before it no piece of w was on its far row, and the
+            # other player had a piece, which only a diagonal move can have taken
+            goal = goal_row(p, w) * p.cols
+            for i in range(goal, goal + p.cols):
+                if b[i] == w + 1 and i != t:
+                    return BLOB_STATUS
+            if t < goal or t >= goal + p.cols:
+                if count[1 - w] != 0 or la % MOVES == 1:
+                    return BLOB_STATUS
+            elif count[1 - w] == 0 and la % MOVES == 1:
+                return BLOB_STATUS
         return BLOB_OK
     return BLOB_STATUS if h.status != RUNNING else BLOB_OK
+
+
+cdef inline int moves_left(const Params* p, const int8_t* b) noexcept nogil:
+    # the most moves the pieces on b can still make without reaching their far row: rows - 2 - r for a
+    # piece of player 0 on row r, r - 1 for one of player 1 (none on or past the row before the goal)
+    cdef int i, r, n = 0
+    for i in range(p.cells):
+        r = i // p.cols
+        if b[i] == 1 and r < p.rows - 2:
+            n += p.rows - 2 - r
+        elif b[i] == 2 and r > 1:
+            n += r - 1
+    return n
 
 
 cdef inline int longest(int rows, int cols) noexcept nogil:
@@ -279,6 +311,13 @@ def make_spec(rows=8, cols=8):
     return spec
 
 
+def _int_arg(x, what):
+    """x as an int (any integer type but bool), else TypeError naming `what`."""
+    if isinstance(x, (bool, np.bool_)) or not hasattr(type(x), "__index__"):
+        raise TypeError(f"breakthrough: {what} must be an int, got {type(x).__name__} {x!r}")
+    return operator.index(x)
+
+
 cdef class BreakthroughState(State):
     """Breakthrough position: BreakthroughState(rows=8, cols=8); action (r * cols + c) * 3 + d."""
 
@@ -301,7 +340,8 @@ cdef class BreakthroughState(State):
         """((r, c) the piece leaves, (r, c) it goes to, or None off the board) of `action` played by
         `player` (default: the player to move)."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef int a = int(action), pl = self.current_player if player is None else int(player)
+        a = _int_arg(action, "action")
+        pl = self.current_player if player is None else _int_arg(player, "player")
         if not 0 <= a < self.g.num_actions or pl not in (0, 1):
             raise ValueError(f"breakthrough: no action {action!r} for player {player!r}")
         t = target(p, a, pl)
@@ -332,8 +372,9 @@ cdef class BreakthroughState(State):
             raise ValueError(f"breakthrough: board must have shape ({p.rows}, {p.cols}), got {arr.shape}")
         if arr.dtype.kind not in "iub" or not np.isin(arr, (0, 1, 2)).all():
             raise ValueError("breakthrough: board values must be 0 (empty), 1 (player 0) or 2 (player 1)")
-        if isinstance(to_play, bool) or to_play not in (0, 1):
+        if _int_arg(to_play, "to_play") not in (0, 1):
             raise ValueError(f"breakthrough: to_play must be 0 or 1, got {to_play!r}")
+        to_play = operator.index(to_play)
         counts = [int((arr == 1).sum()), int((arr == 2).sum())]
         if max(counts) > 2 * p.cols:
             raise ValueError(f"breakthrough: at most {2 * p.cols} pieces a player (two rows), got {counts}")

@@ -32,13 +32,16 @@ Hash: XOR of a Zobrist key per stone (cell, colour), XOR SIDE_KEY when player 1 
 from libc.stdint cimport int8_t, int16_t, int32_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
+import operator
+
 import numpy as np
 
-from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
-                                 mask_over, set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL,
-                                 BLOB_OK, BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_MOVES,
-                                 BLOB_LAST_ACTION, BLOB_HASH, BLOB_CELL, BLOB_GAME)
-from zerogym._core.common cimport cell_key, board_hash
+from zerogym._core.game cimport (Header, header, align8, finish, check_header, start, played, mask_over,
+                                 set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK,
+                                 BLOB_STATUS, BLOB_WINNER, BLOB_CELL, BLOB_GAME)
+from zerogym._core.common cimport cell_key
+from zerogym._core.connection cimport (side_key, stones_hash, find_mut, singletons, check_placements,
+                                       same_forest, board_array, forest_roots)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
@@ -101,9 +104,8 @@ cdef inline uint16_t* groups_of(const Params* p, char* s) noexcept nogil:
     return <uint16_t*> (s + p.off_groups)
 
 
-cdef inline uint64_t side_key() noexcept nogil:
-    # an index past every (cell, colour) key
-    return splitmix64(<uint64_t> (2 * MAX_CELLS + 7) + <uint64_t> SALT)
+cdef inline uint64_t side() noexcept nogil:
+    return side_key(MAX_CELLS, SALT)
 
 
 cdef inline int popcount6(unsigned int x) noexcept nogil:
@@ -120,20 +122,6 @@ cdef inline int shapes(uint16_t bits) noexcept nogil:
             (FORK if popcount6(bits >> SIDE_SHIFT) >= 3 else 0))
 
 
-cdef inline int find_mut(int16_t* par, int x) noexcept nogil:
-    # root of x with path halving (apply only)
-    while par[x] != x:
-        par[x] = par[par[x]]
-        x = par[x]
-    return x
-
-
-cdef inline int find_ro(const int16_t* par, int x) noexcept nogil:
-    while par[x] != x:
-        x = par[x]
-    return x
-
-
 cdef inline bint surrounded(const Params* p, const int8_t* b, int x, int8_t v) noexcept nogil:
     # True if x holds v and is enclosed by six stones of v (a ring of six around it)
     cdef int k
@@ -147,12 +135,9 @@ cdef inline bint surrounded(const Params* p, const int8_t* b, int x, int8_t v) n
 
 cdef void reset(const void* pp, char* s) noexcept nogil:
     cdef const Params* p = <const Params*> pp
-    cdef int16_t* par = parent_of(p, s)
-    cdef int i
     memset(s, 0, p.state_bytes)
     start(header(s), 0)
-    for i in range(p.cells):
-        par[i] = <int16_t> i
+    singletons(parent_of(p, s), p.cells)
 
 
 cdef int check(const void* pp, char* s, int a) noexcept nogil:
@@ -218,7 +203,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
             finish(h, me)
         elif info[0] == p.on_cells:
             finish(h, -1)
-    h.hash ^= side_key()
+    h.hash ^= side()
     played(h, a)
 
 
@@ -248,13 +233,6 @@ cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nog
 
 
 # ---- validation of an untrusted blob (and the rules recomputed from the definitions) -------------
-cdef int ref_find(int16_t* par, int x) noexcept nogil:
-    while par[x] != x:
-        par[x] = par[par[x]]
-        x = par[x]
-    return x
-
-
 cdef void ref_groups(const Params* p, const int8_t* b, int16_t* ref, uint16_t* bits) noexcept nogil:
     # ref: a fresh union-find of the stones' groups built from the board alone; bits: at each root,
     # the corners and sides of its group
@@ -268,8 +246,8 @@ cdef void ref_groups(const Params* p, const int8_t* b, int16_t* ref, uint16_t* b
         for k in range(3):                   # (r-1, c), (r-1, c+1), (r, c+1): the others see a
             y = p.nbr[6 * a + k]
             if y >= 0 and b[y] == b[a]:
-                ra = ref_find(ref, a)
-                ry = ref_find(ref, y)
+                ra = find_mut(ref, a)
+                ry = find_mut(ref, y)
                 if ra != ry:
                     ref[ra] = <int16_t> ry
                     bits[ry] |= bits[ra]
@@ -326,63 +304,38 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int16_t owner[MAX_CELLS]       # ref group -> the blob's root for it
     cdef int16_t group[MAX_CELLS]       # the blob's root -> ref group
     cdef int8_t tmp[MAX_CELLS]
-    cdef int i, x, steps, g, m, la, c0, c1, w, won, before
+    cdef int i, la = h.last_action, w, won, before
+    cdef int count[2]
     cdef uint64_t hv = 0
     cdef int code = check_header(h, p.cells + 1, p.on_cells + p.swap)
     if code != BLOB_OK:
         return code
-    c0 = c1 = 0
+    count[0] = count[1] = 0
     for i in range(p.cells):
         if b[i] < 0 or b[i] > 2 or (b[i] != 0 and not p.on[i]):
             return BLOB_CELL
         if b[i]:
             hv ^= cell_key(i, b[i] - 1, SALT)
-            if b[i] == 1:
-                c0 += 1
-            else:
-                c1 += 1
-    m = h.moves
-    la = h.last_action
-    if h.to_play != m % 2:
-        return BLOB_TO_PLAY
-    if h.hash != (hv ^ side_key() if h.to_play == 1 else hv):
-        return BLOB_HASH
-    # without a swap player 0 has placed (m+1)//2 stones; a swap (move 2) made its first one player 1's
-    if c1 != m // 2 or not (c0 == (m + 1) // 2 or (p.swap and m >= 2 and c0 == (m - 1) // 2)):
-        return BLOB_MOVES
-    if info[0] != c0 + c1:
+            count[b[i] - 1] += 1
+    code = check_placements(h, b, count, hv, side(), p.swap, p.cells)
+    if code != BLOB_OK:
+        return code
+    if info[0] != count[0] + count[1]:
         return BAD_STONES
-    if la == p.cells:
-        if not (p.swap and m == 2 and c0 == 0):
-            return BLOB_LAST_ACTION
-    elif la >= 0 and b[la] != 2 - h.to_play:
-        return BLOB_LAST_ACTION
-    # the union-find forest: links in range, no cycles, the same groups as the board's, and the
-    # corners and sides of each group at its root
-    for i in range(p.cells):
-        if par[i] < 0 or par[i] >= p.cells or (b[i] == 0 and par[i] != i):
-            return BAD_FOREST
-    for i in range(p.cells):
-        x = i
-        steps = 0
-        while par[x] != x:
-            x = par[x]
-            steps += 1
-            if steps > p.cells:
-                return BAD_FOREST
-        root[i] = <int16_t> x
-        owner[i] = -1
-        group[i] = -1
+    # the union-find forest: links in range, no cycles, the same groups as the board's; at each group's
+    # root the corners and sides its stones touch, elsewhere no more than that (bits left from when a
+    # stone was a root; an empty cell holds none)
     ref_groups(p, b, ref, bits)
+    if not same_forest(par, p.cells, b, p.cells, ref, root, owner, group):
+        return BAD_FOREST
     for i in range(p.cells):
-        g = ref_find(ref, i)
-        if owner[g] == -1 and group[root[i]] == -1:
-            owner[g] = root[i]
-            group[root[i]] = <int16_t> g
-        elif owner[g] != root[i] or group[root[i]] != g:
-            return BAD_FOREST
-    for i in range(p.cells):
-        if b[i] and par[i] == i and grp[i] != bits[group[i]]:
+        if b[i] == 0:
+            if grp[i] != 0:
+                return BAD_GROUPS
+        elif par[i] == i:
+            if grp[i] != bits[group[i]]:
+                return BAD_GROUPS
+        elif grp[i] & ~bits[group[root[i]]]:
             return BAD_GROUPS
     # the game is over exactly when a player has a ring, bridge or fork, made by the last stone,
     # or when the board is full
@@ -404,7 +357,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
         return BLOB_STATUS if before else BLOB_OK
     if info[1] != 0:
         return BAD_WIN
-    if c0 + c1 == p.on_cells:
+    if count[0] + count[1] == p.on_cells:
         if h.status != TERMINAL:
             return BLOB_STATUS
         return BLOB_WINNER if h.winner != -1 else BLOB_OK
@@ -497,6 +450,14 @@ def make_spec(board_size=8, swap=False):
     return spec
 
 
+def _check_player(player):
+    """TypeError unless `player` is an int (not a bool), ValueError unless it is 0 or 1."""
+    if isinstance(player, (bool, np.bool_)) or not hasattr(type(player), "__index__"):
+        raise TypeError(f"havannah: player must be an int, 0 or 1, got {type(player).__name__} {player!r}")
+    if operator.index(player) not in (0, 1):
+        raise ValueError(f"havannah: player must be 0 or 1, got {player!r}")
+
+
 cdef class HavannahState(State):
     """Havannah position: HavannahState(board_size=8, swap=False).  Player 0 moves first."""
 
@@ -507,13 +468,7 @@ cdef class HavannahState(State):
     def board(self):
         """int8 (D, D): 0 empty or off the hexagon, 1 player 0, 2 player 1."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t* b = board_of(p, self.s)
-        out = np.empty((p.d, p.d), dtype=np.int8)
-        cdef int8_t[:, ::1] o = out
-        cdef int i
-        for i in range(p.cells):
-            o[i // p.d, i % p.d] = b[i]
-        return out
+        return board_array(board_of(p, self.s), p.d, p.d)
 
     def on_board(self):
         """bool (D, D): True on the cells of the hexagon."""
@@ -528,22 +483,13 @@ cdef class HavannahState(State):
     def recompute_hash(self):
         """The Zobrist hash computed from scratch from the board and the player to move."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef uint64_t hsh = board_hash(board_of(p, self.s), p.cells, SALT)
-        if header(self.s).to_play == 1:
-            hsh ^= side_key()
-        return hsh
+        return stones_hash(board_of(p, self.s), p.cells, header(self.s).to_play, SALT, side())
 
     def components(self):
         """int64 (D*D,): the union-find root of every cell (an empty cell is its own), read without
         compressing paths."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef const int16_t* par = parent_of(p, self.s)
-        out = np.empty(p.cells, dtype=np.int64)
-        cdef long long[::1] o = out
-        cdef int i
-        for i in range(p.cells):
-            o[i] = find_ro(par, i)
-        return out
+        return forest_roots(parent_of(p, self.s), p.cells)
 
     def winning_shapes(self):
         """The shapes the winning stone made, a tuple of "ring", "bridge", "fork" (empty unless won)."""
@@ -557,8 +503,7 @@ cdef class HavannahState(State):
         cdef const Params* p = <const Params*> self.g.params
         cdef int16_t ref[MAX_CELLS]
         cdef uint16_t bits[MAX_CELLS]
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        _check_player(player)
         cdef int w = wins_on(p, board_of(p, self.s), <int8_t> (player + 1), ref, bits)
         return tuple(name for bit, name in SHAPES if w & bit)
 
@@ -566,8 +511,7 @@ cdef class HavannahState(State):
         """int8 (D*D,): 1 on each empty cell where a stone of `player` (0 or 1) would win at once,
         whoever is to move; all 0 once the game is over.  The state is not changed."""
         cdef const Params* p = <const Params*> self.g.params
-        if player not in (0, 1):
-            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        _check_player(player)
         out = np.zeros(p.cells, dtype=np.int8)
         cdef int8_t[::1] o = out
         cdef int a, me = player

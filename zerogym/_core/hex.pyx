@@ -17,13 +17,13 @@ Hash: XOR of a Zobrist key per stone (cell, colour), XOR SIDE_KEY when white is 
 """
 from libc.stdint cimport int8_t, int16_t, uint64_t
 from libc.string cimport memset
-import numpy as np
 
-from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
-                                 mask_over, set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL,
-                                 BLOB_OK, BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_MOVES,
-                                 BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
-from zerogym._core.common cimport cell_key, board_hash, scan_board, empty_mask
+from zerogym._core.game cimport (Header, header, align8, finish, check_header, start, played, mask_over,
+                                 set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK,
+                                 BLOB_STATUS, BLOB_WINNER, BLOB_GAME)
+from zerogym._core.common cimport cell_key, scan_board, empty_mask
+from zerogym._core.connection cimport (side_key, stones_hash, find_mut, singletons, check_placements,
+                                       same_forest, board_array, forest_roots)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
@@ -63,29 +63,14 @@ cdef inline int16_t* parent_of(const Params* p, char* s) noexcept nogil:
     return <int16_t*> (s + p.off_parent)
 
 
-cdef inline uint64_t side_key() noexcept nogil:
-    # an index past every (cell, colour) key
-    return splitmix64(<uint64_t> (2 * MAX_CELLS + 7) + <uint64_t> SALT)
+cdef inline uint64_t side() noexcept nogil:
+    return side_key(MAX_CELLS, SALT)
 
 
 cdef inline int edge(const Params* p, int player) noexcept nogil:
     # the first of the two edge nodes `player` joins: TOP (then BOTTOM) for black, LEFT (then
     # RIGHT) for white
     return p.top + 2 * player
-
-
-cdef inline int find_mut(int16_t* par, int x) noexcept nogil:
-    # root of x with path halving (apply only)
-    while par[x] != x:
-        par[x] = par[par[x]]
-        x = par[x]
-    return x
-
-
-cdef inline int find_ro(const int16_t* par, int x) noexcept nogil:
-    while par[x] != x:
-        x = par[x]
-    return x
 
 
 cdef inline void link(int16_t* par, int a, int b) noexcept nogil:
@@ -101,13 +86,10 @@ cdef inline void link(int16_t* par, int a, int b) noexcept nogil:
 cdef void reset(const void* pp, char* s) noexcept nogil:
     cdef const Params* p = <const Params*> pp
     cdef Header* h = header(s)
-    cdef int16_t* par = parent_of(p, s)
-    cdef int i
     # the whole blob, padding included, so that equal positions have equal bytes (memcmp, pickle)
     memset(s, 0, p.state_bytes)
     start(h, 0)
-    for i in range(p.cells + 4):
-        par[i] = <int16_t> i
+    singletons(parent_of(p, s), p.cells + 4)
 
 
 cdef int check(const void* pp, char* s, int a) noexcept nogil:
@@ -122,7 +104,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
     cdef Header* h = header(s)
     cdef int8_t* b = board_of(p, s)
     cdef int16_t* par = parent_of(p, s)
-    cdef int me = h.to_play, n = p.n, i, a0, r, c, t, x, e
+    cdef int me = h.to_play, n = p.n, a0, r, c, t, x, e
     cdef int8_t v = <int8_t> (me + 1)
     if a == p.cells:
         # swap: black's only stone at (r, c) becomes a white stone at (c, r)
@@ -133,8 +115,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
         b[a0] = 0
         b[t] = 2
         h.hash ^= cell_key(a0, 0, SALT) ^ cell_key(t, 1, SALT)
-        for i in range(p.cells + 4):
-            par[i] = <int16_t> i
+        singletons(par, p.cells + 4)
         if r == 0:                 # the white stone's column is r
             par[t] = <int16_t> p.left
         elif r == n - 1:
@@ -167,7 +148,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
             link(par, a, e + 1)
         if find_mut(par, e) == find_mut(par, e + 1):
             finish(h, me)
-    h.hash ^= side_key()
+    h.hash ^= side()
     played(h, a)
 
 
@@ -195,13 +176,6 @@ cdef void observe(const void* pp, char* s, int player, int8_t* out) noexcept nog
 
 
 # ---- validation of an untrusted blob ------------------------------------------------------------
-cdef int ref_find(int16_t* par, int x) noexcept nogil:
-    while par[x] != x:
-        par[x] = par[par[x]]
-        x = par[x]
-    return x
-
-
 cdef void groups(const Params* p, const int8_t* b, int skip, int16_t* ref) noexcept nogil:
     # ref: a fresh union-find of the stones' groups and the edge nodes, built from the board alone
     # (the cell `skip` counted as empty; -1 for none)
@@ -219,19 +193,19 @@ cdef void groups(const Params* p, const int8_t* b, int skip, int16_t* ref) noexc
         nb[2] = a - 1 if c > 0 else -1                       # (r, c-1): the other three see a
         for j in range(3):
             if nb[j] >= 0 and nb[j] != skip and b[nb[j]] == b[a]:
-                ra = ref_find(ref, a)
-                rb = ref_find(ref, nb[j])
+                ra = find_mut(ref, a)
+                rb = find_mut(ref, nb[j])
                 ref[ra] = <int16_t> rb
         x = r if b[a] == 1 else c
         e = edge(p, b[a] - 1)
         if x == 0:
-            ref[ref_find(ref, a)] = <int16_t> ref_find(ref, e)
+            ref[find_mut(ref, a)] = <int16_t> find_mut(ref, e)
         if x == n - 1:
-            ref[ref_find(ref, a)] = <int16_t> ref_find(ref, e + 1)
+            ref[find_mut(ref, a)] = <int16_t> find_mut(ref, e + 1)
 
 
 cdef inline int connected(const Params* p, int16_t* ref, int player) noexcept nogil:
-    return ref_find(ref, edge(p, player)) == ref_find(ref, edge(p, player) + 1)
+    return find_mut(ref, edge(p, player)) == find_mut(ref, edge(p, player) + 1)
 
 
 cdef int validate(const void* pp, char* s) noexcept nogil:
@@ -243,53 +217,20 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int16_t root[MAX_CELLS + 4]
     cdef int16_t owner[MAX_CELLS + 4]       # ref group -> the blob's root for it
     cdef int16_t group[MAX_CELLS + 4]       # the blob's root -> ref group
-    cdef int i, x, steps, g, nodes = p.cells + 4, m, la, cb, cw, w
+    cdef int la = h.last_action, w
     cdef int count[2]
     cdef uint64_t hv = 0
     cdef int code = check_header(h, p.cells + 1, p.cells + 1)
     if code == BLOB_OK:
         code = scan_board(b, p.cells, SALT, &hv, count)
+    if code == BLOB_OK:
+        code = check_placements(h, b, count, hv, side(), p.swap, p.cells)
     if code != BLOB_OK:
         return code
-    m = h.moves
-    la = h.last_action
-    cb = count[0]
-    cw = count[1]
-    if h.to_play != m % 2:
-        return BLOB_TO_PLAY
-    if h.hash != (hv ^ side_key() if h.to_play == 1 else hv):
-        return BLOB_HASH
-    # without a swap black has placed (m+1)//2 stones; a swap (move 2) turned black's first into white's
-    if cw != m // 2 or not (cb == (m + 1) // 2 or (p.swap and m >= 2 and cb == (m - 1) // 2)):
-        return BLOB_MOVES
-    if la == p.cells:
-        if not (p.swap and m == 2 and cb == 0):
-            return BLOB_LAST_ACTION
-    elif la >= 0 and b[la] != 2 - h.to_play:
-        return BLOB_LAST_ACTION
     # the union-find forest: links in range, no cycles, and the same groups as the board's
-    for i in range(nodes):
-        if par[i] < 0 or par[i] >= nodes or (i < p.cells and b[i] == 0 and par[i] != i):
-            return BAD_FOREST
-    for i in range(nodes):
-        x = i
-        steps = 0
-        while par[x] != x:
-            x = par[x]
-            steps += 1
-            if steps > nodes:
-                return BAD_FOREST
-        root[i] = <int16_t> x
-        owner[i] = -1
-        group[i] = -1
     groups(p, b, -1, ref)
-    for i in range(nodes):
-        g = ref_find(ref, i)
-        if owner[g] == -1 and group[root[i]] == -1:
-            owner[g] = root[i]
-            group[root[i]] = <int16_t> g
-        elif owner[g] != root[i] or group[root[i]] != g:
-            return BAD_FOREST
+    if not same_forest(par, p.cells + 4, b, p.cells, ref, root, owner, group):
+        return BAD_FOREST
     # the game is over exactly when a side connects, and it was the last stone that connected it
     if connected(p, ref, 0) and connected(p, ref, 1):
         return BLOB_STATUS
@@ -347,33 +288,18 @@ cdef class HexState(State):
     def board(self):
         """int8 (N, N): 0 empty, 1 black, 2 white."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t* b = board_of(p, self.s)
-        out = np.empty((p.n, p.n), dtype=np.int8)
-        cdef int8_t[:, ::1] o = out
-        cdef int i
-        for i in range(p.cells):
-            o[i // p.n, i % p.n] = b[i]
-        return out
+        return board_array(board_of(p, self.s), p.n, p.n)
 
     def recompute_hash(self):
         """The Zobrist hash computed from scratch from the board and the player to move."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef uint64_t hsh = board_hash(board_of(p, self.s), p.cells, SALT)
-        if header(self.s).to_play == 1:
-            hsh ^= side_key()
-        return hsh
+        return stones_hash(board_of(p, self.s), p.cells, header(self.s).to_play, SALT, side())
 
     def components(self):
         """int64 (N*N + 4,): the union-find root of every cell and of the edge nodes TOP, BOTTOM,
         LEFT, RIGHT (indices N*N .. N*N+3), read without compressing paths."""
         cdef const Params* p = <const Params*> self.g.params
-        cdef const int16_t* par = parent_of(p, self.s)
-        out = np.empty(p.cells + 4, dtype=np.int64)
-        cdef long long[::1] o = out
-        cdef int i
-        for i in range(p.cells + 4):
-            o[i] = find_ro(par, i)
-        return out
+        return forest_roots(parent_of(p, self.s), p.cells + 4)
 
     def winning_path(self):
         """For a finished game, a shortest chain of the winner's stones joining its two edges, as

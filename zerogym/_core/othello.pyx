@@ -20,7 +20,7 @@ import numpy as np
 
 from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
                                  set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK,
-                                 BLOB_STATUS, BLOB_WINNER, BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
+                                 BLOB_STATUS, BLOB_WINNER, BLOB_MOVES, BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
 from zerogym._core.common cimport cell_key, board_hash, scan_board
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
@@ -382,6 +382,10 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
         return BLOB_HASH
     if x.count[0] != count[0] or x.count[1] != count[1]:
         return BAD_COUNTS
+    # a placement fills a cell, a pass follows a placement: moves + 2 * empty cells never grows by more
+    # than one, so a counter within this bound stays within check_header's on every move from here
+    if h.moves + 2 * (p.cells - count[0] - count[1]) > 2 * p.cells + 1:
+        return BLOB_MOVES
     if x.bb[0] != bb[0] or x.bb[1] != bb[1]:
         return BAD_BITBOARDS
     if 0 <= h.last_action < p.cells and b[h.last_action] != 2 - h.to_play:

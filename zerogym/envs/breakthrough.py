@@ -9,7 +9,7 @@ from zerogym._core.breakthrough import BreakthroughState
 from zerogym.envs.base import BoardGameEnv, env_factories
 from zerogym.envs.game_info import Example, GameInfo
 
-_MOVE = re.compile(r"^([a-z])(\d+)[-x:]?(off|[a-z])(\d*)$")
+_MOVE = re.compile(r"^([a-z])(\d{1,9})[-x:]?(off|[a-z])(\d{0,9})$")
 
 
 class BreakthroughInfo(GameInfo):

@@ -29,9 +29,9 @@ class ConnectFourInfo(LineGameInfo):
         w = spec.obs_shape[1]
         t = "".join(str(text).split()).upper()
         for prefix in ("COLUMN", "COL"):
-            if t.startswith(prefix) and t[len(prefix):].isdigit():
+            if t.startswith(prefix) and t[len(prefix):].isdecimal():
                 t = t[len(prefix):]
-        if t.isdigit() and 1 <= int(t) <= w:
+        if t.isdecimal() and len(t) <= 9 and 1 <= int(t) <= w:
             return int(t) - 1
         raise ValueError(f"{str(text).strip()!r} is not a column: type {self.input_help(spec)}")
 

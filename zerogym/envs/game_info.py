@@ -21,6 +21,11 @@ from zerogym.render import grid_items, last_point
 SPECIAL_NAMES = ("pass", "swap")     # the names of spec.pass_action and spec.swap_action
 
 
+def _row(text):
+    """True if `text` is a row number int() reads (decimal digits, not too many of them)."""
+    return text.isdecimal() and len(text) <= 9
+
+
 @dataclass(frozen=True)
 class Example:
     """A game's example on its docs page (zerogym.gamedocs)."""
@@ -105,14 +110,14 @@ class GameInfo:
         for special, name in zip((spec.pass_action, spec.swap_action), SPECIAL_NAMES):
             if special >= 0 and t == name.upper():
                 return special
-        if len(t) >= 2 and t[0] in COLUMNS[:w] and t[1:].isdigit() and 1 <= int(t[1:]) <= h:
+        if len(t) >= 2 and t[0] in COLUMNS[:w] and _row(t[1:]) and 1 <= int(t[1:]) <= h:
             return (int(t[1:]) - 1) * w + COLUMNS.index(t[0])
         why = ""
         if t.lower() in SPECIAL_NAMES:
             why = f"{spec.name} has no {t.lower()}; "
-        elif t[:1] == "I" and t[1:].isdigit() and w > 8:
+        elif t[:1] == "I" and _row(t[1:]) and w > 8:
             why = "there is no column I (the letters skip it); "
-        elif len(t) >= 2 and t[0] in COLUMNS + "I" and t[1:].isdigit():
+        elif len(t) >= 2 and t[0] in COLUMNS + "I" and _row(t[1:]):
             why = f"off the {h}x{w} board; " if t[0] not in COLUMNS[:w] or not 1 <= int(t[1:]) <= h else ""
         raise ValueError(f"{str(text).strip()!r} is not a move: {why}type {self.input_help(spec)}")
 

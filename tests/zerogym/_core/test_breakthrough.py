@@ -281,3 +281,102 @@ def test_random_play_keeps_every_invariant(rows, cols, seed):
     b = s.board()
     won = [(b[rows - 1] == 1).any() or s.counts()[1] == 0, (b[0] == 2).any() or s.counts()[0] == 0]
     assert won[s.winner] and not won[1 - s.winner] and s.winner == 1 - s.current_player
+
+
+# ---- untrusted input: blobs the rules cannot reach, odd arguments -------------------------------------
+def rehash(blob, spec, board, to_play):
+    """`blob` with the hash of `board` with `to_play` to move (taken from a state set to it)."""
+    h = make(*board.shape).set_position(board, to_play).hash
+    return poke(blob, spec, "hash", h)
+
+
+def test_a_finished_blob_must_have_been_won_by_its_last_move():
+    # black reaches row 6 with a second black piece already there: the game was over before
+    s = position(6, 6, {(4, 0): 1, (4, 3): 1, (1, 5): 2})
+    s.step(act(6, 4, 0, 1))
+    spec = s.spec
+    make(6, 6).load_bytes(s.to_bytes())
+    b = s.board()
+    b[4, 3], b[5, 3] = 0, 1
+    blob = poke(poke(s.to_bytes(), spec, "board", 0, 4 * 6 + 3), spec, "board", 1, 5 * 6 + 3)
+    with pytest.raises(ValueError, match="invalid breakthrough state blob.*status"):
+        make(6, 6).load_bytes(rehash(blob, spec, b, 1))
+    # white moved last, yet black is the winner (black on its far row all along)
+    s = position(6, 6, {(4, 3): 2, (2, 0): 1}, to_play=1)
+    s.step(act(6, 4, 3, 1))
+    blob = poke(poke(s.to_bytes(), spec, "board", 0, 2 * 6), spec, "board", 1, 5 * 6)
+    b = s.board()
+    b[2, 0], b[5, 0] = 0, 1
+    blob = poke(poke(rehash(blob, spec, b, 0), spec, "status", 1), spec, "winner", 0)
+    with pytest.raises(ValueError, match="invalid breakthrough state blob.*winner"):
+        make(6, 6).load_bytes(blob)
+    # white's last piece gone after a straight move, which captures nothing
+    s = position(6, 6, {(1, 2): 1, (4, 4): 2})
+    s.step(act(6, 1, 2, 1))
+    b = s.board()
+    b[4, 4] = 0
+    blob = poke(poke(s.to_bytes(), spec, "board", 0, 4 * 6 + 4), spec, "count", 0, 1)
+    blob = poke(poke(rehash(blob, spec, b, 1), spec, "status", 1), spec, "winner", 0)
+    with pytest.raises(ValueError, match="invalid breakthrough state blob.*status"):
+        make(6, 6).load_bytes(blob)
+
+
+def moves_left(board):
+    """Moves the pieces can still make short of their far row (black moves to higher rows)."""
+    rows = board.shape[0]
+    return sum(max(0, rows - 2 - r) if v == 1 else max(0, r - 1) for (r, c), v in np.ndenumerate(board) if v)
+
+
+def test_a_move_counter_that_play_would_run_past_the_longest_game_is_refused():
+    # before, a blob was accepted with any counter up to max_moves, and play from it then reached
+    # positions that were refused; now the counter plus the moves still possible must fit
+    rng = np.random.default_rng(0)
+    s = make(6, 6)
+    s.step(int(s.legal_actions()[0]))
+    spec, limit = s.spec, max_moves(6, 6)
+    top = limit - 1 - moves_left(s.board())
+    top -= (top - s.move_count) % 2                      # keep the parity: the same player to move
+    t = make(6, 6)
+    t.load_bytes(poke(s.to_bytes(), spec, "moves", top))
+    while not t.is_over():
+        t.step(int(rng.choice(t.legal_actions())))
+        make(6, 6).load_bytes(t.to_bytes())              # every position on the way loads
+    assert t.move_count <= limit
+    with pytest.raises(ValueError, match="invalid breakthrough state blob.*moves"):
+        make(6, 6).load_bytes(poke(s.to_bytes(), spec, "moves", top + 2))
+
+
+def test_odd_arguments_are_refused_saying_what_is_allowed():
+    s = make(6, 6)
+    with pytest.raises(ValueError, match="no action"):
+        s.move_cells(2 ** 64)
+    for bad in (1.5, "3", True, None):
+        with pytest.raises(TypeError, match="action must be an int"):
+            s.move_cells(bad)
+    with pytest.raises(TypeError, match="player must be an int"):
+        s.move_cells(3, 1.0)
+    assert s.move_cells(np.int64(act(6, 1, 2, 1))) == ((1, 2), (2, 2))
+    board = s.board()
+    for bad in (1.0, True, "1"):
+        with pytest.raises(TypeError, match="to_play must be an int"):
+            make(6, 6).set_position(board, bad)
+    assert make(6, 6).set_position(board, np.int8(1)).current_player == 1
+
+
+def test_garbage_move_text_and_transform_arguments_are_refused():
+    spec = make(6, 6).spec
+    for text in ("c2-c" + "3" * 5000, "c" + "2" * 400 + "-c3", "c2²-c3", ""):
+        with pytest.raises(ValueError, match="is not a move"):
+            parse_action(spec, text)
+    for bad in (2.0, True, "3"):
+        with pytest.raises(TypeError, match="an action is an int"):
+            format_action(spec, bad)
+    sym = spec.symmetries
+    for a, k in ((-1, 1), (spec.num_actions, 1), (0, -1), (0, len(sym))):
+        with pytest.raises(ValueError, match="out of range"):
+            sym.action(a, k)
+    with pytest.raises(TypeError):
+        sym.action(True, 1)
+    for shape in ((spec.num_actions + 1,), (spec.num_actions - 1,), ()):
+        with pytest.raises(ValueError, match="entries"):
+            sym.policy(np.zeros(shape), 1)

@@ -678,11 +678,17 @@ def refused(s, blob, field):
     assert s.to_bytes() == before
 
 
-def test_blob_fields_must_agree_with_the_board():
-    n, actions = 5, ring_game(5, around([(4, 4)]), [], [], (4, 3))
-    s = HavannahState(board_size=n)
+def before_a_ring():
+    """(state, its moves): side 5, a ring around (4, 4) one stone short; its last move closes it."""
+    actions = ring_game(5, around([(4, 4)]), [], [], (4, 3))
+    s = HavannahState(board_size=5)
     for a in actions[:-1]:
         s.step(a)
+    return s, actions
+
+
+def test_blob_fields_must_agree_with_the_board():
+    s, actions = before_a_ring()
     blob, spec = s.to_bytes(), s.spec
     refused(s, poke(blob, spec, "stones", int(peek(blob, spec, "stones")[0]) + 1), "stones")
     refused(s, poke(blob, spec, "win", 1), "win")
@@ -776,3 +782,38 @@ def test_the_hexagon_transforms_need_an_odd_square_grid():
     for h, w in ((4, 4), (5, 7)):
         with pytest.raises(ValueError, match="hexagon's transforms need a"):
             Symmetries(("identity", "hexagon_rot60"), h, w, h * w + 1)
+
+
+def test_corner_and_side_bits_off_the_roots_are_checked_too():
+    s, actions = before_a_ring()
+    blob, spec = s.to_bytes(), s.spec
+    roots, board = s.components(), s.board().ravel()
+    empty = int(np.flatnonzero(board == 0)[0])
+    refused(s, poke(blob, spec, "groups", 1, empty), "groups")              # bits on an empty cell
+    member = int(np.flatnonzero((board != 0) & (roots != np.arange(roots.size)))[0])
+    full = int(peek(blob, spec, "groups")[roots[member]])
+    missing = next(bit for bit in (1 << k for k in (*range(6), *range(8, 14))) if not full & bit)
+    refused(s, poke(blob, spec, "groups", missing, member), "groups")      # more than its group touches
+    t = HavannahState(board_size=5)
+    t.load_bytes(poke(blob, spec, "groups", 0, member))                    # a stale subset, as apply leaves
+    t.step(actions[-1])
+    assert t.winner == s.current_player
+
+
+def test_odd_players_and_move_text_are_refused_saying_what_is_allowed():
+    from zerogym.coords import format_action, parse_action
+    s = HavannahState(board_size=4)
+    for bad in (True, 1.0, "1", None):
+        with pytest.raises(TypeError, match="player must be an int"):
+            s.winning_cells(bad)
+        with pytest.raises(TypeError, match="player must be an int"):
+            s.shapes_on_board(bad)
+    with pytest.raises(ValueError, match="0 or 1"):
+        s.winning_cells(2)
+    assert s.winning_cells(np.int64(1)).sum() == 0
+    for text in ("D4²", "D" + "4" * 5000, "\u00b2"):
+        with pytest.raises(ValueError, match="is not a move"):
+            parse_action(s.spec, text)
+    for bad in (3.0, True, "3"):
+        with pytest.raises(TypeError, match="an action is an int"):
+            format_action(s.spec, bad)

@@ -192,6 +192,31 @@ def test_othello_cached_fields_must_match_the_board():
             refused(s, poke(blob, spec, "bitboards", 1, 0), "bitboards")
 
 
+@pytest.mark.parametrize("case", [("othello", {"board_size": 6}), ("breakthrough", {"rows": 6, "cols": 5})],
+                         ids=case_id)
+def test_a_move_counter_stays_in_range_on_every_move_from_an_accepted_blob(case):
+    # the counter of a game that set_position may start anywhere is only bounded, and by the moves the
+    # position still allows: the largest counter accepted plays to the end with every position accepted
+    game, kwargs = case
+    rng = np.random.default_rng(1)
+    s = midgame(game, kwargs)
+    blob, spec = s.to_bytes(), s.spec
+    top = None
+    for moves in range(s.move_count, 4 * s.num_actions, 2):        # the same parity: the same player to move
+        try:
+            zerogym.make_state(game, **kwargs).load_bytes(poke(blob, spec, "moves", moves))
+        except ValueError as err:
+            assert "moves" in str(err)
+            break
+        top = moves
+    assert top is not None and top > s.move_count
+    t = zerogym.make_state(game, **kwargs)
+    t.load_bytes(poke(blob, spec, "moves", top))
+    while not t.is_over():
+        t.step(int(rng.choice(t.legal_actions())))
+        zerogym.make_state(game, **kwargs).load_bytes(t.to_bytes())
+
+
 def test_hex_union_find_must_match_the_groups():
     s = zerogym.make_state("hex", board_size=4, swap=False)
     for a in (0, 5, 4, 6):            # black A1, A2 (a group on the first row); white B2, C2

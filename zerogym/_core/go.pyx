@@ -909,6 +909,9 @@ cdef class GoState(State):
 
     def _point(self, r, c):
         cdef const Params* p = self._p()
+        for x in (r, c):                   # a float would land between points, off every chain
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral):
+                raise TypeError(f"a point's row and column are ints, got {r!r}, {c!r}")
         if not (0 <= r < p.n and 0 <= c < p.n):
             raise ValueError(f"point ({r}, {c}) is off the {p.n}x{p.n} board")
         return (r + 1) * p.w + c

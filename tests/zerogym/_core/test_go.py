@@ -693,3 +693,13 @@ def test_copy_is_independent(n, data):
     assert d == s
     with pytest.raises(ValueError):
         GoState(n + 1).copy_from(s)
+
+
+def test_a_point_that_is_not_two_ints_is_refused():
+    # liberties(0.5, 0.5) used to follow the chain links of a border point and never return
+    s = GoState(board_size=5)
+    s.step(2 * 5 + 2)
+    for r, c in ((0.5, 0.5), (2.0, 2), (True, 0), ("2", 2)):
+        with pytest.raises(TypeError, match="ints"):
+            s.liberties(r, c)
+    assert s.liberties(np.int64(2), 2) == 4

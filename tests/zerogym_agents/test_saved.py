@@ -47,6 +47,20 @@ def test_pretrained_go_9x9_is_the_transfer_experiments_best_and_beats_random():
     assert result.total.wins == 4
 
 
+@pytest.mark.parametrize("name,game,kwargs", [("breakthrough_6x6", "breakthrough", {"rows": 6, "cols": 6}),
+                                                ("havannah_4", "havannah", {"board_size": 4})])
+def test_pretrained_agents_of_the_newer_games_beat_random(name, game, kwargs):
+    if name not in pretrained_names():
+        pytest.skip(f"pretrained:{name} is not shipped")
+    card = load_card(f"pretrained:{name}")
+    assert card["game"] == game and card["kwargs"] == kwargs and "command" in card
+    from zerogym_agents.arena.match import play_match
+    from zerogym_agents import RandomAgent
+    result = play_match(load_agent(f"pretrained:{name}", simulations=32, seed=0), RandomAgent(1), game, kwargs,
+                        games=4, seed=0)
+    assert result.total.wins == 4
+
+
 def test_arena_specs_reach_saved_agents():
     agent = agent_from_spec("pretrained:tictactoe", "tictactoe", {}, seed=0)
     env = zerogym.make("tictactoe")

@@ -448,7 +448,7 @@ def check_text(text, g, e):
     ends = [m.end() - 1 for m in re.finditer(r"\S+", header)]         # a cell sits under its label's last character
     gaps = set(np.diff(ends).tolist())                                  # evenly spaced, labels apart
     assert len(gaps) <= 1 and all(gap > max(map(len, labels)) for gap in gaps), header
-    last = last_point(game_name(e), state.last_action, board, 1 - state.current_player)
+    last = last_point(state.spec, state.last_action, board, 1 - state.current_player)
     on = state.on_board() if hasattr(state, "on_board") else np.ones((h, w), bool)    # Havannah: a hexagon
     for r in range(h):
         line = lines[1 + (r if g.row0_on_top else h - 1 - r)]
@@ -468,22 +468,19 @@ def check_text(text, g, e):
     assert lines[-1] == f"move {state.move_count}, {status}"
 
 
-def game_name(e):
-    return e.metadata["name"][:-3]
-
-
-def last_point(game, action, board, mover=0):
+def last_point(spec, action, board, mover=0):
     """(row, col) of the piece the last move placed (or moved, by `mover`), or None (start, pass)."""
     h, w = board.shape
-    if action < 0:
+    if action < 0 or action == spec.pass_action:
         return None
-    if game == "connect_four":                                  # the top piece of the column
+    if action == spec.swap_action:                              # a swap leaves one stone, the swapped one
+        return tuple(int(v) for v in np.argwhere(board)[0])
+    if spec.action_kind == "columns":                           # the top piece of the column
         return int(np.flatnonzero(board[:, action])[0]), action
-    if game == "breakthrough":                                  # a row forward: down for player 0
-        (r, c), d = divmod(action // 3, w), action % 3
-        return r + 1 - 2 * mover, c + d - 1
-    if action == h * w:                             # pass; Hex's and Havannah's swap leave one stone, the swapped one
-        return tuple(int(v) for v in np.argwhere(board)[0]) if game in ("hex", "havannah") else None
+    if spec.action_kind == "cell_moves":                        # a step forward: down the rows for player 0
+        cell, d = divmod(action, spec.actions_per_cell)
+        (r, c), (dr, dc) = divmod(cell, w), spec.move_offsets[d]
+        return r + dr * (1 - 2 * mover), c + dc
     return divmod(action, w)
 
 

@@ -230,8 +230,8 @@ def ratio(a, b):
     return f"{a / b:.1f}x" if a and b else "n/a"
 
 
-TARGETS = ("*: no PettingZoo env of this game; OpenSpiel's game as a PettingZoo AEC env through Shimmy instead.\n\n"
-           "Targets: zerogym env() at least 10x PettingZoo env(), with and without a seeded reset every episode; "
+SHIMMY_NOTE = "*: no PettingZoo env of this game; OpenSpiel's game as a PettingZoo AEC env through Shimmy instead.\n\n"
+TARGETS = ("Targets: zerogym env() at least 10x PettingZoo env(), with and without a seeded reset every episode; "
            "the zerogym State at least as fast as OpenSpiel; "
            "the better zerogym vector figure at least 3x the best of OpenSpiel and Pgx.")
 
@@ -267,7 +267,8 @@ def table(rows):
     lines = ["| game | " + " | ".join(c[0] for c in columns) + " |", "|" + "---|" * (len(columns) + 1)]
     for label, r in rows:
         lines.append(f"| {label} | " + " | ".join(c[1](r) for c in columns) + " |")
-    return "\n".join(lines) + "\n\n" + TARGETS
+    note = SHIMMY_NOTE if any(r.get("shimmy") for _, r in rows) else ""
+    return "\n".join(lines) + "\n\n" + note + TARGETS
 
 
 def plot(rows, path):

@@ -91,7 +91,10 @@ def test_async_resume_loses_no_games(ray_session, tmp_path):
         assert [s.consumed for s in resumed.slots] == [s.consumed for s in first.slots]
         assert resumed.positions == first.positions and resumed.games == first.games
         resumed.run(progress=False, stop_at=5)
-        assert resumed.step == 5 and resumed.positions > first.positions
+        # two more tasks played moves; whether a game ended in them depends on which worker ran first
+        def recorded(t):
+            return t.positions + sum(len(g) for s in t.slots for g in s.records.pending)
+        assert resumed.step == 5 and recorded(resumed) > recorded(first)
     finally:
         resumed.close()
 

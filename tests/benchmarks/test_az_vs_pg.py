@@ -2,7 +2,6 @@
 references random and uct:10, 2 games per evaluation. The harness it runs on (training through the budget,
 resuming, evaluation, round robin) is tested in tests/zerogym_agents/experiment."""
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -12,16 +11,13 @@ import torch
 
 import zerogym
 
-BENCHMARKS = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks")
+from benchmark_scripts import load_script as load_benchmark
+
 ALGOS = ("alphazero", "reinforce", "reinforce_baseline", "ppo")
 
 
 def load_script(name="az_vs_pg"):
-    spec = importlib.util.spec_from_file_location(f"{name}_under_test", os.path.abspath(os.path.join(BENCHMARKS,
-                                                                                                   f"{name}.py")))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark(name)
 
 
 TINY = ["--games", "connect_four", "--net", "blocks=1", "channels=8", "--steps", "2", "--evals", "1",

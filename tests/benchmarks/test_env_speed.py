@@ -1,17 +1,12 @@
 """benchmarks/env_speed.py: the seeded-reset loop and the table's comparison for games PettingZoo lacks."""
-import importlib.util
-import os
 
 import zerogym
 
-BENCHMARKS = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks")
+from benchmark_scripts import load_script as load_benchmark
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("env_speed_under_test", os.path.join(BENCHMARKS, "env_speed.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("env_speed")
 
 
 def test_the_seeded_loop_reseeds_every_episode_and_counts_moves():

@@ -1,15 +1,10 @@
 """benchmarks/scaling.py's PPO part: the section it writes into scaling.md, replaced in place or appended."""
-import importlib.util
-import os
 
-BENCHMARKS = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks")
+from benchmark_scripts import load_script as load_benchmark
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("scaling_under_test", os.path.join(BENCHMARKS, "scaling.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("scaling")
 
 
 def test_the_ppo_section_is_replaced_in_place_or_appended(tmp_path):

@@ -1,22 +1,17 @@
 """benchmarks/time_to_strength.py --quick at tiny scale: every method of every game trains, is evaluated and
 appears in the report's table; the machine's load is recorded. The harness it runs on is tested in
 tests/zerogym_agents/experiment."""
-import importlib.util
 import json
 import os
 
 import pytest
 import torch
 
-BENCHMARKS = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks")
+from benchmark_scripts import load_script as load_benchmark
 
 
 def load_script():
-    path = os.path.abspath(os.path.join(BENCHMARKS, "time_to_strength.py"))
-    spec = importlib.util.spec_from_file_location("time_to_strength_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("time_to_strength")
 
 
 @pytest.fixture(scope="module")

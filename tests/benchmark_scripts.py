@@ -1,0 +1,13 @@
+"""The scripts of benchmarks/ loaded as modules for their tests (they are scripts, not a package)."""
+import importlib.util
+import os
+
+BENCHMARKS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+
+
+def load_script(name):
+    """benchmarks/<name>.py as a fresh module."""
+    spec = importlib.util.spec_from_file_location(f"{name}_under_test", os.path.join(BENCHMARKS, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -279,7 +279,7 @@ def ppo_lines(results, rounds, updates, load):
              f"{cfg.ppo_batch_size}, a ResNet of {cfg.net['blocks']} blocks x {cfg.net['channels']} channels), torch "
              "on 1 thread per process: `--workers 1` (the games in the learner's process) against `--backend local "
              "--workers 2` (two worker processes, the learner in a third). Each run: one warm-up update, then "
-             f"{updates} timed ones; {rounds} runs of each, interleaved; medians. Same 2 shared cores (load average "
+             f"{updates} timed ones; {rounds} runs of each, interleaved; medians. Same 2 cores (load average "
              f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the start, {load[3]:.1f} / {load[4]:.1f} / "
              f"{load[5]:.1f} at the end).", "",
              "| workers | learner moves/s (whole updates) | moves/s while collecting rollouts | runs (whole updates) |",
@@ -361,7 +361,7 @@ def write(args, tp, stats, history, samples, consume, sgd, positions, load_befor
     lines = [
         "# Scaling self-play over Ray workers", "",
         f"Measured by `python benchmarks/scaling.py --seconds {args.seconds:g} --rounds {args.rounds} "
-        f"--train-minutes {args.train_minutes:g}` on a **2-core CPU machine shared with other work** "
+        f"--train-minutes {args.train_minutes:g}` on a **2-core CPU machine** "
         f"(load average {load_before[0]:.1f} / {load_before[1]:.1f} / {load_before[2]:.1f} at the start, "
         f"{load_after[0]:.1f} / {load_after[1]:.1f} / {load_after[2]:.1f} at the end). No multi-core or GPU machine "
         "was available: every figure here is from those 2 cores, so 2 workers is the most that can be measured, "
@@ -383,10 +383,11 @@ def write(args, tp, stats, history, samples, consume, sgd, positions, load_befor
         f"{'yes' if pub_share <= 0.05 else 'no'} |",
         f"| process memory growth < 10% (after the first fifth of the run) | {100 * growth:.1f}% | "
         f"{'yes' if growth < 0.1 else 'no'} |",
-        "", f"2 plain processes give {p2 / p1:.2f}x one process, 2 Ray workers {ray2 / ray1:.2f}x one worker: on 2 "
-        "shared cores the second process competes with the driver and with the machine's other load.", "",
+        "", f"2 plain processes give {p2 / p1:.2f}x one process, 2 Ray workers {ray2 / ray1:.2f}x one worker (2x at "
+        "best on 2 cores; the driver and the machine's other load share them).", "",
         f"## A training run (ray backend, async, 2 workers, {args.train_minutes:g} minutes)", "",
-        f"{args.train_minutes:g} minutes rather than 10, to keep the shared machine's load down. "
+        (f"{args.train_minutes:g} minutes rather than 10, to keep the shared machine's load down. "
+         if args.train_minutes < 10 else "") +
         f"{stats['tasks']} tasks, {stats['games']} games, {stats['positions']} positions, {stats['train_steps']} SGD "
         f"steps of 128 ({stats['train_steps'] / stats['elapsed']:.2f} learner steps/s; SGD took "
         f"{100 * stats['sgd_seconds'] / stats['elapsed']:.0f}% of the driver's wall time), {stats['version']} weight "

@@ -464,6 +464,13 @@ def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, 
         net.load_state_dict(payload["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise NetFileError(f"{source}: corrupt zerogym network ({type(e).__name__}: {e})") from e
+    bad = {k: int((~torch.isfinite(v)).sum()) for k, v in net.state_dict().items()
+           if v.is_floating_point() and not bool(torch.isfinite(v).all())}
+    if bad:
+        raise NetFileError(f"{source}: corrupt zerogym network: non-finite (NaN or infinite) values in "
+                           + ", ".join(f"{k} ({n})" for k, n in list(bad.items())[:5])
+                           + (f" and {len(bad) - 5} more tensors" if len(bad) > 5 else "")
+                           + "; a net with them cannot play (a training run that diverged writes such weights)")
     if config is not None and saved != config:
         if type(config) is not type(saved):
             raise NetFileError(f"{source} holds a {cls.__name__} ({type(saved).__name__}), "

@@ -308,6 +308,20 @@ def test_load_refuses_corrupt_and_foreign_files(tmp_path):
         load_net(tmp_path / "missing.pt")
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("key", ["value.mlp.2.weight", "trunk.0.1.running_var"])
+def test_load_refuses_non_finite_weights(tmp_path, key, value):
+    net = PolicyValueNet(for_game("tictactoe", blocks=1, channels=8))
+    save_net(net, tmp_path / "net.pt")
+    payload = torch.load(tmp_path / "net.pt", weights_only=True)
+    assert key in payload["state_dict"]
+    payload["state_dict"][key].view(-1)[:2] = value
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(NetFileError, match=f"bad.pt: corrupt zerogym network: non-finite .* in {key} \\(2\\)"):
+        load_net(tmp_path / "bad.pt")
+    load_net(tmp_path / "net.pt")                  # the good file still loads
+
+
 # ---- malformed net files ---------------------------------------------------------------------------------
 
 def _net_file(tmp_path):

@@ -213,7 +213,7 @@ def consume_cost(cfg):
         for r in results:
             for moves, done in task_moves(r):
                 rec.add(moves)
-                for i, returns, _ in done:
+                for i, returns, *_ in done:
                     tr.add_game(rec.finish(i, returns))
         consume = (time.perf_counter() - t0) / len(results)
         positions = np.mean([len(r["games"]) for r in results])

@@ -79,9 +79,6 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self.lost_tasks = 0
         self._reset_scale_stats()
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir, net=net)
-        if self.cfg.aux_targets:
-            raise ValueError("the ray backend does not ship the games' final ownership and score: train "
-                             "ownership_weight / score_weight with --backend local")
         if self.cfg.max_train_per_step == 0:
             raise ValueError("max_train_per_step = 0 turns training off; the ray backend trains by "
                              "RayConfig.samples_per_position instead: leave max_train_per_step > 0")
@@ -217,6 +214,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
                 continue
             slot.inflight.popleft()
             # copies: views of the object store would pin a whole task while one of its games is in progress
+            result["finals"] = [None if f is None else (f[0].copy(), f[1]) for f in result["finals"]]
             return task, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in result.items()}
 
     def _next_slot(self):
@@ -244,8 +242,8 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self._staleness.append(self.version - task.version)
         for moves, done in task_moves(result):
             slot.records.add(moves)
-            for i, returns, score in done:
-                self.add_game(slot.records.finish(i, returns))
+            for i, returns, score, final in done:
+                self.add_game(slot.records.finish(i, returns, final))
                 if score is not None and task.opponent in self.pool.entries:
                     self.pool.record(task.opponent, score)
                     self.pool_games += 1

@@ -22,17 +22,19 @@ def play_task(engine, evaluator, opp_evaluator, task):
     """Run `task` on `engine` (a SelfPlay) and return its result: the learner's moves as arrays in
     the order they were played (games (M,), planes int8 (M, C, H, W), masks, policies, movers, and
     step_ends: rows played up to the end of each step), the games that ended as (step, game,
-    returns, score) and the games' state at the end (carry)."""
+    returns, score), their finals (with auxiliary targets the final (ownership, score) of each,
+    SelfPlay.finals; else None each) and the games' state at the end (carry)."""
     t0 = time.perf_counter()
     if task["carry"] is not None:
         engine.load_carry(task["carry"])
     engine.rebuild(task["seed"])
-    rows, finished, step_ends = [], [], []
+    rows, finished, finals, step_ends = [], [], [], []
     for t in range(task["steps"]):
         moves, done = engine.step(evaluator, opp_evaluator)
         rows.extend(moves)
         step_ends.append(len(rows))
         finished.extend((t, i, returns, score) for i, returns, score in done)
+        finals.extend(engine.finals.get(i) for i, _, _ in done)
     h, w, c = engine.template.spec.obs_shape
     a = engine.template.spec.num_actions
     return {"slot": task["slot"], "index": task["index"], "version": task["version"], "opponent": task["opponent"],
@@ -41,19 +43,19 @@ def play_task(engine, evaluator, opp_evaluator, task):
             "masks": np.stack([r[2] for r in rows]) if rows else np.zeros((0, a), np.int8),
             "policies": np.stack([r[3] for r in rows]) if rows else np.zeros((0, a), np.float32),
             "movers": np.array([r[4] for r in rows], np.int64), "step_ends": np.array(step_ends, np.int64),
-            "finished": finished, "carry": engine.carry(), "seconds": time.perf_counter() - t0}
+            "finished": finished, "finals": finals, "carry": engine.carry(), "seconds": time.perf_counter() - t0}
 
 
 def task_moves(result):
     """The result's moves step by step: yields (moves of the step as (game, planes, mask, policy,
-    mover) tuples, the games that ended in it as (game, returns, score))."""
-    start, k, fin = 0, 0, result["finished"]
+    mover) tuples, the games that ended in it as (game, returns, score, final))."""
+    start, k, fin, finals = 0, 0, result["finished"], result["finals"]
     for t, end in enumerate(result["step_ends"]):
         moves = zip(result["games"][start:end].tolist(), result["planes"][start:end], result["masks"][start:end],
                     result["policies"][start:end], result["movers"][start:end].tolist())
         done = []
         while k < len(fin) and fin[k][0] == t:
-            done.append(fin[k][1:])
+            done.append(fin[k][1:] + (finals[k],))
             k += 1
         yield moves, done
         start = end

@@ -26,6 +26,11 @@ def _same(a, b):
         assert a[key].dtype == b[key].dtype and a[key].tobytes() == b[key].tobytes(), key
     assert [(t, i, list(r), s) for t, i, r, s in a["finished"]] == \
            [(t, i, list(r), s) for t, i, r, s in b["finished"]]
+    assert len(a["finals"]) == len(a["finished"]) and len(b["finals"]) == len(b["finished"])
+    for x, y in zip(a["finals"], b["finals"]):
+        assert (x is None) == (y is None)
+        if x is not None:
+            assert x[0].tobytes() == y[0].tobytes() and x[1] == y[1]
     assert a["carry"]["roots"] == b["carry"]["roots"]
     assert a["carry"]["move_no"].tolist() == b["carry"]["move_no"].tolist()
     assert a["carry"]["learner_seat"].tolist() == b["carry"]["learner_seat"].tolist()

@@ -37,6 +37,15 @@ def test_arena_help_names_its_default_folder_which_git_ignores():
         assert "arena_results/" in f.read().split()
 
 
+@pytest.mark.parametrize("command", [["arena"], ["train", "pg"], ["train", "alphazero"]])
+def test_game_help_lists_every_registered_game(command):
+    from zerogym.registry import GAMES
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli", *command, "--help"], capture_output=True,
+                         text=True)
+    text = " ".join(out.stdout.split())
+    assert out.returncode == 0 and all(re.search(rf"\b{name}\b", text) for name in GAMES)
+
+
 def test_train_alphazero_summary_rounds_its_losses_and_never_prints_none(tmp_path, capsys):
     tiny = ["--no-progress", "--set", "simulations=4", "concurrent_games=8", "batch_size=8", "min_buffer=8",
             "checkpoint_every=5", 'net={"blocks": 1, "channels": 4}']

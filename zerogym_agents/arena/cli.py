@@ -2,6 +2,7 @@
 import shlex
 import sys
 
+from zerogym.registry import GAMES
 from zerogym_agents.specs import AGENT_SPECS, agent_from_spec, agent_names, game_kwargs_for_agents, parse_kwargs
 
 
@@ -10,7 +11,7 @@ def add_arena_parser(subparsers):
     p = subparsers.add_parser("arena", help="round robin between agents: Elo table, plot and game records",
                               description="Every pair of agents plays --games games (colours alternated); "
                                           "ratings are maximum-likelihood Elo with 95% intervals.")
-    p.add_argument("--game", required=True, help="game name: go, othello, hex, connect_four, tictactoe")
+    p.add_argument("--game", required=True, help="game name: " + ", ".join(GAMES))
     p.add_argument("--kwargs", nargs="*", default=[], metavar="KW",
                    help="game kwargs: a JSON object or key=value words, e.g. board_size=9 komi=7.5")
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC", help=f"agent specs: {AGENT_SPECS}")

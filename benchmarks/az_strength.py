@@ -3,13 +3,20 @@ final match; the trained agent is saved with a model card (optionally into the p
 
     python benchmarks/az_strength.py --game tictactoe [--steps 300] [--eval-every 50] [--final-games 200]
                                      [--save-pretrained tictactoe]
+    python benchmarks/az_strength.py --game connect_four --minutes 15 --workers 2 --set search=gumbel \
+                                     --opening-moves 2 --label connect_four_15min
 
-Writes benchmarks/results/az_strength_<game>.md and .png, TensorBoard logs under runs/.
+--workers N plays self-play on N Ray workers (the ray backend, async) while this process trains; a
+step is then one worker's task (steps_per_task search steps), so --steps and --eval-every count tasks.
+--set overrides the preset's training settings (AlphaZeroConfig fields, values read as JSON).
+--opening-moves K starts every pair of evaluation games from the same K random moves, colours swapped.
+
+Writes benchmarks/results/az_strength_<label>.md and .png (label: the preset by default), the run
+(checkpoints, TensorBoard logs) under runs/az-strength-<label>/.
 """
 import argparse
 import os
 import sys
-import time
 
 import matplotlib
 import numpy as np
@@ -22,6 +29,7 @@ from zerogym_agents.alphazero.config import AlphaZeroConfig  # noqa: E402
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer  # noqa: E402
 from zerogym_agents.arena.elo import fit_elo  # noqa: E402
 from zerogym_agents.arena.match import play_match  # noqa: E402
+from zerogym_agents.config_io import parse_kwargs  # noqa: E402
 from zerogym_agents.saved import PRETRAINED_DIR, save_agent  # noqa: E402
 from zerogym_agents.search_agents import AlphaZeroAgent, UCTAgent  # noqa: E402
 
@@ -66,36 +74,53 @@ def main(argv=None):
     ap.add_argument("--final-games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--save-pretrained", default=None, metavar="NAME", help="also save as pretrained:NAME")
-    ap.add_argument("--minutes", type=float, default=None, help="stop training after this much training time")
+    ap.add_argument("--minutes", type=float, default=None, help="stop training after this much training time "
+                    "(the learning rate then anneals over it)")
+    ap.add_argument("--workers", type=int, default=None, help="self-play on this many Ray workers")
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="training settings over the preset's")
+    ap.add_argument("--opening-moves", type=int, default=0, metavar="K", help="random opening moves of the "
+                    "evaluation games (default 0)")
+    ap.add_argument("--label", default=None, help="names the results and the run folder (default: --game)")
     args = ap.parse_args(argv)
+    args.label = args.label or args.game
     preset = PRESETS[args.game]
     steps = args.steps or preset["steps"]
     game, kwargs = preset["game"], preset["kwargs"]
+    config = {**preset["config"], **parse_kwargs(args.set)}
     cfg = AlphaZeroConfig(game=game, game_kwargs=kwargs, max_steps=steps, checkpoint_every=args.eval_every, seed=args.seed,
-                          **preset["config"])
-    trainer = AlphaZeroTrainer(cfg, os.path.join("runs", f"az-strength-{args.game}"))
-    sims = preset["sims"]
+                          **config)
+    run_dir = os.path.join("runs", f"az-strength-{args.label}")
+    if args.workers:
+        from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
+        trainer = RayAlphaZeroTrainer(cfg, run_dir, ray_config={"workers": args.workers})
+    else:
+        trainer = AlphaZeroTrainer(cfg, run_dir)
+    sims, opening = preset["sims"], args.opening_moves
     outcomes, curve, t_train = [], [], 0.0
     for i, a in enumerate(preset["baselines"]):          # the baselines against each other, once
         for b in preset["baselines"][i + 1:]:
             outcomes += play_match(baseline(a, 1), baseline(b, 2), game, kwargs, games=args.eval_games,
                                    seed=args.seed, names=(a, b)).outcomes()
-    while trainer.step < steps and (args.minutes is None or t_train < 60 * args.minutes):
-        t0 = time.perf_counter()
-        trainer.run(progress=False, stop_at=trainer.step + args.eval_every)
-        t_train += time.perf_counter() - t0
+    budget = None if args.minutes is None else 60.0 * args.minutes
+    trainer.time_budget = budget          # the learning rate then anneals over the minutes, not the steps
+    while trainer.step < steps and (budget is None or t_train < budget):
+        t_train += trainer.train_for(args.eval_every, t_train, None if budget is None else budget - t_train)
         name = f"az@{trainer.step}"
         for b in preset["baselines"]:
             agent = AlphaZeroAgent(trainer.net, simulations=sims, seed=trainer.step)
             outcomes += play_match(agent, baseline(b, 3), game, kwargs, games=args.eval_games,
-                                   seed=args.seed + trainer.step, names=(name, b)).outcomes()
+                                   seed=args.seed + trainer.step, names=(name, b), opening_moves=opening).outcomes()
         elo = fit_elo(outcomes, anchor="random")
         curve.append((trainer.step, t_train, elo.rating(name), *elo.interval(name)))
         print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
+    if args.workers:
+        trainer.close()
     final = play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=7), baseline(preset["final"], 8),
-                       game, kwargs, games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]))
+                       game, kwargs, games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]),
+                       opening_moves=opening)
     others = {b: play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=9), baseline(b, 10), game, kwargs,
-                            games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b))
+                            games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b),
+                            opening_moves=opening)
               for b in preset["baselines"] if b != preset["final"]}
     cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
     card = {"game": game, "kwargs": kwargs, "net": trainer.net.config.to_dict(),
@@ -105,7 +130,6 @@ def main(argv=None):
             "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)}
                         for m in [final, *others.values()]},
             "simulations_per_move": sims, "command": cmd}
-    run_dir = os.path.join("runs", f"az-strength-{args.game}")
     save_agent(os.path.join(run_dir, "agent.pt"), trainer.net, {"simulations": sims}, card)
     if args.save_pretrained:
         save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), trainer.net, {"simulations": sims}, card)
@@ -127,11 +151,12 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
     ax.set_ylabel("Elo (random = 0)")
     ax.set_title(f"AlphaZero on {args.game}: Elo against fixed baselines")
     fig.tight_layout()
-    fig.savefig(os.path.join(out, f"az_strength_{args.game}.png"), dpi=100)
-    lines = [f"# AlphaZero strength: {args.game}", "",
+    fig.savefig(os.path.join(out, f"az_strength_{args.label}.png"), dpi=100)
+    lines = [f"# AlphaZero strength: {args.label}", "",
              f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores (no GPU used).", "",
              f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
-             f"steps, {t_train:.0f} s of training wall time; net {trainer.net.config.trunk} "
+             f"steps, {t_train:.0f} s of training wall time, self-play "
+             f"{f'on {args.workers} Ray worker' + 's' * (args.workers > 1) if args.workers else 'in the training process'}; net {trainer.net.config.trunk} "
              f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
              f"{sims} simulations per move when playing.", "",
              "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
@@ -140,8 +165,8 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
     lines += ["", "Elo over training (maximum likelihood over every evaluation game, random = 0, 95% interval):", "",
               "| step | training s | Elo | interval |", "|---|---|---|---|"]
     lines += [f"| {int(s)} | {t:.0f} | {e:+.0f} | {a:+.0f} .. {b:+.0f} |" for s, t, e, a, b in curve]
-    lines += ["", f"![curve](az_strength_{args.game}.png)", "", "Config:", "", "```json", cfg.to_json(), "```", ""]
-    with open(os.path.join(out, f"az_strength_{args.game}.md"), "w") as f:
+    lines += ["", f"![curve](az_strength_{args.label}.png)", "", "Config:", "", "```json", cfg.to_json(), "```", ""]
+    with open(os.path.join(out, f"az_strength_{args.label}.md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines[:12]))
 

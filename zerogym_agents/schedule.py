@@ -35,13 +35,14 @@ class CosineSchedule:
     def learning_rate(self):
         return cosine(self.cfg.lr, self.cfg.lr_final, self.progress())
 
-    def train_for(self, steps, time_used=0.0):
-        """Advance `steps` steps (fewer at max_steps) with `time_used` seconds of the budget already
-        spent; returns the wall-clock seconds taken (and leaves the CPU seconds in last_cpu)."""
+    def train_for(self, steps, time_used=0.0, max_seconds=None):
+        """Advance `steps` steps (fewer at max_steps, or when max_seconds have passed) with `time_used`
+        seconds of the budget already spent; returns the wall-clock seconds taken (and leaves the CPU
+        seconds in last_cpu)."""
         self.time_used, self.chunk_start = time_used, time.perf_counter()
         cpu = time.process_time()
         try:
-            self.run(progress=False, stop_at=self.step + steps)
+            self.run(progress=False, stop_at=self.step + steps, max_seconds=max_seconds)
         finally:
             elapsed, self.chunk_start = time.perf_counter() - self.chunk_start, None
             self.last_cpu = time.process_time() - cpu

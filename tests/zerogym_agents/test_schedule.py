@@ -30,7 +30,7 @@ class Counter(CosineSchedule):
         self.cfg = SimpleNamespace(lr=1.0, lr_final=0.0, max_steps=max_steps)
         self.step, self.pause, self.seen = 0, pause, []
 
-    def run(self, progress=True, stop_at=None):
+    def run(self, progress=True, stop_at=None, max_seconds=None):
         while self.step < stop_at:
             time.sleep(self.pause)
             self.seen.append(self.learning_rate())

@@ -1,0 +1,35 @@
+"""benchmarks/az_strength.py: a minutes budget ends training on the clock, --label names the results,
+--set reaches the config, and --workers trains with self-play on Ray workers."""
+import re
+
+import pytest
+
+from benchmark_scripts import load_script
+
+
+def _run(tmp_path, monkeypatch, *extra):
+    script = load_script("az_strength")
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    script.main(["--game", "tictactoe", "--eval-every", "4", "--eval-games", "2", "--final-games", "2",
+                 "--opening-moves", "1", "--label", "t", *extra])
+    return (tmp_path / "results" / "az_strength_t.md").read_text()
+
+
+def test_a_minutes_budget_stops_on_the_clock(tmp_path, monkeypatch):
+    text = _run(tmp_path, monkeypatch, "--minutes", "0.05", "--set", "concurrent_games=8", "simulations=8",
+                "min_buffer=16", "batch_size=16")
+    seconds = float(re.search(r"(\d+) s of training wall time", text).group(1))
+    assert seconds <= 3 + 2           # 3 s of budget, overshot by at most one search step
+    assert '"concurrent_games": 8' in text and '"simulations": 8' in text
+    assert "self-play in the training process" in text
+    assert (tmp_path / "results" / "az_strength_t.png").exists() and (tmp_path / "runs" / "az-strength-t").is_dir()
+
+
+def test_workers_play_self_play_on_ray(tmp_path, monkeypatch):
+    pytest.importorskip("ray", reason='Ray is not installed (pip install "zerogym[ray]")')
+    text = _run(tmp_path, monkeypatch, "--workers", "1", "--steps", "4", "--set", "concurrent_games=4",
+                "simulations=4", "min_buffer=16", "batch_size=16")
+    assert "self-play on 1 Ray worker;" in text
+    positions = int(re.search(r"(\d+) positions", text).group(1))
+    assert positions > 0

@@ -10,10 +10,8 @@ import pytest
 
 from zerogym_agents.experiment.processes import run_children, start_command, start_function
 
-
-def _write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
+# children get functions of the standard library: a spawned child imports a function by its module's
+# name, and a test module's name starts with `tests`, a name other installed packages also use
 
 
 def sleeper(seconds, code=0):
@@ -53,13 +51,13 @@ def test_functions_run_in_spawned_children(tmp_path):
     procs = []
 
     def start(task, slot):
-        procs.append(start_function(_write, str(tmp_path / task), f"slot {slot}", name=task))
+        procs.append(start_function((tmp_path / task).write_text, f"slot {slot}", name=task))
         return procs[-1]
 
     assert run_children(["x", "y"], start, parallel=2, poll_seconds=0.05) == []
     assert (tmp_path / "x").read_text() == "slot 0" and (tmp_path / "y").read_text() == "slot 1"
     assert [p.name for p in procs] == ["x", "y"]
-    bad = run_children(["z"], lambda task, slot: start_function(_write, str(tmp_path / "no" / "such" / "dir"), ""),
+    bad = run_children(["z"], lambda task, slot: start_function((tmp_path / "no" / "such" / "dir").write_text, ""),
                        parallel=1, poll_seconds=0.05)
     assert bad == [("z", 1)]
 

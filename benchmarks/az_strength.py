@@ -34,7 +34,7 @@ from zerogym_agents.saved import PRETRAINED_DIR, save_agent  # noqa: E402
 from zerogym_agents.search_agents import AlphaZeroAgent, UCTAgent  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"}
+NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"}
 
 
 def hour_preset(game, kwargs, **config):
@@ -50,7 +50,8 @@ def hour_preset(game, kwargs, **config):
 PRESETS = {
     "tictactoe": dict(game="tictactoe", kwargs={},
                       config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512, pool_fraction=0.0,
-                                  net={"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce"}),
+                                  net={"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce",
+                                       "value_activation": "leaky_relu"}),
                       steps=300, sims=64, baselines=("random", "greedy", "minimax"), final="minimax"),
     "connect_four": hour_preset("connect_four", {}),
     "othello_6x6": hour_preset("othello", {"board_size": 6}, temperature_moves=8, dirichlet_alpha=0.5),

@@ -53,7 +53,7 @@ from zerogym_agents.experiment.evaluation import total
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LEVELS = (0.5, 0.8, 0.95)               # scores against the target reference
-NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"}
+NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"}
 # AlphaZeroConfig overrides of each method, over the game's training config
 METHODS = {
     "puct": {},

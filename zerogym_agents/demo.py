@@ -9,7 +9,8 @@ from tqdm import tqdm
 DEMO_CONFIG = dict(game="connect_four", concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
                    buffer_size=200_000, lr=0.02, lr_final=0.02, temperature_moves=6, pool_fraction=0.0,
                    max_steps=10**9, checkpoint_every=100,
-                   net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"})
+                   net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce",
+                        "value_activation": "leaky_relu"})
 
 
 def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, print_fn=print, zerogym="zerogym"):

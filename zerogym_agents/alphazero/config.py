@@ -12,7 +12,8 @@ class AlphaZeroConfig(JsonConfig):
     game: str = setting("tictactoe", Text(), "registry name of the game")
     game_kwargs: dict = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
     # BCE on the value: unlike MSE on tanh, its gradient does not vanish when the head saturates
-    net: dict = setting(factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce"},
+    net: dict = setting(factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce",
+                                         "value_activation": "leaky_relu"},
                         check=Dict("a dict of NetConfig fields"))
     seed: int = setting(0, Integer(0))
     device: str = device_setting("where the net trains and evaluates self-play positions")

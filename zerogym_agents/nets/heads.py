@@ -69,16 +69,22 @@ def check_layout(layout, extra_actions, actions_per_cell):
                          f"got {actions_per_cell} with {layout!r}")
 
 
+VALUE_ACTIVATIONS = {"relu": nn.ReLU, "leaky_relu": nn.LeakyReLU}
+
+
 class ValueHead(nn.Module):
-    """Global pooling (mean and max per channel) -> Linear(2C, hidden) -> ReLU -> Linear(hidden, 1).
+    """Global pooling (mean and max per channel) -> Linear(2C, hidden) -> activation -> Linear(hidden, 1).
 
     forward returns the pre-activation z (B,); the value is tanh(z) in [-1, 1]. Keeping z lets the
-    BCE loss on (v + 1) / 2 = sigmoid(2 z) be computed stably from logits.
+    BCE loss on (v + 1) / 2 = sigmoid(2 z) be computed stably from logits. activation: "relu", or
+    "leaky_relu" (slope 0.01 below zero), whose units cannot die: at a high learning rate a ReLU unit
+    can be pushed below zero on every input, and then no gradient ever brings it back.
     """
 
-    def __init__(self, channels, hidden=64):
+    def __init__(self, channels, hidden=64, activation="relu"):
         super().__init__()
-        self.mlp = nn.Sequential(nn.Linear(2 * channels, hidden), nn.ReLU(inplace=True), nn.Linear(hidden, 1))
+        self.mlp = nn.Sequential(nn.Linear(2 * channels, hidden), VALUE_ACTIVATIONS[activation](inplace=True),
+                                 nn.Linear(hidden, 1))
 
     def forward(self, x):
         return self.mlp(global_pool(x))[:, 0]
@@ -97,7 +103,7 @@ class OwnershipHead(nn.Module):
         return self.conv(x)[:, 0]
 
 
-def score_head(channels, hidden=64):
+def score_head(channels, hidden=64, activation="relu"):
     """The score margin head: the value head's pooled MLP, read as a number without tanh (the
     final score difference from the mover's view divided by the board's area; see nets.loss)."""
-    return ValueHead(channels, hidden)
+    return ValueHead(channels, hidden, activation)

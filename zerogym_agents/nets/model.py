@@ -19,7 +19,8 @@ from torch import nn
 from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
 from zerogym_agents.file_checks import Config, Context, Spec, StateDict
 from zerogym_agents.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.nets.heads import LAYOUTS, OwnershipHead, PolicyHead, ValueHead, check_layout, score_head
+from zerogym_agents.nets.heads import (LAYOUTS, VALUE_ACTIVATIONS, OwnershipHead, PolicyHead, ValueHead, check_layout,
+                                      score_head)
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 
 FILE_FORMAT = "zerogym.PolicyValueNet"
@@ -45,7 +46,9 @@ class NetConfig(JsonConfig):
     "columns" (action = column) or "cell_moves" (action (r*W+c)*actions_per_cell + d: the moves
     from each cell, then the extras); actions_per_cell: 1 but for "cell_moves" (absent from net
     files written before it, which read as 1). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
-    value_hidden: width of the value MLP. value_loss: "bce" on (v+1)/2 (as Cazenave's mobile networks;
+    value_hidden: width of the value MLP; value_activation: its hidden activation, "relu" (what net
+    files written before the field hold) or "leaky_relu" (the trainers' default: ReLU units of the value
+    MLP died for good in self-play runs at learning rate 0.02, leaving a few alive or none). value_loss: "bce" on (v+1)/2 (as Cazenave's mobile networks;
     the default: MSE on tanh can saturate and stop learning) or "mse" on v; value_weight multiplies it.
     game: the zerogym game name it was made for (or None).
     kernel_size: the trunk's spatial kernel (odd; 3 = 3x3; grown with zerogym_agents.transfer.grow).
@@ -68,6 +71,7 @@ class NetConfig(JsonConfig):
     actions_per_cell: int = setting(1, Integer(1), file_max=64)
     policy_hidden: int = setting(32, Integer(0), file_max=2048)
     value_hidden: int = setting(64, Integer(1), file_max=4096)
+    value_activation: str = setting("relu", OneOf(tuple(VALUE_ACTIVATIONS)))
     value_loss: str = setting("bce", OneOf(VALUE_LOSSES))
     value_weight: float = setting(1.0, Number(0))
     game: Optional[str] = setting(None, Maybe(Text("a game name")))
@@ -185,12 +189,12 @@ class PolicyValueNet(nn.Module):
                                 config.kernel_size)
         self.policy = PolicyHead(config.channels, config.policy_hidden, config.extra_actions, config.action_layout,
                                  config.actions_per_cell)
-        self.value = ValueHead(config.channels, config.value_hidden)
+        self.value = ValueHead(config.channels, config.value_hidden, config.value_activation)
         # KataGo's auxiliary heads: only present when enabled, so older net files keep their weights
         if config.ownership_head:
             self.ownership = OwnershipHead(config.channels)
         if config.score_head:
-            self.score = score_head(config.channels, config.value_hidden)
+            self.score = score_head(config.channels, config.value_hidden, config.value_activation)
 
     @classmethod
     def from_config(cls, config):

@@ -38,7 +38,8 @@ class PGConfig(JsonConfig):
     game: str = setting("connect_four", OneOf(GAMES), "registry name of the game")
     game_kwargs: dict = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
     # the AlphaZero nets (zerogym_agents.nets.NetConfig fields other than the game's own)
-    net: dict = setting(factory=lambda: {"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce"},
+    net: dict = setting(factory=lambda: {"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce",
+                                         "value_activation": "leaky_relu"},
                         check=Dict("a dict of NetConfig fields"))
     seed: int = setting(0, Integer(0))
     torch_threads: int = setting(1, Integer(1))

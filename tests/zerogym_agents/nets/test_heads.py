@@ -67,6 +67,20 @@ def test_value_head_by_hand():
     assert math.isclose(z.item(), 2 * 1 + 0.25 - 0.25, abs_tol=1e-6)
 
 
+@pytest.mark.parametrize("activation,slope", [("relu", 0.0), ("leaky_relu", 0.01)])
+def test_a_value_unit_below_zero_on_every_input_learns_only_when_leaky(activation, slope):
+    head = ValueHead(2, 1, activation)
+    lin1, lin2 = head.mlp[0], head.mlp[2]
+    with torch.no_grad():
+        lin1.weight.fill_(1.0)
+        lin1.bias.fill_(-100.0)            # pooled inputs in [-1, 1]: the unit is below zero everywhere
+        lin2.weight.fill_(1.0)
+    x = torch.rand(8, 2, 3, 3) * 2 - 1
+    head(x).sum().backward()
+    # d(sum z) / d(bias of the hidden unit) = 8 inputs x the activation's slope below zero x the output weight
+    assert lin1.bias.grad.item() == pytest.approx(8 * slope)
+
+
 def test_parameter_counts_by_hand():
     # 1x1 conv 4->3 (no bias) + BN(3) + 1x1 conv 3->1 with bias + Linear(8 pooled -> 2)
     assert sum(p.numel() for p in PolicyHead(4, 3, 2).parameters()) == 4 * 3 + 2 * 3 + (3 + 1) + (8 * 2 + 2)

@@ -33,6 +33,7 @@ def test_config_json_round_trip():
     ({"expansion": 0}, "expansion must be a number > 0"),
     ({"value_loss": "l1"}, "value_loss must be one of 'mse', 'bce'"),
     ({"value_weight": -1}, "value_weight must be a number >= 0"),
+    ({"value_activation": "tanh"}, "value_activation must be one of 'relu', 'leaky_relu'"),
     ({"action_layout": "columns", "extra_actions": 1}, "'columns' layout has no extra actions"),
     ({"action_layout": "rows"}, "action_layout must be one of 'cells', 'columns'"),
 ])
@@ -306,6 +307,19 @@ def test_load_refuses_corrupt_and_foreign_files(tmp_path):
         load_net(tmp_path / "future.pt")
     with pytest.raises(FileNotFoundError, match="no network file"):
         load_net(tmp_path / "missing.pt")
+
+
+def test_a_net_file_without_value_activation_reads_as_relu(tmp_path):
+    net = PolicyValueNet(for_game("tictactoe", blocks=1, channels=8, value_activation="leaky_relu"))
+    save_net(net, tmp_path / "net.pt")
+    payload = torch.load(tmp_path / "net.pt", weights_only=True)
+    config = json.loads(payload["config"])
+    assert config.pop("value_activation") == "leaky_relu"
+    payload["config"] = json.dumps(config)
+    torch.save(payload, tmp_path / "old.pt")
+    old, new = load_net(tmp_path / "old.pt"), load_net(tmp_path / "net.pt")
+    assert old.config.value_activation == "relu" and new.config.value_activation == "leaky_relu"
+    assert isinstance(old.value.mlp[1], torch.nn.ReLU) and isinstance(new.value.mlp[1], torch.nn.LeakyReLU)
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])

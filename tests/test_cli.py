@@ -390,13 +390,19 @@ def test_ctrl_c_saves_a_checkpoint_that_resume_continues(tmp_path, algo):
     import time
     out = tmp_path / "run"
     argv = [sys.executable, "-m", "zerogym_agents.cli", *TRAIN_LONG[algo], "--no-progress", "--out", str(out)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while not (out / "tb").exists() and time.time() < deadline:      # the run has started
-        time.sleep(0.2)
-    time.sleep(2.0)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    # the child gets Ctrl-C's default action even where this process ignores it (started with nohup or
+    # in the background), as a terminal's foreground job has it
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.time() + 120
+        while not (out / "tb").exists() and time.time() < deadline:      # the run has started
+            time.sleep(0.2)
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()                     # no run left behind when the test fails
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "stopping after this step to save a checkpoint" in stderr
     saved = re.search(r"saved at step (\d+) in (\S+): the same command with --resume continues the run", stderr)

@@ -7,8 +7,15 @@ import pytest
 from zerogym_agents.interrupt import StopRequest, deadline, stopped
 
 
-def test_the_first_ctrl_c_asks_the_second_interrupts_and_the_handler_is_put_back(capsys):
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+@pytest.fixture
+def sigint(request):
+    """SIGINT set to the handler given by the test's parameter (default: Python's), put back after."""
+    previous = signal.signal(signal.SIGINT, getattr(request, "param", signal.default_int_handler))
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_the_first_ctrl_c_asks_the_second_interrupts_and_the_handler_is_put_back(sigint, capsys):
     with StopRequest() as stop:
         assert not stop.requested
         signal.raise_signal(signal.SIGINT)
@@ -21,7 +28,14 @@ def test_the_first_ctrl_c_asks_the_second_interrupts_and_the_handler_is_put_back
     assert "saved at step 7 in runs/x: the same command with --resume" in capsys.readouterr().err
 
 
-def test_outside_the_main_thread_nothing_is_installed():
+@pytest.mark.parametrize("sigint", [signal.SIG_IGN], indirect=True)
+def test_where_ctrl_c_is_ignored_nothing_is_installed(sigint):
+    with StopRequest() as stop:                 # e.g. a run started with nohup or in the background
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    assert not stop.requested and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_outside_the_main_thread_nothing_is_installed(sigint):
     seen = []
 
     def run():

@@ -153,11 +153,11 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
     ax.set_title(f"AlphaZero on {args.game}: Elo against fixed baselines")
     fig.tight_layout()
     fig.savefig(os.path.join(out, f"az_strength_{args.label}.png"), dpi=100)
+    where = f"on {args.workers} Ray worker{'s' * (args.workers > 1)}" if args.workers else "in the training process"
     lines = [f"# AlphaZero strength: {args.label}", "",
              f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores (no GPU used).", "",
              f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
-             f"steps, {t_train:.0f} s of training wall time, self-play "
-             f"{f'on {args.workers} Ray worker' + 's' * (args.workers > 1) if args.workers else 'in the training process'}; net {trainer.net.config.trunk} "
+             f"steps, {t_train:.0f} s of training wall time, self-play {where}; net {trainer.net.config.trunk} "
              f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
              f"{sims} simulations per move when playing.", "",
              "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]

@@ -47,9 +47,10 @@ class NetConfig(JsonConfig):
     from each cell, then the extras); actions_per_cell: 1 but for "cell_moves" (absent from net
     files written before it, which read as 1). policy_hidden: channels of the policy's 1x1 conv (0: one conv);
     value_hidden: width of the value MLP; value_activation: its hidden activation, "relu" (what net
-    files written before the field hold) or "leaky_relu" (the trainers' default: ReLU units of the value
-    MLP died for good in self-play runs at learning rate 0.02, leaving a few alive or none). value_loss: "bce" on (v+1)/2 (as Cazenave's mobile networks;
-    the default: MSE on tanh can saturate and stop learning) or "mse" on v; value_weight multiplies it.
+    files written before the field hold) or "leaky_relu" (the trainers' default: ReLU units of the
+    value MLP died for good in self-play runs at learning rate 0.02, leaving a few alive or none).
+    value_loss: "bce" on (v+1)/2 (as Cazenave's mobile networks; the default: MSE on tanh can
+    saturate and stop learning) or "mse" on v; value_weight multiplies it.
     game: the zerogym game name it was made for (or None).
     kernel_size: the trunk's spatial kernel (odd; 3 = 3x3; grown with zerogym_agents.transfer.grow).
     ownership_head, score_head: KataGo's auxiliary heads (Go), trained by `loss` and never used by
@@ -468,8 +469,7 @@ def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, 
         net.load_state_dict(payload["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise NetFileError(f"{source}: corrupt zerogym network ({type(e).__name__}: {e})") from e
-    bad = {k: int((~torch.isfinite(v)).sum()) for k, v in net.state_dict().items()
-           if v.is_floating_point() and not bool(torch.isfinite(v).all())}
+    bad = {k: n for k, v in net.state_dict().items() if v.is_floating_point() and (n := int((~v.isfinite()).sum()))}
     if bad:
         raise NetFileError(f"{source}: corrupt zerogym network: non-finite (NaN or infinite) values in "
                            + ", ".join(f"{k} ({n})" for k, n in list(bad.items())[:5])

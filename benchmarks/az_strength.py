@@ -5,6 +5,10 @@ final match; the trained agent is saved with a model card (optionally into the p
                                      [--save-pretrained tictactoe]
     python benchmarks/az_strength.py --game connect_four --minutes 15 --workers 2 --set search=gumbel \
                                      --opening-moves 2 --label connect_four_15min
+    python benchmarks/az_strength.py --game go_9x9 --minutes 80 --workers 2 --set search=gumbel \
+                                     simulations=32 ownership_weight=1.5 score_weight=0.5 --opening-moves 2
+
+The go_9x9 preset trains pretrained:go_9x9 further and ends with GNU Go level 10 (needs `gnugo`).
 
 --workers N plays self-play on N Ray workers (the ray backend, async) while this process trains; a
 step is then one worker's task (steps_per_task search steps), so --steps and --eval-every count tasks.
@@ -24,14 +28,14 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from zerogym_agents import GreedyAgent, MinimaxAgent, RandomAgent  # noqa: E402
 from zerogym_agents.alphazero.config import AlphaZeroConfig  # noqa: E402
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer  # noqa: E402
 from zerogym_agents.arena.elo import fit_elo  # noqa: E402
 from zerogym_agents.arena.match import play_match  # noqa: E402
 from zerogym_agents.config_io import parse_kwargs  # noqa: E402
 from zerogym_agents.saved import PRETRAINED_DIR, save_agent  # noqa: E402
-from zerogym_agents.search_agents import AlphaZeroAgent, UCTAgent  # noqa: E402
+from zerogym_agents.search_agents import AlphaZeroAgent  # noqa: E402
+from zerogym_agents.specs import agent_from_spec  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"}
@@ -58,12 +62,15 @@ PRESETS = {
     "go_5x5": hour_preset("go", {"board_size": 5}, dirichlet_alpha=0.5, pool_fraction=AlphaZeroConfig.pool_fraction),
     "breakthrough_6x6": hour_preset("breakthrough", {"rows": 6, "cols": 6}, dirichlet_alpha=0.5),
     "havannah_4": hour_preset("havannah", {"board_size": 4}, dirichlet_alpha=0.3),
+    # more training for the shipped 9x9 Go agent (itself pretrained:go_5x5 fine-tuned on 9x9), judged by GNU Go
+    "go_9x9": dict(hour_preset("go", {"board_size": 9}, init_from="pretrained:go_9x9", dirichlet_alpha=0.15,
+                               temperature_moves=10, no_pass_fraction=0.3),
+                   baselines=("random", "uct:1000", "gnugo:1"), final="gnugo:10"),
 }
 
 
 def baseline(name, seed):
-    return {"random": RandomAgent, "greedy": GreedyAgent, "minimax": MinimaxAgent}[name](seed) if ":" not in name \
-        else UCTAgent(simulations=int(name.split(":")[1]), seed=seed)
+    return agent_from_spec(name, seed=seed)
 
 
 def main(argv=None):

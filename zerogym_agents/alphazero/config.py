@@ -19,7 +19,8 @@ class AlphaZeroConfig(JsonConfig):
     device: str = device_setting("where the net trains and evaluates self-play positions")
     init_from: str = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
                              "start from the net in this agent, checkpoint or net file (same game, any board "
-                             "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored")
+                             "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored, "
+                             "but for its value_activation (a setting without weights)")
     # self-play
     concurrent_games: int = setting(64, Integer(1))  # G games searched together, one evaluator call per batch of leaves
     simulations: int = setting(100, Integer(1))

@@ -76,6 +76,8 @@ class AlphaZeroTrainer(CosineSchedule):
         h, w, c = spec.obs_shape
         if net is None and cfg.init_from and not resume:
             net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
+            if "value_activation" in cfg.net and hasattr(net, "with_value_activation"):
+                net = net.with_value_activation(cfg.net["value_activation"])
         if net is None:
             net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
         if cfg.aux_targets:

@@ -217,6 +217,19 @@ class PolicyValueNet(nn.Module):
         assert not unexpected and all(k.split(".")[0] in ("ownership", "score") for k in missing), missing
         return net.to(device=param.device, dtype=param.dtype).train(self.training)
 
+    def with_value_activation(self, activation):
+        """This net with its value (and score) MLP's hidden activation set to `activation` ("relu" or
+        "leaky_relu"): a new net with every weight this one's (the activation has none), or self
+        when it already has it. Training a net that has ReLU units stuck below zero with
+        "leaky_relu" gives them a gradient again."""
+        cfg = self.config
+        if activation == cfg.value_activation:
+            return self
+        param = next(self.parameters())
+        net = type(self)(NetConfig.from_dict({**cfg.to_dict(), "value_activation": activation}))
+        net.load_state_dict(self.state_dict())
+        return net.to(device=param.device, dtype=param.dtype).train(self.training)
+
     def num_actions(self, height, width):
         """How many policy logits the net gives on a height x width board."""
         return self.policy.num_actions(height, width)

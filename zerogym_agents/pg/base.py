@@ -48,7 +48,7 @@ def initial_net(cfg):
     if not isinstance(net, PolicyValueNet):
         raise ValueError(f"PGConfig.init_from: {cfg.init_from} holds a {type(net).__name__}; the policy-gradient "
                          f"trainers train PolicyValueNets only")
-    return net
+    return net.with_value_activation(cfg.net.get("value_activation", net.config.value_activation))
 
 
 def seed_for(*keys):

@@ -46,7 +46,8 @@ class PGConfig(JsonConfig):
     device: str = device_setting("where the net trains and plays")
     init_from: str = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
                              "start from the net in this agent, checkpoint or net file (same game, any board "
-                             "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored")
+                             "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored, "
+                             "but for its value_activation (a setting without weights)")
     # rollouts
     num_envs: int = setting(64, Integer(1))
     # discount per learner move (1: every move gets the final result)

@@ -227,6 +227,17 @@ def test_without_pool_every_move_is_trained_on(tmp_path):
     assert all(len(p) == r.move_count for p, r in zip(tr.pending, tr.roots))
 
 
+@pytest.mark.parametrize("net,activation", [({"value_activation": "leaky_relu"}, "leaky_relu"),
+                                            ({"blocks": 2}, "relu")])
+def test_init_from_takes_the_value_activation_of_net_when_it_names_one(tmp_path, net, activation):
+    from zerogym_agents.nets import PolicyValueNet, for_game, save_net
+    old = PolicyValueNet(for_game("tictactoe", blocks=1, channels=8, value_activation="relu"))
+    save_net(old, tmp_path / "old.pt")
+    tr = AlphaZeroTrainer(tiny(init_from=str(tmp_path / "old.pt"), net=net), tmp_path / "run", log_dir=False)
+    assert tr.net.config.value_activation == activation and tr.net.config.blocks == 1
+    assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in old.state_dict().items())
+
+
 def test_init_from_starts_from_a_net_of_another_board_size(tmp_path):
     from zerogym_agents.nets import NetFileError, PolicyValueNet, for_game, save_net
     small = PolicyValueNet(for_game("go", game_kwargs={"board_size": 5}, blocks=1, channels=8))

@@ -322,6 +322,24 @@ def test_a_net_file_without_value_activation_reads_as_relu(tmp_path):
     assert isinstance(old.value.mlp[1], torch.nn.ReLU) and isinstance(new.value.mlp[1], torch.nn.LeakyReLU)
 
 
+def test_with_value_activation_keeps_the_weights_and_changes_only_units_below_zero():
+    torch.manual_seed(0)
+    relu = PolicyValueNet(for_game("go", game_kwargs={"board_size": 5}, blocks=1, channels=8, score_head=True)).eval()
+    assert relu.with_value_activation("relu") is relu
+    leaky = relu.with_value_activation("leaky_relu")
+    assert leaky.config.value_activation == "leaky_relu" and not leaky.training
+    assert all(isinstance(m, torch.nn.LeakyReLU) for m in (leaky.value.mlp[1], leaky.score.mlp[1]))
+    assert isinstance(relu.value.mlp[1], torch.nn.ReLU)            # the original is left as it was
+    assert leaky.state_dict().keys() == relu.state_dict().keys()
+    assert all(torch.equal(v, leaky.state_dict()[k]) for k, v in relu.state_dict().items())
+    x = torch.rand(6, relu.config.in_planes, 5, 5)
+    for bias, same in ((100.0, True), (-100.0, False)):    # every hidden unit above zero, then below
+        for net in (relu, leaky):
+            torch.nn.init.constant_(net.value.mlp[0].bias, bias)
+        with torch.no_grad():
+            assert torch.allclose(relu.forward_raw(x)[1], leaky.forward_raw(x)[1]) == same
+
+
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
 @pytest.mark.parametrize("key", ["value.mlp.2.weight", "trunk.0.1.running_var"])
 def test_load_refuses_non_finite_weights(tmp_path, key, value):

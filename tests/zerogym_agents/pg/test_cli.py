@@ -71,6 +71,10 @@ def test_init_from_starts_on_another_board_size_with_the_files_net(tmp_path, cap
                    ppo_batch_size=8, ppo_epochs=1, checkpoint_every=1)
     trainer = make_trainer(cfg, tmp_path / "run", log_dir=False)
     assert (trainer.net.config.blocks, trainer.net.config.channels) == (2, 8)
+    assert trainer.net.config.value_activation == "relu"        # net names none: the file's
+    leaky = make_trainer(PGConfig.from_dict({**cfg.to_dict(), "net": {"value_activation": "leaky_relu"}}),
+                         tmp_path / "leaky", log_dir=False)
+    assert leaky.net.config.value_activation == "leaky_relu"
     for k, v in small.state_dict().items():
         assert torch.equal(trainer.net.state_dict()[k], v), k
     trainer.run(progress=False)

@@ -1,8 +1,9 @@
 """Solved Connect Four positions from real games, the set the perfect-play yardstick scores agents on.
 
-    python benchmarks/connect_four_positions.py [--positions 1000] [--seed 0] [--min-stones 10]
+    python benchmarks/connect_four_positions.py [--positions 1000] [--seed 0] [--min-stones 10] [--az SPEC]
 
-Games between zerogym agents (the shipped AlphaZero agent at 64 simulations, UCT(200), greedy and
+Games between zerogym agents (an AlphaZero agent at 64 simulations, --az, the shipped one by default;
+UCT(200), greedy and
 random; every move is a uniformly random one with probability --epsilon, for variety) give the
 positions: two per game at plies drawn uniformly from --min-stones to the game's end, duplicates
 dropped.  Each is solved exactly (ConnectFourSolver): the value for the player to move and the
@@ -30,8 +31,8 @@ PAIRS = (("az", "az"), ("az", "uct"), ("uct", "az"), ("uct", "greedy"), ("greedy
          ("greedy", "az"), ("greedy", "random"), ("random", "uct"), ("uct", "uct"))
 
 
-def make_agents(seed):
-    return {"az": load_agent("pretrained:connect_four", seed=seed, simulations=64),
+def make_agents(seed, az="pretrained:connect_four"):
+    return {"az": load_agent(az, seed=seed, simulations=64),
             "uct": UCTAgent(simulations=200, seed=seed + 1), "greedy": GreedyAgent(seed + 2),
             "random": RandomAgent(seed + 3)}
 
@@ -78,10 +79,11 @@ def main(argv=None):
     ap.add_argument("--score-stones", type=int, default=14)
     ap.add_argument("--epsilon", type=float, default=0.1)
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--az", default="pretrained:connect_four", help="the AlphaZero agent (a saved agent or pretrained:NAME)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     rng = np.random.default_rng(args.seed)
-    agents = make_agents(args.seed)
+    agents = make_agents(args.seed, args.az)
     solver = ConnectFourSolver(tt_bits=22)
     seen, positions, games = set(), [], 0
     start = time.time()
@@ -106,7 +108,7 @@ def main(argv=None):
     data = {"game": STANDARD.name, "kwargs": dict(STANDARD.kwargs),
             "command": "python benchmarks/" + os.path.basename(__file__) + " " + " ".join(sys.argv[1:] if argv is None
                                                                                         else argv),
-            "about": ("positions from games between zerogym agents (az = pretrained:connect_four at 64 simulations, "
+            "about": (f"positions from games between zerogym agents (az = {args.az} at 64 simulations, "
                       f"uct = UCT(200), greedy, random; each move random with probability {args.epsilon}); moves: "
                       "columns 1..7 from the empty board; value: +1 win / 0 draw / -1 loss for the player to move "
                       "with perfect play; move_values: the value of each column for that player (null: full); "

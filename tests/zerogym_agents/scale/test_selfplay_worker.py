@@ -2,6 +2,7 @@
 import copy
 
 import numpy as np
+import pytest
 import torch
 
 from zerogym_agents.alphazero.config import AlphaZeroConfig
@@ -13,10 +14,10 @@ from zerogym_agents.scale.selfplay_worker import SelfPlayWorker, play_task
 from .conftest import TINY
 
 
-def _tasks(ray, cfg, payload, opponent_sd, count):
+def _tasks(ray, cfg, payload, opponent_sd, count, steps):
     weights, opp = ray.put(payload), ray.put(opponent_sd)
     carry = SelfPlay(cfg).carry()
-    return [{"slot": 1, "index": k, "seed": tree_seed(cfg.seed, 1, k), "steps": 3, "version": 1,
+    return [{"slot": 1, "index": k, "seed": tree_seed(cfg.seed, 1, k), "steps": steps, "version": 1,
              "weights": [weights], "opponent": "step-0", "opponent_weights": [opp],
              "carry": carry if k == 0 else None} for k in range(count)]
 
@@ -36,13 +37,19 @@ def _same(a, b):
     assert a["carry"]["learner_seat"].tolist() == b["carry"]["learner_seat"].tolist()
 
 
-def test_worker_games_are_the_in_process_engines_bytes(ray_session):
+# Go 5x5 with the auxiliary targets: the finished games' final ownership and score travel too
+@pytest.mark.parametrize("game,steps,over", [
+    ("tictactoe", 3, {}),
+    ("go", 30, {"game_kwargs": {"board_size": 5}, "ownership_weight": 1.0, "score_weight": 0.5}),
+])
+def test_worker_games_are_the_in_process_engines_bytes(ray_session, game, steps, over):
     ray = ray_session
-    cfg = AlphaZeroConfig.from_dict({**TINY, "seed": 5})
+    cfg = AlphaZeroConfig.from_dict({**TINY, "seed": 5, "game": game, **over})
     torch.manual_seed(1)
-    net = PolicyValueNet(for_game("tictactoe", **cfg.net)).eval()
-    opponent = PolicyValueNet(for_game("tictactoe", **cfg.net)).eval()
-    tasks = _tasks(ray, cfg, net_payload(net), opponent.state_dict(), 3)
+    aux = {"ownership_head": cfg.ownership_weight > 0, "score_head": cfg.score_weight > 0}
+    net = PolicyValueNet(for_game(game, game_kwargs=cfg.game_kwargs, **cfg.net, **aux)).eval()
+    opponent = PolicyValueNet(for_game(game, game_kwargs=cfg.game_kwargs, **cfg.net, **aux)).eval()
+    tasks = _tasks(ray, cfg, net_payload(net), opponent.state_dict(), 3, steps)
 
     engine = SelfPlay(cfg)
     here = [play_task(engine, make_evaluator(net, threads=None), make_evaluator(opponent, threads=None), t)
@@ -53,6 +60,9 @@ def test_worker_games_are_the_in_process_engines_bytes(ray_session):
     for a, b in zip(here, there):
         _same(a, b)
     assert sum(len(r["finished"]) for r in here) > 0 and len(here[0]["games"]) > 0
+    finals = [f for r in here for f in r["finals"]]
+    assert all(f is None for f in finals) if game == "tictactoe" else \
+        all(f is not None and f[0].shape == (5, 5) for f in finals)
     info = ray.get(worker.info.remote())
     assert info["fetches"] == 1 and info["tasks_run"] == 3 and info["threads"] == 1   # one fetch per version
     ray.kill(worker)

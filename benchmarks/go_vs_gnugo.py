@@ -1,0 +1,155 @@
+"""A Go agent against GNU Go: games with colours alternated, each pair from the same random opening,
+every game scored by Tromp-Taylor area counting (the env's rules, which decide the game) and again by
+GNU Go's own counting (final_score, after it removes the stones it thinks dead), the two cross-checked.
+
+    python benchmarks/go_vs_gnugo.py --agent pretrained:go_9x9 --level 10 --games 100 --workers 2
+    python benchmarks/go_vs_gnugo.py --agent runs/az-strength-go_9x9/agent.pt --label new --simulations 400
+
+GNU Go plays with --chinese-rules and captures every dead stone before it passes, so the two counts
+agree on nearly every game; the report lists those where they do not. --workers N plays the games in
+N processes (each its own share of the games, colours alternated within it). Writes
+benchmarks/results/go_vs_gnugo_<label>.md and .png (the margins), and the games
+(games_<label>.jsonl, arena records) under runs/go_vs_gnugo/.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import torch  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def agent_for(spec, simulations, seed):
+    """The agent of `spec` (a saved agent or pretrained:NAME, or any arena spec), with `simulations`
+    per move when given."""
+    from zerogym_agents.saved import load_agent
+    from zerogym_agents.specs import agent_from_spec
+    if spec.startswith("pretrained:") or os.path.isfile(spec):
+        return load_agent(spec, seed=seed, **({"simulations": simulations} if simulations else {}))
+    return agent_from_spec(spec, "go", seed=seed)
+
+
+def play_share(job):
+    """One process's games: (records, seconds)."""
+    from zerogym_agents.arena.match import play_match
+    from zerogym_agents.gnugo import GnuGoAgent
+    torch.set_num_threads(1)
+    t0 = time.time()
+    agent = agent_for(job["agent"], job["simulations"], job["seed"])
+    gnugo = GnuGoAgent(level=job["level"], seed=job["seed"])
+    result = play_match(agent, gnugo, "go", job["kwargs"], games=job["games"], seed=job["seed"],
+                        names=(job["label"], gnugo.name), opening_moves=job["opening_moves"])
+    return result.records, time.time() - t0
+
+
+def shares(games, workers):
+    """Even game counts per process (colours alternate within each), adding up to `games`."""
+    pairs = games // 2
+    return [2 * (pairs // workers + (w < pairs % workers)) for w in range(workers)]
+
+
+def cross_check(record, board_size, komi):
+    """(Tromp-Taylor margin for black, GNU Go's final_score for black): both black - white - komi."""
+    from zerogym_agents.gnugo import gnugo_final
+    tt = record["info"]["score"]
+    return tt, gnugo_final(record["actions"], board_size, komi)["score"]
+
+
+def wilson(k, n, z=1.96):
+    """The 95% Wilson interval of a proportion k / n."""
+    if n == 0:
+        return 0.0, 1.0
+    p, d = k / n, 1 + z * z / n
+    c, h = (p + z * z / (2 * n)) / d, z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--agent", default="pretrained:go_9x9", help="a saved agent, pretrained:NAME or arena spec")
+    ap.add_argument("--simulations", type=int, default=None, help="per move (default: the agent file's)")
+    ap.add_argument("--level", type=int, default=10, help="GNU Go's level (0..10)")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--board-size", type=int, default=9)
+    ap.add_argument("--komi", type=float, default=7.5)
+    ap.add_argument("--opening-moves", type=int, default=2, help="random moves opening each pair of games")
+    ap.add_argument("--workers", type=int, default=2, help="processes playing games")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--label", default=None, help="names the results (default: the agent's file name)")
+    args = ap.parse_args(argv)
+    from zerogym_agents.gnugo import find_gnugo
+    find_gnugo()                                # fail now, not in the workers
+    if args.games < 2 or args.games % 2:
+        raise SystemExit(f"--games must be an even number >= 2 (colours alternate), got {args.games}")
+    label = args.label or os.path.splitext(os.path.basename(args.agent.replace("pretrained:", "")))[0]
+    kwargs = {"board_size": args.board_size, "komi": args.komi}
+    counts = [n for n in shares(args.games, max(1, args.workers)) if n]
+    jobs = [dict(agent=args.agent, simulations=args.simulations, level=args.level, kwargs=kwargs, games=n,
+                 seed=args.seed + 1000 * w, opening_moves=args.opening_moves, label=label)
+            for w, n in enumerate(counts)]
+    t0 = time.time()
+    with ProcessPoolExecutor(len(jobs)) as pool:
+        done = list(tqdm(pool.map(play_share, jobs), total=len(jobs), desc=f"{label} vs gnugo:{args.level}"))
+    wall = time.time() - t0
+    records = [r for recs, _ in done for r in recs]
+    checks = [cross_check(r, args.board_size, args.komi) for r in tqdm(records, desc="GNU Go counts")]
+    cmd = "python benchmarks/go_vs_gnugo.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    write(args, cmd, label, records, checks, wall)
+
+
+def write(args, cmd, label, records, checks, wall):
+    runs = os.path.join("runs", "go_vs_gnugo")
+    os.makedirs(runs, exist_ok=True)
+    with open(os.path.join(runs, f"games_{label}.jsonl"), "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+    black = [r["a_moved_first"] for r in records]      # the agent played black
+    won = [(r["winner"] == 0) == b for r, b in zip(records, black)]
+    n, wins = len(records), sum(won)
+    lo, hi = wilson(wins, n)
+    as_black = sum(w for w, b in zip(won, black) if b)
+    as_white = sum(w for w, b in zip(won, black) if not b)
+    disagree = [(i, tt, gg) for i, (tt, gg) in enumerate(checks) if (tt > 0) != (gg > 0)]
+    margins = [tt if b else -tt for (tt, _), b in zip(checks, black)]   # the agent's margin
+    lines = [f"# {label} against GNU Go level {args.level}", "",
+             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores, {wall / 60:.0f} minutes.", "",
+             f"Go {args.board_size}x{args.board_size}, komi {args.komi}, Tromp-Taylor area scoring (positional superko); "
+             f"{args.agent} with {args.simulations or 'its saved number of'} simulations a move; GNU Go "
+             f"`--level {args.level} --chinese-rules`, capturing dead stones before passing; colours alternated, "
+             f"each pair of games from the same {args.opening_moves} random opening moves.", "",
+             "| games | agent wins | score | 95% interval | as black (W-L) | as white (W-L) | mean margin |",
+             "|---|---|---|---|---|---|---|",
+             f"| {n} | {wins} | {100 * wins / n:.0f}% | {100 * lo:.0f}% .. {100 * hi:.0f}% | "
+             f"{as_black}-{sum(black) - as_black} | {as_white}-{n - sum(black) - as_white} | "
+             f"{sum(margins) / n:+.1f} |", "",
+             f"GNU Go's own count (final_score) gives the same winner in {n - len(disagree)} of {n} games."]
+    if disagree:
+        lines += ["", "| game | Tromp-Taylor (black - white - komi) | GNU Go final_score |", "|---|---|---|"]
+        lines += [f"| {i} | {tt:+.1f} | {gg:+.1f} |" for i, tt, gg in disagree]
+    lines += ["", f"![margins](go_vs_gnugo_{label}.png)", ""]
+    out = os.path.join(HERE, "results")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f"go_vs_gnugo_{label}.md"), "w") as f:
+        f.write("\n".join(lines))
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.hist(margins, bins=30)
+    ax.axvline(0, color="k", lw=1)
+    ax.set_xlabel("agent's margin (points, Tromp-Taylor, komi included)")
+    ax.set_ylabel("games")
+    ax.set_title(f"{label} against GNU Go level {args.level}: {wins} of {n} won")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, f"go_vs_gnugo_{label}.png"), dpi=100)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -3,12 +3,11 @@
     python benchmarks/connect_four_positions.py [--positions 1000] [--seed 0] [--min-stones 10] [--az SPEC]
 
 Games between zerogym agents (an AlphaZero agent at 64 simulations, --az, the shipped one by default;
-UCT(200), greedy and
-random; every move is a uniformly random one with probability --epsilon, for variety) give the
-positions: two per game at plies drawn uniformly from --min-stones to the game's end, duplicates
-dropped.  Each is solved exactly (ConnectFourSolver): the value for the player to move and the
-value of every move; the distance-aware scores too from --score-stones stones on.  Writes
-benchmarks/data/connect_four_positions.json.
+UCT(200), greedy and random; every move is a uniformly random one with probability --epsilon, for
+variety) give the positions: two per game at plies drawn uniformly from --min-stones to the game's
+end, duplicates dropped.  Each is solved exactly (ConnectFourSolver): the value for the player to
+move and the value of every move; the distance-aware scores too from --score-stones stones on.
+Writes benchmarks/data/connect_four_positions.json.
 """
 import argparse
 import json

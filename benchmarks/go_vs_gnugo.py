@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -27,6 +28,7 @@ import torch  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DRAW = -1                                       # play_game's winner of a game without a result
 
 
 def agent_for(spec, simulations, seed):
@@ -113,11 +115,14 @@ def write(args, cmd, label, records, checks, wall):
     with open(os.path.join(runs, f"games_{label}.jsonl"), "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in records)
     black = [r["a_moved_first"] for r in records]      # the agent played black
-    won = [(r["winner"] == 0) == b for r, b in zip(records, black)]
-    n, wins = len(records), sum(won)
+    drawn = [r["winner"] == DRAW for r in records]     # stopped at the move limit: no result
+    won = [not d and (r["winner"] == 0) == b for r, b, d in zip(records, black, drawn)]
+    n, wins, draws = len(records), sum(won), sum(drawn)
     lo, hi = wilson(wins, n)
-    as_black = sum(w for w, b in zip(won, black) if b)
-    as_white = sum(w for w, b in zip(won, black) if not b)
+
+    def wdl(colour):
+        games = [(w, d) for w, d, b in zip(won, drawn, black) if b == colour]
+        return f"{sum(w for w, _ in games)}-{sum(d for _, d in games)}-{sum(not w and not d for w, d in games)}"
     disagree = [(i, tt, gg) for i, (tt, gg) in enumerate(checks) if (tt > 0) != (gg > 0)]
     margins = [tt if b else -tt for (tt, _), b in zip(checks, black)]   # the agent's margin
     lines = [f"# {label} against GNU Go level {args.level}", "",
@@ -126,11 +131,13 @@ def write(args, cmd, label, records, checks, wall):
              f"{args.agent} with {args.simulations or 'its saved number of'} simulations a move; GNU Go "
              f"`--level {args.level} --chinese-rules`, capturing dead stones before passing; colours alternated, "
              f"each pair of games from the same {args.opening_moves} random opening moves.", "",
-             "| games | agent wins | score | 95% interval | as black (W-L) | as white (W-L) | mean margin |",
-             "|---|---|---|---|---|---|---|",
-             f"| {n} | {wins} | {100 * wins / n:.0f}% | {100 * lo:.0f}% .. {100 * hi:.0f}% | "
-             f"{as_black}-{sum(black) - as_black} | {as_white}-{n - sum(black) - as_white} | "
-             f"{sum(margins) / n:+.1f} |", "",
+             "| games | agent W-D-L | games won | 95% interval | score (draws half) | as black (W-D-L) | "
+             "as white (W-D-L) | median margin |",
+             "|---|---|---|---|---|---|---|---|",
+             f"| {n} | {wins}-{draws}-{n - wins - draws} | {100 * wins / n:.0f}% | {100 * lo:.0f}% .. {100 * hi:.0f}% | "
+             f"{100 * (wins + draws / 2) / n:.1f}% | {wdl(True)} | {wdl(False)} | {statistics.median(margins):+.1f} |",
+             "", "A draw is a game that reached the env's move limit (max_moves) without a result. The margin "
+             "is the agent's Tromp-Taylor margin at the end (komi included).", "",
              f"GNU Go's own count (final_score) gives the same winner in {n - len(disagree)} of {n} games."]
     if disagree:
         lines += ["", "| game | Tromp-Taylor (black - white - komi) | GNU Go final_score |", "|---|---|---|"]

@@ -36,9 +36,10 @@ def test_a_match_against_gnugo_is_reported_and_cross_checked(tmp_path, monkeypat
     records = [json.loads(line) for line in (tmp_path / "runs" / "go_vs_gnugo" / "games_t.jsonl").open()]
     assert len(records) == 4 and sum(r["a_moved_first"] for r in records) == 2
     assert all(r["kwargs"] == {"board_size": 5, "komi": 0.5} for r in records)
-    wins = sum((r["winner"] == 0) == r["a_moved_first"] for r in records)
+    draws = sum(r["winner"] == -1 for r in records)
+    wins = sum(r["winner"] != -1 and (r["winner"] == 0) == r["a_moved_first"] for r in records)
     text = (tmp_path / "results" / "go_vs_gnugo_t.md").read_text()
-    assert f"| 4 | {wins} | {100 * wins / 4:.0f}% |" in text
+    assert f"| 4 | {wins}-{draws}-{4 - wins - draws} | {100 * wins / 4:.0f}% |" in text
     assert "GNU Go's own count (final_score) gives the same winner in" in text
     assert (tmp_path / "results" / "go_vs_gnugo_t.png").exists()
     with pytest.raises(SystemExit, match="even"):

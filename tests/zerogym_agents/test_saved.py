@@ -35,11 +35,15 @@ def test_pretrained_tictactoe_plays_and_never_loses_to_random():
     assert result.total.losses == 0
 
 
-def test_pretrained_go_9x9_is_the_transfer_experiments_best_and_beats_random():
+def test_pretrained_go_9x9_grew_from_the_transfer_experiments_best_and_beats_random():
     card = load_card("pretrained:go_9x9")
     assert card["game"] == "go" and card["kwargs"]["board_size"] == 9
-    final = card["selection"]["final_elo"]
-    assert card["selection"]["method"] == max(final, key=final.get) == card["training"]["method"]
+    start = card["started_from"]
+    final = start["selection"]["final_elo"]
+    assert start["selection"]["method"] == max(final, key=final.get) == start["training"]["method"]
+    assert card["training_seconds_in_all"] == pytest.approx(start["pretrained:go_5x5"]["seconds"]
+                                                            + start["training"]["seconds"] + card["training"]["seconds"])
+    assert card["training_seconds_in_all"] <= 4 * 3600
     from zerogym_agents.arena.match import play_match
     from zerogym_agents import RandomAgent
     agent = load_agent("pretrained:go_9x9", simulations=32, seed=0)

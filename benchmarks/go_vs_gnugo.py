@@ -31,14 +31,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DRAW = -1                                       # play_game's winner of a game without a result
 
 
-def agent_for(spec, simulations, seed):
-    """The agent of `spec` (a saved agent or pretrained:NAME, or any arena spec), with `simulations`
-    per move when given."""
+def agent_for(spec, simulations, seed, kwargs):
+    """The agent of an arena `spec`; a saved one (pretrained:NAME, a file) with `simulations` per move
+    when given."""
     from zerogym_agents.saved import load_agent
-    from zerogym_agents.specs import agent_from_spec
-    if spec.startswith("pretrained:") or os.path.isfile(spec):
-        return load_agent(spec, seed=seed, **({"simulations": simulations} if simulations else {}))
-    return agent_from_spec(spec, "go", seed=seed)
+    from zerogym_agents.specs import agent_from_spec, is_saved_agent_spec
+    if simulations and is_saved_agent_spec(spec):
+        return load_agent(spec, seed=seed, game="go", game_kwargs=kwargs, simulations=simulations)
+    return agent_from_spec(spec, "go", kwargs, seed=seed)
 
 
 def play_share(job):
@@ -47,7 +47,7 @@ def play_share(job):
     from zerogym_agents.gnugo import GnuGoAgent
     torch.set_num_threads(1)
     t0 = time.time()
-    agent = agent_for(job["agent"], job["simulations"], job["seed"])
+    agent = agent_for(job["agent"], job["simulations"], job["seed"], job["kwargs"])
     gnugo = GnuGoAgent(level=job["level"], seed=job["seed"])
     result = play_match(agent, gnugo, "go", job["kwargs"], games=job["games"], seed=job["seed"],
                         names=(job["label"], gnugo.name), opening_moves=job["opening_moves"])

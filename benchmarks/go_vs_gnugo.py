@@ -7,7 +7,10 @@ GNU Go's own counting (final_score, after it removes the stones it thinks dead),
 
 GNU Go plays with --chinese-rules and captures every dead stone before it passes, so the two counts
 agree on nearly every game; the report lists those where they do not. --workers N plays the games in
-N processes (each its own share of the games, colours alternated within it). Writes
+N processes (each its own share of the games, colours alternated within it). The report also
+sorts the games by GNU Go's count of the board when it first passed (it thinks the game settled): a
+game lost there was decided before, whatever the margin at the end (--first-pass GAMES_JSONL prints
+that table for saved games). Writes
 benchmarks/results/go_vs_gnugo_<label>.md and .png (the margins), and the games
 (games_<label>.jsonl, arena records) under runs/go_vs_gnugo/.
 """
@@ -67,6 +70,35 @@ def cross_check(record, board_size, komi):
     return tt, gnugo_final(record["actions"], board_size, komi)["score"]
 
 
+def at_first_pass(record, board_size, komi):
+    """GNU Go's count (final_score, dead stones removed) of the board when it first passed and the game
+    went on, as the agent's result: "won" / "lost" / "drawn"; None when GNU Go never passed while the
+    game went on (the game ended before, or with that pass)."""
+    from zerogym_agents.gnugo import gnugo_final
+    acts, agent = record["actions"], 0 if record["a_moved_first"] else 1
+    pass_ = board_size * board_size
+    first = next((i for i, a in enumerate(acts) if a == pass_ and i % 2 != agent), None)
+    if first is None or first == len(acts) - 1:
+        return None
+    margin = gnugo_final(acts[:first + 1], board_size, komi)["score"] * (1 if agent == 0 else -1)
+    return "won" if margin > 0 else "lost" if margin < 0 else "drawn"
+
+
+def first_pass_table(records, board_size, komi):
+    """Markdown lines: the games by their final result and the result at GNU Go's first pass."""
+    rows = {}
+    for r in records:
+        final = "drawn" if r["winner"] == DRAW else "won" if (r["winner"] == 0) == r["a_moved_first"] else "lost"
+        rows.setdefault(final, []).append(at_first_pass(r, board_size, komi) or "-")
+    cols = ("won", "lost", "drawn", "-")
+    lines = ["| final result | games | won at GNU Go's first pass | lost there | drawn there | GNU Go did not pass "
+             "while the game went on |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {final} | {len(rows[final])} | " + " | ".join(str(rows[final].count(c)) for c in cols) + " |"
+              for final in ("won", "drawn", "lost") if final in rows]
+    return lines
+
+
 def wilson(k, n, z=1.96):
     """The 95% Wilson interval of a proportion k / n."""
     if n == 0:
@@ -88,7 +120,15 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2, help="processes playing games")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--label", default=None, help="names the results (default: the agent's file name)")
+    ap.add_argument("--first-pass", metavar="GAMES_JSONL", default=None,
+                    help="print the table of results at GNU Go's first pass of games saved by an earlier run, "
+                         "and play nothing")
     args = ap.parse_args(argv)
+    if args.first_pass:
+        with open(args.first_pass) as f:
+            records = [json.loads(line) for line in f]
+        print("\n".join(first_pass_table(records, args.board_size, args.komi)))
+        return
     from zerogym_agents.gnugo import find_gnugo
     find_gnugo()                                # fail now, not in the workers
     if args.games < 2 or args.games % 2:
@@ -142,6 +182,9 @@ def write(args, cmd, label, records, checks, wall):
     if disagree:
         lines += ["", "| game | Tromp-Taylor (black - white - komi) | GNU Go final_score |", "|---|---|---|"]
         lines += [f"| {i} | {tt:+.1f} | {gg:+.1f} |" for i, tt, gg in disagree]
+    lines += ["", "GNU Go passes once it thinks the game is settled. Its count of the board then (dead stones "
+              "removed) tells a game decided by then from one that turned later:", "",
+              *first_pass_table(records, args.board_size, args.komi)]
     lines += ["", f"![margins](go_vs_gnugo_{label}.png)", ""]
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)

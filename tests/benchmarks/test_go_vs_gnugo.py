@@ -44,3 +44,31 @@ def test_a_match_against_gnugo_is_reported_and_cross_checked(tmp_path, monkeypat
     assert (tmp_path / "results" / "go_vs_gnugo_t.png").exists()
     with pytest.raises(SystemExit, match="even"):
         script.main(["--games", "3"])
+
+
+def test_results_at_gnugos_first_pass():
+    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+    try:
+        find_gnugo()
+    except GnuGoNotFoundError:
+        pytest.skip("gnugo is not installed")
+    script = load_script("go_vs_gnugo")
+    P = 25                                      # the pass of 5x5 Go
+
+    def rec(actions, agent_black, winner):
+        return {"actions": actions, "a_moved_first": agent_black, "winner": winner}
+    # the agent (black) alone on the board when GNU Go passes: all 25 points its own
+    won = rec([12, P, 6, P, P], True, 0)
+    assert script.at_first_pass(won, 5, 0.5) == "won"
+    assert script.at_first_pass(won, 5, 30.5) == "lost"         # 25 points do not make up a komi of 30.5
+    # GNU Go (black) passes first on the empty board: komi gives it to the agent (white)
+    assert script.at_first_pass(rec([P, 12, 6, P, P], False, 1), 5, 0.5) == "won"
+    # GNU Go never passes while the game goes on: the game ends with its pass, or it never passes
+    assert script.at_first_pass(rec([12, P, P], True, 0), 5, 0.5) == "won"     # black passed back: over at idx 2
+    assert script.at_first_pass(rec([12, 6, P], True, 0), 5, 0.5) is None
+    assert script.at_first_pass(rec([12, 6, 7], True, -1), 5, 0.5) is None
+    # with komi 30.5: GNU Go's count has the agent lost at its pass, whatever the record says came after
+    table = script.first_pass_table([won, rec([12, 6, 7], True, -1), rec([12, P, 6, P, P], True, 1)], 5, 30.5)
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]] for line in table[2:]}
+    assert rows == {"won": ["1", "0", "1", "0", "0"], "drawn": ["1", "0", "0", "0", "1"],
+                    "lost": ["1", "0", "1", "0", "0"]}

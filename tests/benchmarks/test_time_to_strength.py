@@ -65,3 +65,41 @@ def test_time_to_a_level_is_the_first_point_reaching_it(quick):
     points = [(0.0, 0.2), (30.0, 0.85), (60.0, 0.5), (90.0, 1.0)]
     assert [mod.time_to(points, lv) for lv in mod.LEVELS] == [30.0, 30.0, 90.0]
     assert mod.time_to(points[:3], 0.95) is None
+
+
+def test_parallel_runs_train_in_child_processes_and_resume(tmp_path):
+    mod = load_script()
+    args = ["--quick", "--games", "connect_four", "--methods", "puct", "gumbel", "--minutes", "0.02",
+            "--eval-every", "0.02", "--eval-games", "2", "--references", "random", "--target", "random",
+            "--parallel", "2", "--out", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    assert mod.main(args) == 0
+    states = {m: json.loads((tmp_path / "runs" / "connect_four" / f"{m}-s0" / "state.json").read_text())
+              for m in ("puct", "gumbel")}
+    assert all(rec["done"] and len(rec["evals"]) == 2 for rec in states.values())
+    pids = {rec["sittings"][0]["pid"] for rec in states.values()}
+    assert len(pids) == 2 and os.getpid() not in pids
+    rows = table_rows((tmp_path / "results" / "time_to_strength_quick.md").read_text(), "connect_four")
+    assert set(rows) == {"puct", "gumbel"}
+    assert mod.main(args) == 0           # finished runs are skipped: the records are unchanged
+    assert all(json.loads((tmp_path / "runs" / "connect_four" / f"{m}-s0" / "state.json").read_text()) == rec
+               for m, rec in states.items())
+
+
+def test_a_sitting_rewrites_its_games_sections_and_keeps_the_others(tmp_path):
+    mod = load_script()
+    results = tmp_path / "results"
+    results.mkdir()
+    report = results / "time_to_strength_quick.md"
+    report.write_text("# Time to strength\n\nold intro\n\n## connect_four\n\nstale table\n\n"
+                      "## go_9x9\n\nGo table kept\n\n## Reading the runs\n\nnotes kept\n")
+    args = ["--quick", "--games", "connect_four", "--methods", "puct", "--minutes", "0.02", "--eval-every", "0.02",
+            "--eval-games", "2", "--references", "random", "--target", "random", "--out", str(tmp_path / "runs"),
+            "--results", str(results)]
+    assert mod.main(args) == 0
+    text = report.read_text()
+    assert "stale table" not in text and "old intro" not in text
+    assert [line for line in text.splitlines() if line.startswith("## ")] == \
+        ["## connect_four", "## go_9x9", "## Reading the runs"]
+    c4 = text.split("## connect_four\n", 1)[1].split("\n## ", 1)[0]
+    assert "--games connect_four" in c4 and "| puct |" in c4
+    assert "Go table kept" in text and "notes kept" in text

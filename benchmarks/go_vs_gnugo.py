@@ -34,13 +34,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DRAW = -1                                       # play_game's winner of a game without a result
 
 
-def agent_for(spec, simulations, seed, kwargs):
+def agent_for(spec, simulations, seed, kwargs, resign_below=None):
     """The agent of an arena `spec`; a saved one (pretrained:NAME, a file) with `simulations` per move
-    when given."""
+    and resigning below `resign_below` (an AlphaZero agent) when given."""
     from zerogym_agents.saved import load_agent
     from zerogym_agents.specs import agent_from_spec, is_saved_agent_spec
-    if simulations and is_saved_agent_spec(spec):
-        return load_agent(spec, seed=seed, game="go", game_kwargs=kwargs, simulations=simulations)
+    over = {k: v for k, v in (("simulations", simulations), ("resign_below", resign_below)) if v is not None}
+    if over and is_saved_agent_spec(spec):
+        return load_agent(spec, seed=seed, game="go", game_kwargs=kwargs, **over)
     return agent_from_spec(spec, "go", kwargs, seed=seed)
 
 
@@ -50,7 +51,7 @@ def play_share(job):
     from zerogym_agents.gnugo import GnuGoAgent
     torch.set_num_threads(1)
     t0 = time.time()
-    agent = agent_for(job["agent"], job["simulations"], job["seed"], job["kwargs"])
+    agent = agent_for(job["agent"], job["simulations"], job["seed"], job["kwargs"], job["resign_below"])
     gnugo = GnuGoAgent(level=job["level"], seed=job["seed"])
     result = play_match(agent, gnugo, "go", job["kwargs"], games=job["games"], seed=job["seed"],
                         names=(job["label"], gnugo.name), opening_moves=job["opening_moves"])
@@ -120,6 +121,8 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2, help="processes playing games")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--label", default=None, help="names the results (default: the agent's file name)")
+    ap.add_argument("--resign-below", type=float, default=None, metavar="V",
+                    help="the agent (a saved AlphaZero one) resigns after 2 moves in a row with its value below V")
     ap.add_argument("--first-pass", metavar="GAMES_JSONL", default=None,
                     help="print the table of results at GNU Go's first pass of games saved by an earlier run, "
                          "and play nothing")
@@ -131,20 +134,24 @@ def main(argv=None):
         return
     from zerogym_agents.gnugo import find_gnugo
     find_gnugo()                                # fail now, not in the workers
+    from zerogym_agents.specs import is_saved_agent_spec
+    if args.resign_below is not None and not is_saved_agent_spec(args.agent):
+        raise SystemExit(f"--resign-below needs a saved AlphaZero agent, not {args.agent!r}")
     if args.games < 2 or args.games % 2:
         raise SystemExit(f"--games must be an even number >= 2 (colours alternate), got {args.games}")
     label = args.label or os.path.splitext(os.path.basename(args.agent.replace("pretrained:", "")))[0]
     kwargs = {"board_size": args.board_size, "komi": args.komi}
     counts = [n for n in shares(args.games, max(1, args.workers)) if n]
-    jobs = [dict(agent=args.agent, simulations=args.simulations, level=args.level, kwargs=kwargs, games=n,
-                 seed=args.seed + 1000 * w, opening_moves=args.opening_moves, label=label)
+    jobs = [dict(agent=args.agent, simulations=args.simulations, resign_below=args.resign_below, level=args.level,
+                 kwargs=kwargs, games=n, seed=args.seed + 1000 * w, opening_moves=args.opening_moves, label=label)
             for w, n in enumerate(counts)]
     t0 = time.time()
     with ProcessPoolExecutor(len(jobs)) as pool:
         done = list(tqdm(pool.map(play_share, jobs), total=len(jobs), desc=f"{label} vs gnugo:{args.level}"))
     wall = time.time() - t0
     records = [r for recs, _ in done for r in recs]
-    checks = [cross_check(r, args.board_size, args.komi) for r in tqdm(records, desc="GNU Go counts")]
+    checks = [None if r["resigned"] is not None else cross_check(r, args.board_size, args.komi)
+              for r in tqdm(records, desc="GNU Go counts")]         # a resigned game has no count
     cmd = "python benchmarks/go_vs_gnugo.py " + " ".join(sys.argv[1:] if argv is None else argv)
     write(args, cmd, label, records, checks, wall)
 
@@ -163,8 +170,10 @@ def write(args, cmd, label, records, checks, wall):
     def wdl(colour):
         games = [(w, d) for w, d, b in zip(won, drawn, black) if b == colour]
         return f"{sum(w for w, _ in games)}-{sum(d for _, d in games)}-{sum(not w and not d for w, d in games)}"
-    disagree = [(i, tt, gg) for i, (tt, gg) in enumerate(checks) if (tt > 0) != (gg > 0)]
-    margins = [tt if b else -tt for (tt, _), b in zip(checks, black)]   # the agent's margin
+    counted = [(i, c) for i, c in enumerate(checks) if c is not None]
+    disagree = [(i, tt, gg) for i, (tt, gg) in counted if (tt > 0) != (gg > 0)]
+    margins = [tt if black[i] else -tt for i, (tt, _) in counted]     # the agent's margin
+    resigned = [r["resigned"] == (0 if b else 1) for r, b in zip(records, black) if r["resigned"] is not None]
     lines = [f"# {label} against GNU Go level {args.level}", "",
              f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores, {wall / 60:.0f} minutes.", "",
              f"Go {args.board_size}x{args.board_size}, komi {args.komi}, Tromp-Taylor area scoring (positional superko); "
@@ -175,10 +184,15 @@ def write(args, cmd, label, records, checks, wall):
              "as white (W-D-L) | median margin |",
              "|---|---|---|---|---|---|---|---|",
              f"| {n} | {wins}-{draws}-{n - wins - draws} | {100 * wins / n:.0f}% | {100 * lo:.0f}% .. {100 * hi:.0f}% | "
-             f"{100 * (wins + draws / 2) / n:.1f}% | {wdl(True)} | {wdl(False)} | {statistics.median(margins):+.1f} |",
+             f"{100 * (wins + draws / 2) / n:.1f}% | {wdl(True)} | {wdl(False)} | "
+             f"{statistics.median(margins) if margins else float('nan'):+.1f} |",
              "", "A draw is a game that reached the env's move limit (max_moves) without a result. The margin "
-             "is the agent's Tromp-Taylor margin at the end (komi included).", "",
-             f"GNU Go's own count (final_score) gives the same winner in {n - len(disagree)} of {n} games."]
+             "is the agent's Tromp-Taylor margin at the end (komi included), in the games not resigned.", "",
+             f"GNU Go's own count (final_score) gives the same winner in {len(counted) - len(disagree)} of "
+             f"{len(counted)} games counted."]
+    if resigned:
+        lines[-1] += (f" {len(resigned)} games ended by resignation, not counted: the agent resigned {sum(resigned)}, "
+                      f"GNU Go {len(resigned) - sum(resigned)}.")
     if disagree:
         lines += ["", "| game | Tromp-Taylor (black - white - komi) | GNU Go final_score |", "|---|---|---|"]
         lines += [f"| {i} | {tt:+.1f} | {gg:+.1f} |" for i, tt, gg in disagree]

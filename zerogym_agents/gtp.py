@@ -328,8 +328,23 @@ def add_gtp_parser(subparsers):
     p.add_argument("--komi", type=float, default=7.5, help="initial komi (default 7.5; komi changes it)")
     p.add_argument("--max-moves", type=int, default=None, help="game length limit (default 4 * board_size**2)")
     p.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
+    p.add_argument("--resign-below", type=float, default=None, metavar="V",
+                   help="a saved AlphaZero agent resigns once its root value (-1..1) has been below V for "
+                        "--resign-moves of its moves in a row (default: never resigns; -0.9 is a cautious choice)")
+    p.add_argument("--resign-moves", type=int, default=2, help="see --resign-below (default 2)")
     p.set_defaults(func=run_gtp)
     return p
+
+
+def resigning(agent, args, kwargs):
+    """The saved AlphaZero agent of args.agent again, with the resignation options of `args`."""
+    from zerogym_agents.saved import load_agent
+    from zerogym_agents.search_agents import AlphaZeroAgent
+    if not isinstance(agent, AlphaZeroAgent):
+        raise ValueError(f"--resign-below needs a saved AlphaZero agent (pretrained:NAME or a file), and "
+                         f"{args.agent!r} is a {type(agent).__name__}")
+    return load_agent(args.agent, seed=args.seed, game="go", game_kwargs=kwargs, resign_below=args.resign_below,
+                      resign_moves=args.resign_moves)
 
 
 def run_gtp(args):
@@ -341,7 +356,10 @@ def run_gtp(args):
             game = load_card(args.agent).get("game")
             if game not in (None, "go", "go_v0"):
                 raise ValueError(f"agent {args.agent!r} plays {game}, not Go")
-        agent = agent_from_spec(args.agent, "go", {"board_size": args.board_size, "komi": args.komi}, seed=args.seed)
+        kwargs = {"board_size": args.board_size, "komi": args.komi}
+        agent = agent_from_spec(args.agent, "go", kwargs, seed=args.seed)
+        if args.resign_below is not None:
+            agent = resigning(agent, args, kwargs)
         engine = GTPEngine(agent, args.board_size, args.komi, args.max_moves)
     except (ValueError, RuntimeError) as err:
         sys.exit(f"zerogym gtp: {err}")

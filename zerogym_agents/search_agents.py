@@ -92,6 +92,11 @@ class AlphaZeroAgent(Agent):
     moves, sigma(q) = (c_visit + max N) * c_scale * q); with gumbel, temperature scales the root's
     Gumbel noise (0: the best move of the search, deterministic; 1: a sample of the improved policy)
     and dirichlet is refused.
+    resign_below: resign (set .resigned, which the arena and GTP read) once the root value, the
+    expected result for the agent from -1 to 1, has been below it for resign_moves of its moves in a
+    row in the same game; None (the default) never resigns. AlphaGo Zero (Silver et al., "Mastering
+    the game of Go without human knowledge", 2017) resigned below a threshold chosen to keep false
+    resignations under 5%; -0.9 is a cautious start.
     After act(), .last_policy (A,) holds the visit distribution (with gumbel, the improved policy)
     and .last_value the root value.
     """
@@ -100,7 +105,8 @@ class AlphaZeroAgent(Agent):
 
     def __init__(self, evaluator_or_net, simulations=200, c_puct=1.5, temperature=0.0, dirichlet=False,
                  dirichlet_alpha=0.3, epsilon=0.25, fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=8,
-                 reuse_tree=True, symmetries=None, seed=None, search="puct", gumbel_m=16, c_visit=50.0, c_scale=1.0):
+                 reuse_tree=True, symmetries=None, seed=None, search="puct", gumbel_m=16, c_visit=50.0, c_scale=1.0,
+                 resign_below=None, resign_moves=2):
         super().__init__(seed)
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, got {search!r}")
@@ -121,6 +127,10 @@ class AlphaZeroAgent(Agent):
         if not isinstance(reuse_tree, (bool, np.bool_)):
             raise ValueError(f"reuse_tree must be True or False, got {reuse_tree!r}")
         self.reuse_tree = bool(reuse_tree)
+        self.resign_below = None if resign_below is None else _real("resign_below", resign_below, -1.0, 1.0)
+        self.resign_moves = _int("resign_moves", resign_moves, 1)
+        self.resigned = False
+        self._low_moves = 0             # own moves in a row with the root value below resign_below
         self.simulations = self.options["simulations"]
         self._mcts = None
         self._last_root = None
@@ -134,6 +144,8 @@ class AlphaZeroAgent(Agent):
 
     def reset(self):
         self._last_root = None
+        self.resigned = False
+        self._low_moves = 0
 
     def _tree_for(self, st):
         m = self._mcts
@@ -175,6 +187,8 @@ class AlphaZeroAgent(Agent):
         """(action, visit distribution (A,), root value for the player to move) for a State."""
         if state.is_over():
             raise ValueError("AlphaZeroAgent: the game is over, there is no move to choose")
+        if self._last_root is None or self._path_from_last(state) is None:
+            self._low_moves = 0                             # not the game of the last move: count afresh
         m = self._tree_for(state)
         gumbel = m.search == "gumbel"
         if gumbel:
@@ -183,6 +197,9 @@ class AlphaZeroAgent(Agent):
         action = int(m.select_actions(0.0 if gumbel else self.temperature)[0])
         self._last_root, self._last_action = state.copy(), action
         self.last_policy, self.last_value = policy[0], float(value[0])
+        if self.resign_below is not None:
+            self._low_moves = self._low_moves + 1 if self.last_value < self.resign_below else 0
+        self.resigned = self._low_moves >= self.resign_moves
         return action, self.last_policy, self.last_value
 
     def act(self, env):

@@ -72,3 +72,24 @@ def test_results_at_gnugos_first_pass():
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]] for line in table[2:]}
     assert rows == {"won": ["1", "0", "1", "0", "0"], "drawn": ["1", "0", "0", "0", "1"],
                     "lost": ["1", "0", "1", "0", "0"]}
+
+
+def test_resignations_are_losses_and_not_counted(tmp_path, monkeypatch):
+    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+    try:
+        find_gnugo()
+    except GnuGoNotFoundError:
+        pytest.skip("gnugo is not installed")
+    script = load_script("go_vs_gnugo")
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    # every value is below 1: the agent resigns at its second move, in every game
+    script.main(["--agent", "pretrained:go_5x5", "--simulations", "8", "--resign-below", "1", "--level", "0",
+                 "--games", "2", "--workers", "1", "--board-size", "5", "--komi", "0.5", "--label", "r"])
+    records = [json.loads(line) for line in (tmp_path / "runs" / "go_vs_gnugo" / "games_r.jsonl").open()]
+    assert [r["resigned"] for r in records] == [0, 1]      # the agent: black in game 0, white in game 1
+    text = (tmp_path / "results" / "go_vs_gnugo_r.md").read_text()
+    assert "| 2 | 0-0-2 | 0% |" in text
+    assert "0 of 0 games counted. 2 games ended by resignation, not counted: the agent resigned 2, GNU Go 0." in text
+    with pytest.raises(SystemExit, match="needs a saved AlphaZero agent"):
+        script.main(["--agent", "uct:20", "--resign-below", "-0.9"])

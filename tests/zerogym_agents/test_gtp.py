@@ -403,3 +403,17 @@ def test_only_space_and_tab_separate_words():
     assert e.handle("\u2003".encode()) == "? unknown command\n\n"
     assert e.handle("7\u2003name".encode()) == "? unknown command\n\n"
     assert e.handle(b"8 \t name ") == "=8 zerogym\n\n"
+
+
+def test_zerogym_gtp_resign_below():
+    # every root value is below 1: the agent resigns at its first move
+    proc = subprocess.run([sys.executable, "-m", "zerogym_agents.cli", "gtp", "--agent", "pretrained:go_9x9",
+                           "--resign-below", "1", "--resign-moves", "1", "--seed", "0"],
+                          input=b"1 genmove b\n2 quit\n", capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
+    assert _answers(proc.stdout) == [b"=1 resign", b"=2 "]
+    from zerogym_agents import cli
+    with pytest.raises(SystemExit, match="needs a saved AlphaZero agent"):
+        cli.main(["gtp", "--agent", "random", "--resign-below", "-0.9"])
+    with pytest.raises(SystemExit, match="resign_below must be"):
+        cli.main(["gtp", "--agent", "pretrained:go_9x9", "--resign-below", "2"])

@@ -116,3 +116,59 @@ def test_bad_arguments():
         UCTAgent(10).act(over)
     with pytest.raises(ValueError, match="game is over"):
         AlphaZeroAgent(uniform_evaluator).act(over)
+
+
+def black_is_lost(planes, masks):
+    """Uniform priors; every position lost for black (Go's plane 5 is 1 for black's view), won for white."""
+    values = np.where(planes[:, 5, 0, 0] > 0.5, -0.95, 0.95).astype(np.float32)
+    return masks.astype(np.float32), values
+
+
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_alphazero_resigns_after_resign_moves_low_values_in_a_row(search):
+    env = zerogym.make("go", board_size=5)
+    env.reset(seed=0)
+    black = AlphaZeroAgent(black_is_lost, simulations=32, seed=0, search=search, resign_below=-0.9, resign_moves=2)
+    white = AlphaZeroAgent(black_is_lost, simulations=32, seed=0, search=search, resign_below=-0.9)
+    seen = []
+    for _ in range(3):
+        env.step(black.act(env))
+        seen.append(black.resigned)
+        assert black.last_value < -0.9
+        env.step(white.act(env))
+        assert not white.resigned and white.last_value > 0.9
+    assert seen == [False, True, True]
+    black.reset()                           # a new game counts afresh
+    assert not black.resigned
+    env.reset(seed=0)
+    black.act(env)
+    assert not black.resigned
+    env.reset(seed=0)                       # a position not following from its last move: counts afresh too
+    black.act(env)
+    assert not black.resigned
+
+
+def test_alphazero_without_resign_below_never_resigns():
+    agent = AlphaZeroAgent(black_is_lost, simulations=16, seed=0)
+    env = zerogym.make("go", board_size=5)
+    env.reset(seed=0)
+    for _ in range(4):
+        env.step(agent.act(env))
+        assert agent.last_value < -0.9 and not agent.resigned
+        env.step(agent.act(env))
+
+
+def test_a_resigning_alphazero_agent_loses_the_arena_game():
+    from zerogym_agents.arena.match import play_match
+    black = AlphaZeroAgent(black_is_lost, simulations=16, seed=0, resign_below=-0.9, resign_moves=3)
+    result = play_match(black, RandomAgent(0), "go", {"board_size": 5}, games=2, seed=0)
+    first = result.records[0]                       # black: the AlphaZero agent
+    assert first["resigned"] == 0 and first["winner"] == 1 and len(first["actions"]) == 4
+    assert result.records[1]["resigned"] is None    # as white it is winning: plays the game out
+
+
+def test_resign_arguments():
+    with pytest.raises(ValueError, match="resign_below must be >= -1.0 and <= 1.0"):
+        AlphaZeroAgent(uniform_evaluator, resign_below=-2)
+    with pytest.raises(ValueError, match="resign_moves"):
+        AlphaZeroAgent(uniform_evaluator, resign_moves=0)

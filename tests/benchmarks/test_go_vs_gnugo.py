@@ -7,6 +7,20 @@ import pytest
 from benchmark_scripts import load_script
 
 
+@pytest.fixture
+def script(tmp_path, monkeypatch):
+    """The script, writing under tmp_path; skips the test when gnugo is not installed."""
+    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+    try:
+        find_gnugo()
+    except GnuGoNotFoundError:
+        pytest.skip("gnugo is not installed")
+    script = load_script("go_vs_gnugo")
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    return script
+
+
 def test_shares_are_even_and_add_up():
     script = load_script("go_vs_gnugo")
     for games in (2, 4, 10, 100):
@@ -22,15 +36,7 @@ def test_wilson_interval():
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
 
 
-def test_a_match_against_gnugo_is_reported_and_cross_checked(tmp_path, monkeypatch):
-    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
-    try:
-        find_gnugo()
-    except GnuGoNotFoundError:
-        pytest.skip("gnugo is not installed")
-    script = load_script("go_vs_gnugo")
-    monkeypatch.setattr(script, "HERE", str(tmp_path))
-    monkeypatch.chdir(tmp_path)
+def test_a_match_against_gnugo_is_reported_and_cross_checked(script, tmp_path):
     script.main(["--agent", "uct:20", "--level", "0", "--games", "4", "--workers", "2", "--board-size", "5",
                  "--komi", "0.5", "--label", "t"])
     records = [json.loads(line) for line in (tmp_path / "runs" / "go_vs_gnugo" / "games_t.jsonl").open()]
@@ -46,13 +52,7 @@ def test_a_match_against_gnugo_is_reported_and_cross_checked(tmp_path, monkeypat
         script.main(["--games", "3"])
 
 
-def test_results_at_gnugos_first_pass():
-    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
-    try:
-        find_gnugo()
-    except GnuGoNotFoundError:
-        pytest.skip("gnugo is not installed")
-    script = load_script("go_vs_gnugo")
+def test_results_at_gnugos_first_pass(script):
     P = 25                                      # the pass of 5x5 Go
 
     def rec(actions, agent_black, winner):
@@ -74,15 +74,7 @@ def test_results_at_gnugos_first_pass():
                     "lost": ["1", "0", "1", "0", "0"]}
 
 
-def test_resignations_are_losses_and_not_counted(tmp_path, monkeypatch):
-    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
-    try:
-        find_gnugo()
-    except GnuGoNotFoundError:
-        pytest.skip("gnugo is not installed")
-    script = load_script("go_vs_gnugo")
-    monkeypatch.setattr(script, "HERE", str(tmp_path))
-    monkeypatch.chdir(tmp_path)
+def test_resignations_are_losses_and_not_counted(script, tmp_path):
     # every value is below 1: the agent resigns at its second move, in every game
     script.main(["--agent", "pretrained:go_5x5", "--simulations", "8", "--resign-below", "1", "--level", "0",
                  "--games", "2", "--workers", "1", "--board-size", "5", "--komi", "0.5", "--label", "r"])

@@ -139,8 +139,8 @@ class AlphaZeroAgent(Agent):
 
     def seed(self, seed):
         super().seed(seed)
-        if self._mcts is not None:
-            self._mcts.seed(_seed_draw(self.rng))
+        if self._mcts is not None:      # the stream a new search would get: a game replays alone
+            self._mcts.seed([_seed_draw(self.rng)])
 
     def reset(self):
         self._last_root = None

@@ -61,6 +61,20 @@ def test_seeded_agents_repeat_their_games():
     assert game(3) != game(4)
 
 
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_a_reseeded_alphazero_agent_plays_as_a_new_one(search):
+    # an agent that searched before and is reseeded searches as a new agent given that seed: the
+    # arena's games replay alone
+    options = dict(simulations=40, temperature=1.0, search=search, dirichlet=search == "puct")
+    used = AlphaZeroAgent(uniform_evaluator, seed=1, **options)
+    play_game(zerogym.make("connect_four"), [used, UCTAgent(20, seed=0)])
+    used.seed(7)
+    new = AlphaZeroAgent(uniform_evaluator, seed=None, **options)
+    new.seed(7)
+    games = [play_game(zerogym.make("connect_four"), [agent, UCTAgent(20, seed=0)])[1] for agent in (used, new)]
+    assert games[0] == games[1]
+
+
 def test_alphazero_reuses_its_tree():
     agent = AlphaZeroAgent(uniform_evaluator, simulations=300, seed=0, leaves_per_tree=1)
     env = env_after("tictactoe", [])

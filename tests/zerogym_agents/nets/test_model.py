@@ -3,7 +3,6 @@ import json
 import math
 import os
 import pickle
-import time
 
 import numpy as np
 import pytest
@@ -378,16 +377,15 @@ def test_a_net_file_with_a_missing_or_wrong_entry_names_it(tmp_path, key, bad):
     assert (key in msg) if key in ("config", "state_dict") else ("not a zerogym network" in msg or "version" in msg)
 
 
-def test_a_net_file_claiming_a_huge_net_is_refused_fast_by_field(tmp_path):
+def test_a_net_file_claiming_a_huge_net_is_refused_unbuilt_by_field(tmp_path, nets_only_on_meta):
     payload = _net_file(tmp_path)
     for field, value in (("blocks", 10**5), ("channels", 10**6), ("kernel_size", 10**5 + 1)):
         payload["config"] = json.dumps({**json.loads(_net_file(tmp_path)["config"]), field: value})
         torch.save(payload, tmp_path / "huge.pt")
-        t0 = time.perf_counter()
-        with pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: config\.{field} = {value} is "
-                                               rf"more than a network file may claim \(at most \d+\)"):
+        with nets_only_on_meta(), pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: "
+                                                rf"config\.{field} = {value} is more than a network file may claim "
+                                                rf"\(at most \d+\)"):
             load_net(tmp_path / "huge.pt")
-        assert time.perf_counter() - t0 < 2.0
 
 
 def test_load_net_checks_the_net_inside_agents_and_checkpoints_too(tmp_path):

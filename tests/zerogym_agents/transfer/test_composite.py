@@ -220,19 +220,17 @@ def test_trainer_runs_and_resumes_a_composite(tmp_path, tools):
     ({"big_size": 10**4}, "config.big_size = 10000"), ({"downscalings": 10**4}, "config.downscalings = 10000"),
     ({"small": {"blocks": 10**5}}, "config.small.blocks = 100000"),
     ({"small": {"channels": 10**6}}, "config.small.channels = 1000000")])
-def test_a_composite_file_claiming_a_huge_net_is_refused_fast_by_field(tmp_path, tools, change, field):
+def test_a_composite_file_claiming_a_huge_net_is_refused_unbuilt_by_field(tmp_path, nets_only_on_meta, tools, change,
+                                                                         field):
     import json
-    import time
     good = net_payload(build(tools))
     cfg = json.loads(good["config"])
     for k, v in change.items():
         cfg[k] = {**cfg[k], **v} if isinstance(v, dict) else v
     torch.save({**good, "config": json.dumps(cfg)}, tmp_path / "huge.pt")
-    t0 = time.perf_counter()
-    with pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: {field} is more than a network "
-                                           rf"file may claim"):
+    with nets_only_on_meta(), pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: {field} is "
+                                                                rf"more than a network file may claim"):
         load_net(tmp_path / "huge.pt")
-    assert time.perf_counter() - t0 < 2.0
 
 
 def test_a_composite_config_without_its_small_net_says_so(tmp_path, tools):

@@ -10,7 +10,6 @@ import os
 import sys
 import time
 
-import numpy as np
 import torch
 from tqdm import tqdm
 

@@ -72,7 +72,7 @@ def test_write_report(tmp_path, tournament):
 
 def test_go_report_writes_sgf(tmp_path):
     rr = round_robin({"r": RandomAgent(), "g": GreedyAgent()}, "go", {"board_size": 5}, 2, seed=0, progress=False)
-    paths = write_report(rr, fit_elo(rr.outcomes()), tmp_path)
+    write_report(rr, fit_elo(rr.outcomes()), tmp_path)
     files = sorted((tmp_path / "sgf").iterdir())
     assert len(files) == 2 and files[0].read_text().startswith("(;GM[1]FF[4]")
 

@@ -90,7 +90,7 @@ def test_batched_equals_unbatched():
 
 def test_dirichlet_noise_reproducible_and_distributed():
     st = zerogym.make_state("go", board_size=5)
-    A, n = st.num_actions, len(st.legal_actions())
+    n = len(st.legal_actions())
 
     def noisy_priors(seed, alpha=0.3):
         m = BatchedMCTS(st, num_games=1, simulations=1, epsilon=1.0, dirichlet_alpha=alpha, seed=seed)

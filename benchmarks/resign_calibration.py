@@ -94,7 +94,8 @@ def table(records, values, thresholds, moves):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", required=True, help="arena records, one JSON per line, the agent as player A")
-    ap.add_argument("--agent", required=True, help="the saved AlphaZero agent that played them (pretrained:NAME, a file)")
+    ap.add_argument("--agent", required=True,
+                    help="the saved AlphaZero agent that played them (pretrained:NAME or a file)")
     ap.add_argument("--simulations", type=int, default=None, help="per move (default: the agent file's)")
     ap.add_argument("--thresholds", type=float, nargs="+", default=[-0.8, -0.9, -0.95, -0.98])
     ap.add_argument("--resign-moves", type=int, default=2, help="moves in a row below the threshold")

@@ -12,10 +12,11 @@ run is evaluated before training and every --eval-every minutes of training agai
 (Random, UCT(200), UCT(1000); GNU Go levels 1, 5 and 10 on Go when `gnugo` is installed), colours
 alternated, pairs of games from the same random opening. The report gives, per method, the training time
 (evaluation not counted) of the first evaluation point at which it scored at least 50%, 80% and 95%
-against the target reference (UCT(1000); on Go GNU Go level 1 when installed), for every seed, besides the pooled Elo over training
-(fit_elo, Random = 0). Methods run one after the other, seed by seed (every method's seed 0, then every
-method's seed 1 ...), so a change of the machine's load hits all methods alike; the load average is
-recorded at every evaluation point and reported.
+against the target reference (UCT(1000); on Go, GNU Go level 1 when installed), for every seed, besides
+the pooled Elo over training (fit_elo, Random = 0). Methods run one after the other, seed by seed
+(every method's seed 0, then every method's seed 1 ...), so a change of the machine's load hits all
+methods alike; the load average is recorded at every evaluation point and reported. With --parallel N,
+N runs train side by side in child processes, one core each.
 
 The full benchmark trains 2 seeds x (3 methods x 20 min on Connect Four + 4 methods x 30 min on Go), 6 hours
 of training, plus the evaluations, which are not counted in the budgets and on Go 9x9 (UCT(1000), GNU Go,

@@ -48,9 +48,12 @@ def values_of(job):
     from zerogym_agents.saved import load_agent
     torch.set_num_threads(1)
     over = {"simulations": job["simulations"]} if job["simulations"] else {}
-    out = []
+    agents, out = {}, []
     for line, record in job["records"]:
-        agent = load_agent(job["agent"], game=record["game"], game_kwargs=record["kwargs"], **over)
+        key = (record["game"], json.dumps(record["kwargs"], sort_keys=True))
+        if key not in agents:
+            agents[key] = load_agent(job["agent"], game=record["game"], game_kwargs=record["kwargs"], **over)
+        agent = agents[key]
         env = zerogym.make(record["game"], **record["kwargs"])
         env.reset(seed=record["seed"])
         seat, values = 0 if record["a_moved_first"] else 1, []

@@ -79,6 +79,11 @@ def _as_evaluator(evaluator_or_net, symmetries):
     return evaluator_or_net
 
 
+def _same_game(a, b):
+    """Whether two GameSpecs are the same game with the same kwargs."""
+    return a is b or (a.name, a.kwargs) == (b.name, b.kwargs)
+
+
 class AlphaZeroAgent(Agent):
     """PUCT or Gumbel search (BatchedMCTS with one tree) guided by a policy-value evaluator.
 
@@ -147,18 +152,17 @@ class AlphaZeroAgent(Agent):
         self.resigned = False
         self._low_moves = 0
 
-    def _tree_for(self, st):
+    def _tree_for(self, st, path):
+        # the search tree at st: the last one moved down `path` (see _path_from_last) or a fresh root
         m = self._mcts
-        if m is None or (m.spec is not st.spec and (m.spec.name, m.spec.kwargs) != (st.spec.name, st.spec.kwargs)):
+        if m is None or not _same_game(m.spec, st.spec):
             self._check_game(st)
             self._mcts = m = BatchedMCTS(st, num_games=1, seed=[_seed_draw(self.rng)], **self.options)
-            self._last_root = None
-        if self.reuse_tree and self._last_root is not None:
-            path = self._path_from_last(st)
-            if path is not None:
-                for a in path:
-                    m.advance([a])
-                return m
+            path = None
+        if self.reuse_tree and path is not None:
+            for a in path:
+                m.advance([a])
+            return m
         m.set_root(0, st)
         return m
 
@@ -173,8 +177,12 @@ class AlphaZeroAgent(Agent):
                                  f"{dict(st.spec.kwargs)}: {err}") from None
 
     def _path_from_last(self, st):
-        # the actions from the last searched root to st: our move, then maybe the opponent's
-        root, mine = self._last_root, self._last_action
+        # the actions from the last searched root to st: our move, then maybe the opponent's; None
+        # when st does not follow from it (or there is none)
+        root = self._last_root
+        if root is None or not _same_game(root.spec, st.spec):
+            return None
+        mine = self._last_action
         after = root.copy().step(mine)
         if after == st:
             return [mine]
@@ -187,9 +195,10 @@ class AlphaZeroAgent(Agent):
         """(action, visit distribution (A,), root value for the player to move) for a State."""
         if state.is_over():
             raise ValueError("AlphaZeroAgent: the game is over, there is no move to choose")
-        if self._last_root is None or self._path_from_last(state) is None:
+        path = self._path_from_last(state)
+        if path is None:
             self._low_moves = 0                             # not the game of the last move: count afresh
-        m = self._tree_for(state)
+        m = self._tree_for(state, path)
         gumbel = m.search == "gumbel"
         if gumbel:
             m.gumbel_scale = self.temperature

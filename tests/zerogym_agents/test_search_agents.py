@@ -186,3 +186,11 @@ def test_resign_arguments():
         AlphaZeroAgent(uniform_evaluator, resign_below=-2)
     with pytest.raises(ValueError, match="resign_moves"):
         AlphaZeroAgent(uniform_evaluator, resign_moves=0)
+
+
+def test_alphazero_moves_between_games():
+    agent = AlphaZeroAgent(uniform_evaluator, simulations=20, seed=0, resign_below=-0.5)
+    for game, moves in (("tictactoe", [4]), ("connect_four", [3, 3]), ("tictactoe", [4, 0])):
+        env = env_after(game, moves)
+        a = agent.act(env)
+        assert env.unwrapped.state.is_legal(a) and not agent.resigned

@@ -57,6 +57,8 @@ class AlphaZeroConfig(JsonConfig):
                                       "on the mean over the points)")
     score_weight: float = setting(0.0, Number(0), "weight of the score-margin loss (0: off), a mean squared "
                                   "error on the margin divided by the board's area")
+    root_value_weight: float = setting(0.0, Number(0, 1), "value target: (1 - w) * the game's outcome + w * the "
+                                       "search's root value at the move (0: the outcome alone)")
     # replay and training
     buffer_size: int = setting(50_000, Integer(1))
     max_reuse: int = setting(8, Integer(1))          # Polygames: each position is trained on about 8 times at most

@@ -72,7 +72,8 @@ class SelfPlay:
     def step(self, evaluator, opp_evaluator=None):
         """One search of every game, then one move in each. Returns (moves, finished): moves, the
         learner's moves (with playout cap randomization, those of full searches only) as (game,
-        planes (C, H, W) float32, legal mask, search policy, mover) in game order; finished, the games that ended as (game, returns per player, score) in game order,
+        planes (C, H, W) float32, legal mask, search policy, mover, root value from the mover's view)
+        in game order; finished, the games that ended as (game, returns per player, score) in game order,
         score the learner's result in [0, 1] in a pool game (None in the others). A finished game is
         reset and its slot starts the next game at once; with auxiliary targets its final ownership
         and score are in self.finals."""
@@ -81,10 +82,11 @@ class SelfPlay:
         full = None             # playout cap randomization: the games searched fully (recorded), else cheap
         if cfg.cheap_simulations:
             full = self.cap_rng.random(G) < cfg.full_search_prob
-            policies, _ = self.mcts.run(evaluator, simulations=np.where(full, cfg.simulations, cfg.cheap_simulations),
-                                        explore=full)
+            policies, values = self.mcts.run(evaluator, explore=full,
+                                             simulations=np.where(full, cfg.simulations, cfg.cheap_simulations))
         else:
-            policies, _ = self.mcts.run(evaluator)
+            policies, values = self.mcts.run(evaluator)
+        values = np.clip(values, -1.0, 1.0)       # float rounding of a mean of values in [-1, 1]
         if cfg.forced_playouts:
             policies = self.mcts.pruned_policy()     # the forced playouts taken out of the policy target
         actions = self._choose(self.mcts, self.move_no)
@@ -93,7 +95,7 @@ class SelfPlay:
             self.opp_mcts.run(opp_evaluator, copy=False)
             theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
             actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]
-        moves = [(i, root.encode(), root.legal_mask(), policies[i].copy(), root.current_player)
+        moves = [(i, root.encode(), root.legal_mask(), policies[i].copy(), root.current_player, float(values[i]))
                  for i, root in enumerate(self.roots) if not theirs[i] and (full is None or full[i])]
         self.mcts.advance(actions)
         if P:
@@ -135,18 +137,22 @@ class SelfPlay:
 
 class GameRecords:
     """The learner's moves of the games in progress, one list per game slot; finish() turns a game
-    into replay arrays once its result is known."""
+    into replay arrays once its result is known. A move's value target is the game's outcome for
+    its mover, mixed with the search's root value there when root_value_weight > 0:
+    (1 - w) * outcome + w * root value."""
 
-    def __init__(self, num_games):
-        self.pending = [[] for _ in range(num_games)]     # per game: (planes, mask, policy, mover)
+    def __init__(self, num_games, root_value_weight=0.0):
+        self.pending = [[] for _ in range(num_games)]     # per game: (planes, mask, policy, mover, root value)
+        self.root_value_weight = float(root_value_weight)
 
     def add(self, moves):
-        for i, planes, mask, policy, mover in moves:
-            self.pending[i].append((planes, mask, policy, mover))
+        for i, planes, mask, policy, mover, value in moves:
+            self.pending[i].append((planes, mask, policy, mover, value))
 
     def finish(self, i, returns, final=None):
         """(planes int8, masks, policies, values) of game i's moves with the result `returns`, or
-        None when the learner made no move in it; the slot is emptied. With `final` (SelfPlay.finals'
+        None when the learner made no move in it; the slot is emptied. A move restored from an
+        older checkpoint, with no root value (None), gets the outcome alone. With `final` (SelfPlay.finals'
         (ownership (H, W), score) from the first player's view), also (ownership, scores) of each
         move, turned to its mover's view."""
         moves, self.pending[i] = self.pending[i], []
@@ -155,7 +161,9 @@ class GameRecords:
         planes = np.stack([m[0] for m in moves]).astype(np.int8)
         masks = np.stack([m[1] for m in moves])
         policies = np.stack([m[2] for m in moves])
-        values = np.array([returns[m[3]] for m in moves], np.float32)
+        w = self.root_value_weight
+        values = np.array([returns[m[3]] if m[4] is None or not w else (1 - w) * returns[m[3]] + w * m[4]
+                           for m in moves], np.float32)
         if final is None:
             return planes, masks, policies, values
         sign = np.array([1 if m[3] == 0 else -1 for m in moves], np.int8)

@@ -89,7 +89,8 @@ class AlphaZeroTrainer(CosineSchedule):
         self.rng = np.random.default_rng(cfg.seed + 2)
         self.step = self.games = self.positions = self.train_steps = 0
         self.history = []                 # one flat dict of numbers per log point (see _log)
-        self.records = GameRecords(cfg.concurrent_games)    # the learner's moves of the games in progress
+        # the learner's moves of the games in progress
+        self.records = GameRecords(cfg.concurrent_games, cfg.root_value_weight)
         self._losses = []                 # (total, policy, value) of each SGD step since the last log point
         self._work_seconds = 0.0          # time in self-play and SGD since the last log point
         self._since = (self.games, self.positions)
@@ -260,8 +261,7 @@ class AlphaZeroTrainer(CosineSchedule):
         self._log(checkpoint=True)
         if self.num_pool and f"step-{self.step}" not in self.pool.entries:
             self.pool.add(_frozen(self.net), name=f"step-{self.step}")
-        pending = [[(torch.from_numpy(p), torch.from_numpy(m), torch.from_numpy(q), int(mv)) for p, m, q, mv in g]
-                   for g in self.records.pending]
+        pending = [[_pending_move(*move) for move in g] for g in self.records.pending]
         sp = self.selfplay
         save_checkpoint(os.path.join(self.out, CHECKPOINT), "alphazero", {
             "config": self.cfg.to_json(), "net": net_payload(self.net), "optimizer": self.opt.state_dict(),
@@ -353,7 +353,7 @@ class AlphaZeroTrainer(CosineSchedule):
         sp = self.selfplay
         sp.load_carry({"roots": [blob.numpy() for blob in data["roots"]], "move_no": data["move_no"].numpy(),
                        "learner_seat": data["learner_seat"].numpy() if self.num_pool else sp.learner_seat})
-        self.records.pending = [[(p.numpy(), m.numpy(), q.numpy(), mv) for p, m, q, mv in g] for g in data["pending"]]
+        self.records.pending = [[_restored_move(*move) for move in g] for g in data["pending"]]
         self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
         self.pool_games = data["pool_games"]
         self._load_extra(data)
@@ -369,19 +369,32 @@ def _with_aux_heads(net, cfg):
     return net.with_aux_heads(ownership=cfg.ownership_weight > 0, score=cfg.score_weight > 0)
 
 
+def _pending_move(planes, mask, policy, mover, value):
+    """A move of a game in progress (GameRecords.pending) as a checkpoint holds it."""
+    return (torch.from_numpy(np.asarray(planes, np.float32)), torch.from_numpy(np.asarray(mask)),
+            torch.from_numpy(np.asarray(policy)), int(mover), value)
+
+
+def _restored_move(planes, mask, policy, mover, value):
+    """_pending_move's inverse (planes as int8, as self-play records them)."""
+    return planes.numpy().astype(np.int8), mask.numpy(), policy.numpy(), mover, value
+
+
 class PendingMove(Spec):
     """One move of a game in progress, as a checkpoint holds it: (planes, legal mask, search
-    policy, the mover)."""
+    policy, the mover, the root value from the mover's view). A checkpoint of an older version
+    has no root value: the move is read with None there."""
 
-    what = "a (planes, mask, policy, mover) tuple"
+    what = "a (planes, mask, policy, mover, root value) tuple"
 
     def __init__(self, c, h, w, num_actions):
         self.items = (Tensor(torch.float32, (c, h, w), 0, 1), Tensor(torch.int8, (num_actions,), 0, 1),
-                      Tensor(torch.float32, (num_actions,), 0, 1), Int(0, 1))
+                      Tensor(torch.float32, (num_actions,), 0, 1), Int(0, 1), Maybe(Real(-1, 1)))
 
     def check(self, value, ctx, where):
-        if not isinstance(value, (list, tuple)) or len(value) != 4:
+        if not isinstance(value, (list, tuple)) or len(value) not in (4, 5):
             self.refuse(value, ctx, where)
+        value = tuple(value) + (None,) * (5 - len(value))
         return tuple(spec.check(v, ctx, f"{where}[{i}]") for i, (spec, v) in enumerate(zip(self.items, value)))
 
 

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from zerogym_agents.alphazero.selfplay import GameRecords, tree_seed
-from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, PendingMove
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, PendingMove, _pending_move, _restored_move
 from zerogym_agents.checkpoint import CheckpointError
 from zerogym_agents.file_checks import Config, DictOf, Fields, Int, ListOf, Maybe, StateBlob, Str, Tensor
 from zerogym_agents.nets import net_payload
@@ -50,10 +50,10 @@ class Slot:
     """One worker slot: its actor, its games as of its last consumed task, the learner's moves of the
     games in progress, the next task index, and the tasks in flight (oldest first)."""
 
-    def __init__(self, carry, num_games):
+    def __init__(self, carry, num_games, root_value_weight):
         self.actor = None
         self.carry = carry
-        self.records = GameRecords(num_games)
+        self.records = GameRecords(num_games, root_value_weight)
         self.next_index = 0          # of the next task to submit
         self.consumed = 0            # tasks consumed: the carry is the state after task consumed - 1
         self.inflight = collections.deque()
@@ -83,7 +83,8 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             raise ValueError("max_train_per_step = 0 turns training off; the ray backend trains by "
                              "RayConfig.samples_per_position instead: leave max_train_per_step > 0")
         if not hasattr(self, "slots"):                 # not restored from a checkpoint
-            self.slots = [Slot(self.selfplay.carry(), self.cfg.concurrent_games) for _ in range(rc.workers)]
+            self.slots = [Slot(self.selfplay.carry(), self.cfg.concurrent_games, self.cfg.root_value_weight)
+                          for _ in range(rc.workers)]
         self._started = False
 
     def _reset_scale_stats(self):
@@ -310,15 +311,12 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
                     "move_no": torch.from_numpy(np.array(c["move_no"], np.int64)),
                     "learner_seat": torch.from_numpy(np.array(c["learner_seat"], np.int64))}
 
-        def pending(records):
-            return [[(torch.from_numpy(p.astype(np.float32)), torch.from_numpy(np.asarray(m)),
-                      torch.from_numpy(np.asarray(q)), int(mv)) for p, m, q, mv in g] for g in records.pending]
-
         rnd = self._round
         return {"ray": {
             "config": self.ray_cfg.to_json(), "version": self.version, "lost_tasks": self.lost_tasks,
             "consumed": torch.tensor([s.consumed for s in self.slots], dtype=torch.int64),
-            "carries": [carry(s.carry) for s in self.slots], "pending": [pending(s.records) for s in self.slots],
+            "carries": [carry(s.carry) for s in self.slots],
+            "pending": [[[_pending_move(*move) for move in g] for g in s.records.pending] for s in self.slots],
             "round_version": rnd[1] if rnd is not None else 0,
             "round_weights": rnd[2] if rnd is not None else None,
             "round_opponent": rnd[3] if rnd is not None else None,
@@ -348,9 +346,8 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self.slots = []
         for k, c in enumerate(saved["carries"]):
             slot = Slot({"roots": [bytes(b.numpy()) for b in c["roots"]], "move_no": c["move_no"].numpy().copy(),
-                         "learner_seat": c["learner_seat"].numpy().copy()}, G)
-            slot.records.pending = [[(p.numpy().astype(np.int8), m.numpy(), q.numpy(), mv) for p, m, q, mv in g]
-                                    for g in saved["pending"][k]]
+                         "learner_seat": c["learner_seat"].numpy().copy()}, G, self.cfg.root_value_weight)
+            slot.records.pending = [[_restored_move(*move) for move in g] for g in saved["pending"][k]]
             slot.consumed = slot.next_index = int(saved["consumed"][k])
             self.slots.append(slot)
         self.version, self.lost_tasks = saved["version"], saved["lost_tasks"]

@@ -20,8 +20,8 @@ from zerogym_agents.alphazero.selfplay import SelfPlay
 
 def play_task(engine, evaluator, opp_evaluator, task):
     """Run `task` on `engine` (a SelfPlay) and return its result: the learner's moves as arrays in
-    the order they were played (games (M,), planes int8 (M, C, H, W), masks, policies, movers, and
-    step_ends: rows played up to the end of each step), the games that ended as (step, game,
+    the order they were played (games (M,), planes int8 (M, C, H, W), masks, policies, movers,
+    root_values, and step_ends: rows played up to the end of each step), the games that ended as (step, game,
     returns, score), their finals (with auxiliary targets the final (ownership, score) of each,
     SelfPlay.finals; else None each) and the games' state at the end (carry)."""
     t0 = time.perf_counter()
@@ -42,17 +42,19 @@ def play_task(engine, evaluator, opp_evaluator, task):
             "planes": np.stack([r[1] for r in rows]).astype(np.int8) if rows else np.zeros((0, c, h, w), np.int8),
             "masks": np.stack([r[2] for r in rows]) if rows else np.zeros((0, a), np.int8),
             "policies": np.stack([r[3] for r in rows]) if rows else np.zeros((0, a), np.float32),
-            "movers": np.array([r[4] for r in rows], np.int64), "step_ends": np.array(step_ends, np.int64),
+            "movers": np.array([r[4] for r in rows], np.int64),
+            "root_values": np.array([r[5] for r in rows], np.float32), "step_ends": np.array(step_ends, np.int64),
             "finished": finished, "finals": finals, "carry": engine.carry(), "seconds": time.perf_counter() - t0}
 
 
 def task_moves(result):
     """The result's moves step by step: yields (moves of the step as (game, planes, mask, policy,
-    mover) tuples, the games that ended in it as (game, returns, score, final))."""
+    mover, root value) tuples, the games that ended in it as (game, returns, score, final))."""
     start, k, fin, finals = 0, 0, result["finished"], result["finals"]
     for t, end in enumerate(result["step_ends"]):
         moves = zip(result["games"][start:end].tolist(), result["planes"][start:end], result["masks"][start:end],
-                    result["policies"][start:end], result["movers"][start:end].tolist())
+                    result["policies"][start:end], result["movers"][start:end].tolist(),
+                    result["root_values"][start:end].tolist())
         done = []
         while k < len(fin) and fin[k][0] == t:
             done.append(fin[k][1:] + (finals[k],))

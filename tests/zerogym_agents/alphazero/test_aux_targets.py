@@ -49,7 +49,7 @@ def test_targets_of_a_finished_game_match_a_hand_count_from_each_movers_view():
     s = zerogym.make_state("go", board_size=5, komi=0.5)
     records = GameRecords(1)
     for a in WALLS:
-        records.add([(0, s.encode(), s.legal_mask(), s.legal_mask() / s.legal_mask().sum(), s.current_player)])
+        records.add([(0, s.encode(), s.legal_mask(), s.legal_mask() / s.legal_mask().sum(), s.current_player, 0.0)])
         s.step(a)
     assert s.is_over()
     planes, masks, policies, values, ownership, scores = records.finish(0, s.returns(), (s.ownership(), s.score()))

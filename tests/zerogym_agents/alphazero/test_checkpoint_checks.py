@@ -169,7 +169,7 @@ CASES = {
     "move_no of another length": (_set(["move_no"], lambda t: t[:3]), "move_no must be an int64 tensor of shape (8,)"),
     "pending of other games": (_set(["pending"], lambda p: p[:2]), "pending must be a list of 8, got 2"),
     "pending move not a tuple": (_set(["pending"], lambda p: [[1]] + p[1:]),
-                                 "pending[0][0] must be a (planes, mask, policy, mover) tuple"),
+                                 "pending[0][0] must be a (planes, mask, policy, mover, root value) tuple"),
     "pending move of a third player": (_set(["pending"], lambda p: [[(*m[:3], 2) for m in g] for g in p]),
                                        "[3] must be an integer in [0, 1], got 2"),
     "pending planes of another board": (_set(["pending"], lambda p: [[(m[0][:, :2], *m[1:]) for m in g] for g in p]),

@@ -40,6 +40,16 @@ def test_deterministic_mode_resumes_exactly(straight, tmp_path):
     assert [h["step"] for h in resumed.history] == [h["step"] for h in trainer.history]
 
 
+def test_root_values_of_the_workers_searches_reach_the_value_targets_and_resume_exactly(ray_session, tmp_path):
+    import numpy as np
+    trainer, expected = _run(tmp_path / "straight", root_value_weight=1.0)
+    values = trainer.replay.values[:len(trainer.replay)]
+    assert np.all(np.abs(values) <= 1) and not np.isin(values, [-1.0, 0.0, 1.0]).all()
+    _run(tmp_path / "cut", stop_at=3, root_value_weight=1.0)
+    _, got = _run(tmp_path / "cut", resume=True, root_value_weight=1.0)
+    assert got == expected
+
+
 def test_a_killed_worker_loses_only_its_task_in_flight(straight, tmp_path):
     _, expected = straight
     killed = []

@@ -23,7 +23,7 @@ def _tasks(ray, cfg, payload, opponent_sd, count, steps):
 
 
 def _same(a, b):
-    for key in ("games", "planes", "masks", "policies", "movers", "step_ends"):
+    for key in ("games", "planes", "masks", "policies", "movers", "root_values", "step_ends"):
         assert a[key].dtype == b[key].dtype and a[key].tobytes() == b[key].tobytes(), key
     assert [(t, i, list(r), s) for t, i, r, s in a["finished"]] == \
            [(t, i, list(r), s) for t, i, r, s in b["finished"]]

@@ -86,11 +86,15 @@ def main(argv=None):
                     "(the learning rate then anneals over it)")
     ap.add_argument("--workers", type=int, default=None, help="self-play on this many Ray workers")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="training settings over the preset's")
+    ap.add_argument("--ray", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="RayConfig settings with --workers, e.g. samples_per_position=8")
     ap.add_argument("--opening-moves", type=int, default=0, metavar="K", help="random opening moves of the "
                     "evaluation games (default 0)")
     ap.add_argument("--label", default=None, help="names the results and the run folder (default: --game)")
     args = ap.parse_args(argv)
     args.label = args.label or args.game
+    if args.ray and not args.workers:
+        ap.error("--ray sets the Ray workers' config: give --workers too")
     preset = PRESETS[args.game]
     steps = args.steps or preset["steps"]
     game, kwargs = preset["game"], preset["kwargs"]
@@ -100,7 +104,7 @@ def main(argv=None):
     run_dir = os.path.join("runs", f"az-strength-{args.label}")
     if args.workers:
         from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
-        trainer = RayAlphaZeroTrainer(cfg, run_dir, ray_config={"workers": args.workers})
+        trainer = RayAlphaZeroTrainer(cfg, run_dir, ray_config={**parse_kwargs(args.ray), "workers": args.workers})
     else:
         trainer = AlphaZeroTrainer(cfg, run_dir)
     sims, opening = preset["sims"], args.opening_moves
@@ -174,6 +178,8 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
               "| step | training s | Elo | interval |", "|---|---|---|---|"]
     lines += [f"| {int(s)} | {t:.0f} | {e:+.0f} | {a:+.0f} .. {b:+.0f} |" for s, t, e, a, b in curve]
     lines += ["", f"![curve](az_strength_{args.label}.png)", "", "Config:", "", "```json", cfg.to_json(), "```", ""]
+    if args.workers:
+        lines += ["Ray config:", "", "```json", trainer.ray_cfg.to_json(), "```", ""]
     with open(os.path.join(out, f"az_strength_{args.label}.md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines[:12]))

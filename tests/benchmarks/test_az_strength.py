@@ -1,5 +1,5 @@
 """benchmarks/az_strength.py: a minutes budget ends training on the clock, --label names the results,
---set reaches the config, and --workers trains with self-play on Ray workers."""
+--set reaches the config, --ray the Ray config, and --workers trains with self-play on Ray workers."""
 import re
 
 import pytest
@@ -28,8 +28,15 @@ def test_a_minutes_budget_stops_on_the_clock(tmp_path, monkeypatch):
 
 def test_workers_play_self_play_on_ray(tmp_path, monkeypatch):
     pytest.importorskip("ray", reason='Ray is not installed (pip install "zerogym[ray]")')
-    text = _run(tmp_path, monkeypatch, "--workers", "1", "--steps", "4", "--set", "concurrent_games=4",
-                "simulations=4", "min_buffer=16", "batch_size=16")
+    text = _run(tmp_path, monkeypatch, "--workers", "1", "--steps", "4", "--ray", "samples_per_position=6",
+                "--set", "concurrent_games=4", "simulations=4", "min_buffer=16", "batch_size=16")
     assert "self-play on 1 Ray worker;" in text
+    assert '"samples_per_position": 6.0' in text and '"workers": 1' in text
     positions = int(re.search(r"(\d+) positions", text).group(1))
     assert positions > 0
+
+
+def test_ray_settings_need_workers(tmp_path, monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        _run(tmp_path, monkeypatch, "--ray", "samples_per_position=6")
+    assert "--ray sets the Ray workers' config: give --workers too" in capsys.readouterr().err

@@ -151,10 +151,10 @@ class GameRecords:
 
     def finish(self, i, returns, final=None):
         """(planes int8, masks, policies, values) of game i's moves with the result `returns`, or
-        None when the learner made no move in it; the slot is emptied. A move restored from an
-        older checkpoint, with no root value (None), gets the outcome alone. With `final` (SelfPlay.finals'
-        (ownership (H, W), score) from the first player's view), also (ownership, scores) of each
-        move, turned to its mover's view."""
+        None when the learner made no move in it; the slot is emptied. A move restored from an older
+        checkpoint, with no root value (None), gets the outcome alone. With `final`
+        (SelfPlay.finals' (ownership (H, W), score) from the first player's view), also (ownership,
+        scores) of each move, turned to its mover's view."""
         moves, self.pending[i] = self.pending[i], []
         if not moves:
             return None

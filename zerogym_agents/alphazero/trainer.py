@@ -261,7 +261,7 @@ class AlphaZeroTrainer(CosineSchedule):
         self._log(checkpoint=True)
         if self.num_pool and f"step-{self.step}" not in self.pool.entries:
             self.pool.add(_frozen(self.net), name=f"step-{self.step}")
-        pending = [[_pending_move(*move) for move in g] for g in self.records.pending]
+        pending = [[saved_move(*move) for move in g] for g in self.records.pending]
         sp = self.selfplay
         save_checkpoint(os.path.join(self.out, CHECKPOINT), "alphazero", {
             "config": self.cfg.to_json(), "net": net_payload(self.net), "optimizer": self.opt.state_dict(),
@@ -353,7 +353,7 @@ class AlphaZeroTrainer(CosineSchedule):
         sp = self.selfplay
         sp.load_carry({"roots": [blob.numpy() for blob in data["roots"]], "move_no": data["move_no"].numpy(),
                        "learner_seat": data["learner_seat"].numpy() if self.num_pool else sp.learner_seat})
-        self.records.pending = [[_restored_move(*move) for move in g] for g in data["pending"]]
+        self.records.pending = [[restored_move(*move) for move in g] for g in data["pending"]]
         self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
         self.pool_games = data["pool_games"]
         self._load_extra(data)
@@ -369,14 +369,14 @@ def _with_aux_heads(net, cfg):
     return net.with_aux_heads(ownership=cfg.ownership_weight > 0, score=cfg.score_weight > 0)
 
 
-def _pending_move(planes, mask, policy, mover, value):
+def saved_move(planes, mask, policy, mover, value):
     """A move of a game in progress (GameRecords.pending) as a checkpoint holds it."""
     return (torch.from_numpy(np.asarray(planes, np.float32)), torch.from_numpy(np.asarray(mask)),
             torch.from_numpy(np.asarray(policy)), int(mover), value)
 
 
-def _restored_move(planes, mask, policy, mover, value):
-    """_pending_move's inverse (planes as int8, as self-play records them)."""
+def restored_move(planes, mask, policy, mover, value):
+    """saved_move's inverse (planes as int8, as self-play records them)."""
     return planes.numpy().astype(np.int8), mask.numpy(), policy.numpy(), mover, value
 
 

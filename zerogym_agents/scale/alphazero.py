@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from zerogym_agents.alphazero.selfplay import GameRecords, tree_seed
-from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, PendingMove, _pending_move, _restored_move
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, PendingMove, saved_move, restored_move
 from zerogym_agents.checkpoint import CheckpointError
 from zerogym_agents.file_checks import Config, DictOf, Fields, Int, ListOf, Maybe, StateBlob, Str, Tensor
 from zerogym_agents.nets import net_payload
@@ -316,7 +316,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             "config": self.ray_cfg.to_json(), "version": self.version, "lost_tasks": self.lost_tasks,
             "consumed": torch.tensor([s.consumed for s in self.slots], dtype=torch.int64),
             "carries": [carry(s.carry) for s in self.slots],
-            "pending": [[[_pending_move(*move) for move in g] for g in s.records.pending] for s in self.slots],
+            "pending": [[[saved_move(*move) for move in g] for g in s.records.pending] for s in self.slots],
             "round_version": rnd[1] if rnd is not None else 0,
             "round_weights": rnd[2] if rnd is not None else None,
             "round_opponent": rnd[3] if rnd is not None else None,
@@ -347,7 +347,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         for k, c in enumerate(saved["carries"]):
             slot = Slot({"roots": [bytes(b.numpy()) for b in c["roots"]], "move_no": c["move_no"].numpy().copy(),
                          "learner_seat": c["learner_seat"].numpy().copy()}, G, self.cfg.root_value_weight)
-            slot.records.pending = [[_restored_move(*move) for move in g] for g in saved["pending"][k]]
+            slot.records.pending = [[restored_move(*move) for move in g] for g in saved["pending"][k]]
             slot.consumed = slot.next_index = int(saved["consumed"][k])
             self.slots.append(slot)
         self.version, self.lost_tasks = saved["version"], saved["lost_tasks"]

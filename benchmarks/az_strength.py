@@ -108,6 +108,7 @@ def main(argv=None):
     else:
         trainer = AlphaZeroTrainer(cfg, run_dir)
     sims, opening = preset["sims"], args.opening_moves
+    play = {"simulations": sims, **({"decisive_moves": True} if cfg.decisive_moves else {})}   # as in training
     outcomes, curve, t_train = [], [], 0.0
     for i, a in enumerate(preset["baselines"]):          # the baselines against each other, once
         for b in preset["baselines"][i + 1:]:
@@ -119,7 +120,7 @@ def main(argv=None):
         t_train += trainer.train_for(args.eval_every, t_train, None if budget is None else budget - t_train)
         name = f"az@{trainer.step}"
         for b in preset["baselines"]:
-            agent = AlphaZeroAgent(trainer.net, simulations=sims, seed=trainer.step)
+            agent = AlphaZeroAgent(trainer.net, seed=trainer.step, **play)
             outcomes += play_match(agent, baseline(b, 3), game, kwargs, games=args.eval_games,
                                    seed=args.seed + trainer.step, names=(name, b), opening_moves=opening).outcomes()
         elo = fit_elo(outcomes, anchor="random")
@@ -127,10 +128,10 @@ def main(argv=None):
         print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
     if args.workers:
         trainer.close()
-    final = play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=7), baseline(preset["final"], 8),
+    final = play_match(AlphaZeroAgent(trainer.net, seed=7, **play), baseline(preset["final"], 8),
                        game, kwargs, games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]),
                        opening_moves=opening)
-    others = {b: play_match(AlphaZeroAgent(trainer.net, simulations=sims, seed=9), baseline(b, 10), game, kwargs,
+    others = {b: play_match(AlphaZeroAgent(trainer.net, seed=9, **play), baseline(b, 10), game, kwargs,
                             games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b),
                             opening_moves=opening)
               for b in preset["baselines"] if b != preset["final"]}
@@ -142,9 +143,9 @@ def main(argv=None):
             "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)}
                         for m in [final, *others.values()]},
             "simulations_per_move": sims, "command": cmd}
-    save_agent(os.path.join(run_dir, "agent.pt"), trainer.net, {"simulations": sims}, card)
+    save_agent(os.path.join(run_dir, "agent.pt"), trainer.net, play, card)
     if args.save_pretrained:
-        save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), trainer.net, {"simulations": sims}, card)
+        save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), trainer.net, play, card)
     write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, card)
 
 
@@ -170,7 +171,7 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
              f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
              f"steps, {t_train:.0f} s of training wall time, self-play {where}; net {trainer.net.config.trunk} "
              f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
-             f"{sims} simulations per move when playing.", "",
+             f"{sims} simulations per move when playing{' (decisive moves)' * cfg.decisive_moves}.", "",
              "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
     for m in [final, *others.values()]:
         lines.append(f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |")

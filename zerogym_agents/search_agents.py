@@ -97,6 +97,8 @@ class AlphaZeroAgent(Agent):
     moves, sigma(q) = (c_visit + max N) * c_scale * q); with gumbel, temperature scales the root's
     Gumbel noise (0: the best move of the search, deterministic; 1: a sample of the improved policy)
     and dirichlet is refused.
+    decisive_moves: a position where the player to move can win at once is scored as won without the
+    net, so a move that lets the opponent win at once is seen at its first visit (BatchedMCTS).
     resign_below: resign (set .resigned, which the arena and GTP read) once the root value, the
     expected result for the agent from -1 to 1, has been below it for resign_moves of its moves in a
     row in the same game; None (the default) never resigns. AlphaGo Zero (Silver et al., "Mastering
@@ -111,7 +113,7 @@ class AlphaZeroAgent(Agent):
     def __init__(self, evaluator_or_net, simulations=200, c_puct=1.5, temperature=0.0, dirichlet=False,
                  dirichlet_alpha=0.3, epsilon=0.25, fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=8,
                  reuse_tree=True, symmetries=None, seed=None, search="puct", gumbel_m=16, c_visit=50.0, c_scale=1.0,
-                 resign_below=None, resign_moves=2):
+                 resign_below=None, resign_moves=2, decisive_moves=False):
         super().__init__(seed)
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, got {search!r}")
@@ -125,6 +127,10 @@ class AlphaZeroAgent(Agent):
                             fpu_reduction=_real("fpu_reduction", fpu_reduction, -2.0, 2.0),
                             virtual_loss=_real("virtual_loss", virtual_loss, 0.0),
                             leaves_per_tree=_int("leaves_per_tree", leaves_per_tree, 1, 1024), search=search)
+        if not isinstance(decisive_moves, (bool, np.bool_)):
+            raise ValueError(f"decisive_moves must be True or False, got {decisive_moves!r}")
+        if decisive_moves:
+            self.options["decisive_moves"] = True
         if search == "gumbel":
             self.options.update(gumbel_m=_int("gumbel_m", gumbel_m, 1, 32767), c_visit=_real("c_visit", c_visit, 0.0),
                                 c_scale=_real("c_scale", c_scale, 0.0))

@@ -1,7 +1,7 @@
 """AlphaZeroConfig: everything that defines a training run, saved as JSON beside its checkpoints."""
 from dataclasses import dataclass
 
-from zerogym_agents.config_io import Dict, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 from zerogym_agents.devices import device_setting
 
 
@@ -41,6 +41,8 @@ class AlphaZeroConfig(JsonConfig):
     gumbel_m: int = setting(16, Integer(1), "Gumbel search: most root moves it considers")
     c_visit: float = setting(50.0, Number(0), "Gumbel search: sigma(q) = (c_visit + max N) * c_scale * q")
     c_scale: float = setting(1.0, Number(0), "Gumbel search: see c_visit")
+    decisive_moves: bool = setting(False, Flag(), "score a position where the player to move can win at once as "
+                                   "won, without the net (Teytaud and Teytaud 2010); for games won by one move")
     # KataGo (Wu 2019), each off by default. Playout cap randomization: a move gets the full search
     # with probability full_search_prob and is recorded, else a cheap search of cheap_simulations
     # (no root noise) and is not recorded at all; forced playouts at the root with policy target pruning

@@ -50,6 +50,7 @@ class SelfPlay:
                            fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
                            seed=seed, no_pass_before=no_pass_before, search=cfg.search, gumbel_m=cfg.gumbel_m,
                            c_visit=cfg.c_visit, c_scale=cfg.c_scale, forced_playouts=forced_playouts,
+                           decisive_moves=cfg.decisive_moves,
                            **cfg.game_kwargs)
 
     def rebuild(self, seed):

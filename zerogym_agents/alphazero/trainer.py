@@ -114,12 +114,12 @@ class AlphaZeroTrainer(CosineSchedule):
 
     def agent_options(self):
         """The options the trained agent plays with (those of agent.pt); a Gumbel run's agent
-        searches as it was trained (an agent file without "search" plays PUCT)."""
+        searches as it was trained (an agent file without "search" plays PUCT), decisive moves included."""
         cfg = self.cfg
+        options = {"simulations": cfg.simulations, **({"decisive_moves": True} if cfg.decisive_moves else {})}
         if cfg.search == "gumbel":
-            return {"simulations": cfg.simulations, "search": "gumbel", "gumbel_m": cfg.gumbel_m,
-                    "c_visit": cfg.c_visit, "c_scale": cfg.c_scale}
-        return {"simulations": cfg.simulations}
+            options.update(search="gumbel", gumbel_m=cfg.gumbel_m, c_visit=cfg.c_visit, c_scale=cfg.c_scale)
+        return options
 
     def agent(self, seed=None, **options):
         """The current net as an AlphaZeroAgent (a copy: further training leaves it as it is);

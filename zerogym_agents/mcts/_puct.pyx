@@ -26,6 +26,13 @@ a child is chosen deterministically by argmax(pi'(a) - N(a) / (1 + sum_b N(b))),
 pi' = softmax(log P + sigma(q)).  The move is the best of g + log P + sigma(q) among the most visited
 candidates, the policy target pi' at the root.  No Dirichlet noise is used.
 
+Decisive moves (Teytaud and Teytaud, "On the huge benefit of decisive moves in Monte-Carlo Tree
+Search algorithms", IEEE CIG 2010), when `decisive` is set: a leaf below the root where the player
+to move has a move that wins at once is scored as a win for that player, without the evaluator and
+without being expanded; a node that is expanded (the root) puts all its prior on its winning moves.
+A reply that lets the opponent win at once is then refuted by its first visit, however small the
+prior of the opponent's winning move (PUCT's first-play urgency would otherwise leave it unvisited).
+
 Forced playouts (Wu, "Accelerating Self-Play Learning in Go", 2019), when `forced_k` > 0: a root
 child with visits but fewer than sqrt(forced_k * P * sum of the children's visits) is chosen first;
 pruned_policy() then takes those extra visits back out of the policy target.
@@ -64,7 +71,7 @@ cdef enum:
 cdef enum:
     MAX_LEAVES_PER_TREE = 1024   # descents in flight per tree (Node.inflight is 16 bits)
     MAX_ACTIONS = 32767          # Node.action and Node.num_children are 16 bits
-    MAX_BUFFERS = 32             # buffers one PUCTCore allocates (23 today)
+    MAX_BUFFERS = 32             # buffers one PUCTCore allocates (27 today)
     INT32_MAX = 2147483647
 
 
@@ -171,6 +178,7 @@ cdef class PUCTCore:
     cdef Py_ssize_t stride
     cdef char* roots           # G state blobs
     cdef char* scratch         # one blob replayed per descent
+    cdef char* probe           # one blob for trying a leaf's moves (decisive)
     cdef int8_t* obs           # one (H, W, C) observation
     cdef Node* nodes           # G * capacity
     cdef Node* spare           # capacity, for compaction on advance
@@ -185,9 +193,12 @@ cdef class PUCTCore:
     cdef int32_t* leaf_node
     cdef int8_t* leaf_player   # the player to move at each queued leaf
     cdef int8_t* leaf_mask     # (G*k, A) legal masks of the queued leaves, as expansion trusts them
+    cdef int8_t* leaf_wins     # (G*k, A) the moves that win at once (decisive), valid where leaf_decisive
+    cdef uint8_t* leaf_decisive  # (G*k,) whether the queued leaf's player to move can win at once
     cdef int64_t* moves        # G: advance()'s actions, copied before they are checked
     cdef double* noise         # num_actions gamma draws
     cdef double* work          # num_actions scores of one node's children (Gumbel)
+    cdef float* work_f         # num_actions priors of a decisive leaf
     cdef float* gum            # (G, A) Gumbel draws of the root children (by child index), scaled
     cdef int32_t* base_n       # (G, A) visits of the root children when the search began
     cdef int32_t* considered   # G: candidates of the sequential halving
@@ -196,6 +207,7 @@ cdef class PUCTCore:
     cdef readonly int64_t full_events     # leaves left unexpanded because their tree was full
     cdef Constants cfg                     # the search constants (checked by their properties)
     cdef bint _gumbel                      # Gumbel root search and deterministic non-root selection
+    cdef bint _decisive                    # decisive moves (see the module docstring)
     cdef int _pass_action                  # the game's pass action (-1: none)
     cdef public int no_pass_before         # before this many moves, pass is no child where another move is legal
     cdef readonly object planes            # float32 (G*k, C, H, W)
@@ -222,7 +234,8 @@ cdef class PUCTCore:
         need = ((n_games + 1) * n_nodes * sizeof(Node) + (n_games + 1) * spec.d.state_bytes + obs_
                 + n_games * (4 * sizeof(int32_t) + sizeof(uint64_t) + sizeof(int64_t) + 4)
                 + n_games * A_ * (sizeof(float) + sizeof(int32_t))
-                + n_games * n_leaves * (2 * sizeof(int32_t) + 1 + 2 * A_ + 4 * obs_) + 2 * A_ * sizeof(double))
+                + n_games * n_leaves * (2 * sizeof(int32_t) + 2 + 3 * A_ + 4 * obs_)
+                + A_ * (2 * sizeof(double) + sizeof(float)) + spec.d.state_bytes)
         what = (f"PUCTCore: {n_games} {spec.name} search trees of {n_nodes} nodes ({sizeof(Node)} bytes each) "
                 f"with {n_leaves} leaves per tree")
         args.check_bytes(what, need)
@@ -245,6 +258,7 @@ cdef class PUCTCore:
             # zeroed (last argument 1): what is read before it is first written
             self.roots = <char*> self._alloc(G, self.stride, 1)
             self.scratch = <char*> self._alloc(1, self.stride, 1)
+            self.probe = <char*> self._alloc(1, self.stride, 1)
             self.obs = <int8_t*> self._alloc(obs, 1, 0)
             self.nodes = <Node*> self._alloc(G * cap, sizeof(Node), 0)
             self.spare = <Node*> self._alloc(cap, sizeof(Node), 0)
@@ -257,6 +271,7 @@ cdef class PUCTCore:
             self.gum = <float*> self._alloc(G * A, sizeof(float), 1)
             self.base_n = <int32_t*> self._alloc(G * A, sizeof(int32_t), 1)
             self.work = <double*> self._alloc(A, sizeof(double), 0)
+            self.work_f = <float*> self._alloc(A, sizeof(float), 0)
             self.rng = <uint64_t*> self._alloc(G, sizeof(uint64_t), 1)
             self.noised = <uint8_t*> self._alloc(G, 1, 1)
             self.has_root = <uint8_t*> self._alloc(G, 1, 1)
@@ -264,6 +279,8 @@ cdef class PUCTCore:
             self.leaf_node = <int32_t*> self._alloc(L, sizeof(int32_t), 0)
             self.leaf_player = <int8_t*> self._alloc(L, 1, 0)
             self.leaf_mask = <int8_t*> self._alloc(L * A, 1, 0)
+            self.leaf_wins = <int8_t*> self._alloc(L * A, 1, 0)
+            self.leaf_decisive = <uint8_t*> self._alloc(L, 1, 0)
             self.moves = <int64_t*> self._alloc(G, sizeof(int64_t), 0)
             self.noise = <double*> self._alloc(A, sizeof(double), 0)
             self.planes = np.zeros((L, self.C, self.H, self.W), np.float32)
@@ -317,6 +334,19 @@ cdef class PUCTCore:
         self._free()
         self._idle()
         self._gumbel = bool(v)
+
+    @property
+    def decisive(self):
+        """True: decisive moves (see the module docstring)."""
+        return bool(self._decisive)
+
+    @decisive.setter
+    def decisive(self, v):
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"decisive must be True or False, got {v!r}")
+        self._free()
+        self._idle()
+        self._decisive = bool(v)
 
     @property
     def pass_action(self):
@@ -660,6 +690,10 @@ cdef class PUCTCore:
                 if count == 0:       # no legal move in a running game: score it as a draw
                     self._backup(base, node, 0.0, h.to_play)
                     return D_BACKED
+                self.leaf_decisive[L] = self._decisive and self._wins_now(s, L)
+                if self.leaf_decisive[L] and node != 0:     # a win in one: scored, not expanded
+                    self._backup(base, node, 1.0, h.to_play)
+                    return D_BACKED
                 nd.pending = 1
                 self.leaf_tree[L] = i
                 self.leaf_node[L] = node
@@ -675,6 +709,24 @@ cdef class PUCTCore:
                                          node == 0 and self.cfg.forced_k > 0 and self.explore[i])
             node = nd.first_child + best
             self.g.apply(self.g.params, s, base[node].action)
+
+    cdef bint _wins_now(self, char* s, int row) noexcept nogil:
+        # whether the player to move at s has a move that wins at once; leaf_wins row `row` marks
+        # those moves (leaf_mask row `row` holds the legal ones)
+        cdef int a, A = self.num_actions, player = header(s).to_play
+        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> row * A
+        cdef int8_t* w = self.leaf_wins + <Py_ssize_t> row * A
+        cdef Header* hp = header(self.probe)
+        cdef bint found = 0
+        for a in range(A):
+            w[a] = 0
+            if m[a]:
+                memcpy(self.probe, s, self.stride)
+                self.g.apply(self.g.params, self.probe, a)
+                if hp.status == TERMINAL and hp.winner == player:
+                    w[a] = 1
+                    found = 1
+        return found
 
     cdef int _puct_select(self, Node* base, int node, int to_play, bint forced) noexcept nogil:
         # PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N); unvisited children get parent Q - fpu.
@@ -785,6 +837,11 @@ cdef class PUCTCore:
         cdef int8_t* m = self.leaf_mask + <Py_ssize_t> j * A
         cdef double total = 0.0, scale
         cdef int player = self.leaf_player[j]
+        if self.leaf_decisive[j]:           # all the prior on the winning moves; the value is exact
+            prior = <const float*> self.work_f
+            for a in range(A):
+                self.work_f[a] = self.leaf_wins[<Py_ssize_t> j * A + a]
+            value = 1.0
         for a in range(A):
             if m[a]:
                 count += 1

@@ -184,3 +184,11 @@ def test_agent_gumbel_search():
         AlphaZeroAgent(uniform_evaluator, search="gumble")
     with pytest.raises(ValueError, match="dirichlet noise is for search='puct'"):
         AlphaZeroAgent(uniform_evaluator, search="gumbel", dirichlet=True)
+
+
+def test_a_run_with_decisive_moves_saves_an_agent_that_plays_with_them(tmp_path):
+    tr = AlphaZeroTrainer(tiny(max_steps=8, decisive_moves=True), tmp_path, log_dir=False)
+    assert tr.selfplay.mcts.decisive_moves
+    tr.run(progress=False)
+    assert tr.agent_options() == {"simulations": 12, "decisive_moves": True}
+    assert load_agent(tmp_path / AGENT).options["decisive_moves"] is True

@@ -5,6 +5,7 @@ give the moves from the start ("4453...": columns 1..7), the value for the playe
 (+1 / 0 / -1) and the value of every move for that player (null where the column is full).  An
 agent keeps the value when its move has the position's value: a won position stays won, a drawn
 one is not lost.  Lost positions are counted but not scored (every move keeps a loss).
+decisive_mistake() finds, in a whole game, the move with which a player gave its result away.
 """
 import json
 
@@ -59,3 +60,29 @@ def keeps_value(agent, positions, seed=0, progress=None):
         c["critical"] += critical
         c["kept_critical"] += kept and critical
     return {**counts, "lost": lost, "moves": moves}
+
+
+def decisive_mistake(solver, actions, side, start=0):
+    """Where `side` (0: the first player, 1: the second) gave its result away in a finished game of
+    standard Connect Four, `actions` (columns 0..6) from the empty board.
+
+    Returns the index in `actions` of the side's last move made from a position worth more to it,
+    with perfect play, than the game's result (a drawn or won position in a lost game, a won one in
+    a drawn game); None when there is none (a won game, or one whose result the side could not
+    improve on from its first move).  Moves before `start` (an opening) are not the side's choices.
+    The opponent's moves can only raise a position's value, so that move is the one that lowered it
+    for the last time.  `solver`: a ConnectFourSolver (positions after only a few moves take minutes).
+    """
+    from zerogym_agents.solvers.connect_four import state_from_moves
+    if side not in (0, 1):
+        raise ValueError(f"side must be 0 (the first player) or 1, got {side!r}")
+    final = state_from_moves(actions)
+    if not final.is_over():
+        raise ValueError(f"the game is not over after its {len(actions)} moves")
+    result = 0 if final.winner < 0 else (1 if final.winner == side else -1)
+    if result == 1:
+        return None
+    for i in reversed(range(start, len(actions))):
+        if i % 2 == side and solver.value(state_from_moves(actions[:i])) > result:
+            return i
+    return None

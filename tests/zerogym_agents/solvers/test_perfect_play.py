@@ -11,7 +11,7 @@ from zerogym_agents.base import Agent, game_state
 from zerogym_agents.minimax import centre_order
 from zerogym_agents.solvers import SolverAgent
 from zerogym_agents.solvers.connect_four import state_from_moves
-from zerogym_agents.solvers.perfect_play import keeps_value, load_positions
+from zerogym_agents.solvers.perfect_play import decisive_mistake, keeps_value, load_positions
 
 DATA = pathlib.Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "connect_four_positions.json"
 
@@ -71,3 +71,47 @@ def test_malformed_sets_are_refused_with_what_a_position_needs(tmp_path):
     path.write_text(json.dumps({"positions": [record]}))
     with pytest.raises(ValueError, match="position 0 needs"):
         load_positions(path)
+
+
+# the first player has d1, e1 and g1; the second plays d5 instead of blocking f1 (index 9), and loses
+UNBLOCKED = [3, 0, 4, 2, 3, 3, 2, 3, 6, 3, 5]
+
+
+def test_the_decisive_mistake_of_a_missed_block():
+    from zerogym_agents.solvers import ConnectFourSolver
+    solver = ConnectFourSolver(tt_bits=18)
+    assert decisive_mistake(solver, UNBLOCKED, side=1, start=2) == 9
+    assert decisive_mistake(solver, UNBLOCKED, side=0, start=2) is None        # the winner gave nothing away
+    with pytest.raises(ValueError, match="not over"):
+        decisive_mistake(solver, UNBLOCKED[:-1], side=1)
+    with pytest.raises(ValueError, match="side must be 0"):
+        decisive_mistake(solver, UNBLOCKED, side=2)
+
+
+def test_decisive_mistakes_agree_with_the_generic_solver(positions):
+    # random play to the end from late positions of the set; every move of the loser (or of a side
+    # that drew) is checked against the generic alpha-beta solver
+    from zerogym_agents.solvers import ConnectFourSolver
+    solver = ConnectFourSolver(tt_bits=18)
+    generic = GenericSolver(make_state("connect_four"), 20, centre_order(make_state("connect_four").spec))
+    rng = np.random.default_rng(0)
+    seen = {"mistake": 0, "none": 0}
+    for p in [p for p in positions if p["stones"] >= 30][:12]:
+        for _ in range(3):
+            state = state_from_moves(p["moves"])
+            actions = [int(ch) - 1 for ch in p["moves"]]
+            while not state.is_over():
+                actions.append(int(rng.choice(state.legal_actions())))
+                state.step(actions[-1])
+            for side in (0, 1):
+                r = 0 if state.winner < 0 else (1 if state.winner == side else -1)
+                i = decisive_mistake(solver, actions, side, start=len(p["moves"]))
+                worth = {j: int(generic.value(state_from_moves(actions[:j])))
+                         for j in range(len(p["moves"]), len(actions)) if j % 2 == side}
+                if i is None:
+                    assert r == 1 or all(v <= r for v in worth.values())
+                    seen["none"] += 1
+                else:
+                    assert worth[i] > r and all(v <= r for j, v in worth.items() if j > i)
+                    seen["mistake"] += 1
+    assert seen["mistake"] > 0 and seen["none"] > 0

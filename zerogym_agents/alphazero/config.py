@@ -43,6 +43,8 @@ class AlphaZeroConfig(JsonConfig):
     c_scale: float = setting(1.0, Number(0), "Gumbel search: see c_visit")
     decisive_moves: bool = setting(False, Flag(), "score a position where the player to move can win at once as "
                                    "won, without the net (Teytaud and Teytaud 2010); for games won by one move")
+    eval_cache: int = setting(65536, Integer(0), "self-play: distinct positions whose net outputs are kept "
+                              "and reused while the weights stay the same (make_evaluator's cache; 0: off)")
     # KataGo (Wu 2019), each off by default. Playout cap randomization: a move gets the full search
     # with probability full_search_prob and is recorded, else a cheap search of cheap_simulations
     # (no root noise) and is not recorded at all; forced playouts at the root with policy target pruning

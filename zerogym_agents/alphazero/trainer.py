@@ -137,9 +137,9 @@ class AlphaZeroTrainer(CosineSchedule):
         cfg = self.cfg
         self.net = net.to(self.device).eval()
         self.opt = torch.optim.SGD(net.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
-        self.evaluator = make_evaluator(net)
+        self.evaluator = make_evaluator(net, cache=cfg.eval_cache)
         self.opp_net = copy.deepcopy(net).eval()
-        self.opp_evaluator = make_evaluator(self.opp_net)
+        self.opp_evaluator = make_evaluator(self.opp_net, cache=cfg.eval_cache)
 
     # ---- self-play ----------------------------------------------------------------------------
     # the games and searches live in self.selfplay (alphazero.selfplay.SelfPlay); these read through to it
@@ -157,7 +157,10 @@ class AlphaZeroTrainer(CosineSchedule):
         self.selfplay.rebuild(tree_seed(self.cfg.seed, self.step))
 
     def self_play_step(self):
-        """One search of every game, then one move in each; finished games go to the replay buffer."""
+        """One search of every game, then one move in each; finished games go to the replay buffer.
+        The evaluation caches start empty, so a step's result does not depend on where a run resumed."""
+        self.evaluator.clear_cache()
+        self.opp_evaluator.clear_cache()
         moves, finished = self.selfplay.step(self.evaluator, self.opp_evaluator)
         self.records.add(moves)
         for i, returns, score in finished:

@@ -4,6 +4,8 @@ An evaluator is any callable (planes (B, C, H, W) float32, masks (B, A) int8) ->
 float32, zero on illegal actions and summing to 1 over legal ones; values (B,) float32 in [-1, 1]
 from the view of the player to move).
 """
+import hashlib
+import itertools
 import os
 from collections.abc import Sequence
 
@@ -59,7 +61,9 @@ def _spec_symmetries(obj):
 class Evaluator:
     """make_evaluator's callable: evaluator(planes, masks) -> (priors, values). See make_evaluator."""
 
-    def __init__(self, net, device=None, symmetries=None, batch_size=None, threads="auto"):
+    def __init__(self, net, device=None, symmetries=None, batch_size=None, threads="auto", cache=0):
+        if isinstance(cache, bool) or not isinstance(cache, int) or cache < 0:
+            raise ValueError(f"cache must be a non-negative integer (positions kept; 0: off), got {cache!r}")
         if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
             raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
         if threads == "auto":
@@ -80,6 +84,8 @@ class Evaluator:
         self.names = None if symmetries is None else _symmetry_names(symmetries)
         self._given = symmetries if isinstance(symmetries, Symmetries) else _spec_symmetries(symmetries)
         self._index = {}   # (H, W, A) -> (cell source index (K, HW), action map (K, A)) as tensors
+        self.cache_size, self._cache, self._weights = cache, {}, None   # digest of (planes, mask) -> (prior, value)
+        self.hits = self.misses = 0
 
     def _maps(self, h, w, a):
         key = (h, w, a)
@@ -123,6 +129,56 @@ class Evaluator:
         a = self.net.num_actions(h, w)
         if masks.shape[1] != a:
             raise ValueError(f"masks have {masks.shape[1]} actions; the net gives {a} on a {h}x{w} board")
+        if not self.cache_size:
+            return self._evaluate(planes, masks, b, c, h, w, a)
+        return self._cached(planes, masks, b, c, h, w, a)
+
+    def clear_cache(self):
+        """Forget every cached answer."""
+        self._cache.clear()
+
+    def _weights_key(self):
+        """Changes whenever a weight or buffer of the net is changed in place (torch's version
+        counters: optimizer steps, load_state_dict) or replaced (storage pointers)."""
+        try:
+            return tuple((t._version, t.data_ptr()) for t in itertools.chain(self.net.parameters(), self.net.buffers()))
+        except RuntimeError:       # a tensor without a version counter: never reuse
+            return object()
+
+    def _cached(self, planes, masks, b, c, h, w, a):
+        """Repeated positions (the same planes and mask, in this batch or an earlier one with the same
+        weights) are answered from the cache; the others go through the net in one batch."""
+        weights = self._weights_key(), planes.shape[1:]      # a 6x7 and a 7x6 board may share their bytes
+        if weights != self._weights:
+            self._cache.clear()
+            self._weights = weights
+        rows = np.ascontiguousarray(planes).reshape(b, -1)
+        legal = np.ascontiguousarray(masks)
+        keys = []
+        for i in range(b):
+            digest = hashlib.blake2b(rows[i], digest_size=16)
+            digest.update(legal[i])
+            keys.append(digest.digest())
+        found = {k: self._cache[k] for k in keys if k in self._cache}
+        new = {}                                  # key -> the batch row evaluated for it
+        for i, k in enumerate(keys):
+            if k not in found and k not in new:
+                new[k] = i
+        self.hits += b - len(new)
+        self.misses += len(new)
+        if new:
+            index = np.fromiter(new.values(), np.int64, len(new))
+            priors, values = self._evaluate(planes[index], masks[index], len(new), c, h, w, a)
+            results = dict(zip(new, zip(priors, values)))
+            found.update(results)
+            if len(self._cache) + len(results) > self.cache_size:
+                self._cache.clear()
+            if len(results) <= self.cache_size:
+                self._cache.update(results)
+        return (np.stack([found[k][0] for k in keys]),
+                np.fromiter((found[k][1] for k in keys), np.float32, b))
+
+    def _evaluate(self, planes, masks, b, c, h, w, a):
         was_training = self.net.training
         self.net.eval()
         try:
@@ -147,7 +203,7 @@ class Evaluator:
                 self.net.train()
 
 
-def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="auto"):
+def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="auto", cache=0):
     """A batched evaluator over `net` (a PolicyValueNet, moved to `device`: a torch.device, or
     "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.devices; None keeps the net where it is).
 
@@ -169,8 +225,14 @@ def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="
     (at least 1, at most torch's current setting), leaving the rest to search and other workers;
     None leaves torch's setting alone. Measured on the shared 2-core box: training a small net ran
     about 7x slower on 2 intra-op threads than on 1 while other processes were busy.
+    cache: keep the results of up to this many distinct positions (keyed by a 128-bit BLAKE2 digest
+    of the planes and the mask) and answer repeats from them, within a batch and across calls; 0
+    (default) = off. The cache is emptied when it is full and whenever the net's weights or buffers
+    change (an optimizer step, load_state_dict), so a repeat gets what the net would give now, up to
+    float rounding. Tree search meets many repeats: transpositions, and the same openings in many
+    games. `hits` and `misses` count the positions answered from it and by the net.
     """
-    return Evaluator(net, device, symmetries, batch_size, threads)
+    return Evaluator(net, device, symmetries, batch_size, threads, cache)
 
 
 def uniform_evaluator(num_actions):

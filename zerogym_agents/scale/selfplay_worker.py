@@ -23,8 +23,11 @@ def play_task(engine, evaluator, opp_evaluator, task):
     the order they were played (games (M,), planes int8 (M, C, H, W), masks, policies, movers,
     root_values, and step_ends: rows played up to the end of each step), the games that ended as (step, game,
     returns, score), their finals (with auxiliary targets the final (ownership, score) of each,
-    SelfPlay.finals; else None each) and the games' state at the end (carry)."""
+    SelfPlay.finals; else None each) and the games' state at the end (carry). The evaluation caches
+    start empty, so the result depends on the task alone, not on the tasks the worker ran before."""
     t0 = time.perf_counter()
+    for ev in (evaluator, opp_evaluator):
+        getattr(ev, "clear_cache", lambda: None)()
     if task["carry"] is not None:
         engine.load_carry(task["carry"])
     engine.rebuild(task["seed"])
@@ -90,8 +93,8 @@ class SelfPlayWorker:
             with torch.random.fork_rng(devices=[]):
                 self.net = net_from_payload(payload, source="the driver's weights", device=self.device)
             self.opp_net = copy.deepcopy(self.net)
-            self.evaluator = make_evaluator(self.net, threads=None)
-            self.opp_evaluator = make_evaluator(self.opp_net, threads=None)
+            self.evaluator = make_evaluator(self.net, threads=None, cache=self.cfg.eval_cache)
+            self.opp_evaluator = make_evaluator(self.opp_net, threads=None, cache=self.cfg.eval_cache)
         else:
             self.net.load_state_dict(payload["state_dict"])
 

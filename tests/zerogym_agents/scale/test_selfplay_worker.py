@@ -52,7 +52,8 @@ def test_worker_games_are_the_in_process_engines_bytes(ray_session, game, steps,
     tasks = _tasks(ray, cfg, net_payload(net), opponent.state_dict(), 3, steps)
 
     engine = SelfPlay(cfg)
-    here = [play_task(engine, make_evaluator(net, threads=None), make_evaluator(opponent, threads=None), t)
+    here = [play_task(engine, make_evaluator(net, threads=None, cache=cfg.eval_cache),
+                      make_evaluator(opponent, threads=None, cache=cfg.eval_cache), t)
             for t in tasks]
     actor = runtime.actor_class(SelfPlayWorker, 1)
     worker = actor.remote(cfg.to_json(), 1, "cpu")

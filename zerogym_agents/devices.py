@@ -5,6 +5,13 @@ a run without a device setting (same kernels, same results bit for bit); on CUDA
 their inputs through pinned host buffers and run under autocast (bf16 where the GPU supports it,
 fp16 otherwise), and training stays in float32. torch is imported only when a device is resolved,
 so configs that name a device stay light to import.
+
+Precision (`precision=` of make_evaluator, AlphaZeroConfig.precision): "auto" is the above;
+"float32" keeps every forward pass in float32, on CUDA too; "bfloat16" runs forward passes under
+bf16 autocast on the CPU as well (weights, optimizer state and losses stay float32). On a CPU with
+native bf16 (AVX512-BF16 or AMX, see cpu_has_bf16) a small ResNet's forward pass is about 1.5-1.8x
+faster that way at batch 128 and 2-3x at 512, an SGD step 1.5-1.75x (benchmarks/net_precision.py);
+elsewhere torch emulates bf16 and it is slower.
 """
 import contextlib
 import re
@@ -62,14 +69,38 @@ def resolve_device(name="auto"):
     return torch.device("cuda", index)
 
 
-def autocast(device):
-    """The context for inference on `device` (a torch.device): CUDA autocast in bf16 where supported,
-    else fp16; on any other device nothing (a CPU run keeps float32 exactly)."""
+PRECISIONS = ("auto", "float32", "bfloat16")
+
+
+def check_precision(precision):
+    """`precision` if it is one of PRECISIONS, else ValueError."""
+    if not isinstance(precision, str) or precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, got {precision!r}")
+    return precision
+
+
+def cpu_has_bf16():
+    """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX tiles), where precision="bfloat16"
+    speeds up the CPU forward pass; False when torch cannot tell."""
     import torch
-    if device.type != "cuda":
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
+
+
+def autocast(device, precision="auto"):
+    """The context for forward passes on `device` (a torch.device) at `precision` (see the module's
+    docstring): with "auto", CUDA autocast in bf16 where supported, else fp16, and nothing on the CPU
+    (a CPU run keeps float32 exactly); "float32": nothing; "bfloat16": bf16 autocast on any device."""
+    import torch
+    check_precision(precision)
+    if precision == "float32" or (precision == "auto" and device.type != "cuda"):
         return contextlib.nullcontext()
-    dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return torch.autocast("cuda", dtype=dtype)
+    if device.type == "cuda":
+        if precision == "bfloat16" and not torch.cuda.is_bf16_supported():
+            raise ValueError(f"precision='bfloat16' asked for, but {device} has no bf16; use 'auto' (fp16) or 'float32'")
+        dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.autocast("cuda", dtype=dtype)
+    return torch.autocast(device.type, dtype=torch.bfloat16)
 
 
 class HostBuffer:

@@ -2,7 +2,7 @@
 from dataclasses import dataclass
 
 from zerogym_agents.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.devices import device_setting
+from zerogym_agents.devices import PRECISIONS, device_setting
 
 
 @dataclass
@@ -43,6 +43,9 @@ class AlphaZeroConfig(JsonConfig):
     c_scale: float = setting(1.0, Number(0), "Gumbel search: see c_visit")
     decisive_moves: bool = setting(False, Flag(), "score a position where the player to move can win at once as "
                                    "won, without the net (Teytaud and Teytaud 2010); for games won by one move")
+    precision: str = setting("auto", OneOf(PRECISIONS), "forward passes: 'auto' (float32 on the CPU, autocast on "
+                             "CUDA), 'float32', or 'bfloat16' (self-play and SGD forward passes under bf16 "
+                             "autocast on the CPU too: faster where the CPU has native bf16)")
     eval_cache: int = setting(65536, Integer(0), "self-play: distinct positions whose net outputs are kept "
                               "and reused while the weights stay the same (make_evaluator's cache; 0: off)")
     # KataGo (Wu 2019), each off by default. Playout cap randomization: a move gets the full search

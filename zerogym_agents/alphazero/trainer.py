@@ -137,9 +137,9 @@ class AlphaZeroTrainer(CosineSchedule):
         cfg = self.cfg
         self.net = net.to(self.device).eval()
         self.opt = torch.optim.SGD(net.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
-        self.evaluator = make_evaluator(net, cache=cfg.eval_cache)
+        self.evaluator = make_evaluator(net, cache=cfg.eval_cache, precision=cfg.precision)
         self.opp_net = copy.deepcopy(net).eval()
-        self.opp_evaluator = make_evaluator(self.opp_net, cache=cfg.eval_cache)
+        self.opp_evaluator = make_evaluator(self.opp_net, cache=cfg.eval_cache, precision=cfg.precision)
 
     # ---- self-play ----------------------------------------------------------------------------
     # the games and searches live in self.selfplay (alphazero.selfplay.SelfPlay); these read through to it
@@ -196,7 +196,8 @@ class AlphaZeroTrainer(CosineSchedule):
                 aux = {"ownership": torch.from_numpy(batch["ownership"]), "score": torch.from_numpy(batch["scores"]),
                        "ownership_weight": cfg.ownership_weight, "score_weight": cfg.score_weight, "parts": parts}
             total, pol, val = loss(self.net, torch.from_numpy(batch["planes"]), torch.from_numpy(batch["policies"]),
-                                   torch.from_numpy(batch["values"]), torch.from_numpy(batch["masks"]), **aux)
+                                   torch.from_numpy(batch["values"]), torch.from_numpy(batch["masks"]),
+                                   precision="bfloat16" if cfg.precision == "bfloat16" else "float32", **aux)
             self.opt.zero_grad()
             total.backward()
             if cfg.grad_clip > 0:

@@ -19,6 +19,7 @@ from torch import nn
 from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
 from zerogym_agents.file_checks import Config, Context, Spec, StateDict
 from zerogym_agents.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.devices import autocast
 from zerogym_agents.nets.heads import (LAYOUTS, VALUE_ACTIVATIONS, OwnershipHead, PolicyHead, ValueHead, check_layout,
                                       score_head)
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
@@ -288,7 +289,7 @@ def _as_tensor(x, dtype, device):
 
 
 def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None, score=None, ownership_weight=0.0,
-         score_weight=0.0, parts=None):
+         score_weight=0.0, parts=None, precision="float32"):
     """(total, policy cross-entropy, value loss), each a scalar tensor averaged over the batch.
 
     planes (B, C, H, W); target_policy (B, A) (probabilities, zero on illegal actions);
@@ -306,7 +307,13 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
     difference in points from the mover's view, divided by the board's area H * W (so a margin of
     the whole board is 1 on every size) and fitted by mean squared error. `parts`, a dict when
     given, receives "ownership_loss" and "score_loss" (tensors) of those computed.
+
+    precision: "float32" (default), or "bfloat16" for the forward pass (and so its backward) under
+    bf16 autocast, the net's outputs cast back to float32 for the losses (mixed precision; the
+    weights and their gradients stay float32).
     """
+    if precision not in ("float32", "bfloat16"):
+        raise ValueError(f"loss: precision must be 'float32' or 'bfloat16', got {precision!r}")
     device = next(net.parameters()).device
     planes = _as_tensor(planes, torch.float32, device)
     use_own, use_score = ownership_weight > 0, score_weight > 0
@@ -320,9 +327,11 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
                              f"=True, or net.with_aux_heads)")
         if (use_own and ownership is None) or (use_score and score is None):
             raise ValueError("loss: ownership_weight / score_weight > 0 need their targets (ownership=, score=)")
-        logits, z, own_z, score_pred = net.forward_aux(planes)
+        with autocast(device, precision):
+            logits, z, own_z, score_pred = (t.float() for t in net.forward_aux(planes))
     else:
-        logits, z = net.forward_raw(planes)
+        with autocast(device, precision):
+            logits, z = (t.float() for t in net.forward_raw(planes))
     target_policy = _as_tensor(target_policy, torch.float32, device)
     target_value = _as_tensor(target_value, torch.float32, device)
     b, a = logits.shape

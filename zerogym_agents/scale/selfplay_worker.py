@@ -93,8 +93,9 @@ class SelfPlayWorker:
             with torch.random.fork_rng(devices=[]):
                 self.net = net_from_payload(payload, source="the driver's weights", device=self.device)
             self.opp_net = copy.deepcopy(self.net)
-            self.evaluator = make_evaluator(self.net, threads=None, cache=self.cfg.eval_cache)
-            self.opp_evaluator = make_evaluator(self.opp_net, threads=None, cache=self.cfg.eval_cache)
+            self.evaluator, self.opp_evaluator = (make_evaluator(net, threads=None, cache=self.cfg.eval_cache,
+                                                                 precision=self.cfg.precision)
+                                                  for net in (self.net, self.opp_net))
         else:
             self.net.load_state_dict(payload["state_dict"])
 

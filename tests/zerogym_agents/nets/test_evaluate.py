@@ -10,13 +10,6 @@ from zerogym_agents.nets.model import PolicyValueNet, for_game
 from net_cases import positions
 
 
-@pytest.fixture(autouse=True)
-def keep_threads():
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
-
-
 def make_net(game, seed=0, **kw):
     torch.manual_seed(seed)
     net = PolicyValueNet(for_game(game, blocks=1, channels=8, **kw))

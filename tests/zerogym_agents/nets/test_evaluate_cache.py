@@ -10,13 +10,6 @@ from zerogym_agents.nets.model import PolicyValueNet, for_game
 from net_cases import positions
 
 
-@pytest.fixture(autouse=True)
-def keep_threads():
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
-
-
 def make_net(seed=0):
     torch.manual_seed(seed)
     return PolicyValueNet(for_game("connect_four", blocks=1, channels=8)).eval()

@@ -37,9 +37,11 @@ def _same(a, b):
     assert a["carry"]["learner_seat"].tolist() == b["carry"]["learner_seat"].tolist()
 
 
-# Go 5x5 with the auxiliary targets: the finished games' final ownership and score travel too
+# Go 5x5 with the auxiliary targets: the finished games' final ownership and score travel too;
+# bfloat16: the worker's evaluators take the config's precision (else its values differ from here)
 @pytest.mark.parametrize("game,steps,over", [
     ("tictactoe", 3, {}),
+    ("tictactoe", 3, {"precision": "bfloat16"}),
     ("go", 30, {"game_kwargs": {"board_size": 5}, "ownership_weight": 1.0, "score_weight": 0.5}),
 ])
 def test_worker_games_are_the_in_process_engines_bytes(ray_session, game, steps, over):
@@ -52,8 +54,8 @@ def test_worker_games_are_the_in_process_engines_bytes(ray_session, game, steps,
     tasks = _tasks(ray, cfg, net_payload(net), opponent.state_dict(), 3, steps)
 
     engine = SelfPlay(cfg)
-    here = [play_task(engine, make_evaluator(net, threads=None, cache=cfg.eval_cache),
-                      make_evaluator(opponent, threads=None, cache=cfg.eval_cache), t)
+    here = [play_task(engine, *(make_evaluator(n, threads=None, cache=cfg.eval_cache, precision=cfg.precision)
+                                for n in (net, opponent)), t)
             for t in tasks]
     actor = runtime.actor_class(SelfPlayWorker, 1)
     worker = actor.remote(cfg.to_json(), 1, "cpu")

@@ -22,6 +22,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+import zerogym
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -38,7 +40,6 @@ def load_net(spec):
     """The net of a saved agent and the board (H, W) it was trained on."""
     path, saved = read_agent(spec)
     card = saved["card"]
-    import zerogym
     state = zerogym.make_state(card["game"], **card.get("kwargs", {}))
     h, w = state.encode().shape[1:]
     return net_from_payload(saved["net"], source=path).eval(), (h, w)

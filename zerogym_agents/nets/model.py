@@ -317,7 +317,8 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
     device = next(net.parameters()).device
     planes = _as_tensor(planes, torch.float32, device)
     use_own, use_score = ownership_weight > 0, score_weight > 0
-    if use_own or use_score:
+    aux = use_own or use_score
+    if aux:
         cfg = net.config
         lacking = [name for name, used in (("ownership", use_own), ("score", use_score))
                    if used and not getattr(cfg, f"{name}_head", False)]
@@ -327,11 +328,10 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
                              f"=True, or net.with_aux_heads)")
         if (use_own and ownership is None) or (use_score and score is None):
             raise ValueError("loss: ownership_weight / score_weight > 0 need their targets (ownership=, score=)")
-        with autocast(device, precision):
-            logits, z, own_z, score_pred = (t.float() for t in net.forward_aux(planes))
-    else:
-        with autocast(device, precision):
-            logits, z = (t.float() for t in net.forward_raw(planes))
+    with autocast(device, precision):
+        outputs = [t.float() for t in (net.forward_aux if aux else net.forward_raw)(planes)]
+    logits, z = outputs[:2]
+    own_z, score_pred = outputs[2:] if aux else (None, None)
     target_policy = _as_tensor(target_policy, torch.float32, device)
     target_value = _as_tensor(target_value, torch.float32, device)
     b, a = logits.shape

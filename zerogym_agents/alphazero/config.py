@@ -30,6 +30,9 @@ class AlphaZeroConfig(JsonConfig):
     fpu_reduction: float = setting(0.25, Number(0))
     leaves_per_tree: int = setting(1, Integer(1))
     temperature_moves: int = setting(8, Integer(0))   # moves sampled in proportion to visits, then the most visited
+    random_opening_moves: int = setting(0, Integer(0), "self-play: each game starts with a number of uniformly "
+                                        "random legal moves drawn from 0..random_opening_moves (never one that "
+                                        "ends the game), neither searched nor trained on (0: off)")
     # no pass while another move is legal before move ceil(no_pass_fraction * board points) (0: none).
     # Go from scratch otherwise tends to collapse: a young value net that credits White with the komi
     # whatever happens makes passing look free, White learns to pass from move 1, and Black learns nothing

@@ -36,6 +36,7 @@ class SelfPlay:
         self.opp_mcts = self._search(self.num_pool, no_pass_before) if self.num_pool else None
         # playout cap randomization's draws (cheap_simulations > 0), reseeded by rebuild()
         self.cap_rng = np.random.default_rng(cfg.seed + 2) if cfg.cheap_simulations else None
+        self.opening_rng = np.random.default_rng(cfg.seed + 3)     # random_opening_moves' draws, reseeded too
         self.roots = [self.template.copy() for _ in range(G)]
         self.move_no = np.zeros(G, np.int64)
         self.learner_seat = np.arange(self.num_pool) % 2
@@ -62,6 +63,22 @@ class SelfPlay:
             self.opp_mcts.set_roots(self.roots[-self.num_pool:])
         if self.cfg.cheap_simulations:
             self.cap_rng = np.random.default_rng(seed + 2)
+        self.opening_rng = np.random.default_rng(seed + 3)
+
+    def _open(self, root):
+        """Play up to random_opening_moves uniformly random legal moves in `root` (their number drawn
+        uniformly from 0..random_opening_moves), stopping before a move that would end the game;
+        returns how many it played."""
+        rng = self.opening_rng
+        moves = int(rng.integers(self.cfg.random_opening_moves + 1))
+        for played in range(moves):
+            action = int(rng.choice(np.flatnonzero(root.legal_mask())))
+            trial = root.copy()
+            trial.step(action)
+            if trial.is_over():
+                return played
+            root.step(action)
+        return moves
 
     def _choose(self, mcts, move_no):
         if mcts.search == "gumbel":       # the search's own move: Gumbel noise at the root is the exploration
@@ -76,10 +93,16 @@ class SelfPlay:
         planes (C, H, W) float32, legal mask, search policy, mover, root value from the mover's view)
         in game order; finished, the games that ended as (game, returns per player, score) in game order,
         score the learner's result in [0, 1] in a pool game (None in the others). A finished game is
-        reset and its slot starts the next game at once; with auxiliary targets its final ownership
-        and score are in self.finals."""
+        reset and its slot starts the next game at once, from its random opening (random_opening_moves)
+        at its first step; with auxiliary targets its final ownership and score are in self.finals."""
         cfg = self.cfg
         G, P = cfg.concurrent_games, self.num_pool
+        if cfg.random_opening_moves:     # the games about to make their first searched move get their opening
+            for i in np.flatnonzero(self.move_no == 0):
+                if self._open(self.roots[i]):
+                    self.mcts.set_root(i, self.roots[i])
+                    if i >= G - P:
+                        self.opp_mcts.set_root(i - (G - P), self.roots[i])
         full = None             # playout cap randomization: the games searched fully (recorded), else cheap
         if cfg.cheap_simulations:
             full = self.cap_rng.random(G) < cfg.full_search_prob

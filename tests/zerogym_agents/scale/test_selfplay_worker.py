@@ -38,10 +38,12 @@ def _same(a, b):
 
 
 # Go 5x5 with the auxiliary targets: the finished games' final ownership and score travel too;
-# bfloat16: the worker's evaluators take the config's precision (else its values differ from here)
+# bfloat16: the worker's evaluators take the config's precision (else its values differ from here);
+# random openings: drawn from the task's seed
 @pytest.mark.parametrize("game,steps,over", [
     ("tictactoe", 3, {}),
     ("tictactoe", 3, {"precision": "bfloat16"}),
+    ("tictactoe", 6, {"random_opening_moves": 4}),
     ("go", 30, {"game_kwargs": {"board_size": 5}, "ownership_weight": 1.0, "score_weight": 0.5}),
 ])
 def test_worker_games_are_the_in_process_engines_bytes(ray_session, game, steps, over):

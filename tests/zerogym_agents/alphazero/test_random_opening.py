@@ -2,13 +2,13 @@
 nor recorded, drawn from the run's seed."""
 import numpy as np
 import pytest
-import torch
 
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.selfplay import SelfPlay
-from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.mcts.search import uniform_evaluator
+
+from .conftest import run_and_resume
 
 
 def config(**over):
@@ -101,12 +101,4 @@ def test_openings_follow_the_seed_and_runs_resume_exactly(tmp_path):
         return [m[1].tobytes() for m in moves]
     assert firsts(3) == firsts(3) and firsts(3) != firsts(4)
     cfg = config(game="tictactoe", concurrent_games=8, simulations=8, random_opening_moves=3)
-    full = AlphaZeroTrainer(cfg, tmp_path / "a", log_dir=False)
-    full.run(progress=False)
-    cut = AlphaZeroTrainer(cfg, tmp_path / "b", log_dir=False)
-    cut.run(progress=False, stop_at=8)
-    resumed = AlphaZeroTrainer(cfg, tmp_path / "b", resume=True, log_dir=False)
-    resumed.run(progress=False)
-    assert (resumed.games, resumed.positions) == (full.games, full.positions)
-    for k, v in full.net.state_dict().items():
-        assert torch.equal(v, resumed.net.state_dict()[k]), k
+    run_and_resume(cfg, tmp_path)

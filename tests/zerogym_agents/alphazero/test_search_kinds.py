@@ -3,7 +3,6 @@ forced playouts with policy target pruning): what is played, what is recorded as
 saved agent searches with, and that runs stay reproducible."""
 import numpy as np
 import pytest
-import torch
 
 import zerogym
 from zerogym_agents import AlphaZeroAgent
@@ -12,6 +11,8 @@ from zerogym_agents.alphazero.selfplay import SelfPlay
 from zerogym_agents.alphazero.trainer import AGENT, AlphaZeroTrainer
 from zerogym_agents.mcts.search import uniform_evaluator
 from zerogym_agents.saved import load_agent, load_card
+
+from .conftest import run_and_resume
 
 
 def tiny(**over):
@@ -139,16 +140,8 @@ def test_cheap_searches_have_no_root_noise_and_spend_their_cap():
 
 def test_playout_cap_runs_resume_exactly(tmp_path):
     cfg = tiny(simulations=12, cheap_simulations=2, full_search_prob=0.5, max_steps=16, checkpoint_every=8)
-    full = AlphaZeroTrainer(cfg, tmp_path / "a", log_dir=False)
-    full.run(progress=False)
-    cut = AlphaZeroTrainer(cfg, tmp_path / "b", log_dir=False)
-    cut.run(progress=False, stop_at=8)
-    resumed = AlphaZeroTrainer(cfg, tmp_path / "b", resume=True, log_dir=False)
-    resumed.run(progress=False)
-    assert (resumed.games, resumed.positions) == (full.games, full.positions)
+    resumed = run_and_resume(cfg, tmp_path)
     assert resumed.positions < 16 * 8 * 0.8                        # about half the moves are not recorded
-    for k, v in full.net.state_dict().items():
-        assert torch.equal(v, resumed.net.state_dict()[k]), k
 
 
 # ---- forced playouts ------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 far bf16's answers are from float32's.
 
     python benchmarks/net_precision.py [--nets pretrained:connect_four pretrained:go_9x9]
-                                       [--batches 32 128 512] [--seconds 2]
+                                       [--batches 32 128 512] [--seconds 2] [--label LABEL]
 
 For each saved agent's net: the time of one forward pass (torch.inference_mode, eval mode) at each
 batch size of random 0/1 planes, and of one SGD step (loss, backward, optimizer step) at batch 256,
@@ -10,7 +10,7 @@ with precision="float32" and "bfloat16" (zerogym_agents.devices; make_evaluator'
 AlphaZeroConfig's precision), on one torch thread. bf16 pays off only on a CPU with native bf16
 (AVX512-BF16 or AMX); the table says whether this one has it.
 
-Writes benchmarks/results/net_precision.md and net_precision.png.
+Writes benchmarks/results/net_precision.md and net_precision.png (net_precision_LABEL.* with --label).
 """
 import argparse
 import os
@@ -100,6 +100,7 @@ def main(argv=None):
     ap.add_argument("--nets", nargs="+", default=["pretrained:connect_four", "pretrained:go_9x9"])
     ap.add_argument("--batches", type=int, nargs="+", default=[32, 128, 512])
     ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    ap.add_argument("--label", help="writes net_precision_LABEL.md and .png")
     args = ap.parse_args(argv)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -124,11 +125,12 @@ def main(argv=None):
              "|---|---|---|---|---|---|"]
     lines += [f"| `{spec}` | {what} | {f32:.2f} | {bf:.2f} | {f32 / bf:.2f}x | {'-' if g is None else f'{g:.3f}'} |"
               for spec, what, f32, bf, g in rows]
+    name = "net_precision" + (f"_{args.label}" if args.label else "")
     lines += ["", "Value difference: the largest |tanh(z_bf16) - tanh(z_float32)| over the batch's random positions "
-              "(values lie in [-1, 1]).", "", "![speed-up](net_precision.png)", ""]
+              "(values lie in [-1, 1]).", "", f"![speed-up]({name}.png)", ""]
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "net_precision.md"), "w") as f:
+    with open(os.path.join(out, f"{name}.md"), "w") as f:
         f.write("\n".join(lines))
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for spec in args.nets:
@@ -140,7 +142,7 @@ def main(argv=None):
     ax.set_ylabel("forward speed-up, bf16 over float32")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "net_precision.png"), dpi=100)
+    fig.savefig(os.path.join(out, f"{name}.png"), dpi=100)
     print("\n".join(lines))
 
 

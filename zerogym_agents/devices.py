@@ -11,10 +11,11 @@ Precision (`precision=` of make_evaluator, AlphaZeroConfig.precision): "auto" is
 bf16 autocast on the CPU as well (weights, optimizer state and losses stay float32). On a CPU with
 native bf16 (AVX512-BF16 or AMX, see cpu_has_bf16) a small ResNet's forward pass is about 1.5-1.8x
 faster that way at batch 128 and 2-3x at 512, an SGD step 1.5-1.75x (benchmarks/net_precision.py);
-elsewhere torch emulates bf16 and it is slower.
+elsewhere torch emulates bf16, many times slower than float32, and warn_emulated_bf16 says so.
 """
 import contextlib
 import re
+import warnings
 
 from zerogym_agents.config_io import Check, Refused, setting
 
@@ -85,6 +86,15 @@ def cpu_has_bf16():
     import torch
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
+
+
+def warn_emulated_bf16(device, precision):
+    """A RuntimeWarning when precision="bfloat16" would run on a CPU without native bf16, where torch
+    emulates it and the forward pass is many times slower than in float32."""
+    if precision == "bfloat16" and device.type == "cpu" and not cpu_has_bf16():
+        warnings.warn("precision='bfloat16' on a CPU without native bf16 (no AVX512-BF16 or AMX): torch emulates "
+                      "it, and forward passes run many times slower than in float32 (benchmarks/net_precision.py "
+                      "measures it); use precision='auto' or 'float32' on this machine", RuntimeWarning, stacklevel=3)
 
 
 def autocast(device, precision="auto"):

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from zerogym.symmetry import Symmetries
-from zerogym_agents.devices import HostBuffer, autocast, check_precision, resolve_device
+from zerogym_agents.devices import HostBuffer, autocast, check_precision, resolve_device, warn_emulated_bf16
 
 
 def _check_batch(planes, masks, channels=None):
@@ -77,6 +77,7 @@ class Evaluator:
             first = next(net.parameters(), None)
             device = first.device if first is not None else "cpu"
         self.device = resolve_device(device)
+        warn_emulated_bf16(self.device, self.precision)
         self.net = net.to(self.device)
         self.cuda = self.device.type == "cuda"
         if self.cuda:                      # inputs go through pinned host memory, copied without blocking

@@ -1,5 +1,7 @@
 """precision="bfloat16": forward passes under bf16 autocast on the CPU, in the evaluator, the loss
 and the AlphaZero trainer; "auto" keeps the CPU in float32 exactly."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -105,3 +107,19 @@ def test_the_trainer_plays_and_learns_at_the_configs_precision(tmp_path):
     seen = conv_dtypes(default.net)
     default.train_for(12)
     assert default.train_steps > 0 and set(seen) == {torch.float32}
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_bfloat16_on_a_cpu_that_emulates_it_warns(monkeypatch, native):
+    monkeypatch.setattr("zerogym_agents.devices.cpu_has_bf16", lambda: native)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for precision in ("auto", "float32"):
+            make_evaluator(make_net(), precision=precision)
+        bf16 = make_evaluator(make_net(), precision="bfloat16")
+    messages = [str(w.message) for w in seen if issubclass(w.category, RuntimeWarning)]
+    if native:
+        assert messages == []
+    else:
+        assert len(messages) == 1 and "without native bf16" in messages[0] and "'float32'" in messages[0]
+    assert bf16.precision == "bfloat16"         # a warning, not a refusal: the evaluator is built as asked

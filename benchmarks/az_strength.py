@@ -14,6 +14,8 @@ The go_9x9 preset trains pretrained:go_9x9 further and ends with GNU Go level 10
 step is then one worker's task (steps_per_task search steps), so --steps and --eval-every count tasks.
 --set overrides the preset's training settings (AlphaZeroConfig fields, values read as JSON).
 --opening-moves K starts every pair of evaluation games from the same K random moves, colours swapped.
+--final-only AGENT skips training and plays the final matches of a saved agent (one trained on another
+machine, say) with the seeds a run of the same --seed would use; writes az_strength_<label>_final.md.
 
 Writes benchmarks/results/az_strength_<label>.md and .png (label: the preset by default), the run
 (checkpoints, TensorBoard logs) under runs/az-strength-<label>/.
@@ -24,6 +26,7 @@ import sys
 
 import matplotlib
 import numpy as np
+import torch
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -33,7 +36,8 @@ from zerogym_agents.alphazero.trainer import AlphaZeroTrainer  # noqa: E402
 from zerogym_agents.arena.elo import fit_elo  # noqa: E402
 from zerogym_agents.arena.match import play_match  # noqa: E402
 from zerogym_agents.config_io import parse_kwargs  # noqa: E402
-from zerogym_agents.saved import PRETRAINED_DIR, save_agent  # noqa: E402
+from zerogym_agents.nets import net_from_payload  # noqa: E402
+from zerogym_agents.saved import PRETRAINED_DIR, read_agent, save_agent  # noqa: E402
 from zerogym_agents.search_agents import AlphaZeroAgent  # noqa: E402
 from zerogym_agents.specs import agent_from_spec  # noqa: E402
 
@@ -91,11 +95,14 @@ def main(argv=None):
     ap.add_argument("--opening-moves", type=int, default=0, metavar="K", help="random opening moves of the "
                     "evaluation games (default 0)")
     ap.add_argument("--label", default=None, help="names the results and the run folder (default: --game)")
+    ap.add_argument("--final-only", metavar="AGENT", help="no training: the final matches of this saved agent")
     args = ap.parse_args(argv)
     args.label = args.label or args.game
     if args.ray and not args.workers:
         ap.error("--ray sets the Ray workers' config: give --workers too")
     preset = PRESETS[args.game]
+    if args.final_only:
+        return final_only(args, preset, " ".join(sys.argv[1:] if argv is None else argv))
     steps = args.steps or preset["steps"]
     game, kwargs = preset["game"], preset["kwargs"]
     config = {**preset["config"], **parse_kwargs(args.set)}
@@ -128,13 +135,7 @@ def main(argv=None):
         print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
     if args.workers:
         trainer.close()
-    final = play_match(AlphaZeroAgent(trainer.net, seed=7, **play), baseline(preset["final"], 8),
-                       game, kwargs, games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]),
-                       opening_moves=opening)
-    others = {b: play_match(AlphaZeroAgent(trainer.net, seed=9, **play), baseline(b, 10), game, kwargs,
-                            games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b),
-                            opening_moves=opening)
-              for b in preset["baselines"] if b != preset["final"]}
+    final, others = final_matches(trainer.net, play, preset, args)
     cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
     card = {"game": game, "kwargs": kwargs, "net": trainer.net.config.to_dict(),
             "parameters": trainer.net.num_parameters(),
@@ -147,6 +148,40 @@ def main(argv=None):
     if args.save_pretrained:
         save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), trainer.net, play, card)
     write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, card)
+
+
+def final_matches(net, play, preset, args):
+    """The final match against the preset's final opponent (--final-games) and half as many against
+    each other baseline; the seeds depend on --seed alone."""
+    game, kwargs, opening = preset["game"], preset["kwargs"], args.opening_moves
+    final = play_match(AlphaZeroAgent(net, seed=7, **play), baseline(preset["final"], 8), game, kwargs,
+                       games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]),
+                       opening_moves=opening)
+    others = {b: play_match(AlphaZeroAgent(net, seed=9, **play), baseline(b, 10), game, kwargs,
+                            games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b),
+                            opening_moves=opening)
+              for b in preset["baselines"] if b != preset["final"]}
+    return final, others
+
+
+def final_only(args, preset, argv_text):
+    """--final-only: the final matches of a saved agent, played as the run would have played them
+    (its saved play options: simulations, decisive moves), written to az_strength_<label>_final.md."""
+    path, saved = read_agent(args.final_only)
+    net = net_from_payload(saved["net"], source=path, game=preset["game"], game_kwargs=preset["kwargs"]).eval()
+    final, others = final_matches(net, dict(saved["options"]), preset, args)
+    lines = [f"# AlphaZero strength, final matches only: {args.label}", "",
+             f"Made by `python benchmarks/az_strength.py {argv_text}` on a machine with {os.cpu_count()} CPU cores, "
+             f"from `{args.final_only}` (played with {saved['options']}).", "",
+             "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
+    lines += [f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |"
+              for m in [final, *others.values()]]
+    out = os.path.join(HERE, "results")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f"az_strength_{args.label}_final.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return final, others
 
 
 def wdl(x):
@@ -166,8 +201,9 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
     fig.tight_layout()
     fig.savefig(os.path.join(out, f"az_strength_{args.label}.png"), dpi=100)
     where = f"on {args.workers} Ray worker{'s' * (args.workers > 1)}" if args.workers else "in the training process"
+    gpu = "no GPU used" if trainer.device.type != "cuda" else f"the net on a {torch.cuda.get_device_name(trainer.device)}"
     lines = [f"# AlphaZero strength: {args.label}", "",
-             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores (no GPU used).", "",
+             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores ({gpu}).", "",
              f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
              f"steps, {t_train:.0f} s of training wall time, self-play {where}; net {trainer.net.config.trunk} "
              f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "

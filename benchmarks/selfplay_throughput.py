@@ -3,11 +3,12 @@ net's forward pass, and how throughput grows with the number of concurrent games
 
     python benchmarks/selfplay_throughput.py [--game connect_four] [--simulations 64] [--seconds 20]
                                              [--cache 0 65536] [--precision auto bfloat16]
-                                             [--net pretrained:connect_four]
+                                             [--net pretrained:connect_four] [--device cpu cuda]
 
 Each G is measured with each evaluation cache size (make_evaluator's cache, AlphaZeroConfig.eval_cache;
 0 = off) and each --precision (auto: float32 on the CPU; bfloat16: bf16 autocast, fast on a CPU with
-native bf16). --net: a saved agent's net instead of a freshly initialised ResNet 4x32 (a trained net
+native bf16), on each --device (cpu, cuda, cuda:N; the search stays on the CPU, the forward pass runs
+there). --net: a saved agent's net instead of a freshly initialised ResNet 4x32 (a trained net
 searches more narrowly, so it meets more repeated positions).
 
 Writes benchmarks/results/selfplay_throughput[_LABEL].md. Target: the share outside the forward pass <= 15%.
@@ -21,7 +22,7 @@ import torch
 from tqdm import tqdm
 
 import zerogym
-from zerogym_agents.devices import PRECISIONS, cpu_has_bf16
+from zerogym_agents.devices import PRECISIONS, cpu_has_bf16, resolve_device
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator
 
@@ -44,9 +45,9 @@ class TimedEvaluator:
         return out
 
 
-def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precision="auto"):
+def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precision="auto", device="cpu"):
     """Self-play moves/s and the share of time outside the evaluator, G games at once."""
-    inner = make_evaluator(net, cache=cache, precision=precision)
+    inner = make_evaluator(net, device=device, cache=cache, precision=precision)
     ev = TimedEvaluator(inner)
     mcts = BatchedMCTS(game, num_games=G, simulations=simulations, seed=seed, **kwargs)
     template = zerogym.make_state(game, **kwargs)
@@ -64,7 +65,7 @@ def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precisi
                 mcts.set_root(i, root)
         moves += G
     wall = time.perf_counter() - t0
-    return {"G": G, "cache": cache, "precision": precision, "moves_per_s": moves / wall, "positions_per_s": ev.positions / wall,
+    return {"G": G, "cache": cache, "precision": precision, "device": device, "moves_per_s": moves / wall, "positions_per_s": ev.positions / wall,
             "outside_share": 1 - ev.seconds / wall, "batch": ev.positions / max(ev.calls, 1),
             "hit_share": inner.hits / max(inner.hits + inner.misses, 1)}
 
@@ -78,6 +79,7 @@ def main(argv=None):
     ap.add_argument("--cache", type=int, nargs="*", default=[0, 65536], help="evaluation cache sizes (0: off)")
     ap.add_argument("--precision", nargs="*", default=["auto"], choices=PRECISIONS,
                     help="forward-pass precisions to measure (make_evaluator's precision)")
+    ap.add_argument("--device", nargs="*", default=["cpu"], help="devices for the forward pass (cpu, cuda, cuda:N)")
     ap.add_argument("--net", help="a saved agent (path or pretrained:NAME) whose net to use")
     ap.add_argument("--label", help="writes selfplay_throughput_LABEL.md")
     args = ap.parse_args(argv)
@@ -91,18 +93,22 @@ def main(argv=None):
     else:
         net = PolicyValueNet(for_game(args.game, trunk="resnet", blocks=4, channels=32)).eval()
         what = "a freshly initialised ResNet 4x32"
-    runs = [(G, c, p) for G in args.games for c in args.cache for p in args.precision]
-    rows = [measure(args.game, {}, net, G, args.simulations, args.seconds, cache=c, precision=p)
-            for G, c, p in tqdm(runs, desc="self-play throughput", unit="run")]
+    for d in args.device:
+        resolve_device(d)                                  # a missing GPU is refused before any measuring
+    runs = [(G, c, p, d) for d in args.device for G in args.games for c in args.cache for p in args.precision]
+    rows = [measure(args.game, {}, net, G, args.simulations, args.seconds, cache=c, precision=p, device=d)
+            for G, c, p, d in tqdm(runs, desc="self-play throughput", unit="run")]
+    gpus = sorted({torch.cuda.get_device_name(resolve_device(d)) for d in args.device if resolve_device(d).type == "cuda"})
     cmd = "python benchmarks/selfplay_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [f"# Self-play throughput: {args.game}", "",
-             f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, torch threads {torch.get_num_threads()}).",
+             f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, torch threads {torch.get_num_threads()}"
+             f"{''.join(', GPU ' + g for g in gpus)}).",
              f"Net: {what} ({net.num_parameters()} parameters), {args.simulations} simulations per move, "
              f"one leaf per tree per batch; the CPU {'has' if cpu_has_bf16() else 'has no'} native bf16.", "",
-             "| concurrent games G | evaluation cache | precision | self-play moves/s | evaluated positions/s | "
+             "| device | concurrent games G | evaluation cache | precision | self-play moves/s | evaluated positions/s | "
              "answered from the cache | mean batch | time outside the evaluator |",
-             "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['G']} | {r['cache'] or 'off'} | {r['precision']} | {r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | "
+             "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['device']} | {r['G']} | {r['cache'] or 'off'} | {r['precision']} | {r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | "
               f"{100 * r['hit_share']:.1f}% | {r['batch']:.0f} | {100 * r['outside_share']:.1f}% |" for r in rows]
     lines += ["", "Evaluated positions: the leaves handed to the evaluator, those answered from the cache included. "
               "Outside the evaluator: the compiled search (selection, expansion, backup, leaf encoding), "

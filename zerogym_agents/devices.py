@@ -49,25 +49,39 @@ def device_setting(where):
 
 
 def resolve_device(name="auto"):
-    """The torch.device for a device setting (a torch.device passes through). "cuda" or "cuda:N"
-    where torch sees no such GPU raises ValueError saying what torch sees."""
+    """The torch.device for a device setting (a torch.device passes through); a GPU always with its
+    index ("auto" and "cuda" give the current one), so that it compares equal to a tensor's device.
+    "cuda" or "cuda:N" where torch sees no such GPU raises ValueError saying what torch sees."""
     import torch
     if isinstance(name, torch.device):
         name = str(name)
     check_device_name(name)
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cpu":
+    if name == "cpu" or (name == "auto" and not torch.cuda.is_available()):
         return torch.device("cpu")
     if not torch.cuda.is_available():
         why = ("this torch is a CPU-only build" if torch.version.cuda is None
                else "torch sees no CUDA GPU (driver, CUDA_VISIBLE_DEVICES?)")
         raise ValueError(f"device {name!r} asked for, but {why}; use device=\"cpu\" or \"auto\"")
-    index = int(name.split(":")[1]) if ":" in name else 0
+    index = int(name.split(":")[1]) if ":" in name else torch.cuda.current_device()
     count = torch.cuda.device_count()
     if index >= count:
         raise ValueError(f"device {name!r} asked for, but torch sees {count} CUDA GPU(s): cuda:0..cuda:{count - 1}")
     return torch.device("cuda", index)
+
+
+def device_rng_state(device):
+    """What a checkpoint keeps of `device`'s own generator besides torch.get_rng_state() (the CPU's):
+    on a GPU its state (sampling there, e.g. a policy's actions, draws from it), on the CPU None."""
+    import torch
+    return torch.cuda.get_rng_state(device) if device.type == "cuda" else None
+
+
+def set_device_rng_state(device, state):
+    """Restore device_rng_state's `state` on `device`; None (a checkpoint of a CPU run, or an older
+    file) leaves the GPU's generator as seeded, and a GPU state is ignored on the CPU."""
+    import torch
+    if device.type == "cuda" and state is not None:
+        torch.cuda.set_rng_state(state, device)
 
 
 PRECISIONS = ("auto", "float32", "bfloat16")

@@ -378,6 +378,19 @@ class TorchRngState(Spec):
         return value
 
 
+class CudaRngState(Spec):
+    """torch.cuda.get_rng_state()'s uint8 tensor (a Philox generator's 64-bit seed and offset), or
+    None for a CPU run."""
+
+    what = "None or a CUDA generator state (a uint8 tensor of shape (16,))"
+
+    def check(self, value, ctx, where):
+        if value is not None and not (isinstance(value, torch.Tensor) and value.layout == torch.strided
+                                      and value.dtype == torch.uint8 and tuple(value.shape) == (16,)):
+            self.refuse(value, ctx, where)
+        return value
+
+
 class StateBlob(Spec):
     """A compiled game State's to_bytes() as a uint8 tensor, for the game of `template` (a State):
     it must load (template.copy().load_bytes, which refuses inconsistent blobs); playing=True: a game

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+import torch
 
 from benchmark_scripts import load_script
 
@@ -23,6 +24,7 @@ def test_a_minutes_budget_stops_on_the_clock(tmp_path, monkeypatch):
     assert seconds <= 3 + 2           # 3 s of budget, overshot by at most one search step
     assert '"concurrent_games": 8' in text and '"simulations": 8' in text
     assert "self-play in the training process" in text
+    assert "CPU cores (no GPU used)" in text if not torch.cuda.is_available() else "CPU cores (the net on a " in text
     assert (tmp_path / "results" / "az_strength_t.png").exists() and (tmp_path / "runs" / "az-strength-t").is_dir()
 
 
@@ -40,3 +42,17 @@ def test_ray_settings_need_workers(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         _run(tmp_path, monkeypatch, "--ray", "samples_per_position=6")
     assert "--ray sets the Ray workers' config: give --workers too" in capsys.readouterr().err
+
+
+def test_final_only_replays_the_final_matches_of_a_saved_agent(tmp_path, monkeypatch):
+    text = _run(tmp_path, monkeypatch, "--steps", "4", "--final-games", "4", "--set", "concurrent_games=8",
+                "simulations=8", "min_buffer=16", "batch_size=16")
+    agent = str(tmp_path / "runs" / "az-strength-t" / "agent.pt")
+    script = load_script("az_strength")
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    script.main(["--game", "tictactoe", "--final-games", "4", "--opening-moves", "1", "--label", "t",
+                 "--final-only", agent])
+    replayed = (tmp_path / "results" / "az_strength_t_final.md").read_text()
+    rows = re.compile(r"^\| (?:minimax|random|greedy) \|.*$", re.M)
+    assert rows.findall(replayed) == rows.findall(text) and len(rows.findall(text)) == 3   # same seeds, same games
+    assert f"from `{agent}`" in replayed and "'simulations': 64" in replayed

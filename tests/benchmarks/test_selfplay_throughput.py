@@ -1,5 +1,8 @@
-"""benchmarks/selfplay_throughput.py: one row per G, cache size and precision; the cache answers repeats."""
+"""benchmarks/selfplay_throughput.py: one row per device, G, cache size and precision; the cache answers repeats."""
 import re
+
+import pytest
+import torch
 
 from benchmark_scripts import load_script
 
@@ -15,7 +18,7 @@ def run(tmp_path, monkeypatch, *args, name="selfplay_throughput"):
 def test_rows_for_each_cache_size(tmp_path, monkeypatch):
     text = run(tmp_path, monkeypatch, "--simulations", "16", "--seconds", "0.3", "--games", "4",
                "--cache", "0", "1000", "--label", "t", name="selfplay_throughput_t")
-    rows = re.findall(r"^\| 4 \| (\w+) \| auto \| [\d.]+ \| \d+ \| ([\d.]+)% \|", text, re.M)
+    rows = re.findall(r"^\| cpu \| 4 \| (\w+) \| auto \| [\d.]+ \| \d+ \| ([\d.]+)% \|", text, re.M)
     assert rows[0] == ("off", "0.0")
     assert rows[1][0] == "1000" and float(rows[1][1]) > 0      # tic-tac-toe trees are full of transpositions
 
@@ -28,5 +31,20 @@ def test_a_saved_agents_net(tmp_path, monkeypatch):
 def test_rows_for_each_precision(tmp_path, monkeypatch):
     text = run(tmp_path, monkeypatch, "--seconds", "0.2", "--games", "2", "--cache", "0",
                "--precision", "float32", "bfloat16", "--label", "p", name="selfplay_throughput_p")
-    assert re.findall(r"^\| 2 \| off \| (\w+) \|", text, re.M) == ["float32", "bfloat16"]
+    assert re.findall(r"^\| cpu \| 2 \| off \| (\w+) \|", text, re.M) == ["float32", "bfloat16"]
     assert "native bf16" in text
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+def test_a_missing_gpu_is_refused_before_measuring(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="'cuda' asked for"):
+        run(tmp_path, monkeypatch, "--seconds", "0.2", "--games", "2", "--cache", "0", "--device", "cpu", "cuda")
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_rows_for_each_device(tmp_path, monkeypatch):
+    text = run(tmp_path, monkeypatch, "--seconds", "0.2", "--games", "2", "--cache", "0", "--device", "cpu", "cuda",
+               "--label", "d", name="selfplay_throughput_d")
+    assert re.findall(r"^\| (\w+) \| 2 \| off \|", text, re.M) == ["cpu", "cuda"]
+    assert ", GPU " in text

@@ -68,3 +68,11 @@ def test_cuda_evaluator_matches_the_cpu_one_closely():
     import copy
     p_gpu, v_gpu = make_evaluator(copy.deepcopy(net), device="cuda")(planes, masks)
     assert p_gpu.dtype == np.float32 and np.allclose(p_cpu, p_gpu, atol=2e-2) and np.allclose(v_cpu, v_gpu, atol=2e-2)
+
+
+@pytest.mark.skipif(NO_CUDA, reason="needs a CUDA GPU")
+def test_a_gpu_is_named_with_its_index():
+    current = torch.device("cuda", torch.cuda.current_device())
+    assert resolve_device("auto") == resolve_device("cuda") == resolve_device(torch.device("cuda")) == current
+    assert resolve_device("cuda:0") == torch.device("cuda", 0)
+    assert torch.zeros(1, device=resolve_device("cuda")).device == current

@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from zerogym_agents.checkpoint import CheckpointError
-from zerogym_agents.file_checks import (DictOf, Fields, Int, Json, ListOf, Maybe, Real, RngState, StateDict, Str,
-                                        Tensor, TorchRngState, check)
+from zerogym_agents.file_checks import (CudaRngState, DictOf, Fields, Int, Json, ListOf, Maybe, Real, RngState,
+                                        StateDict, Str, Tensor, TorchRngState, check)
 
 
 SCHEMA = Fields({"n": Int(0, 9), "x": Real(), "name": Str(("a", "b")), "t": Tensor(torch.int8, (None, 3), 0, 1),
@@ -82,5 +82,10 @@ def test_state_dicts_and_random_states_are_checked_against_the_real_thing():
                        (torch.get_rng_state()[:10], r"must be a uint8 tensor of shape \(5056,\)"), (None, "must be")):
         with pytest.raises(CheckpointError, match=rf"f\.pt: torch_rng {match}"):
             check({"torch_rng": bad}, {"torch_rng": TorchRngState()}, "f.pt")
+    philox = torch.arange(16, dtype=torch.uint8)          # what torch.cuda.get_rng_state() returns: seed, offset
+    assert check(philox, CudaRngState(), "f.pt") is philox and check(None, CudaRngState(), "f.pt") is None
+    for bad in (torch.zeros(8, dtype=torch.uint8), philox.long(), philox.view(4, 4), "x", [0] * 16):
+        with pytest.raises(CheckpointError, match=r"f\.pt: cuda_rng must be None or a CUDA generator state"):
+            check({"cuda_rng": bad}, {"cuda_rng": CudaRngState()}, "f.pt")
 
 

@@ -12,10 +12,10 @@ from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay, tree_seed
 from zerogym_agents.checkpoint import (
     CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
-from zerogym_agents.devices import resolve_device
+from zerogym_agents.devices import device_rng_state, resolve_device, set_device_rng_state
 from zerogym_agents.file_checks import (
-    Config, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict, Str,
-    Tensor, TorchRngState, check)
+    Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict,
+    Str, Tensor, TorchRngState, check)
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload
 from zerogym_agents.pool import OpponentPool
@@ -270,7 +270,7 @@ class AlphaZeroTrainer(CosineSchedule):
         save_checkpoint(os.path.join(self.out, CHECKPOINT), "alphazero", {
             "config": self.cfg.to_json(), "net": net_payload(self.net), "optimizer": self.opt.state_dict(),
             "replay": self.replay.state_dict(), "rng": self.rng.bit_generator.state,
-            "torch_rng": torch.get_rng_state(),
+            "torch_rng": torch.get_rng_state(), "cuda_rng": device_rng_state(self.device),
             "counters": {"step": self.step, "games": self.games, "positions": self.positions,
                          "train_steps": self.train_steps},
             "history": [{k: (float(v) if v is not None else None) for k, v in h.items()} for h in self.history],
@@ -316,6 +316,7 @@ class AlphaZeroTrainer(CosineSchedule):
             "pending": ListOf(ListOf(PendingMove(c, h, w, A)), length=G),
             "pool": OpponentPool.state_schema(), "pool_snapshots": ListOf(DictOf(Str())), "pool_games": Int(0),
             "learner_seat": Tensor(torch.int64, (P,), 0, 1) if P else Maybe(Tensor()), **self._extra_schema()},
+            optional={"cuda_rng": CudaRngState()},
             rule=lambda d: ("pool_snapshots", f"holds {len(d['pool_snapshots'])} nets for "
                                               f"{len(d['pool']['names'])} pool names")
             if len(d["pool_snapshots"]) != len(d["pool"]["names"]) else None)
@@ -350,6 +351,7 @@ class AlphaZeroTrainer(CosineSchedule):
         self.replay.load_state_dict(data["replay"])
         self.rng.bit_generator.state = data["rng"]
         torch.set_rng_state(data["torch_rng"])
+        set_device_rng_state(self.device, data.get("cuda_rng"))
         c = data["counters"]
         self.step, self.games = c["step"], c["games"]
         self.positions, self.train_steps = c["positions"], c["train_steps"]

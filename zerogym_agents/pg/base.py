@@ -8,9 +8,9 @@ import torch
 
 from zerogym_agents.checkpoint import (
     CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
-from zerogym_agents.devices import resolve_device
+from zerogym_agents.devices import device_rng_state, resolve_device, set_device_rng_state
 from zerogym_agents.file_checks import (
-    Config, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
+    Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
 from zerogym_agents.nets import net_from_payload, net_payload
 from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
 from zerogym_agents.pg.config import PGConfig
@@ -217,7 +217,7 @@ class PGTrainer(CosineSchedule):
             "counters": {"step": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves},
             "history": [{k: (None if v is None else float(v)) for k, v in h.items()} for h in self.history],
             "pool": self.pool.state_dict(), "pool_snapshots": [e[0] for e in self.pool.entries.values()],
-            "torch_rng": torch.get_rng_state(), **self._algo_state()})
+            "torch_rng": torch.get_rng_state(), "cuda_rng": device_rng_state(self.device), **self._algo_state()})
         save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
             "game": cfg.game, "kwargs": cfg.game_kwargs, "net": self.net.config.to_dict(),
             "parameters": self.net.num_parameters(),
@@ -245,7 +245,7 @@ class PGTrainer(CosineSchedule):
             {"step": Int(0), "episodes": Int(0), "learner_moves": Int(0)}),
             "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))), "pool": OpponentPool.state_schema(),
             "pool_snapshots": ListOf(NetPayload((FILE_FORMAT,))), "torch_rng": TorchRngState(), **self._algo_schema()},
-            rule=rule), Fields({"net": net, "pool_snapshots": ListOf(net)})
+            optional={"cuda_rng": CudaRngState()}, rule=rule), Fields({"net": net, "pool_snapshots": ListOf(net)})
 
     def _load(self, path):
         """Restore the run from the checkpoint at `path`, every part checked first: a malformed file
@@ -266,6 +266,7 @@ class PGTrainer(CosineSchedule):
         self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
         self._load_algo_state(data)
         torch.set_rng_state(data["torch_rng"])
+        set_device_rng_state(self.device, data.get("cuda_rng"))
         self._interval = self._new_interval()
 
 

@@ -57,9 +57,22 @@ WRONG = {"None": None, "str": "x", "list": [1], "dict": {"a": 1}, "negative": -1
 
 
 def test_the_fixture_checkpoint_resumes(tmp_path, saved):
-    assert sorted(KEYS) == sorted(k for k in saved if k not in ("format", "version", "kind"))
+    assert sorted(KEYS + ["cuda_rng"]) == sorted(k for k in saved if k not in ("format", "version", "kind"))
     tr = resume(tmp_path, copy.deepcopy(saved))
     assert tr.step == 8 and len(tr.replay) == saved["replay"]["size"]
+
+
+def test_a_file_without_the_gpu_generator_state_resumes(tmp_path, saved):
+    data = copy.deepcopy(saved)
+    del data["cuda_rng"]                       # written before GPUs' generators were kept
+    assert resume(tmp_path, data).step == 8
+
+
+@pytest.mark.parametrize("kind", sorted(set(WRONG) - {"None"}))
+def test_a_gpu_generator_state_of_the_wrong_type_is_named(tmp_path, saved, kind):
+    data = copy.deepcopy(saved)
+    data["cuda_rng"] = WRONG[kind]
+    refused(tmp_path, data, "cuda_rng must be None or a CUDA generator state")
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -157,6 +170,8 @@ CASES = {
     "torch_rng int64": (_set(["torch_rng"], lambda t: t.long()), "torch_rng must be a uint8 tensor of shape (5056,)"),
     "torch_rng short": (_set(["torch_rng"], lambda t: t[:100]), "torch_rng must be a uint8 tensor"),
     "torch_rng invalid": (_set(["torch_rng"], torch.zeros_like), "torch_rng is not a torch CPU generator state"),
+    "cuda_rng of another size": (_set(["cuda_rng"], lambda _: torch.zeros(8, dtype=torch.uint8)),
+                                 "cuda_rng must be None or a CUDA generator state (a uint8 tensor of shape (16,))"),
     "counter not an int": (_set(["counters", "step"], lambda _: 8.0), "counters.step must be an integer >= 0"),
     "counter missing": (_drop(["counters", "games"]), "counters lacks 'games'"),
     "history entry not numbers": (_set(["history", 0, "loss"], lambda _: "low"), "history[0].loss must be"),

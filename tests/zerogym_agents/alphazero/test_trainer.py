@@ -49,7 +49,7 @@ def test_short_run_plays_games_trains_and_checkpoints(tmp_path):
     assert env.unwrapped.state.is_legal(agent.act(env))
     assert load_card(str(tmp_path / AGENT))["training"]["steps"] == 24
     for f in (AGENT, CHECKPOINT):              # load_net reads the net out of agent and checkpoint files
-        assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in load_net(tmp_path / f).state_dict().items())
+        assert all(torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in load_net(tmp_path / f).state_dict().items())
     assert json.loads((tmp_path / "config.json").read_text())["simulations"] == 12
 
 
@@ -211,13 +211,13 @@ def test_pool_holds_frozen_checkpoints_and_the_opponent_plays_one(tmp_path):
     tr = AlphaZeroTrainer(tiny(max_steps=24, pool_size=3), tmp_path, log_dir=False)
     tr.run(progress=False, stop_at=8)
     snap8 = {k: v.clone() for k, v in tr.pool.entries["step-8"][0].items()}
-    assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in snap8.items())
+    assert all(torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in snap8.items())
     tr.run(progress=False)
     assert list(tr.pool.entries) == ["step-8", "step-16", "step-24"]         # the last pool_size, in order
-    assert all(torch.equal(v, tr.pool.entries["step-8"][0][k]) for k, v in snap8.items())   # unchanged by training
-    assert any(not torch.equal(v, tr.net.state_dict()[k]) for k, v in snap8.items())
+    assert all(torch.equal(v.cpu(), tr.pool.entries["step-8"][0][k].cpu()) for k, v in snap8.items())   # unchanged by training
+    assert any(not torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in snap8.items())
     drawn = tr.pool.entries[tr.opponent][0]
-    assert all(torch.equal(v, tr.opp_net.state_dict()[k]) for k, v in drawn.items())
+    assert all(torch.equal(v.cpu(), tr.opp_net.state_dict()[k].cpu()) for k, v in drawn.items())
 
 
 def test_without_pool_every_move_is_trained_on(tmp_path):
@@ -235,7 +235,7 @@ def test_init_from_takes_the_value_activation_of_net_when_it_names_one(tmp_path,
     save_net(old, tmp_path / "old.pt")
     tr = AlphaZeroTrainer(tiny(init_from=str(tmp_path / "old.pt"), net=net), tmp_path / "run", log_dir=False)
     assert tr.net.config.value_activation == activation and tr.net.config.blocks == 1
-    assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in old.state_dict().items())
+    assert all(torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in old.state_dict().items())
 
 
 def test_init_from_starts_from_a_net_of_another_board_size(tmp_path):
@@ -245,7 +245,7 @@ def test_init_from_starts_from_a_net_of_another_board_size(tmp_path):
     cfg = tiny(game="go", game_kwargs={"board_size": 7}, init_from=str(tmp_path / "go5.pt"), max_steps=4,
                checkpoint_every=2)
     tr = AlphaZeroTrainer(cfg, tmp_path / "run", log_dir=False)
-    assert all(torch.equal(v, tr.net.state_dict()[k]) for k, v in small.state_dict().items())
+    assert all(torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in small.state_dict().items())
     tr.run(progress=False, stop_at=2)
     os.remove(tmp_path / "go5.pt")                 # resuming needs only the run's own checkpoint
     resumed = AlphaZeroTrainer(cfg, tmp_path / "run", resume=True, log_dir=False)

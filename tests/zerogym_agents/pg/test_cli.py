@@ -76,7 +76,7 @@ def test_init_from_starts_on_another_board_size_with_the_files_net(tmp_path, cap
                          tmp_path / "leaky", log_dir=False)
     assert leaky.net.config.value_activation == "leaky_relu"
     for k, v in small.state_dict().items():
-        assert torch.equal(trainer.net.state_dict()[k], v), k
+        assert torch.equal(trainer.net.state_dict()[k].cpu(), v.cpu()), k
     trainer.run(progress=False)
     trained = load_net(tmp_path / "run" / "agent.pt")
     assert any(not torch.equal(trained.state_dict()[k], v) for k, v in small.state_dict().items())
@@ -84,7 +84,7 @@ def test_init_from_starts_on_another_board_size_with_the_files_net(tmp_path, cap
                            log_dir=False)
     assert resumed.step == 1
     for k, v in trained.state_dict().items():
-        assert torch.equal(resumed.net.state_dict()[k], v), k
+        assert torch.equal(resumed.net.state_dict()[k].cpu(), v), k
 
 
 def test_init_from_on_the_command_line_and_its_refusals(tmp_path, capsys):

@@ -152,3 +152,19 @@ def test_a_policy_can_be_frozen_after_learning():
         theirs = model.policy.get_distribution(obs).distribution.logits
     assert torch.equal(ours, theirs)
     assert not {p.data_ptr() for p in model.policy.parameters()} & {p.data_ptr() for p in snap.policy.parameters()}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_a_resumed_run_on_the_gpu_continues_its_gpu_generator(tmp_path):
+    cut = PPOTrainer(tiny(device="cuda"), tmp_path, log_dir=False)
+    cut.run(progress=False, stop_at=2)                   # the policy samples its moves on the GPU
+    saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)["cuda_rng"]
+    assert saved is not None
+    torch.cuda.manual_seed(12345)
+    resumed = PPOTrainer(tiny(device="cuda"), tmp_path, resume=True, log_dir=False)
+    assert torch.equal(torch.cuda.get_rng_state(resumed.device), saved)
+
+
+def test_a_cpu_run_keeps_no_gpu_generator_state(tmp_path):
+    PPOTrainer(tiny(device="cpu", max_steps=2), tmp_path, log_dir=False).run(progress=False)
+    assert torch.load(tmp_path / "checkpoint.pt", weights_only=True)["cuda_rng"] is None

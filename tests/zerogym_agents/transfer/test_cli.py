@@ -108,7 +108,7 @@ def test_composite_from_a_net_file_or_a_checkpoint(tmp_path, tools):
                           concurrent_games=2, simulations=2)
     trainer = AlphaZeroTrainer(run, tmp_path / "run", log_dir=False)
     assert isinstance(trainer.net, CompositeNet)
-    assert all(torch.equal(v, comp.state_dict()[k]) for k, v in trainer.net.state_dict().items())
+    assert all(torch.equal(v.cpu(), comp.state_dict()[k].cpu()) for k, v in trainer.net.state_dict().items())
     with pytest.raises(NetFileError, match="does not fit game 'go' on a 9x9 board"):
         AlphaZeroTrainer(AlphaZeroConfig(game="go", game_kwargs={"board_size": 9}, init_from=str(tmp_path / "c.pt")),
                          tmp_path / "run9", log_dir=False)

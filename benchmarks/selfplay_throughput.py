@@ -93,12 +93,11 @@ def main(argv=None):
     else:
         net = PolicyValueNet(for_game(args.game, trunk="resnet", blocks=4, channels=32)).eval()
         what = "a freshly initialised ResNet 4x32"
-    for d in args.device:
-        resolve_device(d)                                  # a missing GPU is refused before any measuring
+    devices = [resolve_device(d) for d in args.device]    # a missing GPU is refused before any measuring
     runs = [(G, c, p, d) for d in args.device for G in args.games for c in args.cache for p in args.precision]
     rows = [measure(args.game, {}, net, G, args.simulations, args.seconds, cache=c, precision=p, device=d)
             for G, c, p, d in tqdm(runs, desc="self-play throughput", unit="run")]
-    gpus = sorted({torch.cuda.get_device_name(resolve_device(d)) for d in args.device if resolve_device(d).type == "cuda"})
+    gpus = sorted({torch.cuda.get_device_name(d) for d in devices if d.type == "cuda"})
     cmd = "python benchmarks/selfplay_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [f"# Self-play throughput: {args.game}", "",
              f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, torch threads {torch.get_num_threads()}"

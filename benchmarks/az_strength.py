@@ -14,8 +14,10 @@ The go_9x9 preset trains pretrained:go_9x9 further and ends with GNU Go level 10
 step is then one worker's task (steps_per_task search steps), so --steps and --eval-every count tasks.
 --set overrides the preset's training settings (AlphaZeroConfig fields, values read as JSON).
 --opening-moves K starts every pair of evaluation games from the same K random moves, colours swapped.
---final-only AGENT skips training and plays the final matches of a saved agent (one trained on another
-machine, say) with the seeds a run of the same --seed would use; writes az_strength_<label>_final.md.
+--train-only trains and saves the agent without playing a match (for a machine without the
+opponents: GNU Go, say); --final-only AGENT skips training and plays the final matches of a saved
+agent (one trained on another machine, say) with the seeds a run of the same --seed would use;
+writes az_strength_<label>_final.md.
 
 Writes benchmarks/results/az_strength_<label>.md and .png (label: the preset by default), the run
 (checkpoints, TensorBoard logs) under runs/az-strength-<label>/.
@@ -96,8 +98,12 @@ def main(argv=None):
                     "evaluation games (default 0)")
     ap.add_argument("--label", default=None, help="names the results and the run folder (default: --game)")
     ap.add_argument("--final-only", metavar="AGENT", help="no training: the final matches of this saved agent")
+    ap.add_argument("--train-only", action="store_true", help="no matches: train and save the agent (for a "
+                    "machine without the opponents, GNU Go say; play them later with --final-only)")
     args = ap.parse_args(argv)
     args.label = args.label or args.game
+    if args.final_only and args.train_only:
+        ap.error("--final-only and --train-only exclude each other")
     if args.ray and not args.workers:
         ap.error("--ray sets the Ray workers' config: give --workers too")
     preset = PRESETS[args.game]
@@ -117,7 +123,7 @@ def main(argv=None):
     sims, opening = preset["sims"], args.opening_moves
     play = {"simulations": sims, **({"decisive_moves": True} if cfg.decisive_moves else {})}   # as in training
     outcomes, curve, t_train = [], [], 0.0
-    for i, a in enumerate(preset["baselines"]):          # the baselines against each other, once
+    for i, a in enumerate(() if args.train_only else preset["baselines"]):   # the baselines against each other
         for b in preset["baselines"][i + 1:]:
             outcomes += play_match(baseline(a, 1), baseline(b, 2), game, kwargs, games=args.eval_games,
                                    seed=args.seed, names=(a, b)).outcomes()
@@ -125,6 +131,8 @@ def main(argv=None):
     trainer.time_budget = budget          # the learning rate then anneals over the minutes, not the steps
     while trainer.step < steps and (budget is None or t_train < budget):
         t_train += trainer.train_for(args.eval_every, t_train, None if budget is None else budget - t_train)
+        if args.train_only:
+            continue
         name = f"az@{trainer.step}"
         for b in preset["baselines"]:
             agent = AlphaZeroAgent(trainer.net, seed=trainer.step, **play)
@@ -135,19 +143,20 @@ def main(argv=None):
         print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
     if args.workers:
         trainer.close()
-    final, others = final_matches(trainer.net, play, preset, args)
+    final, others = (None, {}) if args.train_only else final_matches(trainer.net, play, preset, args)
+    matches = [m for m in [final, *others.values()] if m is not None]
     cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
     card = {"game": game, "kwargs": kwargs, "net": trainer.net.config.to_dict(),
             "parameters": trainer.net.num_parameters(),
             "training": {"steps": trainer.step, "self_play_games": trainer.games, "positions": trainer.positions,
                          "train_steps": trainer.train_steps, "seconds": round(t_train, 1), "config": cfg.to_dict()},
             "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)}
-                        for m in [final, *others.values()]},
+                        for m in matches},
             "simulations_per_move": sims, "command": cmd}
     save_agent(os.path.join(run_dir, "agent.pt"), trainer.net, play, card)
     if args.save_pretrained:
         save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), trainer.net, play, card)
-    write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, card)
+    write_results(args, cmd, cfg, trainer, t_train, sims, curve, matches)
 
 
 def final_matches(net, play, preset, args):
@@ -188,9 +197,38 @@ def wdl(x):
     return f"{x.wins}-{x.draws}-{x.losses}"
 
 
-def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, card):
+def write_results(args, cmd, cfg, trainer, t_train, sims, curve, matches):
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
+    where = f"on {args.workers} Ray worker{'s' * (args.workers > 1)}" if args.workers else "in the training process"
+    gpu = "no GPU used" if trainer.device.type != "cuda" else f"the net on a {torch.cuda.get_device_name(trainer.device)}"
+    lines = [f"# AlphaZero strength: {args.label}", "",
+             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores ({gpu}).", "",
+             f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
+             f"steps, {t_train:.0f} s of training wall time, self-play {where}; net {trainer.net.config.trunk} "
+             f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
+             f"{sims} simulations per move when playing{' (decisive moves)' * cfg.decisive_moves}.", ""]
+    if matches:
+        lines += ["| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
+        lines += [f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |" for m in matches]
+    else:
+        agent = os.path.join("runs", f"az-strength-{args.label}", "agent.pt")
+        lines.append(f"No matches were played (--train-only): play the final ones with `--final-only {agent}`.")
+    if curve:
+        plot_curve(args, curve, os.path.join(out, f"az_strength_{args.label}.png"))
+        lines += ["", "Elo over training (maximum likelihood over every evaluation game, random = 0, 95% interval):",
+                  "", "| step | training s | Elo | interval |", "|---|---|---|---|"]
+        lines += [f"| {int(s)} | {t:.0f} | {e:+.0f} | {a:+.0f} .. {b:+.0f} |" for s, t, e, a, b in curve]
+        lines += ["", f"![curve](az_strength_{args.label}.png)"]
+    lines += ["", "Config:", "", "```json", cfg.to_json(), "```", ""]
+    if args.workers:
+        lines += ["Ray config:", "", "```json", trainer.ray_cfg.to_json(), "```", ""]
+    with open(os.path.join(out, f"az_strength_{args.label}.md"), "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines[:12]))
+
+
+def plot_curve(args, curve, path):
     fig, ax = plt.subplots(figsize=(6, 3.5))
     steps, secs, elo, lo, hi = np.array(curve).T
     ax.plot(secs, elo, marker="o", label="AlphaZero")
@@ -199,28 +237,8 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, final, others, 
     ax.set_ylabel("Elo (random = 0)")
     ax.set_title(f"AlphaZero on {args.game}: Elo against fixed baselines")
     fig.tight_layout()
-    fig.savefig(os.path.join(out, f"az_strength_{args.label}.png"), dpi=100)
-    where = f"on {args.workers} Ray worker{'s' * (args.workers > 1)}" if args.workers else "in the training process"
-    gpu = "no GPU used" if trainer.device.type != "cuda" else f"the net on a {torch.cuda.get_device_name(trainer.device)}"
-    lines = [f"# AlphaZero strength: {args.label}", "",
-             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores ({gpu}).", "",
-             f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
-             f"steps, {t_train:.0f} s of training wall time, self-play {where}; net {trainer.net.config.trunk} "
-             f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
-             f"{sims} simulations per move when playing{' (decisive moves)' * cfg.decisive_moves}.", "",
-             "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
-    for m in [final, *others.values()]:
-        lines.append(f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |")
-    lines += ["", "Elo over training (maximum likelihood over every evaluation game, random = 0, 95% interval):", "",
-              "| step | training s | Elo | interval |", "|---|---|---|---|"]
-    lines += [f"| {int(s)} | {t:.0f} | {e:+.0f} | {a:+.0f} .. {b:+.0f} |" for s, t, e, a, b in curve]
-    lines += ["", f"![curve](az_strength_{args.label}.png)", "", "Config:", "", "```json", cfg.to_json(), "```", ""]
-    if args.workers:
-        lines += ["Ray config:", "", "```json", trainer.ray_cfg.to_json(), "```", ""]
-    with open(os.path.join(out, f"az_strength_{args.label}.md"), "w") as f:
-        f.write("\n".join(lines))
-    print("\n".join(lines[:12]))
-
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 if __name__ == "__main__":
     main()

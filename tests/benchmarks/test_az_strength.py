@@ -1,5 +1,6 @@
 """benchmarks/az_strength.py: a minutes budget ends training on the clock, --label names the results,
 --set reaches the config, --ray the Ray config, and --workers trains with self-play on Ray workers."""
+import json
 import re
 
 import pytest
@@ -57,3 +58,25 @@ def test_final_only_replays_the_final_matches_of_a_saved_agent(tmp_path, monkeyp
     rows = re.compile(r"^\| (?:minimax|random|greedy) \|.*$", re.M)
     assert rows.findall(replayed) == rows.findall(text) and len(rows.findall(text)) == 3   # same seeds, same games
     assert f"from `{agent}`" in replayed and "'simulations': 64" in replayed
+
+
+def test_train_only_saves_the_agent_and_plays_no_match(tmp_path, monkeypatch):
+    played = []
+    script = load_script("az_strength")
+    monkeypatch.setattr(script, "play_match", lambda *a, **k: played.append(a))
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    script.main(["--game", "tictactoe", "--steps", "4", "--eval-every", "2", "--label", "t", "--train-only",
+                 "--set", "concurrent_games=8", "simulations=8", "min_buffer=16", "batch_size=16"])
+    text = (tmp_path / "results" / "az_strength_t.md").read_text()
+    assert played == []
+    assert "No matches were played (--train-only)" in text and "| opponent |" not in text
+    assert not (tmp_path / "results" / "az_strength_t.png").exists()
+    card = json.loads((tmp_path / "runs" / "az-strength-t" / "agent.json").read_text())
+    assert card["results"] == {} and card["training"]["steps"] == 4
+
+
+def test_train_only_and_final_only_exclude_each_other(tmp_path, monkeypatch, capsys):
+    with pytest.raises(SystemExit):
+        _run(tmp_path, monkeypatch, "--train-only", "--final-only", "x.pt")
+    assert "--final-only and --train-only exclude each other" in capsys.readouterr().err

@@ -143,8 +143,7 @@ def main(argv=None):
         print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
     if args.workers:
         trainer.close()
-    final, others = (None, {}) if args.train_only else final_matches(trainer.net, play, preset, args)
-    matches = [m for m in [final, *others.values()] if m is not None]
+    matches = [] if args.train_only else final_matches(trainer.net, play, preset, args)
     cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
     card = {"game": game, "kwargs": kwargs, "net": trainer.net.config.to_dict(),
             "parameters": trainer.net.num_parameters(),
@@ -160,8 +159,8 @@ def main(argv=None):
 
 
 def final_matches(net, play, preset, args):
-    """The final match against the preset's final opponent (--final-games) and half as many against
-    each other baseline; the seeds depend on --seed alone."""
+    """[the final match against the preset's final opponent (--final-games), then half as many games
+    against each other baseline]; the seeds depend on --seed alone."""
     game, kwargs, opening = preset["game"], preset["kwargs"], args.opening_moves
     final = play_match(AlphaZeroAgent(net, seed=7, **play), baseline(preset["final"], 8), game, kwargs,
                        games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]),
@@ -170,7 +169,7 @@ def final_matches(net, play, preset, args):
                             games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b),
                             opening_moves=opening)
               for b in preset["baselines"] if b != preset["final"]}
-    return final, others
+    return [final, *others.values()]
 
 
 def final_only(args, preset, argv_text):
@@ -178,23 +177,26 @@ def final_only(args, preset, argv_text):
     (its saved play options: simulations, decisive moves), written to az_strength_<label>_final.md."""
     path, saved = read_agent(args.final_only)
     net = net_from_payload(saved["net"], source=path, game=preset["game"], game_kwargs=preset["kwargs"]).eval()
-    final, others = final_matches(net, dict(saved["options"]), preset, args)
+    matches = final_matches(net, dict(saved["options"]), preset, args)
     lines = [f"# AlphaZero strength, final matches only: {args.label}", "",
              f"Made by `python benchmarks/az_strength.py {argv_text}` on a machine with {os.cpu_count()} CPU cores, "
-             f"from `{args.final_only}` (played with {saved['options']}).", "",
-             "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
-    lines += [f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |"
-              for m in [final, *others.values()]]
+             f"from `{args.final_only}` (played with {saved['options']}).", "", *match_table(matches)]
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, f"az_strength_{args.label}_final.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
-    return final, others
+    return matches
 
 
 def wdl(x):
     return f"{x.wins}-{x.draws}-{x.losses}"
+
+
+def match_table(matches):
+    """Markdown rows: each match's W-D-L with AlphaZero first, second and in all."""
+    return ["| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|",
+            *(f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |" for m in matches)]
 
 
 def write_results(args, cmd, cfg, trainer, t_train, sims, curve, matches):
@@ -209,8 +211,7 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, matches):
              f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
              f"{sims} simulations per move when playing{' (decisive moves)' * cfg.decisive_moves}.", ""]
     if matches:
-        lines += ["| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|"]
-        lines += [f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |" for m in matches]
+        lines += match_table(matches)
     else:
         agent = os.path.join("runs", f"az-strength-{args.label}", "agent.pt")
         lines.append(f"No matches were played (--train-only): play the final ones with `--final-only {agent}`.")
@@ -239,6 +240,7 @@ def plot_curve(args, curve, path):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
 
 if __name__ == "__main__":
     main()

@@ -42,11 +42,11 @@ def test_pretrained_go_9x9_grew_from_the_transfer_experiments_best_and_beats_ran
     start = before["started_from"]
     final = start["selection"]["final_elo"]
     assert start["selection"]["method"] == max(final, key=final.get) == start["training"]["method"]
-    time = card["training_time"]
-    assert time["cpu_seconds"] == pytest.approx(start["pretrained:go_5x5"]["seconds"] + start["training"]["seconds"]
-                                                + before["training"]["seconds"])
-    assert time["cpu_seconds"] <= 4 * 3600
-    assert time["gpu_seconds"] == card["training"]["seconds"] and card["training"]["config"]["device"] == "cuda"
+    spent = card["training_time"]
+    assert spent["cpu_seconds"] == pytest.approx(start["pretrained:go_5x5"]["seconds"] + start["training"]["seconds"]
+                                                 + before["training"]["seconds"])
+    assert spent["cpu_seconds"] <= 4 * 3600
+    assert spent["gpu_seconds"] == card["training"]["seconds"] and card["training"]["config"]["device"] == "cuda"
     assert card["training"]["config"]["init_from"] == "pretrained:go_9x9"
     from zerogym_agents.arena.match import play_match
     from zerogym_agents import RandomAgent

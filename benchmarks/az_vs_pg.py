@@ -26,7 +26,6 @@ under benchmarks/results/az_vs_pg/<game>/<algo>/agent.pt, loadable with load_age
 """
 import argparse
 import copy
-import importlib.util
 import os
 import shlex
 import signal
@@ -77,16 +76,8 @@ PG_PER_GAME = {"connect_four": {"gamma": 0.9}, "othello_6x6": {}, "go_5x5": {}}
 AZ_CHECKPOINT_EVERY = 200      # minutes mode: the trainer's own checkpoints (and pool snapshots for Go)
 
 
-def load_sibling(name):
-    """The module benchmarks/NAME.py (az_strength.py's PRESETS, this script's report)."""
-    spec = importlib.util.spec_from_file_location(f"_{name}", os.path.join(HERE, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def parse_set(items, what):
-    from zerogym_agents.specs import parse_kwargs
+    from zerogym_agents.agents.specs import parse_kwargs
     try:
         return parse_kwargs(items or [])
     except ValueError as err:
@@ -115,7 +106,8 @@ class Options:
     @property
     def presets(self):
         if self._presets is None:
-            self._presets = load_sibling("az_strength").PRESETS
+            from zerogym_agents.alphazero.recipes import PRESETS
+            self._presets = PRESETS
         return self._presets
 
     def budget(self):
@@ -216,7 +208,7 @@ class GameRuns(Comparison):
         """The final policy-gradient net in PUCT search, against the references (the last point's seeds)."""
         if name == "alphazero" or record["puct"] is not None:
             return
-        from zerogym_agents.search_agents import AlphaZeroAgent
+        from zerogym_agents.agents.search import AlphaZeroAgent
         puct, t0 = f"{name}+puct{self.sims}", time.perf_counter()
         matches = self.evaluate(lambda: AlphaZeroAgent(copy.deepcopy(run.net).eval(), simulations=self.sims), puct,
                                 (7, len(self.budget.targets()) - 1))
@@ -341,7 +333,8 @@ def main(argv=None):
     code = 0
     if not args.report_only:
         code = schedule(o)
-    path = load_sibling("az_vs_pg_report").write_report(o)
+    import az_vs_pg_report          # beside this script: its folder is on sys.path when it runs
+    path = az_vs_pg_report.write_report(o)
     print(f"wrote {path}")
     return code
 

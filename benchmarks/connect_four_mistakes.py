@@ -28,11 +28,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from zerogym_agents.arena.match import round_robin  # noqa: E402
-from zerogym_agents.config_io import parse_kwargs  # noqa: E402
+from zerogym_agents.core.config_io import parse_kwargs  # noqa: E402
 from zerogym_agents.solvers import ConnectFourSolver  # noqa: E402
 from zerogym_agents.solvers.connect_four import STANDARD  # noqa: E402
 from zerogym_agents.solvers.perfect_play import decisive_mistake  # noqa: E402
-from zerogym_agents.specs import agent_from_spec, is_saved_agent_spec  # noqa: E402
+from zerogym_agents.agents.specs import agent_from_spec, is_saved_agent_spec  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUCKETS = ((1, 1, "1 (the reply wins)"), (2, 5, "2-5"), (6, 11, "6-11"), (12, 99, "12 or more"))
@@ -43,7 +43,7 @@ def play(args):
     if args.set and not is_saved_agent_spec(args.agent):
         raise SystemExit(f"--set overrides the options of a saved agent; {args.agent!r} is not one")
     if args.set:
-        from zerogym_agents.saved import load_agent
+        from zerogym_agents.agents.saved import load_agent
         agent = load_agent(args.agent, game=STANDARD.name, game_kwargs={}, **parse_kwargs(args.set))
     else:
         agent = agent_from_spec(args.agent, STANDARD.name, {})

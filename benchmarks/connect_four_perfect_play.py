@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from zerogym_agents.solvers.connect_four import STANDARD  # noqa: E402
 from zerogym_agents.solvers.perfect_play import keeps_value, load_positions  # noqa: E402
-from zerogym_agents.specs import agent_from_spec  # noqa: E402
+from zerogym_agents.agents.specs import agent_from_spec  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 POSITIONS = os.path.join(HERE, "data", "connect_four_positions.json")

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 import zerogym
 from zerogym_agents import GreedyAgent, RandomAgent, load_agent
-from zerogym_agents.search_agents import UCTAgent
+from zerogym_agents.agents.search import UCTAgent
 from zerogym_agents.solvers.connect_four import ILLEGAL, STANDARD, ConnectFourSolver
 
 HERE = os.path.dirname(os.path.abspath(__file__))

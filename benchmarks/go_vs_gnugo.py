@@ -37,8 +37,8 @@ DRAW = -1                                       # play_game's winner of a game w
 def agent_for(spec, simulations, seed, kwargs, resign_below=None):
     """The agent of an arena `spec`; a saved one (pretrained:NAME, a file) with `simulations` per move
     and resigning below `resign_below` (an AlphaZero agent) when given."""
-    from zerogym_agents.saved import load_agent
-    from zerogym_agents.specs import agent_from_spec, is_saved_agent_spec
+    from zerogym_agents.agents.saved import load_agent
+    from zerogym_agents.agents.specs import agent_from_spec, is_saved_agent_spec
     over = {k: v for k, v in (("simulations", simulations), ("resign_below", resign_below)) if v is not None}
     if over and is_saved_agent_spec(spec):
         return load_agent(spec, seed=seed, game="go", game_kwargs=kwargs, **over)
@@ -48,7 +48,7 @@ def agent_for(spec, simulations, seed, kwargs, resign_below=None):
 def play_share(job):
     """One process's games: (records, seconds)."""
     from zerogym_agents.arena.match import play_match
-    from zerogym_agents.gnugo import GnuGoAgent
+    from zerogym_agents.agents.gnugo import GnuGoAgent
     torch.set_num_threads(1)
     t0 = time.time()
     agent = agent_for(job["agent"], job["simulations"], job["seed"], job["kwargs"], job["resign_below"])
@@ -66,7 +66,7 @@ def shares(games, workers):
 
 def cross_check(record, board_size, komi):
     """(Tromp-Taylor margin for black, GNU Go's final_score for black): both black - white - komi."""
-    from zerogym_agents.gnugo import gnugo_final
+    from zerogym_agents.agents.gnugo import gnugo_final
     tt = record["info"]["score"]
     return tt, gnugo_final(record["actions"], board_size, komi)["score"]
 
@@ -75,7 +75,7 @@ def at_first_pass(record, board_size, komi):
     """GNU Go's count (final_score, dead stones removed) of the board when it first passed and the game
     went on, as the agent's result: "won" / "lost" / "drawn"; None when GNU Go never passed while the
     game went on (the game ended before, or with that pass)."""
-    from zerogym_agents.gnugo import gnugo_final
+    from zerogym_agents.agents.gnugo import gnugo_final
     acts, agent = record["actions"], 0 if record["a_moved_first"] else 1
     pass_ = board_size * board_size
     first = next((i for i, a in enumerate(acts) if a == pass_ and i % 2 != agent), None)
@@ -132,9 +132,9 @@ def main(argv=None):
             records = [json.loads(line) for line in f]
         print("\n".join(first_pass_table(records, args.board_size, args.komi)))
         return
-    from zerogym_agents.gnugo import find_gnugo
+    from zerogym_agents.agents.gnugo import find_gnugo
     find_gnugo()                                # fail now, not in the workers
-    from zerogym_agents.specs import is_saved_agent_spec
+    from zerogym_agents.agents.specs import is_saved_agent_spec
     if args.resign_below is not None and not is_saved_agent_spec(args.agent):
         raise SystemExit(f"--resign-below needs a saved AlphaZero agent, not {args.agent!r}")
     if args.games < 2 or args.games % 2:

@@ -6,7 +6,7 @@ far bf16's answers are from float32's.
 
 For each saved agent's net: the time of one forward pass (torch.inference_mode, eval mode) at each
 batch size of random 0/1 planes, and of one SGD step (loss, backward, optimizer step) at batch 256,
-with precision="float32" and "bfloat16" (zerogym_agents.devices; make_evaluator's and
+with precision="float32" and "bfloat16" (zerogym_agents.core.devices; make_evaluator's and
 AlphaZeroConfig's precision), on one torch thread. bf16 pays off only on a CPU with native bf16
 (AVX512-BF16 or AMX); the table says whether this one has it.
 
@@ -27,9 +27,9 @@ import zerogym
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from zerogym_agents.devices import autocast, cpu_has_bf16  # noqa: E402
+from zerogym_agents.core.devices import autocast, cpu_has_bf16  # noqa: E402
 from zerogym_agents.nets import loss, net_from_payload  # noqa: E402
-from zerogym_agents.saved import read_agent  # noqa: E402
+from zerogym_agents.agents.saved import read_agent  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CPU = torch.device("cpu")

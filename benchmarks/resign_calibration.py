@@ -45,7 +45,7 @@ def values_of(job):
     """[(game's line in the file, [the agent's root value at each of its moves])] of a share of the games."""
     import zerogym
     from zerogym_agents.arena.match import _seed_int
-    from zerogym_agents.saved import load_agent
+    from zerogym_agents.agents.saved import load_agent
     torch.set_num_threads(1)
     over = {"simulations": job["simulations"]} if job["simulations"] else {}
     agents, out = {}, []

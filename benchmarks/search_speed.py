@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 import zerogym
 from zerogym_agents.mcts.search import BatchedMCTS, uniform_evaluator
-from zerogym_agents.search_agents import UCTAgent
+from zerogym_agents.agents.search import UCTAgent
 
 C_UCT = 1.4
 # label -> (zerogym game, kwargs, OpenSpiel game, OpenSpiel params, simulations per search)
@@ -86,7 +86,7 @@ def mean_random_game_length(game, kwargs, os_game, os_params, games=100):
 
 def puct_rate(G, seconds):
     st = zerogym.make_state("go", board_size=9)
-    m = BatchedMCTS("go", num_games=G, simulations=PUCT_SIMULATIONS, epsilon=0.25, seed=0, board_size=9)
+    m = BatchedMCTS("go", num_games=G, simulations=PUCT_SIMULATIONS, dirichlet_epsilon=0.25, seed=0, board_size=9)
     roots = [st] * G
 
     def once():

@@ -22,7 +22,7 @@ import torch
 from tqdm import tqdm
 
 import zerogym
-from zerogym_agents.devices import PRECISIONS, cpu_has_bf16, resolve_device
+from zerogym_agents.core.devices import PRECISIONS, cpu_has_bf16, resolve_device
 from zerogym_agents.mcts.search import BatchedMCTS
 from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator
 
@@ -86,7 +86,7 @@ def main(argv=None):
     torch.manual_seed(0)
     if args.net:
         from zerogym_agents.nets import net_from_payload
-        from zerogym_agents.saved import read_agent
+        from zerogym_agents.agents.saved import read_agent
         path, saved = read_agent(args.net)
         net = net_from_payload(saved["net"], source=path, game=args.game).eval()
         what = f"the net of `{args.net}`"

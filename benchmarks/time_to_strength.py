@@ -98,7 +98,7 @@ def presets(quick):
 
 def gnugo_references():
     """GNU Go levels as references when the gnugo binary is installed, else none."""
-    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+    from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
     try:
         find_gnugo()
     except GnuGoNotFoundError:

@@ -1,7 +1,7 @@
 """Board-size transfer on Go, 5x5 -> 9x9: training from scratch, fine-tuning the 5x5 net, the ZetaGo
 composite around it, the net grown by two blocks, and a 5 -> 7 -> 9 curriculum, each with 60 minutes
 of training (evaluation not counted) and the same AlphaZero config, measured against Random,
-UCT(1000) and GNU Go levels 1 and 10 on 9x9 (zerogym_agents.transfer.experiment).
+UCT(1000) and GNU Go levels 1 and 10 on 9x9 (zerogym_agents.experiment.transfer).
 
     python benchmarks/transfer_go.py [--source pretrained:go_5x5] [--minutes 60] [--methods ...]
                                      [--out runs/transfer-go-5x5-9x9] [--steps N: a quick smoke run]
@@ -18,7 +18,7 @@ import shlex
 import signal
 import sys
 
-from zerogym_agents.transfer.experiment import METHODS, TransferSettings, run_transfer, save_best_agent
+from zerogym_agents.experiment.transfer import METHODS, TransferSettings, run_transfer, save_best_agent
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # AlphaZero on 9x9 Go for a 2-core CPU (the nets take the source's shape: pretrained:go_5x5 is a
@@ -66,7 +66,7 @@ def main(argv=None):
         sys.exit(f"transfer_go: {err}")
     print(open(data["paths"]["report"]).read().split("## Elo over training")[0])
     if args.save_pretrained:
-        from zerogym_agents.saved import PRETRAINED_DIR
+        from zerogym_agents.agents.saved import PRETRAINED_DIR
         if not all(p.get("done") for p in data["methods"].values()):
             sys.exit("transfer_go: --save-pretrained waits until every method is done")
         path = os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt")

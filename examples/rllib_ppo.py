@@ -19,7 +19,7 @@ def train(game="tictactoe", opponent="random", iterations=20, seed=0, kwargs=Non
 
     from zerogym_agents.arena import play_match
     from zerogym_agents.interop.rllib import RLlibAgent, masking_module_spec, register
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
 
     kwargs = dict(kwargs or {})
     ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)

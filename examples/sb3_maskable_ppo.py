@@ -43,7 +43,7 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
     from zerogym.wrappers import SingleAgentEnv
     from zerogym_agents.arena import play_match
     from zerogym_agents.interop.sb3 import MaskablePPOAgent
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
 
     kwargs = dict(kwargs or {})
     counter = IllegalCounter()

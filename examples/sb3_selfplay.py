@@ -10,7 +10,7 @@ from sb3_contrib import MaskablePPO
 
 from zerogym_agents.pg.opponents import make_selfplay_env
 from zerogym_agents.pg.ppo import SnapshotCallback, policy_snapshot
-from zerogym_agents.pool import OpponentPool
+from zerogym_agents.training.pool import OpponentPool
 
 pool = OpponentPool(capacity=10, mode="elo", seed=0)         # Polygames' rule; mode="uniform" is ZetaGo's
 env = make_selfplay_env("connect_four", pool, seed=0)         # colours alternate, results update the Elo

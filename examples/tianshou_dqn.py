@@ -26,7 +26,7 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, learner_sea
 
     from zerogym_agents.arena import play_match
     from zerogym_agents.interop.tianshou import AgentAlgorithm, TianshouAgent, pettingzoo_env
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
 
     kwargs = dict(kwargs or {})
     logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)   # multi-agent returns are 2-D: it warns

@@ -23,7 +23,7 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
 
     from zerogym_agents.arena import play_match
     from zerogym_agents.interop.torchrl import TorchRLAgent, gym_env, masked_env_of
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
 
     kwargs = dict(kwargs or {})
     torch.manual_seed(seed)

@@ -1358,7 +1358,7 @@ class CheckpointTarget:
 
     def __init__(self, seed):
         import torch
-        from zerogym_agents.saved import PRETRAINED_DIR, pretrained_names
+        from zerogym_agents.agents.saved import PRETRAINED_DIR, pretrained_names
         torch.set_num_threads(1)
         self.dir = tempfile.mkdtemp(prefix="zerogym-fuzz-ckpt-")
         import shutil
@@ -1517,8 +1517,8 @@ class CheckpointTarget:
                     sd[key] = odd_value(rng)
 
     def execute(self, inp):
-        from zerogym_agents.checkpoint import CheckpointError
-        from zerogym_agents.saved import load_agent
+        from zerogym_agents.core.checkpoint import CheckpointError
+        from zerogym_agents.agents.saved import load_agent
         raw, card_text = self.build(inp)
         base = self.bases[inp["base"]]
         stem = os.path.join(self.dir, f"agent-{os.getpid()}")
@@ -1624,8 +1624,8 @@ class GTPTarget:
     timeout = 30.0
 
     def __init__(self, seed=0):
-        import zerogym_agents.base        # imported here: under --atheris, with coverage instrumentation
-        import zerogym_agents.gtp         # noqa: F401
+        import zerogym_agents.agents.base        # imported here: under --atheris, with coverage instrumentation
+        import zerogym_agents.cli.gtp         # noqa: F401
 
     def generate(self, rng):
         size = rng.choice((2, 3, 5, 5, 9, 9, 13, 19))
@@ -1635,8 +1635,8 @@ class GTPTarget:
                 "ends": [rng.choice((b"\n", b"\r\n", b"\n", b"\r\r\n")) for _ in lines]}
 
     def execute(self, inp):
-        from zerogym_agents.base import RandomAgent
-        from zerogym_agents.gtp import GTPEngine
+        from zerogym_agents.agents.base import RandomAgent
+        from zerogym_agents.cli.gtp import GTPEngine
         engine = GTPEngine(RandomAgent(inp["agent_seed"]), board_size=inp["size"], komi=inp["komi"])
         if inp["serve"]:
             out = io.BytesIO()

@@ -32,3 +32,18 @@ def randomize_bn(module, seed=0, spread=0.1):
             m.running_mean = torch.randn(k, generator=gen) * spread
             m.running_var = torch.rand(k, generator=gen) + 0.5
     return module
+
+
+def small_go_net(size=5, seed=0, **overrides):
+    """A small Go net with randomised BatchNorm, in eval mode."""
+    from zerogym_agents.nets import PolicyValueNet, for_game
+    torch.manual_seed(seed)
+    kw = {"trunk": "resnet", "blocks": 1, "channels": 8, "value_hidden": 8, "policy_hidden": 8, **overrides}
+    return randomize_bn(PolicyValueNet(for_game("go", game_kwargs={"board_size": size}, **kw)), seed, 0.2).eval()
+
+
+def targets(masks, seed=0):
+    """Random legal policy targets and values in [-1, 1] for these masks."""
+    rng = np.random.default_rng(seed)
+    p = rng.random(masks.shape).astype(np.float32) * masks
+    return p / p.sum(axis=1, keepdims=True), rng.uniform(-1, 1, len(masks)).astype(np.float32)

@@ -247,7 +247,7 @@ def documented_defaults(kind, target):
 
 def spec_problems(rows):
     """Rows `| `spec` | `Class` | ...` whose spec does not build an agent of that class."""
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
     problems = []
     for n, cells in rows:
         spec, cls = code_spans(cells[0]), code_spans(cells[1])
@@ -255,7 +255,7 @@ def spec_problems(rows):
             problems.append(f"line {n}: a spec row needs `spec` | `Class`, got {cells[:2]}")
             continue
         if spec[0].startswith("gnugo"):
-            from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+            from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
             try:
                 find_gnugo()
             except GnuGoNotFoundError:
@@ -378,7 +378,7 @@ def test_python_block_runs(page, line, code, tmp_path, monkeypatch):
     if first == SKIP:
         pytest.skip("marked `# doc: skip` (a long run)")
     if first == NEEDS_GNUGO:
-        from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+        from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
         try:
             find_gnugo()
         except GnuGoNotFoundError:
@@ -420,7 +420,7 @@ See [the speed table](../../benchmarks/results/env_speed.md), [nothing](../../be
 | `lr` | `0.5` |
 | `no_such_field` | `1` |
 
-<!-- doc-table: signature zerogym_agents.search_agents.UCTAgent -->
+<!-- doc-table: signature zerogym_agents.agents.search.UCTAgent -->
 | argument | default |
 |---|---|
 | `simulations` | (required) |
@@ -436,8 +436,8 @@ See [the speed table](../../benchmarks/results/env_speed.md), [nothing](../../be
 |---|---|
 | `GreedyAgent` | exists |
 | `FancyAgent` | does not |
-| `zerogym_agents.saved.load_agent` | exists |
-| `zerogym_agents.saved.no_such_thing` | does not |
+| `zerogym_agents.agents.saved.load_agent` | exists |
+| `zerogym_agents.agents.saved.no_such_thing` | does not |
 
 <!-- doc-table: fields zerogym_agents.pg.config.PGConfig -->
 

@@ -268,7 +268,7 @@ def parse_zerogym(argv):
 
 def game_problems(game, kwargs_words):
     from zerogym.registry import make_state
-    from zerogym_agents.specs import parse_kwargs
+    from zerogym_agents.agents.specs import parse_kwargs
     try:
         kwargs = parse_kwargs(kwargs_words)
         make_state(game, **kwargs)
@@ -279,8 +279,8 @@ def game_problems(game, kwargs_words):
 
 def spec_problems(spec, state, game=None, kwargs=None):
     """Problems of an agent spec: a shipped name, a file the page has, or a built-in spec that builds."""
-    from zerogym_agents.specs import agent_from_spec, game_kwargs_for_agents
-    from zerogym_agents.saved import pretrained_names
+    from zerogym_agents.agents.specs import agent_from_spec, game_kwargs_for_agents
+    from zerogym_agents.agents.saved import pretrained_names
     if spec.startswith("pretrained:"):
         if spec.split(":", 1)[1] not in pretrained_names():
             return [f"{spec} is not shipped (shipped: {', '.join(pretrained_names())})"]
@@ -348,8 +348,8 @@ RUN_FILES = ("agent.pt", "agent.json", "checkpoint.pt", "config.json", "training
 
 
 def train_problems(args, state):
-    from zerogym_agents.alphazero.cli import build_config as az_config
-    from zerogym_agents.pg.cli import build_config as pg_config
+    from zerogym_agents.cli.train import alphazero_config as az_config
+    from zerogym_agents.cli.train import pg_config
     problems = []
     if args.config:
         problems += file_problems(args.config, state)
@@ -380,7 +380,7 @@ def transfer_problems(args, state):
         state.write(args.out)
         state.write(re.sub(r"\.pt$", "", args.out) + ".json")
         return problems
-    from zerogym_agents.transfer.run_cli import settings_from_args
+    from zerogym_agents.cli.transfer_run import settings_from_args
     problems = source_problems(args.source, state)
     problems += [p for spec in args.references for p in spec_problems(spec, state, "go")]
     if args.config and not args.config.lstrip().startswith("{"):
@@ -412,7 +412,7 @@ def zerogym_problems(argv, state, piped=False):
     elif cmd == "transfer":
         problems += transfer_problems(args, state)
     elif cmd == "arena":
-        from zerogym_agents.specs import agent_names
+        from zerogym_agents.agents.specs import agent_names
         kwargs, problems = game_problems(args.game, args.kwargs)
         if len(args.agents) < 2:
             problems.append("--agents needs at least two agent specs")
@@ -657,7 +657,7 @@ def missing_need(chain):
     """Why the chain cannot run here (GNU Go or a display is missing), or None."""
     needs = set().union(*(markers(code) for _, code in chain))
     if NEEDS_GNUGO in needs:
-        from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+        from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
         try:
             find_gnugo()
         except GnuGoNotFoundError:

@@ -1,5 +1,8 @@
-"""The packages' layers: zerogym (the environments) imports nothing from zerogym_agents, and no module
-of either package takes part in an import cycle, counting the imports inside functions too."""
+"""The packages' layers: zerogym (the environments) imports nothing from zerogym_agents; no module and no
+package of either takes part in an import cycle; and every import in zerogym_agents points to its own layer
+or one below (LAYERS, drawn in docs/architecture.md). Imports inside functions count, and so do imports by a
+string (importlib.import_module("zerogym_agents.x"), a "module:name" entry of a table): any string literal
+that names a module of the packages is an import of it."""
 import ast
 import pathlib
 import subprocess
@@ -32,6 +35,28 @@ def python_imports(path):
     return [node for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
+def string_imports(path, mods):
+    """The modules of the packages that a .py module names in a string literal (outside docstrings): a
+    module name, or the module of a "module:name" or "module.name" reference."""
+    if path.suffix != ".py":
+        return set()
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            name = node.value.split(":")[0]
+            if "." not in name:                 # a bare "zerogym_agents" is a package's name, not an import
+                continue
+            while name and name not in mods:
+                name = name.rpartition(".")[0] if name.count(".") > 1 else ""
+            if name in mods:
+                found.add(name)
+    return found
+
+
 def import_graph():
     """{module: set of modules of the packages it imports}. `from a.b import c` points at a.b.c when
     that is a module, else at a.b (its __init__)."""
@@ -55,6 +80,7 @@ def import_graph():
                 up = package.split(".")[:len(package.split(".")) - node.level + 1]
                 base = ".".join(up + ([node.module] if node.module else []))
             targets |= {f"{base}.{a.name}" if f"{base}.{a.name}" in mods else owner(base) for a in node.names}
+        targets |= string_imports(path, mods)
         graph[name] = {t for t in targets if t and t != name}
     return graph
 
@@ -87,10 +113,52 @@ def cycles(graph):
     return found
 
 
+# zerogym_agents' layers, top to bottom; a package (or the root __init__, "") imports only its own layer and
+# those below it, and packages of one layer do not import each other in a loop
+LAYERS = (
+    ("",),                                                   # the public names, imported lazily
+    ("cli",),                                                # every command
+    ("experiment", "scale"),                                 # experiments over runs; Ray scale-out
+    ("alphazero", "pg", "transfer"),                         # the training algorithms
+    ("training", "arena", "interop"),                        # the run loop and pool; matches and Elo; RL libraries
+    ("agents",),                                             # every act(env) agent; saving, loading, naming them
+    ("mcts", "nets", "solvers"),                             # compiled searches, networks, exact solvers
+    ("core",),                                               # settings, checks, checkpoint files, devices, constants
+)
+LAYER_OF = {package: depth for depth, packages in enumerate(LAYERS) for package in packages}
+
+
+def package_of(module):
+    """"mcts" for zerogym_agents.mcts._puct, "" for zerogym_agents itself; None outside zerogym_agents."""
+    parts = module.split(".")
+    if parts[0] != "zerogym_agents":
+        return None
+    return parts[1] if len(parts) > 1 else ""
+
+
+def package_graph(graph):
+    """{package: set of other packages of zerogym_agents it imports}."""
+    packages = {}
+    for module, targets in graph.items():
+        source = package_of(module)
+        if source is None:
+            continue
+        packages.setdefault(source, set()).update(
+            p for p in map(package_of, targets) if p is not None and p != source)
+    return packages
+
+
+def upward_imports(graph):
+    """[(module, imported module)] for each import from a lower layer to a higher one."""
+    return sorted((m, t) for m, targets in graph.items() for t in targets
+                  if package_of(m) is not None and package_of(t) is not None
+                  and LAYER_OF[package_of(t)] < LAYER_OF[package_of(m)])
+
+
 def test_the_graph_sees_imports_inside_functions_and_relative_ones():
     graph = import_graph()
-    assert "zerogym_agents.specs" in graph["zerogym_agents.arena.cli"]            # a top-level import
-    assert "zerogym_agents.saved" in graph["zerogym_agents.specs"]                # an import inside a function
+    assert "zerogym_agents.agents.specs" in graph["zerogym_agents.cli.arena"]            # a top-level import
+    assert "zerogym_agents.agents.saved" in graph["zerogym_agents.agents.specs"]                # an import inside a function
     assert graph["zerogym.registry"] and len(graph) > 60
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -103,6 +171,41 @@ def test_the_environments_import_nothing_from_the_agents():
 
 def test_no_module_takes_part_in_an_import_cycle():
     assert cycles(import_graph()) == []
+
+
+def test_the_graph_sees_imports_by_string():
+    graph = import_graph()
+    # zerogym_agents/__init__.py imports its public names on first use, from a table of module names
+    assert "zerogym_agents.agents.saved" in graph["zerogym_agents"]
+    assert "zerogym_agents.alphazero.trainer" in graph["zerogym_agents.experiment.algorithms"]
+
+
+def test_every_package_has_a_layer_and_no_package_takes_part_in_an_import_cycle():
+    packages = package_graph(import_graph())
+    assert sorted(set(packages) - set(LAYER_OF)) == []       # a new package is placed in LAYERS
+    assert cycles(packages) == []
+
+
+def test_imports_point_to_the_same_layer_or_below():
+    assert upward_imports(import_graph()) == []
+
+
+def test_the_layer_checks_fail_on_a_loop_or_an_upward_import():
+    graph = {"zerogym_agents.nets.model": {"zerogym_agents.agents.saved"},      # up: nets is below agents
+             "zerogym_agents.agents.saved": {"zerogym_agents.nets.model"},
+             "zerogym_agents.alphazero.x": {"zerogym_agents.pg.y"}, "zerogym_agents.pg.y": {"zerogym_agents.alphazero.z"},
+             "zerogym_agents.alphazero.z": set()}
+    assert upward_imports(graph) == [("zerogym_agents.nets.model", "zerogym_agents.agents.saved")]
+    assert cycles(package_graph(graph)) == [["agents", "nets"], ["alphazero", "pg"]]
+
+
+def test_the_layers_drawn_in_the_architecture_page_are_these():
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    drawing = page.split("<!-- the layers of zerogym_agents, top to bottom: tests/test_layers.py LAYERS -->\n```text\n")
+    assert len(drawing) == 2
+    rows = [line.split("  ")[0].strip() for line in drawing[1].split("```")[0].splitlines()]
+    drawn = [tuple(sorted(w.strip("/,") for w in row.split() if w.strip("/,"))) for row in rows]
+    assert drawn == [tuple(sorted(p or "zerogym_agents" for p in layer)) for layer in LAYERS]
 
 
 BLOCKED = """

@@ -76,7 +76,7 @@ def test_importing_the_agents_without_the_extra_names_it():
 def test_the_zerogym_command_without_the_extra_prints_one_line(tmp_path):
     # a console script as pip writes it, named zerogym, in a Python where torch cannot be imported
     script = tmp_path / "zerogym"
-    script.write_text(BLOCK_TORCH + "from zerogym_agents.cli import main\nsys.exit(main())\n")
+    script.write_text(BLOCK_TORCH + "from zerogym_agents.cli.main import main\nsys.exit(main())\n")
     done = subprocess.run([sys.executable, str(script), "arena", "--help"], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert (done.returncode, done.stdout) == (1, "")

@@ -3,7 +3,7 @@
 play(game, agent, ...) runs one game against any object with act(env) -> int; input and output go
 through input_fn / print_fn, so a whole game can be scripted.  Moves are typed as zerogym.coords
 names them ("D4", "a1" in Othello, "pass", "swap", or a column number in Connect Four); commands:
-undo, hint, resign, help, quit.  (zerogym_agents.play_cli names agents by spec, e.g. "uct:400".)
+undo, hint, resign, help, quit.  (zerogym_agents.cli.play names agents by spec, e.g. "uct:400".)
 What a game says in words (its title, the players' names, the rules line, the score explained) comes
 from its GameInfo (zerogym.registry.game_info).
 """
@@ -106,7 +106,7 @@ class Session:
         import zerogym
         if not callable(getattr(agent, "act", None)):
             raise ValueError(f"agent must have an act(env) method, got {agent!r} (agent specs such as "
-                             "'uct:400' are read by zerogym_agents.play_cli.session)")
+                             "'uct:400' are read by zerogym_agents.cli.play.session)")
         self.kwargs, self.notes = dict(kwargs or {}), list(notes)
         self.env = zerogym.make(game, illegal="raise", **self.kwargs)
         self.env.reset(seed=seed)

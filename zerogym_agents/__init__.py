@@ -36,19 +36,19 @@ def _check_agents_extra():
 
 _check_agents_extra()
 
-from zerogym_agents.base import Agent, RandomAgent, game_state
-from zerogym_agents.greedy import GreedyAgent
-from zerogym_agents.minimax import MinimaxAgent
+from zerogym_agents.agents.base import Agent, RandomAgent, game_state
+from zerogym_agents.agents.greedy import GreedyAgent
+from zerogym_agents.agents.minimax import MinimaxAgent
 
 _LAZY = {
     "NetConfig": "zerogym_agents.nets", "PolicyValueNet": "zerogym_agents.nets", "for_game": "zerogym_agents.nets",
     "loss": "zerogym_agents.nets", "save_net": "zerogym_agents.nets", "load_net": "zerogym_agents.nets",
     "NetFileError": "zerogym_agents.nets", "make_evaluator": "zerogym_agents.nets",
-    "uniform_evaluator": "zerogym_agents.nets", "CheckpointError": "zerogym_agents.checkpoint",
-    "OpponentPool": "zerogym_agents.pool", "load_agent": "zerogym_agents.saved", "save_agent": "zerogym_agents.saved",
-    "UCTAgent": "zerogym_agents.search_agents", "AlphaZeroAgent": "zerogym_agents.search_agents",
-    "GnuGoAgent": "zerogym_agents.gnugo", "SolverAgent": "zerogym_agents.solvers",
-    "PolicyAgent": "zerogym_agents.pg.agent",
+    "uniform_evaluator": "zerogym_agents.mcts.search", "CheckpointError": "zerogym_agents.core.checkpoint",
+    "OpponentPool": "zerogym_agents.training.pool", "load_agent": "zerogym_agents.agents.saved", "save_agent": "zerogym_agents.agents.saved",
+    "UCTAgent": "zerogym_agents.agents.search", "AlphaZeroAgent": "zerogym_agents.agents.search",
+    "GnuGoAgent": "zerogym_agents.agents.gnugo", "SolverAgent": "zerogym_agents.agents.solver",
+    "PolicyAgent": "zerogym_agents.agents.policy",
 }
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MinimaxAgent", "game_state", *_LAZY]

@@ -63,7 +63,7 @@ def round_robin_rows(report):
 
 
 def test_every_final_agent_exists_loads_and_plays_a_legal_move(tiny):
-    from zerogym_agents.saved import load_agent, load_card
+    from zerogym_agents.agents.saved import load_agent, load_card
     for algo in ALGOS:
         path = agent_path(tiny, algo)
         assert path.is_file() and path.with_suffix(".json").is_file(), algo
@@ -187,7 +187,7 @@ def test_report_only_rebuilds_the_same_tables_without_the_training_options(tiny)
 
 
 def test_the_saved_round_robin_is_what_the_arena_replays_from_the_saved_agents(tiny):
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
     from zerogym_agents.arena.match import round_robin
     saved = json.loads((tiny["root"] / "runs" / "connect_four" / "round_robin.json").read_text())["result"]
     names = saved["names"]

@@ -10,7 +10,7 @@ from benchmark_scripts import load_script
 @pytest.fixture
 def script(tmp_path, monkeypatch):
     """The script, writing under tmp_path; skips the test when gnugo is not installed."""
-    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+    from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
     try:
         find_gnugo()
     except GnuGoNotFoundError:

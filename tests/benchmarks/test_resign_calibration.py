@@ -29,8 +29,8 @@ def test_table_counts_the_resigned_games_by_result():
 
 def test_replayed_values_are_the_ones_seen_in_play(tmp_path, monkeypatch):
     from zerogym_agents.arena.match import play_match
-    from zerogym_agents.base import RandomAgent
-    from zerogym_agents.saved import load_agent
+    from zerogym_agents.agents.base import RandomAgent
+    from zerogym_agents.agents.saved import load_agent
     script = load_script("resign_calibration")
     monkeypatch.setattr(script, "HERE", str(tmp_path))
     monkeypatch.chdir(tmp_path)

@@ -24,9 +24,9 @@ from zerogym.registry import game_info
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GAMES = list(zerogym.GAMES)
 # Go-only by nature: the GTP engine, GNU Go (the agent and its spec), SGF records of the arena
-GO_PROTOCOLS = {"zerogym_agents/gtp.py", "zerogym_agents/gnugo.py", "zerogym_agents/specs.py",
+GO_PROTOCOLS = {"zerogym_agents/cli/gtp.py", "zerogym_agents/agents/gnugo.py", "zerogym_agents/agents/specs.py",
                 "zerogym_agents/arena/report.py"}
-GREEDY = "zerogym_agents/greedy.py"
+GREEDY = "zerogym_agents/agents/greedy.py"
 
 
 def strings(tree, values_count):

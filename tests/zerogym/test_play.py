@@ -335,7 +335,7 @@ def test_a_draw_is_said_so():
 
 def test_an_agent_must_be_an_object_that_acts():
     with pytest.raises(ValueError, match="agent must have an act.env. method, got 'uct:400' .agent specs such as "
-                                         "'uct:400' are read by zerogym_agents.play_cli.session"):
+                                         "'uct:400' are read by zerogym_agents.cli.play.session"):
         Session("go", "uct:400", dict(board_size=5))
     with pytest.raises(ValueError, match="first' or 'second"):
         Session("go", RandomAgent(0), dict(board_size=5), human="both")

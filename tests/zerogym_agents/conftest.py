@@ -7,7 +7,7 @@ import pytest
 @pytest.fixture(scope="session")
 def gnugo():
     """The gnugo executable; the test is skipped where it is missing, except under CI, which installs it."""
-    from zerogym_agents.gnugo import GnuGoNotFoundError, find_gnugo
+    from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
     try:
         return find_gnugo()
     except GnuGoNotFoundError as err:
@@ -45,3 +45,14 @@ def nets_only_on_meta(monkeypatch):
             m.setattr(torch.nn.Module, "__init__", checked)
             yield
     return only_on_meta
+
+
+@pytest.fixture
+def tools(one_torch_thread):
+    """The network helpers of net_cases for the size-transfer tests (nets, growth, composites), on one
+    torch thread: these nets are tiny, and the machine may be busy."""
+    import types
+
+    from net_cases import positions, randomize_bn, small_go_net, targets
+    return types.SimpleNamespace(positions=positions, randomize_bn=lambda net, seed=0: randomize_bn(net, seed, 0.2),
+                                 small_go_net=small_go_net, targets=targets)

@@ -1,13 +1,16 @@
 """AlphaZeroConfig: everything that defines a training run, saved as JSON beside its checkpoints."""
 from dataclasses import dataclass
 
-from zerogym_agents.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.devices import PRECISIONS, device_setting
+from zerogym_agents.core.config_io import Dict, Integer, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.core.devices import PRECISIONS, device_setting
+from zerogym_agents.mcts.config import SearchConfig
 
 
 @dataclass
-class AlphaZeroConfig(JsonConfig):
-    """One AlphaZero run. Defaults suit a small game on a 2-core CPU."""
+class AlphaZeroConfig(SearchConfig):
+    """One AlphaZero run. Defaults suit a small game on a 2-core CPU. The self-play search's settings
+    (c_puct, dirichlet_*, fpu_reduction, virtual_loss, leaves_per_tree, search, gumbel_m, c_visit,
+    c_scale, forced_playouts, decisive_moves) are SearchConfig's fields, inherited."""
 
     game: str = setting("tictactoe", Text(), "registry name of the game")
     game_kwargs: dict = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
@@ -24,11 +27,6 @@ class AlphaZeroConfig(JsonConfig):
     # self-play
     concurrent_games: int = setting(64, Integer(1))  # G games searched together, one evaluator call per batch of leaves
     simulations: int = setting(100, Integer(1))
-    c_puct: float = setting(1.5, Number(0))
-    dirichlet_alpha: float = setting(0.3, Number(0))
-    dirichlet_epsilon: float = setting(0.25, Number(0, 1))
-    fpu_reduction: float = setting(0.25, Number(0))
-    leaves_per_tree: int = setting(1, Integer(1))
     temperature_moves: int = setting(8, Integer(0))   # moves sampled in proportion to visits, then the most visited
     random_opening_moves: int = setting(0, Integer(0), "self-play: each game starts with a number of uniformly "
                                         "random legal moves drawn from 0..random_opening_moves (never one that "
@@ -37,15 +35,6 @@ class AlphaZeroConfig(JsonConfig):
     # Go from scratch otherwise tends to collapse: a young value net that credits White with the komi
     # whatever happens makes passing look free, White learns to pass from move 1, and Black learns nothing
     no_pass_fraction: float = setting(0.0, Number(0, 1))
-    # Gumbel search (Danihelka et al. 2022): sequential halving at the root, the improved policy as the
-    # policy target, the Gumbel move played (no Dirichlet noise, no temperature_moves)
-    search: str = setting("puct", OneOf(("puct", "gumbel")), "the self-play search: 'puct' (AlphaZero) or 'gumbel' "
-                          "(Gumbel root search; the policy target is its improved policy)")
-    gumbel_m: int = setting(16, Integer(1), "Gumbel search: most root moves it considers")
-    c_visit: float = setting(50.0, Number(0), "Gumbel search: sigma(q) = (c_visit + max N) * c_scale * q")
-    c_scale: float = setting(1.0, Number(0), "Gumbel search: see c_visit")
-    decisive_moves: bool = setting(False, Flag(), "score a position where the player to move can win at once as "
-                                   "won, without the net (Teytaud and Teytaud 2010); for games won by one move")
     precision: str = setting("auto", OneOf(PRECISIONS), "forward passes: 'auto' (float32 on the CPU, autocast on "
                              "CUDA), 'float32', or 'bfloat16' (self-play and SGD forward passes under bf16 "
                              "autocast on the CPU too: faster where the CPU has native bf16)")
@@ -53,13 +42,11 @@ class AlphaZeroConfig(JsonConfig):
                               "and reused while the weights stay the same (make_evaluator's cache; 0: off)")
     # KataGo (Wu 2019), each off by default. Playout cap randomization: a move gets the full search
     # with probability full_search_prob and is recorded, else a cheap search of cheap_simulations
-    # (no root noise) and is not recorded at all; forced playouts at the root with policy target pruning
+    # (no root noise) and is not recorded at all. Forced playouts (forced_playouts) are a search setting
     cheap_simulations: int = setting(0, Integer(0), "playout cap randomization: simulations of a cheap search "
                                      "(0: off, every move gets the full search)")
     full_search_prob: float = setting(0.25, Number(0, 1), "playout cap randomization: probability of a full "
                                       "search (recorded for training)")
-    forced_playouts: float = setting(0.0, Number(0), "KataGo's k for forced playouts at the root, with policy "
-                                     "target pruning (0: off; 2 in the paper; PUCT only)")
     # KataGo's auxiliary targets (Go; Wu 2019), each off at 0: the net gets an ownership head (the
     # final owner of every point) or a score head (the final score margin / board area), trained on the
     # self-play games' final positions; the search never reads them
@@ -106,9 +93,7 @@ class AlphaZeroConfig(JsonConfig):
         if self.cheap_simulations >= self.simulations:
             raise ValueError(f"AlphaZeroConfig.cheap_simulations ({self.cheap_simulations}) must be less than "
                              f"simulations ({self.simulations}), or 0 to search every move fully")
-        if self.forced_playouts and self.search != "puct":
-            raise ValueError("AlphaZeroConfig.forced_playouts is for search='puct'; the Gumbel search has no "
-                             "root noise to force (set forced_playouts=0)")
+        super().check_rules()
         if self.aux_targets and not hasattr(state, "ownership"):
             raise ValueError(f"AlphaZeroConfig.ownership_weight and score_weight are auxiliary targets for Go (a "
                              f"game whose final position gives every point an owner and a score); {self.game!r} "

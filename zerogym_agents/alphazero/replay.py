@@ -115,10 +115,10 @@ class ReplayBuffer:
                 "capacity": self.capacity, "max_reuse": self.max_reuse, "rng": self.rng.bit_generator.state}
 
     def state_schema(self):
-        """What load_state_dict needs (a zerogym_agents.checkpoint schema): state_dict()'s entries
+        """What load_state_dict needs (a zerogym_agents.core.checkpoint schema): state_dict()'s entries
         with their dtypes, this buffer's capacity and shapes, values in range, and the counters
         consistent with one another."""
-        from zerogym_agents.file_checks import Fields, Int, RngState, Tensor
+        from zerogym_agents.core.file_checks import Fields, Int, RngState, Tensor
         a, cap = self.num_actions, self.capacity
 
         def consistent(d):

@@ -32,8 +32,9 @@ class SelfPlay:
         no_pass_before = math.ceil(cfg.no_pass_fraction * h * w)
         G = cfg.concurrent_games
         self.num_pool = int(round(cfg.pool_fraction * G))     # games G - num_pool .. G - 1 face the pool
-        self.mcts = self._search(G, no_pass_before, seed=cfg.seed, forced_playouts=cfg.forced_playouts)
-        self.opp_mcts = self._search(self.num_pool, no_pass_before) if self.num_pool else None
+        self.mcts = self._search(G, no_pass_before, seed=cfg.seed)
+        # the pool's search: the same settings, no forced playouts (it makes no policy target)
+        self.opp_mcts = self._search(self.num_pool, no_pass_before, forced_playouts=0.0) if self.num_pool else None
         # playout cap randomization's draws (cheap_simulations > 0), reseeded by rebuild()
         self.cap_rng = np.random.default_rng(cfg.seed + 2) if cfg.cheap_simulations else None
         self.opening_rng = np.random.default_rng(cfg.seed + 3)     # random_opening_moves' draws, reseeded too
@@ -44,15 +45,11 @@ class SelfPlay:
         # last step(), from the first player's view (the State's ownership() and score())
         self.finals = {}
 
-    def _search(self, n, no_pass_before, seed=None, forced_playouts=0.0):
+    def _search(self, n, no_pass_before, seed=None, **settings):
+        """A BatchedMCTS of n games with the config's search settings (`settings` over them)."""
         cfg = self.cfg
-        return BatchedMCTS(cfg.game, num_games=n, simulations=cfg.simulations, c_puct=cfg.c_puct,
-                           dirichlet_alpha=cfg.dirichlet_alpha, epsilon=cfg.dirichlet_epsilon,
-                           fpu_reduction=cfg.fpu_reduction, leaves_per_tree=cfg.leaves_per_tree,
-                           seed=seed, no_pass_before=no_pass_before, search=cfg.search, gumbel_m=cfg.gumbel_m,
-                           c_visit=cfg.c_visit, c_scale=cfg.c_scale, forced_playouts=forced_playouts,
-                           decisive_moves=cfg.decisive_moves,
-                           **cfg.game_kwargs)
+        return BatchedMCTS(cfg.game, num_games=n, simulations=cfg.simulations, config=cfg, seed=seed,
+                           no_pass_before=no_pass_before, **settings, **cfg.game_kwargs)
 
     def rebuild(self, seed):
         """Fresh search trees at the current roots, every random stream reseeded from `seed`."""

@@ -10,22 +10,20 @@ import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay, tree_seed
-from zerogym_agents.checkpoint import (
+from zerogym_agents.core.checkpoint import (
     CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
-from zerogym_agents.devices import device_rng_state, resolve_device, set_device_rng_state
-from zerogym_agents.file_checks import (
+from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, PLOT
+from zerogym_agents.core.devices import device_rng_state, resolve_device, set_device_rng_state
+from zerogym_agents.core.file_checks import (
     Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict,
     Str, Tensor, TorchRngState, check)
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload
-from zerogym_agents.pool import OpponentPool
-from zerogym_agents.saved import save_agent
-from zerogym_agents.schedule import CosineSchedule
-from zerogym_agents.training_plot import draw_caption, pool_elo_note, series, two_axes
+from zerogym_agents.training.pool import OpponentPool
+from zerogym_agents.agents.saved import save_agent
+from zerogym_agents.training.schedule import CosineSchedule
+from zerogym_agents.training.plot import draw_caption, pool_elo_note, series, two_axes
 
-CHECKPOINT = "checkpoint.pt"
-AGENT = "agent.pt"        # the latest net as a playable agent: load_agent(path), zerogym arena --agents path
-PLOT = "training.png"     # the history's curves, redrawn at every checkpoint
 # config fields that shape a checkpoint's contents: a run resumes only with the same values
 RESUME_FIELDS = ("game", "game_kwargs", "concurrent_games", "pool_fraction", "buffer_size")
 
@@ -102,7 +100,7 @@ class AlphaZeroTrainer(CosineSchedule):
         self._rebuild_trees()
         if resume:
             self._load(os.path.join(self.out, CHECKPOINT))
-        with open(os.path.join(self.out, "config.json"), "w") as f:
+        with open(os.path.join(self.out, CONFIG), "w") as f:
             f.write(self.cfg.to_json())
         self.writer = None
         if log_dir is not False:
@@ -124,7 +122,7 @@ class AlphaZeroTrainer(CosineSchedule):
     def agent(self, seed=None, **options):
         """The current net as an AlphaZeroAgent (a copy: further training leaves it as it is);
         options override agent_options(), e.g. simulations=200."""
-        from zerogym_agents.search_agents import AlphaZeroAgent
+        from zerogym_agents.agents.search import AlphaZeroAgent
         return AlphaZeroAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
 
     def counters(self):

@@ -217,7 +217,7 @@ class Comparison:
                 "command": record["commands"][-1] if record["commands"] else self.command}
 
     def save_final_agent(self, name, run, record):
-        from zerogym_agents.saved import save_agent
+        from zerogym_agents.agents.saved import save_agent
         os.makedirs(os.path.dirname(os.path.abspath(self.final_agent_path(name))), exist_ok=True)
         save_agent(self.final_agent_path(name), run.net, {**run.agent_options(), **self.runs[name].play},
                    self.card(name, run, record), kind=run.agent_kind)
@@ -253,7 +253,7 @@ class Comparison:
         and again when the set of finished runs grows. Each final agent's card gets its results.
         Returns the saved dict (None before it was played)."""
         from zerogym_agents.arena.match import round_robin
-        from zerogym_agents.saved import copy_agent, load_agent
+        from zerogym_agents.agents.saved import copy_agent, load_agent
         records = {n: self.record(n) for n in self.runs}
         done = [n for n, r in records.items() if (r or {}).get("done")]
         path = os.path.join(self.folder, ROUND_ROBIN)

@@ -5,7 +5,7 @@ from zerogym_agents.experiment.seeds import seed_int
 
 def reference_agent(spec, game, kwargs=None, seed=None):
     """The agent of an arena spec ("random", "greedy", "uct:200", "gnugo:1", a saved agent ...)."""
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
     return agent_from_spec(spec, game, kwargs or {}, seed=seed)
 
 

@@ -9,7 +9,7 @@ writes one (save) first.
 """
 from typing import Protocol, runtime_checkable
 
-CHECKPOINT = "checkpoint.pt"        # in the run's folder: what resume=True continues from
+from zerogym_agents.core.constants import CHECKPOINT  # in the run's folder: what resume=True continues from
 
 
 @runtime_checkable
@@ -25,13 +25,13 @@ class TrainingRun(Protocol):
       minutes mode (the learning-rate schedule then runs over the share of it used).
     - train_for(steps, time_used): train `steps` more steps (fewer at max_steps) with `time_used`
       seconds of the budget already spent; returns the wall-clock seconds taken and leaves the CPU
-      seconds of the process in last_cpu (zerogym_agents.schedule.CosineSchedule provides both).
+      seconds of the process in last_cpu (zerogym_agents.training.schedule.CosineSchedule provides both).
     - save(): write the checkpoint (atomically) at the current step.
     - net: the network being trained; history: a list of flat dicts of numbers (its training log).
     - counters(): a JSON-able dict of how far it is (steps, games, ...), for records and reports.
     - agent(seed=None, **options): the current net as a playing Agent, a copy that further
       training leaves as it is; agent_options() the options it plays with by default, and
-      agent_kind the zerogym_agents.saved kind ("alphazero" or "policy") to save it as.
+      agent_kind the zerogym_agents.agents.saved kind ("alphazero" or "policy") to save it as.
     """
     cfg: object
     step: int

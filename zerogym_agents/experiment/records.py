@@ -9,10 +9,10 @@ LOCK = ".lock"
 
 def read_json(path, schema=None):
     """The JSON value in `path`, None when there is no such file; CheckpointError naming the file
-    when it is not JSON, or does not fit `schema` (a zerogym_agents.file_checks schema: what the
+    when it is not JSON, or does not fit `schema` (a zerogym_agents.core.file_checks schema: what the
     code reads from the record on a restart)."""
-    from zerogym_agents.checkpoint import CheckpointError
-    from zerogym_agents.file_checks import Any, check
+    from zerogym_agents.core.checkpoint import CheckpointError
+    from zerogym_agents.core.file_checks import Any, check
     if not os.path.isfile(path):
         return None
     try:

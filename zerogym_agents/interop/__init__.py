@@ -14,7 +14,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from zerogym_agents.base import Agent
+from zerogym_agents.agents.base import Agent
 
 EXTRA = "interop"
 
@@ -78,7 +78,7 @@ def masked_env(game, opponent, learner="alternate", obs_key="observation", mask_
     import zerogym
     from zerogym.wrappers import SingleAgentEnv
     if isinstance(opponent, str):
-        from zerogym_agents.specs import agent_from_spec
+        from zerogym_agents.agents.specs import agent_from_spec
         opponent = agent_from_spec(opponent, game, kwargs)
     return MaskedDictEnv(SingleAgentEnv(zerogym.make(game, **kwargs), opponent, learner=learner),
                          obs_key, mask_key, flatten, mask_dtype)

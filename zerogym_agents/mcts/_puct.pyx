@@ -33,8 +33,8 @@ without being expanded; a node that is expanded (the root) puts all its prior on
 A reply that lets the opponent win at once is then refuted by its first visit, however small the
 prior of the opponent's winning move (PUCT's first-play urgency would otherwise leave it unvisited).
 
-Forced playouts (Wu, "Accelerating Self-Play Learning in Go", 2019), when `forced_k` > 0: a root
-child with visits but fewer than sqrt(forced_k * P * sum of the children's visits) is chosen first;
+Forced playouts (Wu, "Accelerating Self-Play Learning in Go", 2019), when `forced_playouts` > 0: a root
+child with visits but fewer than sqrt(forced_playouts * P * sum of the children's visits) is chosen first;
 pruned_policy() then takes those extra visits back out of the policy target.
 
 Every method callable from Python checks its arguments (tree indices, counts, array shapes, States
@@ -52,7 +52,7 @@ import numpy as np
 
 from zerogym._core.state import same_game
 from zerogym.errors import IllegalMoveError
-from zerogym_agents import _search_args as args
+from zerogym_agents.core import checks as args
 
 from zerogym._core.game cimport (GameDef, Header, header, splitmix64, RUNNING, TERMINAL, REASON_OK, REASON_RANGE,
                                  REASON_OVER)
@@ -91,9 +91,9 @@ ctypedef struct Node:
 
 ctypedef struct Constants:
     # the search constants the compiled loops read (set through the properties made by _constant)
-    double c_puct, fpu_reduction, virtual_loss, dirichlet_alpha, epsilon
+    double c_puct, fpu_reduction, virtual_loss, dirichlet_alpha, dirichlet_epsilon
     int gumbel_m
-    double c_visit, c_scale, gumbel_scale, forced_k
+    double c_visit, c_scale, gumbel_scale, forced_playouts
 
 
 # each search constant's check of a new value: (args.real or args.integer, its bounds and options)
@@ -102,12 +102,12 @@ _CHECKS = {
     "fpu_reduction": (args.real, {}),
     "virtual_loss": (args.real, {"lo": 0.0}),
     "dirichlet_alpha": (args.real, {"lo": 0.0, "open_lo": True}),
-    "epsilon": (args.real, {"lo": 0.0, "hi": 1.0}),
+    "dirichlet_epsilon": (args.real, {"lo": 0.0, "hi": 1.0}),
     "gumbel_m": (args.integer, {"lo": 1, "hi": MAX_ACTIONS}),
     "c_visit": (args.real, {"lo": 0.0}),
     "c_scale": (args.real, {"lo": 0.0}),
     "gumbel_scale": (args.real, {"lo": 0.0}),
-    "forced_k": (args.real, {"lo": 0.0}),
+    "forced_playouts": (args.real, {"lo": 0.0}),
 }
 
 
@@ -250,8 +250,9 @@ cdef class PUCTCore:
         self.stride = spec.d.state_bytes
         self._pass_action = -1
         self.no_pass_before = 0
-        self.cfg = Constants(c_puct=1.5, fpu_reduction=0.25, virtual_loss=1.0, dirichlet_alpha=0.3, epsilon=0.0,
-                             gumbel_m=16, c_visit=50.0, c_scale=1.0, gumbel_scale=1.0, forced_k=0.0)
+        self.cfg = Constants(c_puct=1.5, fpu_reduction=0.25, virtual_loss=1.0, dirichlet_alpha=0.3,
+                             dirichlet_epsilon=0.0, gumbel_m=16, c_visit=50.0, c_scale=1.0, gumbel_scale=1.0,
+                             forced_playouts=0.0)
         self._gumbel = 0
         cdef Py_ssize_t L = G * k, A = self.num_actions, obs = <Py_ssize_t> self.H * self.W * self.C
         try:
@@ -315,12 +316,12 @@ cdef class PUCTCore:
     fpu_reduction = _constant("fpu_reduction")
     virtual_loss = _constant("virtual_loss")
     dirichlet_alpha = _constant("dirichlet_alpha")
-    epsilon = _constant("epsilon")
+    dirichlet_epsilon = _constant("dirichlet_epsilon")
     gumbel_m = _constant("gumbel_m")
     c_visit = _constant("c_visit")
     c_scale = _constant("c_scale")
     gumbel_scale = _constant("gumbel_scale")
-    forced_k = _constant("forced_k")
+    forced_playouts = _constant("forced_playouts")
 
     @property
     def gumbel(self):
@@ -706,7 +707,7 @@ cdef class PUCTCore:
                 best = self._gumbel_select(base, node)
             else:
                 best = self._puct_select(base, node, h.to_play,
-                                         node == 0 and self.cfg.forced_k > 0 and self.explore[i])
+                                         node == 0 and self.cfg.forced_playouts > 0 and self.explore[i])
             node = nd.first_child + best
             self.g.apply(self.g.params, s, base[node].action)
 
@@ -731,7 +732,7 @@ cdef class PUCTCore:
     cdef int _puct_select(self, Node* base, int node, int to_play, bint forced) noexcept nogil:
         # PUCT: Q + c_puct * P * sqrt(N_parent) / (1 + N); unvisited children get parent Q - fpu.
         # forced (the root with forced playouts): a child with visits but fewer than
-        # sqrt(forced_k * P * sum N) comes first
+        # sqrt(forced_playouts * P * sum N) comes first
         cdef Node* nd = base + node
         cdef Node* c
         cdef int j, best = 0, best_forced = -1
@@ -756,7 +757,7 @@ cdef class PUCTCore:
             if score > best_score:
                 best_score = score
                 best = j
-            if forced and c.n + c.inflight > 0 and c.n + c.inflight < sqrt(self.cfg.forced_k * c.prior * total) \
+            if forced and c.n + c.inflight > 0 and c.n + c.inflight < sqrt(self.cfg.forced_playouts * c.prior * total) \
                     and score > forced_score:
                 forced_score, best_forced = score, j
             c += 1
@@ -879,7 +880,7 @@ cdef class PUCTCore:
         # mix Dirichlet(alpha) noise into the root priors, once per root
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef int j, n = base.num_children
-        cdef double total = 0.0, eps = self.cfg.epsilon
+        cdef double total = 0.0, eps = self.cfg.dirichlet_epsilon
         cdef Node* c
         if self.noised[i] or eps <= 0 or n == 0 or self._gumbel or not self.explore[i]:
             return
@@ -946,8 +947,8 @@ cdef class PUCTCore:
     def pruned_policy(self, float[:, ::1] policy not None):
         """Per tree, the visit distribution with forced playouts taken out (Wu 2019, policy target
         pruning): the most visited child c* keeps its visits; any other child loses up to
-        sqrt(forced_k * P * sum N) visits as long as its PUCT score (its Q held fixed) stays below
-        that of c*, and a child left with one visit or none is dropped.  With forced_k = 0 or for
+        sqrt(forced_playouts * P * sum N) visits as long as its PUCT score (its Q held fixed) stays below
+        that of c*, and a child left with one visit or none is dropped.  With forced_playouts = 0 or for
         a tree searched without exploration (explore 0), the plain visit distribution.
         policy: float32 (num_games, num_actions); rows of finished roots are zeros."""
         args.shape("policy", (policy.shape[0], policy.shape[1]), (self.num_games, self.num_actions))
@@ -967,7 +968,7 @@ cdef class PUCTCore:
         cdef Node* c
         cdef int j, n = base.num_children if base.first_child >= 0 else 0, star = -1
         cdef double total = 0.0, kept = 0.0, cs = self.cfg.c_puct * sqrt(<double> base.n), best, gap, q, lo, m
-        cdef bint prune = self.cfg.forced_k > 0 and self.explore[i]
+        cdef bint prune = self.cfg.forced_playouts > 0 and self.explore[i]
         for j in range(n):
             total += kids[j].n
             if star < 0 or kids[j].n > kids[star].n:
@@ -981,7 +982,7 @@ cdef class PUCTCore:
             m = c.n
             if prune and j != star and c.n > 0:
                 q = c.w / c.n
-                lo = ceil(c.n - sqrt(self.cfg.forced_k * c.prior * total))    # at most n_forced visits off
+                lo = ceil(c.n - sqrt(self.cfg.forced_playouts * c.prior * total))    # at most n_forced visits off
                 gap = best - q
                 if gap > 0:     # fewest visits keeping q + cs P / (1 + m) < best
                     lo = max(lo, floor(cs * c.prior / gap - 1.0) + 1.0)

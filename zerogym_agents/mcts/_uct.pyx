@@ -20,7 +20,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint64_t
 import numpy as np
 
 from zerogym._core.state import same_game
-from zerogym_agents import _search_args as args
+from zerogym_agents.core import checks as args
 
 from zerogym._core.game cimport GameDef, Header, header, splitmix64, RUNNING, TERMINAL, REASON_OK
 from zerogym._core.spec cimport GameSpec

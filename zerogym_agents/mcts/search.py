@@ -50,18 +50,31 @@ import numpy as np
 from zerogym._core.state import State, same_game
 from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.registry import make_state
+from zerogym_agents.core.constants import INT32_MAX
 from zerogym_agents.mcts._puct import PUCTCore
+from zerogym_agents.mcts.config import SEARCH_SETTINGS, SearchConfig
 
 DEFAULT_NODES_LIMIT = 1 << 20     # default tree capacity is at most this many nodes per tree
-INT32_MAX = (1 << 31) - 1         # counts, node indices and visit counts are 32-bit in the compiled core
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 REASON_RANGE = 1                  # GameSpec.reason code: action out of range
-SEARCHES = ("puct", "gumbel")
+# the SearchConfig settings that may change between runs (the others are fixed when the trees are made)
+TUNABLE = ("c_puct", "fpu_reduction", "virtual_loss", "dirichlet_alpha", "dirichlet_epsilon", "gumbel_m", "c_visit",
+           "c_scale", "forced_playouts")
+
+
+def _tunable(name):
+    """A property that reads setting `name` from the compiled core and writes it checked by SearchConfig."""
+    return property(lambda self: getattr(self._core, name),
+                    lambda self, v: setattr(self._core, name, SearchConfig.check_field(name, v)),
+                    doc=SearchConfig.__dataclass_fields__[name].metadata["doc"])
 
 
 def uniform_evaluator(planes, masks):
-    """Priors uniform over the legal actions (the mask, renormalised by the search), value 0."""
-    return masks.astype(np.float32), np.zeros(len(masks), np.float32)
+    """The evaluator of a search without a net: priors uniform over the legal actions, value 0 (tests,
+    search benchmarks, a baseline of the net's worth)."""
+    legal = (np.asarray(masks) != 0).astype(np.float32)
+    count = legal.sum(axis=1, keepdims=True)
+    return np.divide(legal, count, out=np.zeros_like(legal), where=count > 0), np.zeros(len(legal), np.float32)
 
 
 def game_spec(game, kwargs):
@@ -124,7 +137,7 @@ class BatchedMCTS:
     game: a game name with its kwargs (``BatchedMCTS("go", board_size=9)``), a GameSpec or a State.
     simulations: new simulations per tree in each run() (a reused subtree keeps its earlier visits).
     c_puct, fpu_reduction, virtual_loss: the selection constants above.  dirichlet_alpha, epsilon:
-    root noise (epsilon=0 turns it off).  leaves_per_tree: descents per tree per batch.
+    root noise (dirichlet_epsilon=0 turns it off).  leaves_per_tree: descents per tree per batch.
     capacity: nodes per tree (default: enough for one search, at most 2**20); when a tree is full,
     new leaves are evaluated and backed up but not expanded (counted in .full_events).
     seed: None, an int, or one int per tree (see tree_seeds); it drives the noise and move choice.
@@ -137,39 +150,26 @@ class BatchedMCTS:
     decisive_moves: score wins in one move exactly (see the module docstring).
     """
 
-    def __init__(self, game, num_games=1, simulations=800, c_puct=1.5, dirichlet_alpha=0.3, epsilon=0.25,
-                 fpu_reduction=0.25, virtual_loss=1.0, leaves_per_tree=1, capacity=None, seed=None,
-                 no_pass_before=0, search="puct", gumbel_m=16, c_visit=50.0, c_scale=1.0, gumbel_scale=1.0,
-                 forced_playouts=0.0, decisive_moves=False, **game_kwargs):
-        self.spec, self._template = game_spec(game, game_kwargs)
+    def __init__(self, game, num_games=1, simulations=800, config=None, *, capacity=None, seed=None,
+                 no_pass_before=0, gumbel_scale=1.0, **kwargs):
+        settings = {k: kwargs.pop(k) for k in list(kwargs) if k in SEARCH_SETTINGS}
+        base = {} if config is None else config.search_settings().to_dict()
+        settings = SearchConfig(**{**base, **settings})
+        self.spec, self._template = game_spec(game, kwargs)
         self.num_games = _int("num_games", num_games, 1, INT32_MAX)
         self.simulations = _int("simulations", simulations, 1, INT32_MAX)
         self.num_actions = self.spec.num_actions
-        k = _int("leaves_per_tree", leaves_per_tree, 1, 1024)
         if capacity is None:
             capacity = min(DEFAULT_NODES_LIMIT, (self.simulations + 1) * self.num_actions + 1)
         capacity = _int("capacity", capacity, self.num_actions + 1, INT32_MAX)
-        self._core = PUCTCore(self.spec, self.num_games, k, capacity)
-        self.c_puct = c_puct
-        self.fpu_reduction = fpu_reduction
-        self.virtual_loss = virtual_loss
-        self.dirichlet_alpha = dirichlet_alpha
-        self.epsilon = epsilon
+        self._core = PUCTCore(self.spec, self.num_games, settings.leaves_per_tree, capacity)
+        self._core.gumbel = settings.search == "gumbel"
+        self._core.decisive = settings.decisive_moves
+        for name in TUNABLE:
+            setattr(self, name, getattr(settings, name))
         self._core.pass_action = self.spec.pass_action
         self.no_pass_before = no_pass_before
-        if search not in SEARCHES:
-            raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, got {search!r}")
-        self._core.gumbel = search == "gumbel"
-        self.gumbel_m = gumbel_m
-        self.c_visit = c_visit
-        self.c_scale = c_scale
         self.gumbel_scale = gumbel_scale
-        self.forced_playouts = forced_playouts
-        if not isinstance(decisive_moves, (bool, np.bool_)):
-            raise ValueError(f"decisive_moves must be True or False, got {decisive_moves!r}")
-        self._core.decisive = bool(decisive_moves)
-        if forced_playouts and search != "puct":
-            raise ValueError("forced_playouts is for search='puct' (the Gumbel search has no root noise to force)")
         self.seed(seed)
         G, A = self.num_games, self.num_actions
         self._counts = np.zeros((G, A), np.int32)
@@ -178,34 +178,29 @@ class BatchedMCTS:
         self._priors = np.zeros((G, A), np.float32)
         self.evaluator_calls = 0
 
-    # ---- parameters (validated; the compiled core reads them on every simulation) ----------
-    c_puct = property(lambda self: self._core.c_puct,
-                      lambda self, v: setattr(self._core, "c_puct", _real("c_puct", v, 0.0)))
-    fpu_reduction = property(lambda self: self._core.fpu_reduction,
-                             lambda self, v: setattr(self._core, "fpu_reduction", _real("fpu_reduction", v, -2.0, 2.0)))
-    virtual_loss = property(lambda self: self._core.virtual_loss,
-                            lambda self, v: setattr(self._core, "virtual_loss", _real("virtual_loss", v, 0.0)))
-    dirichlet_alpha = property(lambda self: self._core.dirichlet_alpha,
-                               lambda self, v: setattr(self._core, "dirichlet_alpha",
-                                                       _real("dirichlet_alpha", v, 0.0, open_lo=True)))
-    epsilon = property(lambda self: self._core.epsilon,
-                       lambda self, v: setattr(self._core, "epsilon", _real("epsilon", v, 0.0, 1.0)))
+    # ---- parameters (checked as SearchConfig checks them; the compiled core reads them on every simulation) --
+    c_puct = _tunable("c_puct")
+    fpu_reduction = _tunable("fpu_reduction")
+    virtual_loss = _tunable("virtual_loss")
+    dirichlet_alpha = _tunable("dirichlet_alpha")
+    dirichlet_epsilon = _tunable("dirichlet_epsilon")
+    gumbel_m = _tunable("gumbel_m")
+    c_visit = _tunable("c_visit")
+    c_scale = _tunable("c_scale")
+    forced_playouts = _tunable("forced_playouts")
     no_pass_before = property(lambda self: self._core.no_pass_before,
                               lambda self, v: setattr(self._core, "no_pass_before",
                                                       _int("no_pass_before", v, 0, INT32_MAX)))
-    gumbel_m = property(lambda self: self._core.gumbel_m,
-                        lambda self, v: setattr(self._core, "gumbel_m", _int("gumbel_m", v, 1, 32767)))
-    c_visit = property(lambda self: self._core.c_visit,
-                       lambda self, v: setattr(self._core, "c_visit", _real("c_visit", v, 0.0)))
-    c_scale = property(lambda self: self._core.c_scale,
-                       lambda self, v: setattr(self._core, "c_scale", _real("c_scale", v, 0.0)))
     gumbel_scale = property(lambda self: self._core.gumbel_scale,
                             lambda self, v: setattr(self._core, "gumbel_scale", _real("gumbel_scale", v, 0.0)))
-    forced_playouts = property(lambda self: self._core.forced_k,
-                               lambda self, v: setattr(self._core, "forced_k", _real("forced_playouts", v, 0.0)))
     search = property(lambda self: "gumbel" if self._core.gumbel else "puct", doc="'puct' or 'gumbel' (fixed)")
     decisive_moves = property(lambda self: self._core.decisive, doc="whether wins in one move are scored exactly (fixed)")
-    leaves_per_tree = property(lambda self: self._core.leaves_per_tree)
+    leaves_per_tree = property(lambda self: self._core.leaves_per_tree, doc="descents per tree per batch (fixed)")
+
+    @property
+    def settings(self):
+        """The search's settings now, as a SearchConfig."""
+        return SearchConfig(**{name: getattr(self, name) for name in SEARCH_SETTINGS})
     capacity = property(lambda self: self._core.capacity)
     full_events = property(lambda self: self._core.full_events)
 

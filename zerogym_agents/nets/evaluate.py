@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from zerogym.symmetry import Symmetries
-from zerogym_agents.devices import HostBuffer, autocast, check_precision, resolve_device, warn_emulated_bf16
+from zerogym_agents.core.devices import HostBuffer, autocast, check_precision, resolve_device, warn_emulated_bf16
 
 
 def _check_batch(planes, masks, channels=None):
@@ -205,7 +205,7 @@ class Evaluator:
 
 def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="auto", cache=0, precision="auto"):
     """A batched evaluator over `net` (a PolicyValueNet, moved to `device`: a torch.device, or
-    "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.devices; None keeps the net where it is).
+    "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.core.devices; None keeps the net where it is).
 
     evaluator(planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A) float32: softmax
     over legal actions only, zeros on illegal ones and on rows with no legal action; values (B,)
@@ -214,7 +214,7 @@ def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="
     the inputs are copied through pinned host buffers. precision: "auto" (default) runs the forward
     pass under autocast on CUDA (bf16, or fp16 where the GPU has no bf16) and in float32 on the CPU;
     "float32" everywhere; "bfloat16" under bf16 autocast on the CPU too, about 1.5-1.8x faster at
-    batch 128 on a CPU with native bf16 (zerogym_agents.devices.cpu_has_bf16), values within a few
+    batch 128 on a CPU with native bf16 (zerogym_agents.core.devices.cpu_has_bf16), values within a few
     hundredths of float32's. Priors and values always come back as float32.
 
     symmetries: None, a zerogym.symmetry.Symmetries, a game State/GameSpec/env, or transform names.
@@ -235,21 +235,3 @@ def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="
     games. `hits` and `misses` count the positions answered from it and by the net.
     """
     return Evaluator(net, device, symmetries, batch_size, threads, cache, precision)
-
-
-def uniform_evaluator(num_actions):
-    """Evaluator with uniform priors over legal actions and value 0 (tests, search benchmarks)."""
-    if isinstance(num_actions, bool) or not isinstance(num_actions, (int, np.integer)) or num_actions < 1:
-        raise ValueError(f"num_actions must be a positive integer, got {num_actions!r}")
-
-    def evaluate(planes, masks):
-        _check_batch(planes, masks)
-        if masks.shape[1] != num_actions:
-            raise ValueError(f"masks have {masks.shape[1]} actions, this evaluator was made for {num_actions}")
-        legal = (masks != 0).astype(np.float32)
-        count = legal.sum(axis=1, keepdims=True)
-        priors = np.divide(legal, count, out=np.zeros_like(legal), where=count > 0)
-        return priors, np.zeros(masks.shape[0], np.float32)
-
-    evaluate.num_actions = int(num_actions)
-    return evaluate

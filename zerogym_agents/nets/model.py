@@ -6,7 +6,6 @@ Computer Go", 2020). L2 regularisation is not part of `loss`: pass it as the
 optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.9, weight_decay=1e-4).
 """
 import dataclasses
-import importlib
 import math
 import os
 from collections.abc import Mapping
@@ -16,10 +15,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from zerogym_agents.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
-from zerogym_agents.file_checks import Config, Context, Spec, StateDict
-from zerogym_agents.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.devices import autocast
+from zerogym_agents.core.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
+from zerogym_agents.core.file_checks import Config, Context, Spec, StateDict
+from zerogym_agents.core.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.core.devices import autocast
 from zerogym_agents.nets.heads import (LAYOUTS, VALUE_ACTIVATIONS, OwnershipHead, PolicyHead, ValueHead, check_layout,
                                       score_head)
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
@@ -27,10 +26,16 @@ from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 FILE_FORMAT = "zerogym.PolicyValueNet"
 FILE_VERSION = 1
 VALUE_LOSSES = ("mse", "bce")
-# the "format" tag of a network payload -> "module:Class" of the net it holds (imported when first read)
-NET_FORMATS = {FILE_FORMAT: __name__ + ":PolicyValueNet",
-               "zerogym.CompositeNet": "zerogym_agents.transfer.composite:CompositeNet"}
+# the "format" tag of a network payload -> the class of the net it holds (each class registers itself with
+# net_format; the package's __init__ imports every such module, so every format is known once nets is imported)
+NET_FORMATS = {}
 MAX_NET_ELEMENTS = 2 ** 28      # parameters + buffers of a net read from a file: 1 GiB of float32
+
+
+def net_format(cls):
+    """Class decorator: files whose "format" tag is cls.file_format hold a cls (net_from_payload)."""
+    NET_FORMATS[cls.file_format] = cls
+    return cls
 
 
 class NetFileError(CheckpointError):
@@ -167,6 +172,7 @@ def for_game(game, *, game_kwargs=None, **overrides):
     return NetConfig.for_game(game, game_kwargs=game_kwargs, **overrides)
 
 
+@net_format
 class PolicyValueNet(nn.Module):
     """Trunk + fully convolutional policy head + global-pooling value head, for any board size.
 
@@ -383,11 +389,6 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
 
 # ---- save / load -------------------------------------------------------------------------------
 
-def _net_class(fmt):
-    module, name = NET_FORMATS[fmt].split(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def net_payload(net):
     """The dict a network file holds (format tag, config JSON, state_dict); embed it in larger
     checkpoints. Works for every net class named in NET_FORMATS (PolicyValueNet, CompositeNet)."""
@@ -445,7 +446,7 @@ def check_net_payload(payload, source="payload", where="", formats=None):
         found = sorted(map(str, payload))[:8] if isinstance(payload, Mapping) else type(payload).__name__
         raise NetFileError(f"{at} is not a zerogym network (expected format "
                            f"{' or '.join(map(repr, formats))}; found {found})")
-    cls = _net_class(fmt)
+    cls = NET_FORMATS[fmt]
     if payload.get("version") != cls.file_version:
         raise NetFileError(f"{at}: {fmt} format version {payload.get('version')!r} is not supported "
                            f"(this zerogym reads version {cls.file_version})")
@@ -465,7 +466,7 @@ def check_net_payload(payload, source="payload", where="", formats=None):
 
 
 class NetPayload(Spec):
-    """Schema piece (zerogym_agents.file_checks.check) for a network payload embedded in a file:
+    """Schema piece (zerogym_agents.core.file_checks.check) for a network payload embedded in a file:
     check_net_payload's checks; returns the payload."""
 
     what = "a zerogym network"
@@ -482,7 +483,7 @@ def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, 
     """Rebuild a network (in eval mode) from net_payload's dict, checking it and what it must fit.
 
     The payload's "format" tag picks the class (NET_FORMATS): a PolicyValueNet, or a
-    zerogym_agents.transfer CompositeNet. A malformed payload raises NetFileError (a
+    zerogym_agents.nets.composite CompositeNet. A malformed payload raises NetFileError (a
     CheckpointError) saying what is wrong before the net is built (check_net_payload).
     """
     cls, saved = check_net_payload(payload, source)

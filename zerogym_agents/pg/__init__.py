@@ -9,8 +9,8 @@ Names are imported on first use, so that `import zerogym_agents.pg` loads neithe
 import importlib
 
 _LAZY = {
-    "PGConfig": "zerogym_agents.pg.config", "PolicyAgent": "zerogym_agents.pg.agent",
-    "select_actions": "zerogym_agents.pg.agent", "PoolOpponent": "zerogym_agents.pg.opponents",
+    "PGConfig": "zerogym_agents.pg.config", "PolicyAgent": "zerogym_agents.agents.policy",
+    "select_actions": "zerogym_agents.agents.policy", "PoolOpponent": "zerogym_agents.pg.opponents",
     "SnapshotSchedule": "zerogym_agents.pg.opponents", "snapshot": "zerogym_agents.pg.opponents",
     "make_selfplay_env": "zerogym_agents.pg.opponents", "RecordPoolResults": "zerogym_agents.pg.opponents",
     "play_episodes": "zerogym_agents.pg.rollout", "Episodes": "zerogym_agents.pg.rollout",

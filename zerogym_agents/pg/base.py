@@ -6,23 +6,21 @@ import time
 import numpy as np
 import torch
 
-from zerogym_agents.checkpoint import (
+from zerogym_agents.core.checkpoint import (
     CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
-from zerogym_agents.devices import device_rng_state, resolve_device, set_device_rng_state
-from zerogym_agents.file_checks import (
+from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, PLOT
+from zerogym_agents.core.devices import device_rng_state, resolve_device, set_device_rng_state
+from zerogym_agents.core.file_checks import (
     Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
 from zerogym_agents.nets import net_from_payload, net_payload
 from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.opponents import snapshot
-from zerogym_agents.pool import OpponentPool
-from zerogym_agents.saved import save_agent
-from zerogym_agents.schedule import CosineSchedule
-from zerogym_agents.training_plot import draw_caption, pool_elo_note, series, two_axes
+from zerogym_agents.training.pool import OpponentPool
+from zerogym_agents.agents.saved import save_agent
+from zerogym_agents.training.schedule import CosineSchedule
+from zerogym_agents.training.plot import draw_caption, pool_elo_note, series, two_axes
 
-CHECKPOINT = "checkpoint.pt"
-AGENT = "agent.pt"          # the learner as a PolicyAgent: load_agent(path), zerogym arena --agents path
-PLOT = "training.png"
 CHECKPOINT_KIND = "pg"
 # stats a trainer's iteration() returns, averaged over each logging interval
 MEAN_KEYS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
@@ -103,7 +101,7 @@ class PGTrainer(CosineSchedule):
         self.pool.add(snapshot(self.net), name=f"{cfg.snapshot_unit}-0")
         if resume:
             self._load(os.path.join(self.out, CHECKPOINT))
-        with open(os.path.join(self.out, "config.json"), "w") as f:
+        with open(os.path.join(self.out, CONFIG), "w") as f:
             f.write(cfg.to_json())
         self.writer = None
         if log_dir is not False:
@@ -122,7 +120,7 @@ class PGTrainer(CosineSchedule):
         return {}
 
     def _algo_schema(self):
-        """{key: spec} of the subclass's checkpoint entries (zerogym_agents.checkpoint schema pieces),
+        """{key: spec} of the subclass's checkpoint entries (zerogym_agents.core.checkpoint schema pieces),
         checked with the rest before anything is restored."""
         return {}
 
@@ -143,7 +141,7 @@ class PGTrainer(CosineSchedule):
     def agent(self, seed=None, **options):
         """The current net as a PolicyAgent (a copy: further training leaves it as it is); options
         override agent_options()."""
-        from zerogym_agents.pg.agent import PolicyAgent
+        from zerogym_agents.agents.policy import PolicyAgent
         return PolicyAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
 
     def counters(self):

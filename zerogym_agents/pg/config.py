@@ -3,8 +3,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from zerogym.registry import GAMES
-from zerogym_agents.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
-from zerogym_agents.devices import device_setting
+from zerogym_agents.core.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.core.devices import device_setting
 
 ALGOS = ("reinforce", "reinforce-baseline", "ppo")
 OPTIMIZERS = ("adam", "sgd")

@@ -11,7 +11,7 @@ import multiprocessing as mp
 import weakref
 from collections import OrderedDict
 
-from zerogym_agents.pool import OpponentPool
+from zerogym_agents.training.pool import OpponentPool
 
 PRELOAD = ["torch", "zerogym.vector", "zerogym_agents.pg.pool_vec_env", "zerogym_agents.pg.env_workers"]
 

@@ -1,4 +1,4 @@
-"""Opponent pools as players: frozen snapshots of a learner, drawn from a zerogym_agents.pool.OpponentPool.
+"""Opponent pools as players: frozen snapshots of a learner, drawn from a zerogym_agents.training.pool.OpponentPool.
 
 snapshot(net) is what goes into the pool: the net's config and a *cloned* state_dict, so later
 training of the learner cannot change it and no tensor is shared with the learner. PoolOpponent
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 import gymnasium
 
-from zerogym_agents.base import Agent
+from zerogym_agents.agents.base import Agent
 from zerogym_agents.pg.config import SNAPSHOT_UNITS
 
 SNAPSHOT_FORMAT = "zerogym.PolicyValueNet"     # the format of nets.net_payload, so files and pools agree
@@ -86,7 +86,7 @@ class PoolOpponent(Agent):
     def load(self, name, snap):
         """Play snapshot `snap` (named `name` in the pool) from now on."""
         if is_net_snapshot(snap):
-            from zerogym_agents.pg.agent import PolicyAgent
+            from zerogym_agents.agents.policy import PolicyAgent
             net = self._nets.get(snap["config"])
             if net is None:
                 net = self._nets[snap["config"]] = frozen_net(snap).to(self.device)

@@ -11,7 +11,7 @@ import torch
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from zerogym_agents.pg.agent import net_logits, select_actions
+from zerogym_agents.agents.policy import net_logits, select_actions
 from zerogym_agents.pg.opponents import frozen_net, is_net_snapshot
 
 
@@ -143,7 +143,7 @@ class PoolVecEnv(VecEnv):
                 "rng": self.rng.bit_generator.state}
 
     def state_schema(self, net_state):
-        """What load_state_dict's `data` must be (a zerogym_agents.checkpoint schema): state_dict()'s
+        """What load_state_dict's `data` must be (a zerogym_agents.core.checkpoint schema): state_dict()'s
         entries for this env's num_envs games, each game a valid position in progress, and the
         dropped opponents' weights with the shapes of `net_state` (the learner's state_dict)."""
         return games_schema(self.venv.template, self.num_envs, net_state)
@@ -209,7 +209,7 @@ class PoolVecEnv(VecEnv):
 
 def games_schema(template, num_envs, net_state):
     """PoolVecEnv.state_schema for `num_envs` games of the game whose State `template` is."""
-    from zerogym_agents.file_checks import DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor
+    from zerogym_agents.core.file_checks import DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor
     n = num_envs
     return Fields({"games": ListOf(StateBlob(template, playing=True), length=n),
                    "seats": Tensor(torch.int64, (n,), 0, 1), "episodes": Tensor(torch.int64, (n,), 0),

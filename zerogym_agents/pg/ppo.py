@@ -16,11 +16,11 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
-from zerogym_agents.base import Agent, game_state
-from zerogym_agents.file_checks import Spec
+from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.core.file_checks import Spec
 from zerogym_agents.nets import NetConfig, PolicyValueNet
 from zerogym_agents.nets.model import layout_fields
-from zerogym_agents.pg.agent import select_actions
+from zerogym_agents.agents.policy import select_actions
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
 from zerogym_agents.pg.opponents import SnapshotSchedule, snapshot
 
@@ -340,7 +340,7 @@ class PPOTrainer(PGTrainer):
     resume_fields = PGTrainer.resume_fields + ("num_envs",)
 
     def _algo_schema(self):
-        from zerogym_agents.file_checks import Fields, Int, Maybe, Optimizer, Real, Str, Tensor
+        from zerogym_agents.core.file_checks import Fields, Int, Maybe, Optimizer, Real, Str, Tensor
         n = self.cfg.num_envs
         h, w, c = self.vec.observation_space.shape
         np_rng = Fields({"name": Str(("MT19937",)), "keys": Tensor("int", (624,), 0, 2**32 - 1), "pos": Int(0, 624),

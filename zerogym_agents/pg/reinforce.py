@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 import zerogym.vector
 from zerogym_agents.nets import PolicyValueNet
-from zerogym_agents.pg.agent import PolicyAgent
+from zerogym_agents.agents.policy import PolicyAgent
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
 from zerogym_agents.pg.opponents import PoolOpponent, SnapshotSchedule, snapshot
 from zerogym_agents.pg.rollout import play_episodes
@@ -196,7 +196,7 @@ class ReinforceTrainer(PGTrainer):
                 "snapshot_mark": self.schedule.mark}
 
     def _algo_schema(self):
-        from zerogym_agents.file_checks import Int, Optimizer, RngState
+        from zerogym_agents.core.file_checks import Int, Optimizer, RngState
         return {"optimizer": Optimizer(self.opt), "rng": RngState(), "snapshot_mark": Int(0)}
 
     def _load_algo_state(self, data):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zerogym_agents.pg.agent import select_actions
+from zerogym_agents.agents.policy import select_actions
 
 
 @dataclass

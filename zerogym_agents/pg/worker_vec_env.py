@@ -13,8 +13,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from zerogym_agents.file_checks import Any as AnyValue
-from zerogym_agents.file_checks import Fields, Int, ListOf, RngState, Spec
+from zerogym_agents.core.file_checks import Any as AnyValue
+from zerogym_agents.core.file_checks import Fields, Int, ListOf, RngState, Spec
 from zerogym_agents.pg.base import seed_for
 from zerogym_agents.pg.pool_vec_env import PoolVecEnv, games_schema
 
@@ -120,7 +120,7 @@ class WorkerPoolVecEnv(VecEnv):
         return {"env_workers": self.workers, "shards": self._ask("state_dict", [(sync,)] * self.workers)}
 
     def state_schema(self, net_state):
-        """A zerogym_agents.file_checks spec of state_dict()'s output for this env's shares of the games."""
+        """A zerogym_agents.core.file_checks spec of state_dict()'s output for this env's shares of the games."""
         return _Shards(Int(1), [Fields({"games": games_schema(self.template, size, net_state), "pool_rng": RngState()})
                                 for size in self.sizes])
 

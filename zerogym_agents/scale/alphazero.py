@@ -35,8 +35,8 @@ import torch
 
 from zerogym_agents.alphazero.selfplay import GameRecords, tree_seed
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, PendingMove, saved_move, restored_move
-from zerogym_agents.checkpoint import CheckpointError
-from zerogym_agents.file_checks import Config, DictOf, Fields, Int, ListOf, Maybe, StateBlob, Str, Tensor
+from zerogym_agents.core.checkpoint import CheckpointError
+from zerogym_agents.core.file_checks import Config, DictOf, Fields, Int, ListOf, Maybe, StateBlob, Str, Tensor
 from zerogym_agents.nets import net_payload
 from zerogym_agents.nets.model import NetPayload
 from zerogym_agents.scale import runtime

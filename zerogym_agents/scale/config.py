@@ -1,7 +1,7 @@
 """RayConfig: how a training run is spread over Ray workers (saved beside the run's checkpoint)."""
 from dataclasses import dataclass
 
-from zerogym_agents.config_io import Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.core.config_io import Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 
 MODES = ("async", "deterministic")
 

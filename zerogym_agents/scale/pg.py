@@ -50,7 +50,7 @@ class RolloutWorker:
         import ray
         import torch
 
-        from zerogym_agents.pg.agent import PolicyAgent
+        from zerogym_agents.agents.policy import PolicyAgent
         from zerogym_agents.pg.opponents import frozen_net
         if task["version"] != self.version:
             snap = ray.get(task["weights"][0])

@@ -74,7 +74,7 @@ class SelfPlayWorker:
         import torch
 
         from zerogym_agents.alphazero.config import AlphaZeroConfig
-        from zerogym_agents.devices import resolve_device
+        from zerogym_agents.core.devices import resolve_device
         torch.set_num_threads(threads)
         self.cfg = AlphaZeroConfig.from_json(config_json)
         self.device = resolve_device(device)

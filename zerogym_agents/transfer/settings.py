@@ -1,7 +1,7 @@
 """TransferSettings: everything that defines one board-size transfer experiment (see experiment.py)."""
 from dataclasses import dataclass
 
-from zerogym_agents.config_io import Dict, Integer, JsonConfig, ListOf, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.core.config_io import Dict, Integer, JsonConfig, ListOf, Maybe, Number, OneOf, Text, setting
 
 METHODS = ("scratch", "finetune", "composite", "grown", "curriculum")
 DEFAULT_REFERENCES = ("random", "uct:1000", "gnugo:1", "gnugo:10")

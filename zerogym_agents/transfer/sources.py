@@ -6,10 +6,10 @@ def read_source(path):
     """(net, agent, game, game_kwargs): the net in `path` (or "pretrained:NAME"); agent =
     {"kind", "options", "card"} when it is a saved agent, else None; the game and its kwargs
     (None when the file does not say them: a plain net file)."""
-    from zerogym_agents.checkpoint import FORMAT
-    from zerogym_agents.file_checks import DictOf, Fields, Json, Str, check
+    from zerogym_agents.core.checkpoint import FORMAT
+    from zerogym_agents.core.file_checks import DictOf, Fields, Json, Str, check
     from zerogym_agents.nets.model import net_from_payload, net_payload_in, read_net_file
-    from zerogym_agents.saved import check_agent
+    from zerogym_agents.agents.saved import check_agent
     path, data = read_net_file(path)
     net = net_from_payload(net_payload_in(data), source=path)
     agent, game, kwargs = None, None, None

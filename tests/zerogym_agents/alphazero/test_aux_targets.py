@@ -9,9 +9,9 @@ from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.alphazero.selfplay import GameRecords
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
-from zerogym_agents.checkpoint import CheckpointError
-from zerogym_agents.file_checks import check
-from zerogym_agents.saved import load_agent
+from zerogym_agents.core.checkpoint import CheckpointError
+from zerogym_agents.core.file_checks import check
+from zerogym_agents.agents.saved import load_agent
 from net_cases import positions
 
 

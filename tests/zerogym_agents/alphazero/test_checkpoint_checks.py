@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from zerogym_agents.alphazero.config import AlphaZeroConfig
-from zerogym_agents.alphazero.trainer import CHECKPOINT, AlphaZeroTrainer
-from zerogym_agents.checkpoint import CheckpointError
+from zerogym_agents.core.constants import CHECKPOINT
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
+from zerogym_agents.core.checkpoint import CheckpointError
 
 
 def tiny(**over):
@@ -243,7 +244,7 @@ def test_resume_of_a_missing_checkpoint_creates_no_folder(tmp_path):
 def test_stale_temp_files_of_a_killed_save_are_removed_when_the_trainer_starts(tmp_path, saved):
     import subprocess
     import sys
-    from zerogym_agents.checkpoint import _host
+    from zerogym_agents.core.checkpoint import _host
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                               text=True).stdout)
     folder = tmp_path / "resume"

@@ -4,7 +4,7 @@ import pytest
 
 import zerogym
 from zerogym_agents.alphazero.replay import ReplayBuffer
-from zerogym_agents.checkpoint import load_checkpoint, save_checkpoint
+from zerogym_agents.core.checkpoint import load_checkpoint, save_checkpoint
 
 
 def fill(buf, start, count, shape=(2, 3, 3), actions=10):

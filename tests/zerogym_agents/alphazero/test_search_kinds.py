@@ -8,9 +8,10 @@ import zerogym
 from zerogym_agents import AlphaZeroAgent
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.selfplay import SelfPlay
-from zerogym_agents.alphazero.trainer import AGENT, AlphaZeroTrainer
+from zerogym_agents.core.constants import AGENT
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.mcts.search import uniform_evaluator
-from zerogym_agents.saved import load_agent, load_card
+from zerogym_agents.agents.saved import load_agent, load_card
 
 from .conftest import run_and_resume
 
@@ -57,7 +58,7 @@ def test_config_defaults_and_refusals():
     assert (cfg.cheap_simulations, cfg.full_search_prob, cfg.forced_playouts) == (0, 0.25, 0.0)
     with pytest.raises(ValueError, match="AlphaZeroConfig.search must be one of 'puct', 'gumbel', got 'mcts'"):
         AlphaZeroConfig(search="mcts")
-    with pytest.raises(ValueError, match="gumbel_m must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"gumbel_m must be an integer in \[1, 32767\]"):
         AlphaZeroConfig(gumbel_m=0)
     with pytest.raises(ValueError, match=r"cheap_simulations \(100\) must be less than simulations \(100\)"):
         AlphaZeroConfig(cheap_simulations=100)
@@ -94,8 +95,8 @@ def test_gumbel_training_run_saves_an_agent_that_searches_the_same_way(tmp_path)
     assert tr.train_steps > 0 and tr.positions > 0
     assert abs(tr.replay.policies[:tr.replay.size].sum(axis=1) - 1).max() < 1e-4
     agent = load_agent(tmp_path / AGENT, seed=0)
-    assert agent.options["search"] == "gumbel"
-    assert (agent.options["gumbel_m"], agent.options["c_visit"]) == (4, 20.0)
+    assert agent.settings.search == "gumbel"
+    assert (agent.settings.gumbel_m, agent.settings.c_visit) == (4, 20.0)
     assert load_card(tmp_path / AGENT)["search"] == "gumbel"
     env = zerogym.make("tictactoe")
     env.reset(seed=0)
@@ -107,8 +108,8 @@ def test_puct_runs_save_puct_agents_and_old_files_load_as_puct(tmp_path):
     tr.run(progress=False)
     assert tr.agent_options() == {"simulations": 12}
     assert load_card(tmp_path / AGENT)["search"] == "puct"
-    assert load_agent(tmp_path / AGENT).options["search"] == "puct"
-    assert load_agent("pretrained:tictactoe").options["search"] == "puct"    # a file from before the switch
+    assert load_agent(tmp_path / AGENT).settings.search == "puct"
+    assert load_agent("pretrained:tictactoe").settings.search == "puct"    # a file from before the switch
 
 
 # ---- playout cap randomization ---------------------------------------------------------------------
@@ -184,4 +185,4 @@ def test_a_run_with_decisive_moves_saves_an_agent_that_plays_with_them(tmp_path)
     assert tr.selfplay.mcts.decisive_moves
     tr.run(progress=False)
     assert tr.agent_options() == {"simulations": 12, "decisive_moves": True}
-    assert load_agent(tmp_path / AGENT).options["decisive_moves"] is True
+    assert load_agent(tmp_path / AGENT).settings.decisive_moves is True

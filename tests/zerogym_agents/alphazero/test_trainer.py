@@ -9,10 +9,11 @@ import torch
 
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
-from zerogym_agents.alphazero.trainer import AGENT, CHECKPOINT, PLOT, AlphaZeroTrainer, plot_history
-from zerogym_agents.checkpoint import CheckpointError
+from zerogym_agents.core.constants import AGENT, CHECKPOINT, PLOT
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, plot_history
+from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.nets import load_net
-from zerogym_agents.saved import load_agent, load_card
+from zerogym_agents.agents.saved import load_agent, load_card
 
 
 def tiny(**over):

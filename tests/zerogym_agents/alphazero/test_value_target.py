@@ -8,7 +8,8 @@ import torch
 import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay
-from zerogym_agents.alphazero.trainer import CHECKPOINT, AlphaZeroTrainer
+from zerogym_agents.core.constants import CHECKPOINT
+from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 
 from .test_trainer import tiny
 
@@ -103,7 +104,7 @@ def test_a_checkpoint_of_an_older_version_resumes_with_outcomes_for_its_games_in
 
 
 def test_a_root_value_out_of_range_in_a_checkpoint_is_refused(tmp_path):
-    from zerogym_agents.checkpoint import CheckpointError
+    from zerogym_agents.core.checkpoint import CheckpointError
     cfg = tiny(root_value_weight=0.5)
     AlphaZeroTrainer(cfg, tmp_path, log_dir=False).run(progress=False, stop_at=8)
     data = torch.load(tmp_path / CHECKPOINT, weights_only=True)

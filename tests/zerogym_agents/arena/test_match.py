@@ -8,8 +8,8 @@ from zerogym_agents.arena import (from_sgf, load_records, play_game, play_match,
                                   to_sgf)
 from zerogym_agents.arena.match import _seed_int, random_opening
 from zerogym_agents.arena.report import distinct_games, pairwise_markdown
-from zerogym_agents.base import Agent, RandomAgent
-from zerogym_agents.greedy import GreedyAgent
+from zerogym_agents.agents.base import Agent, RandomAgent
+from zerogym_agents.agents.greedy import GreedyAgent
 
 
 class FirstLegal(Agent):

@@ -6,11 +6,11 @@ import pytest
 
 from zerogym_agents.arena import (RoundRobinResult, elo_markdown, fit_elo, match_markdown, pairwise_markdown,
                                   round_robin, write_report)
-from zerogym_agents.arena.cli import add_arena_parser
-from zerogym_agents.base import RandomAgent
-from zerogym_agents.greedy import GreedyAgent
-from zerogym_agents.minimax import MinimaxAgent
-from zerogym_agents.specs import agent_from_spec, agent_names, parse_kwargs
+from zerogym_agents.cli.arena import add_arena_parser
+from zerogym_agents.agents.base import RandomAgent
+from zerogym_agents.agents.greedy import GreedyAgent
+from zerogym_agents.agents.minimax import MinimaxAgent
+from zerogym_agents.agents.specs import agent_from_spec, agent_names, parse_kwargs
 
 
 @pytest.fixture(scope="module")

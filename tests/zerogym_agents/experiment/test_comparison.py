@@ -11,7 +11,7 @@ import torch
 
 from zerogym_agents.experiment import Budget, Comparison, FolderInUse, ResumeError, SettingsChanged, seed_int
 from zerogym_agents.experiment.budget import NO_STEP_CAP
-from zerogym_agents.saved import load_agent, load_card
+from zerogym_agents.agents.saved import load_agent, load_card
 
 REFS = ("random", "uct:10")
 RUNS = ("alphazero", "reinforce", "ppo")

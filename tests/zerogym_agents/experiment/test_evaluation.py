@@ -5,7 +5,7 @@ import pytest
 
 from zerogym_agents.arena.elo import fit_elo
 from zerogym_agents.arena.match import MatchResult, play_match
-from zerogym_agents.base import RandomAgent
+from zerogym_agents.agents.base import RandomAgent
 from zerogym_agents.experiment import evaluation
 from zerogym_agents.experiment.evaluation import (evaluate, fmt_elo, match_outcomes, play_references, pooled_elo,
                                                   reference_agent, strip_match, total, wdl)

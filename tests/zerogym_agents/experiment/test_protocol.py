@@ -9,7 +9,7 @@ import torch
 import zerogym
 from zerogym_agents.experiment import ALGORITHMS, CHECKPOINT, TrainingRun, algorithm
 from zerogym_agents.pg.config import ALGOS as PG_ALGOS
-from zerogym_agents.saved import load_agent, save_agent
+from zerogym_agents.agents.saved import load_agent, save_agent
 
 
 def build(tiny, name, folder, resume=False, **fields):

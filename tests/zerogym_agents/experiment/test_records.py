@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from zerogym_agents.checkpoint import CheckpointError
+from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.experiment.records import (FolderInUse, SettingsChanged, check_same_settings, folder_lock,
                                                read_json, write_json)
 
@@ -20,7 +20,7 @@ def test_json_is_written_atomically_and_read_back(tmp_path):
 
 
 def test_a_broken_or_misshapen_record_is_refused_by_name(tmp_path):
-    from zerogym_agents.file_checks import Fields, Int
+    from zerogym_agents.core.file_checks import Fields, Int
     path = tmp_path / "state.json"
     path.write_text("{not json")
     with pytest.raises(CheckpointError, match=rf"^{path}: not readable JSON"):

@@ -6,7 +6,7 @@ import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.selfplay import SelfPlay
 from zerogym_agents.mcts.search import BatchedMCTS, uniform_evaluator
-from zerogym_agents.search_agents import AlphaZeroAgent
+from zerogym_agents.agents.search import AlphaZeroAgent
 
 # the first player (to move at even stone counts) has d1, e1 and g1 and threatens f1 (column 5);
 # the second player, to move, must block it
@@ -103,9 +103,9 @@ def test_no_leaf_below_the_root_that_wins_at_once_reaches_the_evaluator():
 
 
 def test_the_flag_is_checked_and_reaches_self_play():
-    with pytest.raises(ValueError, match="decisive_moves must be True or False"):
+    with pytest.raises(ValueError, match="decisive_moves must be true or false"):
         BatchedMCTS("connect_four", decisive_moves="yes")
-    with pytest.raises(ValueError, match="decisive_moves must be True or False"):
+    with pytest.raises(ValueError, match="decisive_moves must be true or false"):
         AlphaZeroAgent(uniform_evaluator, decisive_moves=1)
     with pytest.raises(ValueError, match="decisive_moves"):
         AlphaZeroConfig(game="connect_four", decisive_moves="true")
@@ -117,11 +117,11 @@ def test_the_flag_is_checked_and_reaches_self_play():
 
 def test_a_saved_agent_keeps_the_option(tmp_path):
     from zerogym_agents.nets import PolicyValueNet, for_game
-    from zerogym_agents.saved import load_agent, save_agent
+    from zerogym_agents.agents.saved import load_agent, save_agent
     net = PolicyValueNet(for_game("connect_four", trunk="resnet", blocks=1, channels=4))
     path = str(tmp_path / "agent.pt")
     save_agent(path, net, {"simulations": 8, "decisive_moves": True}, {"game": "connect_four", "kwargs": {}})
     agent = load_agent(path)
-    assert agent.options["decisive_moves"] is True
+    assert agent.settings.decisive_moves is True
     assert agent.act(zerogym.make("connect_four")) in range(7)
-    assert "decisive_moves" not in load_agent(path, decisive_moves=False).options
+    assert load_agent(path, decisive_moves=False).settings.decisive_moves is False

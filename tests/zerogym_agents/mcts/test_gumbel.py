@@ -253,7 +253,7 @@ def test_batches_of_leaves_keep_the_search_result_sensible():
 
 def test_no_dirichlet_noise_in_the_gumbel_search():
     st = zerogym.make_state("connect_four")
-    mc = gumbel(st, 8, epsilon=0.5)
+    mc = gumbel(st, 8, dirichlet_epsilon=0.5)
     mc.run(uniform_evaluator)
     np.testing.assert_allclose(mc.root_priors()[0], np.full(7, 1 / 7), rtol=1e-6)
 

@@ -17,7 +17,7 @@ WON = [0, 3, 1, 4]
 
 def searched(forced, seed=0, simulations=400, **kwargs):
     st = play("tictactoe", WON)
-    m = BatchedMCTS(st, simulations=simulations, seed=seed, epsilon=0.25, dirichlet_alpha=0.3,
+    m = BatchedMCTS(st, simulations=simulations, seed=seed, dirichlet_epsilon=0.25, dirichlet_alpha=0.3,
                     forced_playouts=forced, **kwargs)
     m.set_roots([st])
     m.run(exact_evaluator(st)[0])
@@ -56,7 +56,7 @@ def test_pruning_keeps_visits_that_puct_wanted():
     # an even position with an uninformative evaluator: the visits follow the priors and Q, so
     # pruning removes little
     st = zerogym.make_state("connect_four")
-    m = BatchedMCTS(st, simulations=400, seed=0, epsilon=0.25, forced_playouts=2.0)
+    m = BatchedMCTS(st, simulations=400, seed=0, dirichlet_epsilon=0.25, forced_playouts=2.0)
     m.set_roots([st])
     m.run(uniform_evaluator)
     counts = m.visit_counts()[0]
@@ -94,7 +94,7 @@ def test_each_tree_gets_its_own_budget():
 
 def test_cheap_trees_search_without_noise():
     st = zerogym.make_state("connect_four")
-    m = BatchedMCTS(st, num_games=2, simulations=16, seed=0, epsilon=0.5, forced_playouts=2.0)
+    m = BatchedMCTS(st, num_games=2, simulations=16, seed=0, dirichlet_epsilon=0.5, forced_playouts=2.0)
     m.set_roots([st] * 2)
     m.run(uniform_evaluator, explore=np.array([True, False]))
     priors = m.root_priors()

@@ -13,7 +13,7 @@ def action_values(st, memo):
 
 
 def search(st, simulations=400, **kwargs):
-    kwargs.setdefault("epsilon", 0.0)
+    kwargs.setdefault("dirichlet_epsilon", 0.0)
     m = BatchedMCTS(st, num_games=1, simulations=simulations, seed=0, **kwargs)
     m.set_roots([st])
     policy, value = m.run(uniform_evaluator)
@@ -74,7 +74,7 @@ def test_connect_four_small_board_from_start():
 def test_batched_equals_unbatched():
     states = [play("tictactoe", m) for m in ([], [4], [0, 4], [0, 4, 8])]
     seeds = [11, 22, 33, 44]
-    kw = dict(simulations=200, leaves_per_tree=3, epsilon=0.25, dirichlet_alpha=0.5)
+    kw = dict(simulations=200, leaves_per_tree=3, dirichlet_epsilon=0.25, dirichlet_alpha=0.5)
     batched = BatchedMCTS("tictactoe", num_games=4, seed=seeds, **kw)
     batched.set_roots(states)
     pb, vb = batched.run(uniform_evaluator)
@@ -93,7 +93,7 @@ def test_dirichlet_noise_reproducible_and_distributed():
     n = len(st.legal_actions())
 
     def noisy_priors(seed, alpha=0.3):
-        m = BatchedMCTS(st, num_games=1, simulations=1, epsilon=1.0, dirichlet_alpha=alpha, seed=seed)
+        m = BatchedMCTS(st, num_games=1, simulations=1, dirichlet_epsilon=1.0, dirichlet_alpha=alpha, seed=seed)
         m.set_roots([st])
         m.run(uniform_evaluator)
         return m.root_priors()[0]
@@ -104,7 +104,7 @@ def test_dirichlet_noise_reproducible_and_distributed():
     assert a.sum() == pytest.approx(1.0, abs=1e-5)
     # epsilon = 1: the priors are one Dirichlet(alpha) draw; compare moments with the formulas
     alpha = 0.3
-    m = BatchedMCTS(st, num_games=400, simulations=1, epsilon=1.0, dirichlet_alpha=alpha, seed=1)
+    m = BatchedMCTS(st, num_games=400, simulations=1, dirichlet_epsilon=1.0, dirichlet_alpha=alpha, seed=1)
     m.set_roots([st] * 400)
     m.run(uniform_evaluator)
     x = m.root_priors()[:, :n].ravel()
@@ -112,7 +112,7 @@ def test_dirichlet_noise_reproducible_and_distributed():
     var = (1 / n) * (1 - 1 / n) / (n * alpha + 1)
     assert x.var() == pytest.approx(var, rel=0.15)
     # epsilon = 0 leaves the evaluator's priors (uniform) as they are
-    m = BatchedMCTS(st, num_games=1, simulations=1, epsilon=0.0, seed=1)
+    m = BatchedMCTS(st, num_games=1, simulations=1, dirichlet_epsilon=0.0, seed=1)
     m.set_roots([st])
     m.run(uniform_evaluator)
     np.testing.assert_allclose(m.root_priors()[0][:n], 1 / n, rtol=1e-6)
@@ -120,7 +120,7 @@ def test_dirichlet_noise_reproducible_and_distributed():
 
 def test_temperature_choice():
     st = play("tictactoe", [])
-    m = BatchedMCTS(st, num_games=1, simulations=300, epsilon=0.0, seed=3)
+    m = BatchedMCTS(st, num_games=1, simulations=300, dirichlet_epsilon=0.0, seed=3)
     m.set_roots([st])
     policy = m.run(uniform_evaluator)[0][0]
     top = np.flatnonzero(policy == policy.max())
@@ -134,7 +134,7 @@ def test_temperature_choice():
 
 def test_tree_reuse_keeps_subtree():
     st = play("tictactoe", [4])
-    m = BatchedMCTS(st, num_games=1, simulations=500, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=500, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     m.run(uniform_evaluator)
     a = int(m.select_actions(0.0)[0])
@@ -151,7 +151,7 @@ def test_tree_reuse_keeps_subtree():
     m.run(uniform_evaluator)
     assert m.node_stats(0)[0] == n_child + 500
     # a move the tree never expanded starts a fresh tree
-    m2 = BatchedMCTS(st, num_games=1, simulations=1, epsilon=0.0, seed=0)
+    m2 = BatchedMCTS(st, num_games=1, simulations=1, dirichlet_epsilon=0.0, seed=0)
     m2.set_roots([st])
     m2.run(uniform_evaluator)
     m2.advance([0])
@@ -166,7 +166,7 @@ def test_terminal_leaves_skip_the_evaluator():
         rows.append(len(masks))
         return uniform_evaluator(planes, masks)
 
-    m = BatchedMCTS(st, num_games=1, simulations=50, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=50, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     policy, value = m.run(counting)
     assert rows == [1]                     # only the root was evaluated
@@ -190,7 +190,7 @@ def test_finished_root_is_skipped():
 
 def test_full_tree_degrades_gracefully():
     st = zerogym.make_state("connect_four")
-    m = BatchedMCTS(st, num_games=1, simulations=300, capacity=30, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=300, capacity=30, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     policy, value = m.run(uniform_evaluator)
     assert m.tree_size(0) <= 30
@@ -206,14 +206,14 @@ def test_virtual_loss_spreads_leaves_over_children():
         seen.append(planes.copy())
         return uniform_evaluator(planes, masks)
 
-    m = BatchedMCTS(st, num_games=1, simulations=9, leaves_per_tree=8, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=9, leaves_per_tree=8, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     m.run(ev)
     assert [len(b) for b in seen] == [1, 8]   # the root alone, then 8 different first moves
     firsts = {tuple(np.flatnonzero(b[1].ravel())) for b in seen[1]}   # opponent stone per leaf
     assert len(firsts) == 8
     # without virtual loss the batch collides on one leaf, but the search still completes
-    m = BatchedMCTS(st, num_games=1, simulations=60, leaves_per_tree=4, virtual_loss=0.0, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=60, leaves_per_tree=4, virtual_loss=0.0, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     policy, value = m.run(uniform_evaluator)
     assert policy.sum() == pytest.approx(1.0) and np.isfinite(value).all() and m.node_stats(0)[0] == 60
@@ -225,7 +225,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="c_puct"):
         BatchedMCTS("tictactoe", c_puct=-1)
     with pytest.raises(ValueError, match="epsilon"):
-        BatchedMCTS("tictactoe", epsilon=2)
+        BatchedMCTS("tictactoe", dirichlet_epsilon=2)
     with pytest.raises(ValueError, match="dirichlet_alpha"):
         BatchedMCTS("tictactoe", dirichlet_alpha=0)
     with pytest.raises(ValueError, match="unknown game"):
@@ -266,7 +266,7 @@ def test_no_pass_before_keeps_pass_out_of_the_early_search():
 
     def searched(moves, **kwargs):
         seen.clear()
-        m = BatchedMCTS("go", simulations=200, epsilon=0.0, seed=0, board_size=5, **kwargs)
+        m = BatchedMCTS("go", simulations=200, dirichlet_epsilon=0.0, seed=0, board_size=5, **kwargs)
         m.set_roots([play("go", moves, board_size=5)])
         return m.run(pass_lover)[0][0], m
 

@@ -39,7 +39,7 @@ def rooted(num_games=G, state=None, **kwargs):
 
 def searched(num_games=G, simulations=20, state=None):
     c = rooted(num_games, state=state)
-    c.epsilon = 0.0
+    c.dirichlet_epsilon = 0.0
     c.begin(simulations)
     while not c.finished():
         n = c.collect()
@@ -254,7 +254,7 @@ def test_an_evaluator_writing_into_the_masks_cannot_add_illegal_children():
         priors[:, 0] = priors[:, 4] = 1.0        # all the weight on occupied cells
         return priors + 1e-3, np.zeros(len(masks), np.float32)
 
-    m = BatchedMCTS(st, num_games=1, simulations=200, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=200, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     m.run(vandal)
     counts = m.visit_counts()[0]
@@ -266,7 +266,7 @@ def test_an_evaluator_writing_into_the_masks_cannot_add_illegal_children():
     c4 = zerogym.make_state("connect_four")
     for _ in range(6):
         c4.step(3)                   # column 3 is full
-    m = BatchedMCTS(c4, num_games=1, simulations=300, leaves_per_tree=4, epsilon=0.0, seed=0)
+    m = BatchedMCTS(c4, num_games=1, simulations=300, leaves_per_tree=4, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([c4])
 
     def full_column_lover(planes, masks):
@@ -348,7 +348,7 @@ def test_begin_simulations_of_the_wrong_type():
     ("fpu_reduction", [float("nan"), float("-inf")]),
     ("virtual_loss", [-0.5, float("nan")]),
     ("dirichlet_alpha", [0.0, -1.0, float("nan"), float("inf")]),
-    ("epsilon", [-0.1, 1.5, float("nan")]),
+    ("dirichlet_epsilon", [-0.1, 1.5, float("nan")]),
 ])
 def test_search_constants_are_checked(name, bad):
     c = rooted()
@@ -387,7 +387,7 @@ def test_noise_with_tiny_or_huge_alpha_stays_finite():
     # gamma draws that underflow to 0 or sum to inf fall back to uniform noise, never NaN priors
     for alpha in (1e-300, 1e300):
         c = rooted(1)
-        c.epsilon, c.dirichlet_alpha = 1.0, alpha
+        c.dirichlet_epsilon, c.dirichlet_alpha = 1.0, alpha
         c.begin(30)
         while not c.finished():
             n = c.collect()
@@ -405,7 +405,7 @@ def test_huge_finite_values_do_not_break_selection():
     # values are only required to be finite: sums overflowing to inf make NaN scores, and the
     # selection must still pick a child that exists
     st = ttt()
-    m = BatchedMCTS(st, num_games=1, simulations=200, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=200, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     m.run(lambda planes, masks: (masks.astype(np.float32), np.full(len(masks), 3e38, np.float32)))
     assert m.visit_counts().sum() == 199

@@ -31,7 +31,7 @@ def exact(st):
 
 
 def puct_value(st, evaluator=uniform_evaluator, simulations=1500):
-    m = BatchedMCTS(st, num_games=1, simulations=simulations, epsilon=0.0, seed=0)
+    m = BatchedMCTS(st, num_games=1, simulations=simulations, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     return float(m.run(evaluator)[1][0])
 
@@ -83,7 +83,7 @@ def test_backup_signs_by_hand():
     # holds one visit worth -0.5 to its mover.
     for moves in ([], [4]):
         st = play(moves)
-        m = BatchedMCTS(st, num_games=1, simulations=2, epsilon=0.0, seed=0)
+        m = BatchedMCTS(st, num_games=1, simulations=2, dirichlet_epsilon=0.0, seed=0)
         m.set_roots([st])
         _, value = m.run(lambda p, k: (k.astype(np.float32), np.full(len(k), 0.5, np.float32)))
         assert value[0] == pytest.approx(0.0)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from zerogym_agents.checkpoint import read_torch_file, resolve
+from zerogym_agents.core.checkpoint import read_torch_file, resolve
 from zerogym_agents.nets import make_evaluator
 from zerogym_agents.nets.model import NetConfig, PolicyValueNet, for_game, load_net, loss, net_payload, save_net
 from net_cases import positions

@@ -5,7 +5,7 @@ import torch
 
 import zerogym
 from zerogym.symmetry import Symmetries
-from zerogym_agents.nets.evaluate import _masked_softmax, make_evaluator, uniform_evaluator
+from zerogym_agents.nets.evaluate import _masked_softmax, make_evaluator
 from zerogym_agents.nets.model import PolicyValueNet, for_game
 from net_cases import positions
 
@@ -167,15 +167,3 @@ def test_bad_input():
         make_evaluator(net, symmetries="rot90")
     with pytest.raises(ValueError, match="unknown transforms"):
         make_evaluator(net, symmetries=["spin"])(planes, masks)
-
-
-def test_uniform_evaluator():
-    ev = uniform_evaluator(4)
-    masks = np.array([[1, 1, 0, 1], [0, 0, 0, 0], [0, 1, 0, 0]], np.int8)
-    priors, values = ev(np.zeros((3, 2, 2, 2), np.float32), masks)
-    assert np.array_equal(priors, np.array([[1 / 3, 1 / 3, 0, 1 / 3], [0, 0, 0, 0], [0, 1, 0, 0]], np.float32))
-    assert priors.dtype == np.float32 and np.array_equal(values, np.zeros(3, np.float32))
-    with pytest.raises(ValueError, match="masks have 3 actions, this evaluator was made for 4"):
-        ev(np.zeros((3, 2, 2, 2), np.float32), masks[:, :3])
-    with pytest.raises(ValueError, match="num_actions must be a positive integer"):
-        uniform_evaluator(0)

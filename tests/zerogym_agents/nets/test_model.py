@@ -389,7 +389,7 @@ def test_a_net_file_claiming_a_huge_net_is_refused_unbuilt_by_field(tmp_path, ne
 
 
 def test_load_net_checks_the_net_inside_agents_and_checkpoints_too(tmp_path):
-    from zerogym_agents.checkpoint import save_checkpoint
+    from zerogym_agents.core.checkpoint import save_checkpoint
     payload = _net_file(tmp_path)
     del payload["state_dict"]["value.mlp.0.bias"]
     save_checkpoint(tmp_path / "ckpt.pt", "alphazero", {"config": "{}", "net": payload})

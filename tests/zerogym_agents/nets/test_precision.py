@@ -8,7 +8,7 @@ import torch
 
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
-from zerogym_agents.devices import autocast, check_precision, cpu_has_bf16
+from zerogym_agents.core.devices import autocast, check_precision, cpu_has_bf16
 from zerogym_agents.nets.evaluate import make_evaluator
 from zerogym_agents.nets.model import PolicyValueNet, for_game, loss
 from net_cases import positions
@@ -112,7 +112,7 @@ def test_the_trainer_plays_and_learns_at_the_configs_precision(tmp_path):
 
 @pytest.mark.parametrize("native", [False, True])
 def test_bfloat16_on_a_cpu_that_emulates_it_warns(monkeypatch, native):
-    monkeypatch.setattr("zerogym_agents.devices.cpu_has_bf16", lambda: native)
+    monkeypatch.setattr("zerogym_agents.core.devices.cpu_has_bf16", lambda: native)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         for precision in ("auto", "float32"):

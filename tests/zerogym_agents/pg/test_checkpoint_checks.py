@@ -6,8 +6,8 @@ import json
 import pytest
 import torch
 
-from zerogym_agents.checkpoint import CheckpointError
-from zerogym_agents.pg.base import CHECKPOINT
+from zerogym_agents.core.checkpoint import CheckpointError
+from zerogym_agents.core.constants import CHECKPOINT
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.trainers import make_trainer
 

@@ -7,7 +7,7 @@ import zerogym
 from zerogym.wrappers import SingleAgentEnv
 from zerogym_agents.nets import PolicyValueNet, for_game
 from zerogym_agents.pg.opponents import PoolOpponent, SnapshotSchedule, make_selfplay_env, snapshot
-from zerogym_agents.pool import OpponentPool
+from zerogym_agents.training.pool import OpponentPool
 
 TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
 

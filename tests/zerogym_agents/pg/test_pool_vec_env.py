@@ -8,7 +8,7 @@ import torch
 from zerogym_agents.nets import PolicyValueNet, for_game
 from zerogym_agents.pg.opponents import snapshot
 from zerogym_agents.pg.pool_vec_env import PoolVecEnv
-from zerogym_agents.pool import OpponentPool
+from zerogym_agents.training.pool import OpponentPool
 
 TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
 GAMES = [("connect_four", {}), ("go", {"board_size": 5}), ("othello", {"board_size": 6})]

@@ -7,11 +7,11 @@ import torch
 
 import zerogym
 from zerogym_agents.nets import PolicyValueNet
-from zerogym_agents.pg.agent import PolicyAgent
+from zerogym_agents.agents.policy import PolicyAgent
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.opponents import make_selfplay_env, snapshot
 from zerogym_agents.pg.ppo import PolicyValueNetPolicy, PPOTrainer, SB3PolicyAgent, SnapshotCallback, policy_snapshot
-from zerogym_agents.pool import OpponentPool
+from zerogym_agents.training.pool import OpponentPool
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
 TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
@@ -72,7 +72,7 @@ def test_predict_refuses_to_run_without_masks_and_never_picks_an_illegal_move():
 
 
 def test_the_ppo_policy_exports_as_a_policy_agent(tmp_path):
-    from zerogym_agents.saved import load_agent, save_agent
+    from zerogym_agents.agents.saved import load_agent, save_agent
     pool, env = pool_env()
     model = model_on(env)
     save_agent(tmp_path / "ppo.pt", model.policy.net, {"greedy": True}, {"game": "connect_four"}, kind="policy")

@@ -7,13 +7,14 @@ import pytest
 import torch
 
 import zerogym
-from zerogym_agents.checkpoint import CheckpointError, save_checkpoint
+from zerogym_agents.core.checkpoint import CheckpointError, save_checkpoint
 from zerogym_agents.nets import PolicyValueNet, for_game
-from zerogym_agents.pg.agent import PolicyAgent, select_actions
-from zerogym_agents.pg.base import AGENT, CHECKPOINT, PLOT, learning_mode, plot_history
+from zerogym_agents.agents.policy import PolicyAgent, select_actions
+from zerogym_agents.core.constants import AGENT, CHECKPOINT, PLOT
+from zerogym_agents.pg.base import learning_mode, plot_history
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.reinforce import ReinforceTrainer, augment, reinforce_loss
-from zerogym_agents.saved import load_agent, load_card
+from zerogym_agents.agents.saved import load_agent, load_card
 
 TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
 

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 import torch
 
-from zerogym_agents import cli
-from zerogym_agents.checkpoint import CheckpointError
-from zerogym_agents.pg.base import CHECKPOINT
+from zerogym_agents.cli import main as cli
+from zerogym_agents.core.checkpoint import CheckpointError
+from zerogym_agents.core.constants import CHECKPOINT
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.ppo import PPOTrainer
 from zerogym_agents.pg.worker_vec_env import WorkerPoolVecEnv

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from zerogym_agents.checkpoint import CheckpointError
+from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
 
 from .conftest import TINY, fingerprint

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 import zerogym
 from zerogym.registry import make_state
-from zerogym_agents._minimax import Solver as GenericSolver
-from zerogym_agents.base import RandomAgent
-from zerogym_agents.minimax import MinimaxAgent, centre_order
-from zerogym_agents.solvers import ConnectFourSolver, SolverAgent
+from zerogym_agents.solvers._minimax import Solver as GenericSolver
+from zerogym_agents.agents.base import RandomAgent
+from zerogym_agents.agents.minimax import MinimaxAgent, centre_order
+from zerogym_agents.agents.solver import SolverAgent
+from zerogym_agents.solvers import ConnectFourSolver
 from zerogym_agents.solvers.connect_four import ILLEGAL, SCORE_MAX, SCORE_MIN, bitboards, state_from_moves
 
 
@@ -246,7 +247,7 @@ def test_minimax_agent_uses_the_solver_on_the_standard_board():
 
 
 def test_the_arena_spec_builds_the_agent_and_refuses_other_boards():
-    from zerogym_agents.specs import agent_from_spec
+    from zerogym_agents.agents.specs import agent_from_spec
     agent = agent_from_spec("solver", "connect_four", {}, seed=0)
     assert isinstance(agent, SolverAgent) and agent.weak
     for game, kwargs in (("connect_four", {"rows": 5}), ("tictactoe", {})):

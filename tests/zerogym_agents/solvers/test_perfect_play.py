@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from zerogym.registry import make_state
-from zerogym_agents._minimax import Solver as GenericSolver
-from zerogym_agents.base import Agent, game_state
-from zerogym_agents.minimax import centre_order
-from zerogym_agents.solvers import SolverAgent
+from zerogym_agents.solvers._minimax import Solver as GenericSolver
+from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.agents.minimax import centre_order
+from zerogym_agents import SolverAgent
 from zerogym_agents.solvers.connect_four import state_from_moves
 from zerogym_agents.solvers.perfect_play import decisive_mistake, keeps_value, load_positions
 

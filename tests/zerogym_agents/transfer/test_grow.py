@@ -7,7 +7,7 @@ import torch
 
 from zerogym_agents.nets import (NetConfig, NetFileError, PolicyValueNet, for_game, load_net, loss, make_evaluator,
                                  save_net)
-from zerogym_agents.saved import load_agent
+from zerogym_agents.agents.saved import load_agent
 from zerogym_agents.transfer import CompositeNet, grow
 
 BOARDS = [("go", {"board_size": 5}), ("go", {"board_size": 7}), ("go", {"board_size": 9}),

@@ -1,0 +1,202 @@
+"""`zerogym train alphazero|pg`: the options both share (the config's layers, the run folder, the run, the
+backend), each algorithm's sub-command and its run; --resume continues a run."""
+import argparse
+import math
+import os
+
+from zerogym_agents.pg.config import ALGOS
+from zerogym_agents.training.run_folder import add_run_folder_arguments, prepare_run_folder
+from zerogym_agents.agents.specs import parse_kwargs
+
+
+def add_train_parser(subparsers):
+    train = subparsers.add_parser("train", help="train an agent (alphazero, pg)")
+    algos = train.add_subparsers(dest="algo", required=True)
+    az = algos.add_parser("alphazero", help="AlphaZero self-play training",
+                          description="AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, "
+                                      "then --config FILE (JSON), then --set key=value pairs.")
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    add_training_arguments(az, AlphaZeroConfig, "runs/alphazero-GAME")
+    az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
+    add_pg_parser(algos)
+
+
+def alphazero_config(args):
+    """The AlphaZeroConfig of `zerogym train alphazero ARGS`."""
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    return config_from_args(AlphaZeroConfig, args)
+
+
+def run_train_alphazero(args):
+    from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
+    cfg = alphazero_config(args)            # errors: one line through zerogym_agents.cli.main.user_error
+    rc, make_trainer = ray_config(args), AlphaZeroTrainer
+    if rc is not None:
+        import functools
+
+        from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
+        make_trainer = functools.partial(RayAlphaZeroTrainer, ray_config=rc)
+    trainer, out = train(args, cfg, os.path.join("runs", f"alphazero-{cfg.game}"), make_trainer)
+    print(summary_line(trainer, out))
+
+
+def summary_line(trainer, out):
+    """What a finished `zerogym train alphazero` prints: counts, the last losses (rounded), where it is."""
+    last = next((h for h in reversed(trainer.history) if h.get("loss") is not None), {})
+    if last:
+        losses = (f"last loss {last['loss']:.3f} (policy {last['policy_loss']:.3f}, value {last['value_loss']:.3f})")
+    else:
+        losses = (f"no training step yet (it starts once the replay buffer holds min_buffer = "
+                  f"{trainer.cfg.min_buffer} positions)")
+    return (f"{trainer.games} games, {trainer.positions} positions, {trainer.train_steps} training steps; {losses}; "
+            f"checkpoint and agent.pt in {out}")
+
+
+def add_config_arguments(parser, config_class):
+    """The options `zerogym train alphazero|pg` share: the game, the config's layers and its start."""
+    from zerogym.registry import GAMES
+    name = config_class.__name__
+    parser.add_argument("--game", required=True, help=", ".join(GAMES))
+    parser.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
+    parser.add_argument("--config", help=f"a JSON file of {name} fields")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
+    parser.add_argument("--init-from", metavar="FILE", help=config_class.__dataclass_fields__["init_from"].metadata["doc"])
+
+
+def config_from_args(config_class, args, **given):
+    """config_class from its defaults, then --config, then --set, then --game, --kwargs, --init-from
+    and `given` (the options that are not None)."""
+    given.update(game=args.game, game_kwargs=parse_kwargs(args.kwargs), init_from=args.init_from)
+    return config_class.from_layers(args.config, args.set,
+                                    **{k: v for k, v in given.items() if v is not None})
+
+
+def add_training_arguments(parser, config_class, default_out):
+    """Every option `zerogym train alphazero|pg` share: the config's (add_config_arguments), --out,
+    the run folder's rule, the run's and the backend's."""
+    add_config_arguments(parser, config_class)
+    parser.add_argument("--out", default=None, help=f"run folder (default {default_out})")
+    add_run_folder_arguments(parser)
+    add_run_arguments(parser)
+    add_backend_arguments(parser)
+
+
+def add_run_arguments(parser):
+    """The options `zerogym train alphazero|pg` share about the run itself."""
+    parser.add_argument("--max-seconds", type=seconds, default=None, metavar="SECONDS",
+                        help="stop after this much wall clock, saving a checkpoint (--resume continues)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_backend_arguments(parser):
+    """--backend, --workers, --address and the ray backend's settings (zerogym_agents.scale)."""
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="local: one process (default); ray: self-play or rollouts on Ray workers")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="ray: worker actors (default 2); local (pg --algo ppo only): processes for the games")
+    parser.add_argument("--address", default=None,
+                        help="ray: the cluster to join ('auto' after `ray start --head`); default a local instance")
+    parser.add_argument("--ray-set", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="ray: RayConfig fields (mode=deterministic, steps_per_task, max_inflight, "
+                             "samples_per_position, cpus_per_worker, gpus_per_worker)")
+
+
+def ray_config(args):
+    """The RayConfig of --backend ray (None for the local backend); ValueError when Ray is missing."""
+    if args.backend != "ray":
+        if args.workers is not None or args.address is not None or args.ray_set:
+            raise ValueError("--workers, --address and --ray-set go with --backend ray")
+        return None
+    from zerogym_agents.scale.config import RayConfig
+    from zerogym_agents.scale.runtime import require_ray
+    given = {k: v for k, v in (("workers", args.workers), ("address", args.address)) if v is not None}
+    rc = RayConfig.from_layers(None, args.ray_set, **given)
+    try:
+        require_ray()
+    except ImportError as err:
+        raise ValueError(str(err)) from None
+    return rc
+
+
+def train(args, cfg, default_out, make_trainer):
+    """The run of `zerogym train alphazero|pg`: the run folder (--out, else default_out) prepared by
+    its rule, the trainer made (make_trainer(cfg, out, resume=...)) and run; returns (trainer, out).
+    A trainer with close() (the ray backend's) is closed afterwards."""
+    out = args.out or default_out
+    prepare_run_folder(out, resume=args.resume, force=args.force)
+    trainer = make_trainer(cfg, out, resume=args.resume)
+    try:
+        trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+    finally:
+        if hasattr(trainer, "close"):
+            trainer.close()
+    return trainer, out
+
+
+def seconds(text):
+    """An argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def add_pg_parser(algos):
+    """Add `pg` to the `zerogym train` sub-commands (`algos`, an argparse subparsers object)."""
+    from zerogym_agents.pg.config import PGConfig
+    pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)",
+                          description="Policy-gradient training against a pool of frozen snapshots of the learner. "
+                                      "Settings come from PGConfig's defaults, then --config FILE (JSON), then "
+                                      "--set key=value pairs; --algo, --game and --kwargs override them.")
+    pg.add_argument("--algo", choices=ALGOS, default=None,
+                    help="reinforce, reinforce-baseline or ppo (default: the config's, else reinforce)")
+    add_training_arguments(pg, PGConfig, "runs/pg-ALGO-GAME")
+    pg.set_defaults(func=run_train_pg, command_name="train pg")
+    return pg
+
+
+def pg_config(args):
+    """The PGConfig of `zerogym train pg ARGS`."""
+    from zerogym_agents.pg.config import PGConfig
+    return config_from_args(PGConfig, args, algo=args.algo)
+
+
+def local_workers(args, cfg):
+    """--backend local --workers N: PPO's games in N local processes (None: not asked for). Taken off
+    args, so ray_config sees a plain local run; refused for the other algorithms."""
+    if args.backend != "local" or args.workers is None:
+        return None
+    if cfg.algo != "ppo":
+        raise ValueError(f"--backend local --workers N plays PPO's games in N processes; {cfg.algo} runs its "
+                         f"rollouts in one process locally (--backend ray --workers N spreads them over Ray workers)")
+    from zerogym_agents.pg.worker_vec_env import check_workers
+    workers, args.workers = check_workers(args.workers, cfg.num_envs), None      # refused before the run folder
+    return workers
+
+
+def run_train_pg(args):
+    from zerogym_agents.pg.trainers import make_trainer as make_local
+    cfg = pg_config(args)            # errors: one line through zerogym_agents.cli.main.user_error
+    workers = local_workers(args, cfg)
+    rc = ray_config(args)
+    if workers is not None:
+        from zerogym_agents.pg.ppo import PPOTrainer
+
+        def make_trainer(config, out, resume=False):
+            return PPOTrainer(config, out, resume=resume, workers=workers)
+    elif rc is None:
+        make_trainer = make_local
+    else:
+        from zerogym_agents.scale.pg import ray_pg_trainer
+        make_trainer = ray_pg_trainer(cfg, rc)
+    trainer, out = train(args, cfg, os.path.join("runs", f"pg-{cfg.algo}-{cfg.game}"), make_trainer)
+    last = trainer.history[-1] if trainer.history else {}
+    win = last.get("win_rate")
+    win = "-" if win is None or math.isnan(win) else f"{win:.2f}"          # nan: no game finished in the interval
+    print(f"{cfg.algo} {cfg.game}: {trainer.step} updates, {trainer.episodes} games, {trainer.learner_moves} learner "
+          f"moves; last win rate vs pool {win}, learner Elo "
+          f"{trainer.pool.learner_elo:.0f}; checkpoint and agent.pt in {out}")
+    return trainer

@@ -1,0 +1,77 @@
+"""Argument checks for the compiled searches (mcts._puct, mcts._uct, _minimax).
+
+The compiled loops index memory with what Python hands them (tree indices, counts, actions, array
+shapes) and check nothing there; every such value goes through one of these functions first, in
+the Python-facing methods.  Wrong types raise TypeError, values out of range ValueError (an index
+out of range IndexError), each naming the argument, what was given and what is allowed.
+"""
+import math
+import numbers
+import operator
+
+import numpy as np
+
+from zerogym._validate import as_int
+
+UINT64_MASK = 2**64 - 1
+
+
+def integer(name, value, lo, hi):
+    """`value` as an int in lo..hi (bools refused)."""
+    v = _int(name, value, f"{lo}..{hi}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be in {lo}..{hi}, got {v}")
+    return v
+
+
+def index(name, value, n):
+    """`value` as an int in 0..n-1: TypeError if it is no integer, IndexError if out of range."""
+    v = _int(name, value, f"0..{n - 1}")
+    if not 0 <= v < n:
+        raise IndexError(f"{name} {v} out of range 0..{n - 1}")
+    return v
+
+
+def _int(name, value, allowed):
+    v = as_int(value)
+    if v is None:
+        kind = "" if isinstance(value, (bool, np.bool_)) else f" ({type(value).__name__})"
+        raise TypeError(f"{name} must be an integer in {allowed}, got {value!r}{kind}")
+    return v
+
+
+def real(name, value, lo=None, hi=None, open_lo=False):
+    """`value` as a finite float in [lo, hi] ((lo, hi] with open_lo)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    v = float(value)
+    low_bad = lo is not None and (v <= lo if open_lo else v < lo)
+    if not math.isfinite(v) or low_bad or (hi is not None and v > hi):
+        allowed = " and ".join(part for part in (
+            None if lo is None else f"{'>' if open_lo else '>='} {lo}",
+            None if hi is None else f"<= {hi}") if part)
+        raise ValueError(f"{name} must be a finite number{' ' + allowed if allowed else ''}, got {value!r}")
+    return v
+
+
+def seed64(name, value):
+    """An integer seed reduced to 64 bits."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    try:
+        return operator.index(value) & UINT64_MASK
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})") from None
+
+
+def shape(name, arr, expected):
+    """ValueError unless the buffer `arr` (a typed memoryview's shape tuple) is `expected`."""
+    got = tuple(arr)
+    if got != tuple(expected):
+        raise ValueError(f"{name} must have shape {tuple(expected)}, got {got}")
+
+
+def check_bytes(what, need):
+    """MemoryError before allocating when `need` bytes cannot even be addressed."""
+    if need > 2**63 - 1:
+        raise MemoryError(f"{what} need {need} bytes, more than can be addressed")

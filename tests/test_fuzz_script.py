@@ -1,12 +1,13 @@
-"""A short slice of scripts/fuzz.py: every target runs inputs and nothing is found.
+"""A short slice of scripts/fuzz.py (the package scripts/fuzzing): every target runs inputs and nothing is found.
 
 The inputs run in one worker process (--jobs 1) so that a crash of compiled code becomes a
 finding of this test instead of ending the test run.
 """
-import importlib.util
+import importlib
 import json
 import os
 import random
+import sys
 
 import pytest
 
@@ -15,10 +16,15 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @pytest.fixture(scope="module")
 def fuzz():
-    spec = importlib.util.spec_from_file_location("zerogym_fuzz_script", os.path.join(ROOT, "scripts", "fuzz.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The package scripts/fuzzing with its modules loaded (scripts/ on sys.path only while importing)."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    try:
+        package = importlib.import_module("fuzzing")
+        for module in ("cli", "common", "configs", "report", "targets"):
+            importlib.import_module(f"fuzzing.{module}")
+    finally:
+        sys.path.remove(os.path.join(ROOT, "scripts"))
+    return package
 
 
 def describe(findings):
@@ -27,14 +33,14 @@ def describe(findings):
 
 def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
     out = tmp_path / "fuzz.md"
-    result = fuzz.run(["--seconds", "20", "--jobs", "1", "--seed", "1", "--no-progress", "--out", str(out),
-                       "--findings", str(tmp_path / "findings"),
-                       "--weights", "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1"])
+    result = fuzz.cli.run(["--seconds", "20", "--jobs", "1", "--seed", "1", "--no-progress", "--out", str(out),
+                           "--findings", str(tmp_path / "findings"),
+                           "--weights", "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1"])
     assert not result["findings"], describe(result["findings"])
-    for target in fuzz.TARGETS:
+    for target in fuzz.targets.TARGETS:
         assert sum(result["counts"][target].values()) > 0, target
     from zerogym.registry import GAMES
-    assert fuzz.games() == tuple(GAMES)                      # every game of the registry, none named in the script
+    assert fuzz.configs.games() == tuple(GAMES)              # every game of the registry, none named in the fuzzer
     for game in GAMES:                                       # every game is fuzzed by the state targets
         assert result["counts"]["blobs"][game] > 0 and result["counts"]["actions"][game] > 0, game
     text = out.read_text()
@@ -42,9 +48,9 @@ def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
 
 
 def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path):
-    result = fuzz.run(["--seconds", "6", "--jobs", "1", "--no-progress", "--targets", "blobs,gtp",
-                       "--crash-at", "blobs:5", "--out", str(tmp_path / "fuzz.md"),
-                       "--findings", str(tmp_path / "findings")])
+    result = fuzz.cli.run(["--seconds", "6", "--jobs", "1", "--no-progress", "--targets", "blobs,gtp",
+                           "--crash-at", "blobs:5", "--out", str(tmp_path / "fuzz.md"),
+                           "--findings", str(tmp_path / "findings")])
     crashes = [f for f in result["findings"].values() if f["kind"] == "crash"]
     assert len(crashes) == 1 and crashes[0]["target"] == "blobs" and "SIGABRT" in crashes[0]["message"]
     folder = crashes[0]["examples"][0]
@@ -55,27 +61,27 @@ def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path)
 
 def test_inputs_depend_on_seed_target_and_index_only(fuzz):
     for name in ("blobs", "actions", "vector", "symmetry", "text", "methods", "gtp"):
-        a, b = fuzz.make_target(name, 3), fuzz.make_target(name, 3)
+        a, b = fuzz.targets.make_target(name, 3), fuzz.targets.make_target(name, 3)
         for index in (0, 1, 57):
-            ia = a.generate(random.Random(fuzz.input_seed(3, name, index)))
-            ib = b.generate(random.Random(fuzz.input_seed(3, name, index)))
-            assert fuzz.json_safe(ia) == fuzz.json_safe(ib), name
-        other = a.generate(random.Random(fuzz.input_seed(4, name, 0)))
-        first = a.generate(random.Random(fuzz.input_seed(3, name, 0)))
-        assert fuzz.json_safe(other) != fuzz.json_safe(first), name
+            ia = a.generate(random.Random(fuzz.common.input_seed(3, name, index)))
+            ib = b.generate(random.Random(fuzz.common.input_seed(3, name, index)))
+            assert fuzz.report.json_safe(ia) == fuzz.report.json_safe(ib), name
+        other = a.generate(random.Random(fuzz.common.input_seed(4, name, 0)))
+        first = a.generate(random.Random(fuzz.common.input_seed(3, name, 0)))
+        assert fuzz.report.json_safe(other) != fuzz.report.json_safe(first), name
 
 
 def test_games_narrows_the_state_targets_and_configs_come_from_the_registry(fuzz, tmp_path):
-    result = fuzz.run(["--seconds", "6", "--jobs", "0", "--no-progress", "--games", "havannah,breakthrough",
-                       "--targets", "blobs,symmetry", "--out", str(tmp_path / "fuzz.md"),
-                       "--findings", str(tmp_path / "findings")])
+    result = fuzz.cli.run(["--seconds", "6", "--jobs", "0", "--no-progress", "--games", "havannah,breakthrough",
+                           "--targets", "blobs,symmetry", "--out", str(tmp_path / "fuzz.md"),
+                           "--findings", str(tmp_path / "findings")])
     assert not result["findings"], describe(result["findings"])
     assert set(result["counts"]["blobs"]) == {"havannah", "breakthrough"}
-    configs = fuzz.game_configs()
+    configs = fuzz.configs.game_configs()
     assert {g for g, _, _ in configs} == {"havannah", "breakthrough"}
     for game in ("havannah", "breakthrough"):                 # each game's weights add up to the same share
-        assert abs(sum(w for g, _, w in configs if g == game) - fuzz.GAME_WEIGHT) < 1e-9
+        assert abs(sum(w for g, _, w in configs if g == game) - fuzz.configs.GAME_WEIGHT) < 1e-9
     assert ("havannah", {"swap": True}) in [(g, kw) for g, kw, _ in configs]      # a bool kwarg flipped
-    fuzz.select_games(None)
+    fuzz.configs.select_games(None)
     with pytest.raises(SystemExit, match="unknown games"):
-        fuzz.select_games("chess")
+        fuzz.configs.select_games("chess")

@@ -5,9 +5,10 @@ import sys
 import numpy as np
 
 from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.core.checks import integer, real
 from zerogym_agents.mcts._uct import UCTCore
 from zerogym_agents.mcts.config import SearchConfig
-from zerogym_agents.mcts.search import BatchedMCTS, _int, _real
+from zerogym_agents.mcts.search import BatchedMCTS
 
 S = SearchConfig          # the defaults of the search settings
 UCT_NODES_LIMIT = 1 << 22      # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
@@ -35,8 +36,8 @@ class UCTAgent(Agent):
 
     def __init__(self, simulations=1000, c=1.4, seed=None):
         super().__init__(seed)
-        self.simulations = _int("simulations", simulations, 1)
-        self.c = _real("c", c, 0.0)
+        self.simulations = integer("simulations", simulations, 1)
+        self.c = real("c", c, 0.0)
         self.name = f"uct{self.simulations}"
         self._core = None
         self.last_visits = None
@@ -134,13 +135,13 @@ class AlphaZeroAgent(Agent):
         if not dirichlet:
             self.settings.dirichlet_epsilon = 0.0
         self.evaluator = _as_evaluator(evaluator_or_net, symmetries)
-        self.simulations = _int("simulations", simulations, 1)
-        self.temperature = _real("temperature", temperature, 0.0)
+        self.simulations = integer("simulations", simulations, 1)
+        self.temperature = real("temperature", temperature, 0.0)
         if not isinstance(reuse_tree, (bool, np.bool_)):
             raise ValueError(f"reuse_tree must be True or False, got {reuse_tree!r}")
         self.reuse_tree = bool(reuse_tree)
-        self.resign_below = None if resign_below is None else _real("resign_below", resign_below, -1.0, 1.0)
-        self.resign_moves = _int("resign_moves", resign_moves, 1)
+        self.resign_below = None if resign_below is None else real("resign_below", resign_below, -1.0, 1.0)
+        self.resign_moves = integer("resign_moves", resign_moves, 1)
         self.resigned = False
         self._low_moves = 0             # own moves in a row with the root value below resign_below
         self._mcts = None

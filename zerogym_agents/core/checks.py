@@ -1,9 +1,12 @@
-"""Argument checks for the compiled searches (mcts._puct, mcts._uct, _minimax).
+"""The argument checks of zerogym_agents: a number in a range, an index, a seed, a buffer's shape.
 
-The compiled loops index memory with what Python hands them (tree indices, counts, actions, array
-shapes) and check nothing there; every such value goes through one of these functions first, in
-the Python-facing methods.  Wrong types raise TypeError, values out of range ValueError (an index
-out of range IndexError), each naming the argument, what was given and what is allowed.
+The compiled searches (mcts._puct, mcts._uct, solvers._minimax) index memory with what Python hands
+them (tree indices, counts, actions, array shapes) and check nothing there; every such value goes
+through one of these functions first, in the Python-facing methods, and so do the arguments of the
+searches' and agents' Python API. A value of the wrong type raises ArgumentTypeError (a TypeError and a
+ValueError), a value out of range ValueError (an index out of range IndexError), each naming the
+argument, what was given and what is allowed. Config fields are declared with their checks in
+config_io; files read back are checked by the schemas of file_checks.
 """
 import math
 import numbers
@@ -16,11 +19,17 @@ from zerogym._validate import as_int
 UINT64_MASK = 2**64 - 1
 
 
-def integer(name, value, lo, hi):
-    """`value` as an int in lo..hi (bools refused)."""
-    v = _int(name, value, f"{lo}..{hi}")
-    if not lo <= v <= hi:
-        raise ValueError(f"{name} must be in {lo}..{hi}, got {v}")
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type: a TypeError, and a ValueError as every other bad argument of the
+    package is (so that the command line answers it in one line)."""
+
+
+def integer(name, value, lo, hi=None):
+    """`value` as an int in lo..hi (no upper bound when hi is None; bools refused)."""
+    v = _int(name, value, f"{lo}..{hi}" if hi is not None else f">= {lo}")
+    if v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be in {lo}..{hi}, got {v}" if hi is not None
+                         else f"{name} must be >= {lo}, got {v}")
     return v
 
 
@@ -36,14 +45,15 @@ def _int(name, value, allowed):
     v = as_int(value)
     if v is None:
         kind = "" if isinstance(value, (bool, np.bool_)) else f" ({type(value).__name__})"
-        raise TypeError(f"{name} must be an integer in {allowed}, got {value!r}{kind}")
+        raise ArgumentTypeError(f"{name} must be an integer {'' if allowed.startswith('>') else 'in '}{allowed}, "
+                                f"got {value!r}{kind}")
     return v
 
 
 def real(name, value, lo=None, hi=None, open_lo=False):
     """`value` as a finite float in [lo, hi] ((lo, hi] with open_lo)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+        raise ArgumentTypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     v = float(value)
     low_bad = lo is not None and (v <= lo if open_lo else v < lo)
     if not math.isfinite(v) or low_bad or (hi is not None and v > hi):

@@ -50,6 +50,7 @@ import numpy as np
 from zerogym._core.state import State, same_game
 from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.registry import make_state
+from zerogym_agents.core.checks import integer, real
 from zerogym_agents.core.constants import INT32_MAX
 from zerogym_agents.mcts._puct import PUCTCore
 from zerogym_agents.mcts.config import SEARCH_SETTINGS, SearchConfig
@@ -95,25 +96,6 @@ def game_spec(game, kwargs):
     raise ValueError(f"game must be a game name (e.g. 'go'), a GameSpec or a State, got {game!r}")
 
 
-def _int(name, value, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        raise ValueError(f"{name} must be in {lo}..{hi}, got {value}" if hi is not None
-                         else f"{name} must be >= {lo}, got {value}")
-    return int(value)
-
-
-def _real(name, value, lo, hi=None, open_lo=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    bad = value <= lo if open_lo else value < lo
-    if bad or (hi is not None and value > hi):
-        rng = f"{'>' if open_lo else '>='} {lo}" + (f" and <= {hi}" if hi is not None else "")
-        raise ValueError(f"{name} must be {rng}, got {value}")
-    return float(value)
-
-
 def tree_seeds(seed, n):
     """n 64-bit seeds, one per tree: an int seed gives tree i a stream derived from (seed, i); a
     sequence of n ints gives tree i exactly seeds[i] (so tree i searches as a one-tree search with
@@ -156,12 +138,12 @@ class BatchedMCTS:
         base = {} if config is None else config.search_settings().to_dict()
         settings = SearchConfig(**{**base, **settings})
         self.spec, self._template = game_spec(game, kwargs)
-        self.num_games = _int("num_games", num_games, 1, INT32_MAX)
-        self.simulations = _int("simulations", simulations, 1, INT32_MAX)
+        self.num_games = integer("num_games", num_games, 1, INT32_MAX)
+        self.simulations = integer("simulations", simulations, 1, INT32_MAX)
         self.num_actions = self.spec.num_actions
         if capacity is None:
             capacity = min(DEFAULT_NODES_LIMIT, (self.simulations + 1) * self.num_actions + 1)
-        capacity = _int("capacity", capacity, self.num_actions + 1, INT32_MAX)
+        capacity = integer("capacity", capacity, self.num_actions + 1, INT32_MAX)
         self._core = PUCTCore(self.spec, self.num_games, settings.leaves_per_tree, capacity)
         self._core.gumbel = settings.search == "gumbel"
         self._core.decisive = settings.decisive_moves
@@ -190,9 +172,9 @@ class BatchedMCTS:
     forced_playouts = _tunable("forced_playouts")
     no_pass_before = property(lambda self: self._core.no_pass_before,
                               lambda self, v: setattr(self._core, "no_pass_before",
-                                                      _int("no_pass_before", v, 0, INT32_MAX)))
+                                                      integer("no_pass_before", v, 0, INT32_MAX)))
     gumbel_scale = property(lambda self: self._core.gumbel_scale,
-                            lambda self, v: setattr(self._core, "gumbel_scale", _real("gumbel_scale", v, 0.0)))
+                            lambda self, v: setattr(self._core, "gumbel_scale", real("gumbel_scale", v, 0.0)))
     search = property(lambda self: "gumbel" if self._core.gumbel else "puct", doc="'puct' or 'gumbel' (fixed)")
     decisive_moves = property(lambda self: self._core.decisive, doc="whether wins in one move are scored exactly (fixed)")
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree, doc="descents per tree per batch (fixed)")
@@ -220,7 +202,7 @@ class BatchedMCTS:
 
     def set_root(self, i, state):
         """Start a fresh tree for game i at `state` (copied)."""
-        i = _int("game index", i, 0, self.num_games - 1)
+        i = integer("game index", i, 0, self.num_games - 1)
         if not isinstance(state, State) or state.spec is None or not same_game(state.spec, self.spec):
             raise ValueError(f"state {i} must be a State of {self.spec!r}, got {state!r}")
         self._core.set_root(i, state)
@@ -228,7 +210,7 @@ class BatchedMCTS:
     def root_state(self, i):
         """A copy of tree i's root position."""
         st = self._template.copy()
-        self._core.get_root(_int("game index", i, 0, self.num_games - 1), st)
+        self._core.get_root(integer("game index", i, 0, self.num_games - 1), st)
         return st
 
     # ---- search --------------------------------------------------------------------------
@@ -294,7 +276,7 @@ class BatchedMCTS:
         if simulations is None:
             sims = self.simulations
         elif isinstance(simulations, numbers.Integral) and not isinstance(simulations, bool):
-            sims = _int("simulations", simulations, 1, INT32_MAX)
+            sims = integer("simulations", simulations, 1, INT32_MAX)
         else:
             arr = np.asarray(simulations)
             if arr.shape != (G,) or arr.dtype.kind not in "iu":
@@ -338,10 +320,10 @@ class BatchedMCTS:
         """(visits, value sum from the mover's view, mover, child visit counts (A,)) of the node reached
         by `path` (actions from tree i's root, each an int in 0..num_actions-1), or None if it is not
         in the tree."""
-        return self._core.node_stats(_int("game index", i, 0, self.num_games - 1), list(path))
+        return self._core.node_stats(integer("game index", i, 0, self.num_games - 1), list(path))
 
     def tree_size(self, i):
-        return self._core.tree_size(_int("game index", i, 0, self.num_games - 1))
+        return self._core.tree_size(integer("game index", i, 0, self.num_games - 1))
 
     # ---- moves ---------------------------------------------------------------------------
     def select_actions(self, temperature=0.0):
@@ -350,7 +332,7 @@ class BatchedMCTS:
         a game that is over.  With search="gumbel" the search's own choice (the best of
         g + log P + sigma(q) among the most visited candidates); the temperature must then be 0 (set
         gumbel_scale before run() for more or less random moves)."""
-        t = _real("temperature", temperature, 0.0)
+        t = real("temperature", temperature, 0.0)
         if self.search == "gumbel" and t != 0:
             raise ValueError("select_actions: with search='gumbel' the move comes from the search; temperature "
                              f"must be 0 (gumbel_scale sets how random it is), got {temperature!r}")

@@ -182,7 +182,7 @@ def test_a_resigning_alphazero_agent_loses_the_arena_game():
 
 
 def test_resign_arguments():
-    with pytest.raises(ValueError, match="resign_below must be >= -1.0 and <= 1.0"):
+    with pytest.raises(ValueError, match="resign_below must be a finite number >= -1.0 and <= 1.0"):
         AlphaZeroAgent(uniform_evaluator, resign_below=-2)
     with pytest.raises(ValueError, match="resign_moves"):
         AlphaZeroAgent(uniform_evaluator, resign_moves=0)

@@ -9,26 +9,32 @@ bottom; Othello, Hex, Breakthrough: row 1 at the top).
 
 The conventions are written once, in zerogym.envs.game_info.GameInfo; a game's own module says
 where it departs from them (lower-case letters, column numbers), and the functions here ask the
-game's GameInfo (zerogym.registry.game_info).  The pass and swap actions are the spec's
-pass_action and swap_action.
+GameInfo of the spec, state or env they are given (zerogym.envs.binding.game_info_of).  The pass
+and swap actions are the spec's pass_action and swap_action.
 """
 import operator
+
+from zerogym.envs.binding import game_info_of
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"   # 25 letters: enough for every supported board
 
 
 def _info(game):
-    from zerogym.registry import game_info
-    return game_info(game)
+    """The GameInfo of a game name (the registry's) or of a GameSpec, State or env (its own)."""
+    if isinstance(game, str):
+        from zerogym.registry import game_info
+        return game_info(game)
+    return game_info_of(game)
 
 
 def column_labels(game):
-    """How a game's columns are labelled on its boards: "numbers", "lowercase" or "letters"."""
+    """How a game's columns are labelled on its boards: "numbers", "lowercase" or "letters".  `game` is a
+    name, a GameSpec, a State or an env."""
     return _info(game).column_labels
 
 
 def column_letters(game):
-    """The column letters of a game's boards, in the case it writes them."""
+    """The column letters of a game's boards, in the case it writes them (`game` as for column_labels)."""
     return _info(game).column_letters()
 
 
@@ -49,7 +55,7 @@ def parse_point(text, size):
     return r, c
 
 
-def _spec(obj):
+def spec_of(obj):
     """The GameSpec of a GameSpec, a State or an env (wrapped or not)."""
     if hasattr(obj, "obs_shape"):
         return obj
@@ -86,20 +92,18 @@ def format_action(spec, action, player=None):
     """
     if player is None:
         player = _player(spec)
-    spec = _spec(spec)
+    info, spec = game_info_of(spec), spec_of(spec)
     a = checked_action(spec, action)
-    info = _info(spec)
     return info.format_action(spec, a) if player is None else info.format_move(spec, a, player)
 
 
 def input_help(spec):
-    """What a person may type for a move in this game, as one phrase."""
-    spec = _spec(spec)
-    return _info(spec).input_help(spec)
+    """What a person may type for a move in this game, as one phrase (`spec`: a GameSpec, a State or an env)."""
+    return game_info_of(spec).input_help(spec_of(spec))
 
 
 def parse_action(spec, text):
     """The action a person means by `text` (case and spaces ignored), or ValueError saying what
-    is allowed.  Legality is not checked: the State's step() does that and says why."""
-    spec = _spec(spec)
-    return _info(spec).parse_action(spec, text)
+    is allowed; `spec` is a GameSpec, a State or an env.  Legality is not checked: the State's
+    step() does that and says why."""
+    return game_info_of(spec).parse_action(spec_of(spec), text)

@@ -1,24 +1,19 @@
-"""Writes docs/games/ from the code: an index (README.md) and one page per game with its rules
-(the env module's docstring), an AEC loop, the action names, observation planes, illegal-move
-reasons and symmetries of the game spec, and a picture (img/<game>.png, render_mode="rgb_array") of
-the example its GameInfo gives (zerogym.envs.game_info.Example).
+"""The pages of docs/games/, generated from the code: an index (README.md) and one page per game with
+its rules (the env module's docstring), an AEC loop, the action names, observation planes, illegal-move
+reasons and symmetries of the game spec, and a picture (img/<game>.png, render_mode="rgb_array") of the
+example its GameInfo gives (zerogym.envs.game_info.Example).
 
-python -m zerogym.gamedocs            # write the pages and pictures
-python -m zerogym.gamedocs --check    # write nothing; exit 1 naming the files that differ
+This module makes the text and the pictures and writes nothing; scripts/gamedocs.py of a source checkout
+writes them into its docs/games/, or checks that they match.
 """
-import argparse
 import importlib
 import inspect
-import pathlib
-import sys
-
-import numpy as np
 
 from zerogym.coords import format_action, input_help, parse_action
 from zerogym.registry import GAMES, game_info, game_module, make_state
 
-DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs" / "games"
 SIZE_KWARGS = ("board_size", "rows", "cols")
+WRITER = "python scripts/gamedocs.py"    # the command that writes the pages, as they name it
 
 
 def example(game):
@@ -170,7 +165,7 @@ def render_game(game):
     """The markdown page of `game`."""
     spec = spec_of(game)
     lines = [f"# {title(game)} (`{module_name(game)}`)", "",
-             "[All games](README.md) · generated from the code by `python -m zerogym.gamedocs`.", "",
+             f"[All games](README.md) · generated from the code by `{WRITER}`.", "",
              "## Rules", "", rules(game), "",
              "## An AEC loop", "",
              "A random legal game to the end (`env.action_space(agent).sample(mask)` draws a legal action):", "",
@@ -196,8 +191,8 @@ def render_index():
              "`zerogym.make(game, **kwargs)`, for two agents that take turns. Rewards are 0 until the end, "
              "then +1 for the winner, -1 for the loser and 0 for a draw. Each page gives the rules, an AEC loop, "
              "the actions, observation planes, illegal-move reasons, symmetries and a picture.", "",
-             "Generated from the code by `python -m zerogym.gamedocs`; `python -m zerogym.gamedocs --check` "
-             "and the tests check that the pages match it.", "",
+             f"Generated from the code by `{WRITER}`; `{WRITER} --check` and the tests check that the pages "
+             "match it.", "",
              "| game | `make` name | keyword arguments (defaults) | board sizes | actions | page |",
              "|---|---|---|---|---|---|"]
     for game in GAMES:
@@ -208,56 +203,13 @@ def render_index():
     return "\n".join(lines + [""])
 
 
-def pages(root=DOCS):
-    """{path: markdown} of every page under `root`."""
-    out = {root / "README.md": render_index()}
-    out.update({root / f"{game}.md": render_game(game) for game in GAMES})
+def pages():
+    """{file name under docs/games/: markdown} of the index and of every game's page."""
+    out = {"README.md": render_index()}
+    out.update({f"{game}.md": render_game(game) for game in GAMES})
     return out
 
 
-def pictures(root=DOCS):
-    """{path: RGB array} of every picture under `root`."""
-    return {root / "img" / f"{game}.png": picture(game) for game in GAMES}
-
-
-# ---- writing and checking -------------------------------------------------------------------
-def write(root=DOCS):
-    from PIL import Image
-    (root / "img").mkdir(parents=True, exist_ok=True)
-    for path, text in pages(root).items():
-        path.write_text(text)
-    for path, image in pictures(root).items():
-        Image.fromarray(image).save(path)
-
-
-def _same_picture(path, image):
-    """True if `path` is a picture with exactly the pixels of `image` (False if missing or unreadable)."""
-    from PIL import Image
-    try:
-        with Image.open(path) as saved:
-            return np.array_equal(np.asarray(saved.convert("RGB")), image)
-    except OSError:
-        return False
-
-
-def stale(root=DOCS):
-    """The files under `root` that differ from what the code generates (missing ones included)."""
-    out = [p for p, text in pages(root).items() if not p.exists() or p.read_text() != text]
-    return out + [p for p, image in pictures(root).items() if not _same_picture(p, image)]
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m zerogym.gamedocs", description="Write docs/games/ from the code.")
-    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 naming the files that differ")
-    ap.add_argument("--out", type=pathlib.Path, default=DOCS, help="the folder of the pages (default: docs/games)")
-    args = ap.parse_args(argv)
-    if not args.check:
-        write(args.out)
-        return
-    bad = stale(args.out)
-    if bad:
-        sys.exit(f"stale: {', '.join(map(str, bad))}; regenerate with python -m zerogym.gamedocs")
-
-
-if __name__ == "__main__":
-    main()
+def pictures():
+    """{file name under docs/games/: RGB array} of every game's picture."""
+    return {f"img/{game}.png": picture(game) for game in GAMES}

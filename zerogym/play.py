@@ -5,14 +5,14 @@ through input_fn / print_fn, so a whole game can be scripted.  Moves are typed a
 names them ("D4", "a1" in Othello, "pass", "swap", or a column number in Connect Four); commands:
 undo, hint, resign, help, quit.  (zerogym_agents.play_cli names agents by spec, e.g. "uct:400".)
 What a game says in words (its title, the players' names, the rules line, the score explained) comes
-from its GameInfo (zerogym.registry.game_info).
+from its GameInfo: the env's own, or the one a state or spec leads to (zerogym.envs.binding).
 """
 from dataclasses import dataclass, field
 
-from zerogym.coords import checked_action, format_action, input_help, parse_action
+from zerogym.coords import checked_action, input_help, parse_action, spec_of
+from zerogym.envs.binding import game_info_of
 from zerogym.envs.game_info import winning_line
 from zerogym.errors import IllegalMoveError
-from zerogym.registry import game_info
 
 __all__ = ["PlayResult", "Session", "agent_move_line", "board_text", "help_text", "move_help", "move_text", "play",
            "player_name", "rules_line", "score_lines", "winning_line"]
@@ -29,30 +29,37 @@ class PlayResult:
 
 
 def player_name(game, player):
-    """'black (X)', 'white (O)', or 'X' / 'O' for the games named after players."""
-    return game_info(game).player_name(player)
+    """'black (X)', 'white (O)', or 'X' / 'O' for the games named after players; `game` is a name, a
+    GameSpec, a State or an env."""
+    if isinstance(game, str):
+        from zerogym.registry import game_info
+        return game_info(game).player_name(player)
+    return game_info_of(game).player_name(player)
 
 
 def move_text(spec, action, player=None):
     """A move as a person reads it: "D4", "pass", "swap", "column 3"; given the `player` who makes
-    it, the full name where a game's names depend on the mover (Breakthrough's "c2-c3")."""
-    return game_info(spec).move_text(spec, checked_action(spec, action), player)
+    it, the full name where a game's names depend on the mover (Breakthrough's "c2-c3").  `spec` is
+    a GameSpec, a State or an env."""
+    info, spec = game_info_of(spec), spec_of(spec)
+    return info.move_text(spec, checked_action(spec, action), player)
 
 
 def agent_move_line(name, spec, action, history):
-    """What the agent did, in words."""
+    """What the agent did, in words (`spec`: a GameSpec, a State or an env)."""
+    info, game, spec = game_info_of(spec), spec, spec_of(spec)
     if action == spec.pass_action:
         return f"{name} passes."
     if action == spec.swap_action:
-        return game_info(spec).swap_line(name, spec, history)
-    return f"{name} plays {move_text(spec, action, history[-1][0] if history else None)}."
+        return info.swap_line(name, spec, history)
+    return f"{name} plays {move_text(game, action, history[-1][0] if history else None)}."
 
 
 def board_text(state):
     """The board with the coordinates a person types; the last move in brackets; under it the move
     number and who moves, named as in the prompt ("black (X)", "X")."""
     from zerogym.render import text_board
-    info = game_info(state.spec)
+    info = game_info_of(state)
     text = text_board(state, **info.text_style, row_labels=info.moves_name_rows)
     status = "game over" if state.is_over() else f"{info.player_name(state.current_player)} to move"
     return text.rsplit("\n", 1)[0] + f"\nmove {state.move_count}, {status}"
@@ -61,16 +68,17 @@ def board_text(state):
 def move_help(state):
     """What a person may type for a move now: coords.input_help, without "or swap" once the swap
     is no longer legal."""
-    text = input_help(state.spec)
+    info = game_info_of(state)
+    text = info.input_help(state.spec)
     swap = state.spec.swap_action
     if swap >= 0 and not state.is_legal(swap):
-        text = text.replace(f", or {format_action(state.spec, swap)}", "")
+        text = text.replace(f", or {info.format_action(state.spec, swap)}", "")
     return text
 
 
 def rules_line(state):
     """One sentence on how this game is won, with its kwargs."""
-    return game_info(state.spec).rules_line(state)
+    return game_info_of(state).rules_line(state)
 
 
 def help_text(state):
@@ -84,7 +92,7 @@ def help_text(state):
 
 def score_lines(state):
     """The final score explained, line by line."""
-    return game_info(state.spec).score_lines(state)
+    return game_info_of(state).score_lines(state)
 
 
 class _Quit(Exception):
@@ -98,7 +106,8 @@ class Session:
     game and after an undo, when it has one); name: what to call it (default its .name); notes:
     lines said before the game starts; human: "first" or "second" (or 0 / 1); input_fn(prompt) ->
     str and print_fn(text) do all the talking (the end of input counts as quit).  While it runs,
-    .env, .state (the live State) and .history ((player, action) per move) show the game.
+    .env, .state (the live State), .info (the env's GameInfo) and .history ((player, action) per move)
+    show the game.
     """
 
     def __init__(self, game, agent, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print,
@@ -112,6 +121,7 @@ class Session:
         self.env.reset(seed=seed)
         self.state = self.env.unwrapped.state
         self.spec = self.state.spec
+        self.info = self.env.unwrapped.game_info
         if human in ("first", 0):
             self.me = 0
         elif human in ("second", 1):
@@ -125,13 +135,13 @@ class Session:
 
     def run(self):
         """Play until the game ends, the person resigns or quits; returns a PlayResult."""
-        spec, me, say = self.spec, self.me, self.print_fn
+        me, say = self.me, self.print_fn
         self._reset_agent()
         for note in self.notes:
             say(note)
-        say(f"{game_info(spec).title}: {rules_line(self.state)}")
-        say(f"You play {player_name(spec.name, me)}, moving {'first' if me == 0 else 'second'}; "
-            f"{self.name} plays {player_name(spec.name, 1 - me)}.")
+        say(f"{self.info.title}: {rules_line(self.state)}")
+        say(f"You play {self.info.player_name(me)}, moving {'first' if me == 0 else 'second'}; "
+            f"{self.name} plays {self.info.player_name(1 - me)}.")
         say(help_text(self.state))
         say(board_text(self.state))
         try:
@@ -167,7 +177,7 @@ class Session:
         action = int(self.agent.act(self.env))
         self.env.step(action)
         self.history.append((1 - self.me, action))
-        self.print_fn(agent_move_line(self.name, self.spec, action, self.history))
+        self.print_fn(agent_move_line(self.name, self.env, action, self.history))
         self.print_fn(board_text(self.state))
 
     def undo(self):
@@ -176,7 +186,7 @@ class Session:
         if not mine:
             self.print_fn("Nothing to undo: you have not moved yet.")
             return False
-        taken = [move_text(self.spec, a, p) for p, a in self.history[mine[-1]:]]
+        taken = [move_text(self.env, a, p) for p, a in self.history[mine[-1]:]]
         del self.history[mine[-1]:]
         self.env.reset()
         for _, a in self.history:
@@ -188,12 +198,12 @@ class Session:
 
     def _human_turn(self):
         """Ask until the person moves (None) or resigns ("resigned"); raises _Quit on quit."""
-        spec, say = self.spec, self.print_fn
+        spec, env, info, say = self.spec, self.env, self.info, self.print_fn
         if spec.pass_action >= 0 and list(self.state.legal_actions()) == [spec.pass_action]:
             say("You have no legal placement: type pass.")
         while True:
             try:
-                text = self.input_fn(f"{player_name(spec.name, self.me)} to move> ")
+                text = self.input_fn(f"{info.player_name(self.me)} to move> ")
             except EOFError:
                 raise _Quit() from None
             word = text.strip().lower()
@@ -204,20 +214,20 @@ class Session:
             if word in ("help", "?", "h"):
                 say(help_text(self.state))
             elif word == "resign":
-                say(f"You resigned: {player_name(spec.name, 1 - self.me)} wins.")
+                say(f"You resigned: {info.player_name(1 - self.me)} wins.")
                 return "resigned"
             elif word == "hint":
-                say(f"hint: the agent would play {move_text(spec, int(self.agent.act(self.env)), self.me)}")
+                say(f"hint: the agent would play {move_text(env, int(self.agent.act(env)), self.me)}")
             elif word in ("undo", "u"):
                 self.undo()
             else:
                 try:
-                    action = parse_action(spec, text)
-                    self.env.step(action)
+                    action = parse_action(env, text)
+                    env.step(action)
                 except IllegalMoveError as err:
-                    say(f"{move_text(spec, action, self.me)} is not allowed: {err.reason}. Try again (help lists the commands).")
+                    say(f"{move_text(env, action, self.me)} is not allowed: {err.reason}. Try again (help lists the commands).")
                 except ValueError as err:           # not a move: say what is, as the game stands now
-                    say(str(err).replace(input_help(spec), move_help(self.state)))
+                    say(str(err).replace(input_help(env), move_help(self.state)))
                 else:
                     self.history.append((self.me, action))
                     return None

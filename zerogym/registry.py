@@ -20,9 +20,16 @@ def game_module(name):
     return importlib.import_module(GAMES[key])
 
 
+def load_games():
+    """Import the module of every game (each binds its GameInfo to its State class: zerogym.envs.binding)."""
+    for name in GAMES:
+        game_module(name)
+
+
 def game_info(game):
-    """The GameInfo of a game (zerogym/envs/game_info.py): how people see it, its docs example, the
-    facts tools ask about.  `game` is a name ("go", "go_v0") or a GameSpec."""
+    """The GameInfo of a game named by a person (zerogym/envs/game_info.py): how people see it, its docs
+    example, the facts tools ask about.  `game` is a name ("go", "go_v0") or a GameSpec; from a State or an
+    env, zerogym.envs.binding.game_info_of finds it without a name."""
     return game_module(game if isinstance(game, str) else game.name).raw_env.game_info
 
 

@@ -4,8 +4,9 @@ every game, and whole games saved as an animated GIF or one SVG per position.
 A picture is built once as a scene (rectangles, discs, polygons, labels) and then either rasterized
 (`draw`) or written as SVG (`svg`), so both show the same board: coordinates as the player types
 them (zerogym.coords), the last move marked.  What differs between games (which way up the board is,
-the picture's scene, the players' words) comes from each game's GameInfo (zerogym.envs.<game>,
-found through zerogym.registry.game_info); this module holds the drawing that every game shares.
+the picture's scene, the players' words) comes from each game's GameInfo (zerogym.envs.<game>),
+which the state drawn leads to (zerogym.envs.binding); this module holds the drawing that every game
+shares.
 """
 import math
 import os
@@ -14,12 +15,14 @@ import numpy as np
 
 from zerogym._font import draw_text, text_size
 from zerogym.coords import COLUMNS
+from zerogym.envs.binding import game_info_of
 
 CELL = 36  # pixels per board cell
 
 
 def __getattr__(name):
-    """PLAYER_WORDS: {game: the words for its two players in captions and results}, from each game's GameInfo."""
+    """PLAYER_WORDS: {game name: the words for its two players in captions and results}, from each game's
+    GameInfo."""
     if name == "PLAYER_WORDS":
         from zerogym.registry import GAMES, game_info
         return {game: game_info(game).player_words for game in GAMES}
@@ -153,8 +156,7 @@ def scene(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
 
     row0_at_bottom: where row 0 goes on games that may draw it either way, such as Othello and
     Tic-tac-toe (default: the game's own way up); caption: a line of text under the board (None: none)."""
-    from zerogym.registry import game_info
-    info = game_info(state.spec)
+    info = game_info_of(state)
     board, last, m = state.board(), last_point(state), float(cell)
     if row0_at_bottom is None:
         row0_at_bottom = info.row0_at_bottom
@@ -362,8 +364,7 @@ def result_text(state):
         return "move limit: no result"
     if state.winner < 0:
         return "draw"
-    from zerogym.registry import game_info
-    info = game_info(state.spec)
+    info = game_info_of(state)
     return f"{info.player_words[state.winner]} wins{info.result_detail(state)}"
 
 
@@ -372,8 +373,7 @@ def move_caption(state):
     if state.move_count == 0 or state.last_action < 0:
         text = "start"
     else:
-        from zerogym.registry import game_info
-        info = game_info(state.spec)
+        info = game_info_of(state)
         mover = (state.move_count - 1) % 2        # players alternate (a pass or a swap is a move)
         text = f"{state.move_count}. {info.player_words[mover]} {info.move_text(state.spec, state.last_action, mover)}"
     result = result_text(state)

@@ -8,6 +8,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
 from zerogym._validate import choice_arg, known_kwargs
+from zerogym.envs.binding import bind
 from zerogym.errors import IllegalMoveError
 
 
@@ -246,7 +247,9 @@ class ClassicWrapper(BaseWrapper):
 
 
 def env_factories(raw_class):
-    """The (env, raw_env) pair a game module exports."""
+    """The (env, raw_env) pair a game module exports; binds the class's GameInfo to its State class, so that
+    the game's states find it (zerogym.envs.binding)."""
+    bind(raw_class.state_class, raw_class.game_info)
 
     def raw_env(render_mode=None, **kwargs):
         return raw_class(render_mode=render_mode, **kwargs)

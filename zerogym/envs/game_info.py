@@ -4,9 +4,11 @@ Each game's module, zerogym/envs/<game>.py, holds its env class and a GameInfo s
 see the game (title, player names and words, coordinate labels, which way up the board is drawn,
 how a move is typed and printed, the rules line and the score explained at the end of a terminal
 game, the picture's scene), the example of its docs page, and the facts other tools ask about
-(history_free).  The env class holds one (`GoEnv.game_info`) and zerogym.registry.game_info(name)
-finds it; the shared code (zerogym.coords, zerogym.render, zerogym.play, zerogym.gamedocs) takes
-every per-game fact from there and never branches on a game's name.
+(history_free).  The env class holds one (`GoEnv.game_info`), bound to the game's State class where
+the module defines the env, so that a state, a spec or an env leads to it without a name
+(zerogym.envs.binding.game_info_of; a game named by a person: zerogym.registry.game_info).  The
+shared code (zerogym.coords, zerogym.render, zerogym.play, zerogym.gamedocs) takes every per-game
+fact from there and never branches on a game's name.
 
 The defaults below are the conventions most games follow: a board of cells named by a column
 letter (A.., no I) and a row number (action r * W + c is the cell at row r, column c), the spec's

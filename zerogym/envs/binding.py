@@ -12,14 +12,19 @@ once, each binding its own, and the lookup is made again.  A State of the base c
 game (State.from_spec), has the GameInfo of its spec.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from zerogym._core.spec import GameSpec
 from zerogym._core.state import State
+from zerogym._types import GameInfoProtocol
 
-_BY_CLASS = {}  # State class -> its game's GameInfo
-_BY_NAME = {}  # spec.name -> GameInfo, for a bare GameSpec
+_BY_CLASS: dict[type, GameInfoProtocol] = {}  # State class -> its game's GameInfo
+_BY_NAME: dict[str, GameInfoProtocol] = {}  # spec.name -> GameInfo, for a bare GameSpec
 
 
-def bind(state_class, info):
+def bind(state_class: type[State], info: GameInfoProtocol) -> None:
     """Make `info` the GameInfo of the states of `state_class` (and of its subclasses) and of the GameSpecs
     named `info.name`."""
     if not (isinstance(state_class, type) and issubclass(state_class, State)):
@@ -28,7 +33,7 @@ def bind(state_class, info):
     _BY_NAME[info.name] = info
 
 
-def _find(obj):
+def _find(obj: Any) -> GameInfoProtocol | None:
     """The GameInfo bound to `obj` (see game_info_of), or None."""
     if isinstance(obj, GameSpec):
         return _BY_NAME.get(obj.name)
@@ -37,11 +42,11 @@ def _find(obj):
     env = getattr(obj, "unwrapped", None)
     if env is None:
         raise TypeError(f"expected a GameSpec, a State or an env, got {type(obj).__name__}")
-    info = getattr(env, "game_info", None)
+    info: GameInfoProtocol | None = getattr(env, "game_info", None)
     return info if info is not None else _find(env.state)
 
 
-def game_info_of(obj):
+def game_info_of(obj: Any) -> GameInfoProtocol:
     """The GameInfo (zerogym.envs.game_info) of `obj`: an env (wrapped or not), a State or a GameSpec."""
     info = _find(obj)
     if info is None:
@@ -52,6 +57,6 @@ def game_info_of(obj):
     if info is None and isinstance(obj, State):
         info = _find(obj.spec)  # a State of no game's class (State.from_spec): the one of its spec
     if info is None:
-        what = obj.name if isinstance(obj, GameSpec) else type(obj).__name__
+        what = f"a GameSpec named {obj.name!r}" if isinstance(obj, GameSpec) else type(obj).__name__
         raise LookupError(f"no GameInfo is bound to {what}: its game's module binds one (zerogym.envs.binding.bind)")
     return info

@@ -132,8 +132,8 @@ def pytest_configure(config):
 def pytest_report_header(config):
     return f"zerogym {zerogym.__version__} from {os.path.dirname(zerogym.__file__)}"
 EOF
-# test_gamedocs compares the committed docs/games/ with gamedocs.DOCS, the docs folder beside the
-# package: there is one only in a source checkout (the README's test command runs it there)
+# test_gamedocs checks the committed docs/games/ against what scripts/gamedocs.py writes: a check of the
+# source checkout (the README's test command runs it there)
 ZEROGYM_CHECK_VENV="$venv" PYTHONPATH="$work/run/plugin" bare pytest -q -p wheel_under_test -p no:cacheprovider \
   -o addopts=--import-mode=importlib --rootdir "$work/src" "$work/src/tests/zerogym" \
   --ignore "$work/src/tests/zerogym/test_gamedocs.py" || fail "environment tests"

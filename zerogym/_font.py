@@ -1,5 +1,10 @@
 """A 5x7 bitmap font (digits, capital and small letters, a little punctuation) for labels on numpy pictures."""
+from __future__ import annotations
+
 import numpy as np
+import numpy.typing as npt
+
+from zerogym._types import Colour
 
 _GLYPHS = {
     "0": ".###. #...# #..## #.#.# ##..# #...# .###.",
@@ -80,12 +85,13 @@ _GLYPHS = {
 GLYPH = {ch: np.array([[p == "#" for p in row] for row in rows.split()], bool) for ch, rows in _GLYPHS.items()}
 
 
-def text_size(text, scale):
+def text_size(text: str, scale: int) -> tuple[int, int]:
     """(height, width) in pixels of `text` drawn at `scale`."""
     return 7 * scale, max(len(text) * 6 - 1, 0) * scale
 
 
-def draw_text(img, text, y, x, scale, color, anchor="center"):
+def draw_text(img: npt.NDArray[np.uint8], text: str, y: float, x: float, scale: int, color: Colour,
+              anchor: str = "center") -> None:
     """Draw `text` (unknown characters as '?') into img with its anchor point at (y, x).
     anchor: "center", "left" (x is the left edge) or "right"; y is always the vertical centre."""
     h, w = text_size(text, scale)

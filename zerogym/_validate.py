@@ -1,10 +1,16 @@
 """Checks for constructor kwargs, with messages that say what is allowed."""
+from __future__ import annotations
+
 import operator
+from collections.abc import Collection, Mapping
+from typing import Any, TypeVar
 
 from zerogym.errors import KwargsError
 
+T = TypeVar("T")
 
-def as_int(value):
+
+def as_int(value: Any) -> int | None:
     """operator.index(value) (one call), or None when `value` is no integer; bools (numpy's too)
     are no integers here."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
@@ -15,7 +21,7 @@ def as_int(value):
         return None
 
 
-def int_arg(game, name, value, lo, hi, extra=""):
+def int_arg(game: str, name: str, value: object, lo: int, hi: int, extra: str = "") -> int:
     """`value` as an int in lo..hi, or ValueError naming the game, the kwarg and the range."""
     v = as_int(value)
     if v is None:
@@ -25,13 +31,14 @@ def int_arg(game, name, value, lo, hi, extra=""):
     return v
 
 
-def choice_arg(game, name, value, allowed):
+def choice_arg(game: str, name: str, value: T, allowed: Collection[object]) -> T:
+    """`value` if it is one of `allowed`, else ValueError naming the game, the kwarg and the choices."""
     if value not in allowed:
         raise ValueError(f"{game}: {name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     return value
 
 
-def known_kwargs(state_class, kwargs):
+def known_kwargs(state_class: type, kwargs: Mapping[str, Any]) -> None:
     """KwargsError (a TypeError) naming the game and the keywords it takes if `kwargs` has one that its
     make_spec does not (a typo like boardsize=9 would otherwise name neither)."""
     import difflib

@@ -1,39 +1,50 @@
-"""Writes docs/games/ from the code: an index (README.md) and one page per game with its rules
-(the env module's docstring), an AEC loop, the action names, observation planes, illegal-move
-reasons and symmetries of the game spec, and a picture (img/<game>.png, render_mode="rgb_array") of
-the example its GameInfo gives (zerogym.envs.game_info.Example).
+"""The pages of docs/games/, generated from the code: an index (README.md) and one page per game with
+its rules (the env module's docstring), an AEC loop, the action names, observation planes, illegal-move
+reasons and symmetries of the game spec, and a picture (img/<game>.png, render_mode="rgb_array") of the
+example its GameInfo gives (zerogym.envs.game_info.Example).
 
-python -m zerogym.gamedocs            # write the pages and pictures
-python -m zerogym.gamedocs --check    # write nothing; exit 1 naming the files that differ
+This module makes the text and the pictures and writes nothing; scripts/gamedocs.py of a source checkout
+writes them into its docs/games/, or checks that they match.
 """
-import argparse
+from __future__ import annotations
+
 import importlib
 import inspect
-import pathlib
-import sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from zerogym.coords import format_action, input_help, parse_action
 from zerogym.registry import GAMES, game_info, game_module, make_state
 
-DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs" / "games"
+if TYPE_CHECKING:
+    from zerogym._core.spec import GameSpec
+    from zerogym._types import Example
+    from zerogym.envs.base import ClassicWrapper
+
 SIZE_KWARGS = ("board_size", "rows", "cols")
+WRITER = "python scripts/gamedocs.py"    # the command that writes the pages, as they name it
 
 
-def example(game):
+def example(game: str) -> Example:
     """The game's docs example (its GameInfo's Example)."""
     return game_info(game).example
 
 
 # ---- what the code says ------------------------------------------------------------------------
-def module_name(game):
+def module_name(game: str) -> str:
     return GAMES[game].split(".")[-1]
 
 
-def title(game):
+def _docstring(game: str) -> str:
+    """The docstring of the game's env module (zerogym.<game>_v0): its rules."""
+    return game_module(game).__doc__ or ""
+
+
+def title(game: str) -> str:
     """The game's name, from the first line of its module docstring ("Tic-tac-toe / Gomoku")."""
-    return game_module(game).__doc__.split(" AEC environment")[0]
+    return _docstring(game).split(" AEC environment")[0]
 
 
 # the same for every game (zerogym.envs.base): appended to each page's rules
@@ -43,25 +54,28 @@ ends the game with -1 for the offender and 0 for the other agent, and info `ille
 `env(illegal="raise")` raises instead. An action that is not an int in range always raises."""
 
 
-def rules(game):
-    return inspect.cleandoc(game_module(game).__doc__) + "\n\n" + ILLEGAL_MOVES
+def rules(game: str) -> str:
+    """The page's rules: the env module's docstring, and what an illegal move does."""
+    return inspect.cleandoc(_docstring(game)) + "\n\n" + ILLEGAL_MOVES
 
 
-def signature(game):
+def signature(game: str) -> inspect.Signature:
     """The game's keyword arguments with their defaults, as in its make_spec."""
     core = importlib.import_module(game_module(game).raw_env.state_class.__module__)
     return inspect.signature(core.make_spec)
 
 
-def example_env(game, **options):
+def example_env(game: str, **options: Any) -> ClassicWrapper:
+    """The example's env (its GameInfo's Example kwargs), with `options` (render_mode=...)."""
     return game_module(game).env(**example(game).kwargs, **options)
 
 
-def spec_of(game):
+def spec_of(game: str) -> GameSpec:
+    """The GameSpec of the example's env."""
     return example_env(game).unwrapped.state.spec
 
 
-def _accepts(game, kwargs):
+def _accepts(game: str, kwargs: dict[str, Any]) -> bool:
     try:
         make_state(game, **kwargs)
     except ValueError:
@@ -69,7 +83,7 @@ def _accepts(game, kwargs):
     return True
 
 
-def _span(values):
+def _span(values: list[int]) -> str:
     """"2..25", "4..16, even" for a sorted run of ints."""
     if values == list(range(values[0], values[-1] + 1)):
         return f"{values[0]}..{values[-1]}"
@@ -77,7 +91,7 @@ def _span(values):
     return f"{values[0]}..{values[-1]}, {parity}"
 
 
-def board_sizes(game):
+def board_sizes(game: str) -> str:
     """The sizes each size kwarg accepts, one at a time, e.g. "`board_size` 2..25"."""
     probe = game_info(game).size_probe
     parts = []
@@ -88,7 +102,7 @@ def board_sizes(game):
     return ", ".join(parts)
 
 
-def action_count(spec):
+def action_count(spec: GameSpec) -> str:
     """How many actions, as a formula of the board, e.g. "`N*N + 1` (the last: pass)"."""
     h, w, _ = spec.obs_shape
     if spec.action_kind == "cell_moves":
@@ -100,7 +114,7 @@ def action_count(spec):
     return "`cols` (one per column)"
 
 
-def example_actions(spec):
+def example_actions(spec: GameSpec) -> list[int]:
     """A few actions to show: the first two, the start of row 2, the last point, pass/swap, the last."""
     h, w, _ = spec.obs_shape
     n = spec.num_actions
@@ -109,18 +123,18 @@ def example_actions(spec):
     return sorted(a for a in {0, 1, w, h * w - 1, h * w, n - 1} if a < n)
 
 
-def _code(value):
+def _code(value: object) -> str:
     """`value` as Python source, strings in double quotes."""
     return f'"{value}"' if isinstance(value, str) else repr(value)
 
 
-def _call(game, **options):
+def _call(game: str, **options: Any) -> str:
     """The example's env() call as Python source, e.g. 'go_v0.env(board_size=9, render_mode="ansi")'."""
     kwargs = {**example(game).kwargs, **options}
     return f"{module_name(game)}.env({', '.join(f'{k}={_code(v)}' for k, v in kwargs.items())})"
 
 
-def example_code(game):
+def example_code(game: str) -> str:
     """The page's AEC loop: a random legal game of `game` to the end."""
     return "\n".join([
         f"from zerogym import {module_name(game)}",
@@ -135,7 +149,7 @@ def example_code(game):
     ])
 
 
-def picture(game):
+def picture(game: str) -> npt.NDArray[np.uint8]:
     """The page's picture: the example moves played in an env(render_mode="rgb_array"), rendered."""
     env = example_env(game, render_mode="rgb_array")
     env.reset()
@@ -145,7 +159,8 @@ def picture(game):
 
 
 # ---- pages --------------------------------------------------------------------------------------
-def actions_section(game, spec):
+def actions_section(game: str, spec: GameSpec) -> list[str]:
+    """The page's Actions section, line by line."""
     lines = ["## Actions", "",
              f"`{_call(game)}` has {spec.num_actions} actions: {action_count(spec)}. A person types a move as "
              f"{input_help(spec)}: `zerogym.coords.format_action(env, action)` gives that name and "
@@ -155,7 +170,8 @@ def actions_section(game, spec):
     return lines
 
 
-def observation_section(spec):
+def observation_section(spec: GameSpec) -> list[str]:
+    """The page's Observation section, line by line."""
     h, w, c = spec.obs_shape
     lines = ["## Observation", "",
              f'`obs["observation"]` is int8 `({h}, {w}, {c})`, seen from the agent it is for; '
@@ -166,11 +182,11 @@ def observation_section(spec):
     return lines
 
 
-def render_game(game):
+def render_game(game: str) -> str:
     """The markdown page of `game`."""
     spec = spec_of(game)
     lines = [f"# {title(game)} (`{module_name(game)}`)", "",
-             "[All games](README.md) · generated from the code by `python -m zerogym.gamedocs`.", "",
+             f"[All games](README.md) · generated from the code by `{WRITER}`.", "",
              "## Rules", "", rules(game), "",
              "## An AEC loop", "",
              "A random legal game to the end (`env.action_space(agent).sample(mask)` draws a legal action):", "",
@@ -189,15 +205,15 @@ def render_game(game):
     return "\n".join(lines)
 
 
-def render_index():
+def render_index() -> str:
     """The markdown index of docs/games/: a table of every game."""
     lines = ["# Games", "",
              "Every game is a PettingZoo AEC environment, `zerogym.<game>_v0.env(**kwargs)` or "
              "`zerogym.make(game, **kwargs)`, for two agents that take turns. Rewards are 0 until the end, "
              "then +1 for the winner, -1 for the loser and 0 for a draw. Each page gives the rules, an AEC loop, "
              "the actions, observation planes, illegal-move reasons, symmetries and a picture.", "",
-             "Generated from the code by `python -m zerogym.gamedocs`; `python -m zerogym.gamedocs --check` "
-             "and the tests check that the pages match it.", "",
+             f"Generated from the code by `{WRITER}`; `{WRITER} --check` and the tests check that the pages "
+             "match it.", "",
              "| game | `make` name | keyword arguments (defaults) | board sizes | actions | page |",
              "|---|---|---|---|---|---|"]
     for game in GAMES:
@@ -208,56 +224,13 @@ def render_index():
     return "\n".join(lines + [""])
 
 
-def pages(root=DOCS):
-    """{path: markdown} of every page under `root`."""
-    out = {root / "README.md": render_index()}
-    out.update({root / f"{game}.md": render_game(game) for game in GAMES})
+def pages() -> dict[str, str]:
+    """{file name under docs/games/: markdown} of the index and of every game's page."""
+    out = {"README.md": render_index()}
+    out.update({f"{game}.md": render_game(game) for game in GAMES})
     return out
 
 
-def pictures(root=DOCS):
-    """{path: RGB array} of every picture under `root`."""
-    return {root / "img" / f"{game}.png": picture(game) for game in GAMES}
-
-
-# ---- writing and checking -------------------------------------------------------------------
-def write(root=DOCS):
-    from PIL import Image
-    (root / "img").mkdir(parents=True, exist_ok=True)
-    for path, text in pages(root).items():
-        path.write_text(text)
-    for path, image in pictures(root).items():
-        Image.fromarray(image).save(path)
-
-
-def _same_picture(path, image):
-    """True if `path` is a picture with exactly the pixels of `image` (False if missing or unreadable)."""
-    from PIL import Image
-    try:
-        with Image.open(path) as saved:
-            return np.array_equal(np.asarray(saved.convert("RGB")), image)
-    except OSError:
-        return False
-
-
-def stale(root=DOCS):
-    """The files under `root` that differ from what the code generates (missing ones included)."""
-    out = [p for p, text in pages(root).items() if not p.exists() or p.read_text() != text]
-    return out + [p for p, image in pictures(root).items() if not _same_picture(p, image)]
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m zerogym.gamedocs", description="Write docs/games/ from the code.")
-    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 naming the files that differ")
-    ap.add_argument("--out", type=pathlib.Path, default=DOCS, help="the folder of the pages (default: docs/games)")
-    args = ap.parse_args(argv)
-    if not args.check:
-        write(args.out)
-        return
-    bad = stale(args.out)
-    if bad:
-        sys.exit(f"stale: {', '.join(map(str, bad))}; regenerate with python -m zerogym.gamedocs")
-
-
-if __name__ == "__main__":
-    main()
+def pictures() -> dict[str, npt.NDArray[np.uint8]]:
+    """{file name under docs/games/: RGB array} of every game's picture."""
+    return {f"img/{game}.png": picture(game) for game in GAMES}

@@ -4,22 +4,36 @@ every game, and whole games saved as an animated GIF or one SVG per position.
 A picture is built once as a scene (rectangles, discs, polygons, labels) and then either rasterized
 (`draw`) or written as SVG (`svg`), so both show the same board: coordinates as the player types
 them (zerogym.coords), the last move marked.  What differs between games (which way up the board is,
-the picture's scene, the players' words) comes from each game's GameInfo (zerogym.envs.<game>,
-found through zerogym.registry.game_info); this module holds the drawing that every game shares.
+the picture's scene, the players' words) comes from each game's GameInfo (zerogym.envs.<game>),
+which the state drawn leads to (zerogym.envs.binding); this module holds the drawing that every game
+shares.
 """
+from __future__ import annotations
+
 import math
 import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from zerogym._font import draw_text, text_size
+from zerogym._types import Board, Cell, Colour, Item
 from zerogym.coords import COLUMNS
+from zerogym.envs.binding import game_info_of
+
+if TYPE_CHECKING:
+    from zerogym._core.state import State
+
+Picture = npt.NDArray[np.uint8]  # an RGB picture, (height, width, 3)
 
 CELL = 36  # pixels per board cell
 
 
-def __getattr__(name):
-    """PLAYER_WORDS: {game: the words for its two players in captions and results}, from each game's GameInfo."""
+def __getattr__(name: str) -> dict[str, tuple[str, str]]:
+    """PLAYER_WORDS: {game name: the words for its two players in captions and results}, from each game's
+    GameInfo."""
     if name == "PLAYER_WORDS":
         from zerogym.registry import GAMES, game_info
         return {game: game_info(game).player_words for game in GAMES}
@@ -27,7 +41,7 @@ def __getattr__(name):
 
 
 # ---- text ------------------------------------------------------------------------------------
-def last_point(state):
+def last_point(state: State) -> Cell | None:
     """(row, col) of the last move's piece, or None (pass, start).  After a swap: the swapped stone."""
     if hasattr(state, "last_point"):
         return state.last_point()
@@ -38,11 +52,12 @@ def last_point(state):
     if a == state.spec.swap_action:
         stones = np.argwhere(state.board())
         if len(stones) == 1:
-            return tuple(int(v) for v in stones[0])
+            return int(stones[0][0]), int(stones[0][1])
     return None
 
 
-def text_board(state, symbols=".XO", row0_at_bottom=True, hex=False, column_labels="letters", row_labels=True):
+def text_board(state: State, symbols: str = ".XO", row0_at_bottom: bool = True, hex: bool = False,
+               column_labels: str = "letters", row_labels: bool = True) -> str:
     """The board as text: column labels ("letters", "lowercase" letters or "numbers"), row numbers
     (unless row_labels=False), the last move in brackets."""
     board = state.board()
@@ -87,12 +102,12 @@ MARK_X, MARK_O, LAST_SQUARE = (40, 70, 170), (200, 50, 40), (250, 232, 150)
 OUTLINE = (0, 0, 0)
 
 
-def label_scale(m):
+def label_scale(m: float) -> int:
     """The glyph scale of coordinate labels on cells of m pixels."""
     return max(1, int(m * 0.3 / 7 + 0.5))
 
 
-def _x_or_o(player, y, x, m, surface):
+def _x_or_o(player: int, y: float, x: float, m: float, surface: Colour) -> list[Item]:
     """Tic-tac-toe marks: an X (two bars) for the first player, an O (a ring) for the second."""
     if player == 2:
         return [("disc", y, x, m * 0.33, surface, MARK_O, m * 0.11)]
@@ -103,25 +118,27 @@ def _x_or_o(player, y, x, m, surface):
              MARK_X, None, 0)]
 
 
-def grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=False, letters=COLUMNS, stars=()):
+def grid_items(board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool, points: bool,
+               colours: tuple[Colour, Colour, Colour, Colour], marks: bool = False, letters: str = COLUMNS,
+               stars: Iterable[Cell] = ()) -> tuple[list[Item], Colour]:
     """(items, background) of a square grid: points=True, lines through the points (Go, with star
     points `stars`, (row, col) as drawn); else a board of squares (marks=True: X and O instead of
     stones).  colours: (background, surface, line, ink); letters: the column labels."""
     h, w = board.shape
     background, surface, line, ink = colours
     lw = max(1, round(m / 36))
-    items = [("rect", 0, 0, h * m, w * m, surface)]
+    items: list[Item] = [("rect", 0, 0, h * m, w * m, surface)]
     if points:
         x0, x1, y0, y1 = m / 2 - lw / 2, (w - 0.5) * m + lw / 2, m / 2 - lw / 2, (h - 0.5) * m + lw / 2
         items += [("rect", (i + 0.5) * m - lw / 2, x0, (i + 0.5) * m + lw / 2, x1, line) for i in range(h)]
         items += [("rect", y0, (j + 0.5) * m - lw / 2, y1, (j + 0.5) * m + lw / 2, line) for j in range(w)]
-        for y, x in stars:
-            items.append(("disc", (y + 0.5) * m, (x + 0.5) * m, max(2.0, m * 0.08), line, None))
+        for row, col in stars:
+            items.append(("disc", (row + 0.5) * m, (col + 0.5) * m, max(2.0, m * 0.08), line, None))
     else:
         items += [("rect", i * m - lw / 2, -lw / 2, i * m + lw / 2, w * m + lw / 2, line) for i in range(h + 1)]
         items += [("rect", -lw / 2, j * m - lw / 2, h * m + lw / 2, j * m + lw / 2, line) for j in range(w + 1)]
 
-    def screen_row(r):
+    def screen_row(r: int) -> int:
         return (h - 1 - r) if row0_at_bottom else r
 
     if marks and last is not None:      # X and O: the last move's square is highlighted
@@ -147,14 +164,14 @@ def grid_items(board, last, m, labels, row0_at_bottom, points, colours, marks=Fa
     return items, background
 
 
-def scene(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
+def scene(state: State, row0_at_bottom: bool | None = None, cell: float = CELL, labels: bool = True,
+          caption: str | None = None) -> tuple[int, int, Colour, list[Item]]:
     """(height, width, background, items) of a picture of `state` (see the item list above), drawn
     by its game's GameInfo.scene_items.
 
     row0_at_bottom: where row 0 goes on games that may draw it either way, such as Othello and
     Tic-tac-toe (default: the game's own way up); caption: a line of text under the board (None: none)."""
-    from zerogym.registry import game_info
-    info = game_info(state.spec)
+    info = game_info_of(state)
     board, last, m = state.board(), last_point(state), float(cell)
     if row0_at_bottom is None:
         row0_at_bottom = info.row0_at_bottom
@@ -175,7 +192,7 @@ def scene(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
     return height, width, bg, items
 
 
-def _bounds(item):
+def _bounds(item: Item) -> tuple[float, float, float, float]:
     kind = item[0]
     if kind == "rect":
         return item[1:5]
@@ -191,7 +208,7 @@ def _bounds(item):
     return y - th / 2, left, y + th / 2, left + tw
 
 
-def _shift(item, dy, dx):
+def _shift(item: Item, dy: float, dx: float) -> Item:
     kind = item[0]
     if kind == "rect":
         return (kind, item[1] + dy, item[2] + dx, item[3] + dy, item[4] + dx, item[5])
@@ -200,7 +217,7 @@ def _shift(item, dy, dx):
     return (kind, item[1] + dy, item[2] + dx) + tuple(item[3:])
 
 
-def _fit(items, pad):
+def _fit(items: list[Item], pad: float) -> tuple[int, int, list[Item]]:
     """Move the items so their bounding box starts at (pad, pad); (height, width, items)."""
     b = np.array([_bounds(it) for it in items])
     y0, x0, y1, x1 = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
@@ -210,7 +227,8 @@ def _fit(items, pad):
 
 
 # ---- raster ----------------------------------------------------------------------------------
-def _disc(img, cy, cx, radius, color, outline=None, width=None):
+def _disc(img: Picture, cy: float, cx: float, radius: float, color: Colour, outline: Colour | None = None,
+          width: float | None = None) -> None:
     """An antialiased disc (with an outline ring of `width` pixels inside its edge, if outline)."""
     h, w, _ = img.shape
     y0, y1 = max(int(cy - radius - 1), 0), min(int(cy + radius + 2), h)
@@ -230,7 +248,7 @@ def _disc(img, cy, cx, radius, color, outline=None, width=None):
     img[y0:y1, x0:x1] = np.round(region).astype(np.uint8)
 
 
-def _polygon(img, pts, color):
+def _polygon(img: Picture, pts: npt.ArrayLike, color: Colour) -> None:
     pts = np.asarray(pts, dtype=float)
     y0, x0 = np.floor(pts.min(axis=0)).astype(int)
     y1, x1 = np.ceil(pts.max(axis=0)).astype(int) + 1
@@ -250,7 +268,7 @@ def _polygon(img, pts, color):
     img[y0:y1, x0:x1][pos | neg] = color
 
 
-def _shrink(pts, width):
+def _shrink(pts: npt.ArrayLike, width: float) -> npt.NDArray[np.float64]:
     """A convex polygon moved `width` pixels inwards (towards its centroid)."""
     pts = np.asarray(pts, float)
     centre = pts.mean(axis=0)
@@ -259,7 +277,7 @@ def _shrink(pts, width):
     return centre + (pts - centre) * max(0.0, 1 - width / inner)
 
 
-def rasterize(height, width, background, items):
+def rasterize(height: int, width: int, background: Colour, items: Iterable[Item]) -> Picture:
     """An RGB uint8 picture (height, width, 3) of a scene."""
     img = np.empty((height, width, 3), np.uint8)
     img[:] = background
@@ -282,7 +300,8 @@ def rasterize(height, width, background, items):
     return img
 
 
-def draw(state, name=None, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
+def draw(state: State, name: str | None = None, row0_at_bottom: bool | None = None, cell: float = CELL,
+         labels: bool = True, caption: str | None = None) -> Picture:
     """An RGB picture (uint8 H x W x 3) of `state`: the board with coordinates, the last move marked.
 
     name: ignored (the game comes from the state; kept for callers that pass the env's name);
@@ -291,11 +310,13 @@ def draw(state, name=None, row0_at_bottom=None, cell=CELL, labels=True, caption=
 
 
 # ---- SVG -------------------------------------------------------------------------------------
-def _rgb(colour):
-    return "#%02x%02x%02x" % tuple(int(v) for v in colour)
+def _rgb(colour: Sequence[float]) -> str:
+    r, g, b = (int(v) for v in colour)
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def svg(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
+def svg(state: State, row0_at_bottom: bool | None = None, cell: float = CELL, labels: bool = True,
+        caption: str | None = None) -> str:
     """The picture of `state` as an SVG document (text), the same drawing as draw()."""
     height, width, background, items = scene(state, row0_at_bottom, cell, labels, caption)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -332,12 +353,12 @@ def svg(state, row0_at_bottom=None, cell=CELL, labels=True, caption=None):
     return "\n".join(out) + "\n"
 
 
-def _escape(text):
+def _escape(text: object) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 # ---- whole games -----------------------------------------------------------------------------
-def replay(game, actions, **kwargs):
+def replay(game: str | State, actions: Iterable[int], **kwargs: Any) -> list[State]:
     """The positions of a game: [start, after action 1, ...].  game: a name ("go") with the game's
     kwargs, or a State to start from (not changed).  An illegal action raises IllegalMoveError."""
     if isinstance(game, str):
@@ -354,7 +375,7 @@ def replay(game, actions, **kwargs):
     return states
 
 
-def result_text(state):
+def result_text(state: State) -> str:
     """The result of a finished game in a few words ("black wins by 3.5", "draw"), else ""."""
     if not state.is_over():
         return ""
@@ -362,25 +383,24 @@ def result_text(state):
         return "move limit: no result"
     if state.winner < 0:
         return "draw"
-    from zerogym.registry import game_info
-    info = game_info(state.spec)
+    info = game_info_of(state)
     return f"{info.player_words[state.winner]} wins{info.result_detail(state)}"
 
 
-def move_caption(state):
+def move_caption(state: State) -> str:
     """A caption for a position: its move number, who played what, and the result at the end."""
     if state.move_count == 0 or state.last_action < 0:
         text = "start"
     else:
-        from zerogym.registry import game_info
-        info = game_info(state.spec)
+        info = game_info_of(state)
         mover = (state.move_count - 1) % 2        # players alternate (a pass or a swap is a move)
         text = f"{state.move_count}. {info.player_words[mover]} {info.move_text(state.spec, state.last_action, mover)}"
     result = result_text(state)
     return f"{text} - {result}" if result else text
 
 
-def save_gif(states, path, fps=2.0, cell=24, labels=True, captions=True, hold_last=2.0):
+def save_gif(states: Iterable[State], path: str | os.PathLike[str], fps: float = 2.0, cell: float = 24,
+             labels: bool = True, captions: bool = True, hold_last: float = 2.0) -> str | os.PathLike[str]:
     """Write the positions `states` (e.g. replay(...)) as an animated GIF, one frame per position,
     each shown 1/fps seconds and the last one at least `hold_last` seconds; returns the path.
     Needs Pillow.  With captions=False, identical consecutive pictures (a pass) merge into one frame."""
@@ -401,7 +421,8 @@ def save_gif(states, path, fps=2.0, cell=24, labels=True, captions=True, hold_la
     return path
 
 
-def save_svgs(states, folder, prefix="position", cell=CELL, labels=True, captions=True):
+def save_svgs(states: Iterable[State], folder: str | os.PathLike[str], prefix: str = "position", cell: float = CELL,
+              labels: bool = True, captions: bool = True) -> list[str]:
     """Write one SVG per position into `folder` (created if needed): prefix_000.svg, prefix_001.svg, ...;
     returns the paths in order."""
     os.makedirs(folder, exist_ok=True)
@@ -416,7 +437,8 @@ def save_svgs(states, folder, prefix="position", cell=CELL, labels=True, caption
     return paths
 
 
-def save_game(states, path, **options):
+def save_game(states: Iterable[State], path: str | os.PathLike[str],
+              **options: Any) -> str | os.PathLike[str] | list[str]:
     """Save positions as a GIF (path ending in .gif) or as one SVG per position (any other path: a
     folder); options go to save_gif / save_svgs.  Returns what they return."""
     if os.fspath(path).lower().endswith(".gif"):
@@ -425,7 +447,7 @@ def save_game(states, path, **options):
 
 
 # ---- windows ---------------------------------------------------------------------------------
-def show(image, window, title):
+def show(image: Picture, window: Any, title: str) -> Any:
     """Show `image` in a pygame window (render_mode="human"); returns the window."""
     try:
         import pygame
@@ -442,6 +464,6 @@ def show(image, window, title):
     return window
 
 
-def close(window):
+def close(window: Any) -> None:
     import pygame
     pygame.display.quit()

@@ -1,11 +1,16 @@
 """N games of one kind stepped in one compiled call: the fast path for self-play and rollouts."""
+from __future__ import annotations
+
 import os
+from typing import Any, NoReturn
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from zerogym._core.batch import Batch
-from zerogym._core.state import agent_name
+from zerogym._core.state import State, agent_name
+from zerogym._types import Observation
 from zerogym._validate import int_arg
 from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.registry import make_state
@@ -35,7 +40,7 @@ class VectorEnv:
     OpenMP threads wait for each other at every step, so a busy core slows them all down.
     """
 
-    def __init__(self, game, num_envs, copy=True, num_threads=1, **kwargs):
+    def __init__(self, game: str, num_envs: int, copy: bool = True, num_threads: int = 1, **kwargs: Any) -> None:
         self.game = game
         self.template = make_state(game, **kwargs)
         self.spec = self.template.spec
@@ -63,12 +68,13 @@ class VectorEnv:
                          self._to_play, self._final.reshape(n, -1), self._done)
         # what copy=False returns every step: the buffers themselves, in prebuilt containers
         self._shared_obs = {"observation": self._obs, "action_mask": self._mask}
-        self._shared_infos = {"to_play": self._to_play, "final_observation": self._final,
+        self._shared_infos: dict[str, npt.NDArray[Any]] = {"to_play": self._to_play, "final_observation": self._final,
                               "_final_observation": self._done.view(bool)}
         self._term_b, self._trunc_b = self._term.view(bool), self._trunc.view(bool)
         self.np_random = np.random.default_rng()
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, npt.NDArray[Any]]]:
         if seed is not None:
             self.np_random = np.random.default_rng(seed)
             self.single_action_space.seed(seed)
@@ -76,7 +82,8 @@ class VectorEnv:
         self._batch.reset(self.num_threads)
         return self._out_obs(), {"to_play": self._to_play.copy() if self.copy else self._to_play}
 
-    def step(self, actions):
+    def step(self, actions: npt.ArrayLike) -> tuple[Observation, npt.NDArray[np.float32], npt.NDArray[np.bool_],
+                                                    npt.NDArray[np.bool_], dict[str, npt.NDArray[Any]]]:
         if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.flags.c_contiguous):
             actions = self._as_int64(actions)
         self._check_shape(actions.shape)
@@ -88,7 +95,7 @@ class VectorEnv:
         infos = {k: v.copy() for k, v in self._shared_infos.items()}
         return self._out_obs(), self._rewards.copy(), self._term_b.copy(), self._trunc_b.copy(), infos
 
-    def _as_int64(self, actions):
+    def _as_int64(self, actions: Any) -> npt.NDArray[np.int64]:
         """`actions` as a C-contiguous int64 array, converted only where no value changes."""
         allowed = f"an integer array (numpy int dtypes, or a list of ints) of actions in -1..{self.num_actions - 1}"
         if isinstance(actions, (list, tuple)):
@@ -109,12 +116,12 @@ class VectorEnv:
             self._raise(i, int(arr.flat[i]), OUT_OF_RANGE)    # would wrap to a negative int64
         return np.ascontiguousarray(arr, dtype=np.int64)
 
-    def _check_shape(self, shape):
+    def _check_shape(self, shape: tuple[int, ...]) -> None:
         """The shape check comes first: an index of a value is only a game's index in an array of N."""
         if shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {shape}")
 
-    def _raise(self, i, a, code):
+    def _raise(self, i: int, a: int, code: int) -> NoReturn:
         st = self.get_state(i)
         reason = self.spec.reason(code)
         move = f"action {a}" if not 0 <= a < self.num_actions else f"{self.spec.action_name(a)} (action {a})"
@@ -122,23 +129,23 @@ class VectorEnv:
         raise IllegalMoveError(f"game {i}: illegal move {move} by {player}: {reason}; no game was changed",
                                action=a, player=player, reason=reason, game_index=i)
 
-    def _out_obs(self):
+    def _out_obs(self) -> Observation:
         if not self.copy:
             return self._shared_obs
         return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
 
-    def get_state(self, i):
+    def get_state(self, i: int) -> State:
         """A copy of game i as a State."""
         st = self.template.copy()
         self._batch.get_state(i, st)
         return st
 
-    def set_state(self, i, state):
+    def set_state(self, i: int, state: State) -> None:
         """Replace game i by `state`; its observation, mask and player to move are updated at once
         (read them from the arrays the last step returned with copy=False, or from the next step)."""
         self._batch.set_state(i, state)
 
-    def encode(self, out=None):
+    def encode(self, out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
         """float32 (N, C, H, W): every game's planes from its mover's view, for a network."""
         h, w, c = self.spec.obs_shape
         if out is None:
@@ -146,7 +153,7 @@ class VectorEnv:
         self._batch.encode(out)
         return out
 
-    def sample_actions(self, mask=None):
+    def sample_actions(self, mask: npt.ArrayLike | None = None) -> npt.NDArray[np.int64]:
         """One uniformly random legal action per game, drawn in compiled code (seeded by reset(seed)).
 
         `mask` defaults to the current legal masks; pass the "action_mask" you got to be explicit.
@@ -156,11 +163,11 @@ class VectorEnv:
         self._batch.sample(m, out, self.num_threads)
         return out
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def _check_fits(game, n, bytes_per_game):
+def _check_fits(game: str, n: int, bytes_per_game: int) -> None:
     """MemoryError, saying how much was asked for, when n games cannot fit in this machine's memory."""
     need = n * bytes_per_game
     try:
@@ -172,6 +179,6 @@ def _check_fits(game, n, bytes_per_game):
                           f"{bytes_per_game} bytes each); this machine has {have} bytes of memory")
 
 
-def make(game, num_envs, copy=True, num_threads=1, **kwargs):
+def make(game: str, num_envs: int, copy: bool = True, num_threads: int = 1, **kwargs: Any) -> VectorEnv:
     """zerogym.vector.make("go", num_envs=1024, board_size=9)."""
     return VectorEnv(game, num_envs, copy=copy, num_threads=num_threads, **kwargs)

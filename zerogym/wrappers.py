@@ -1,18 +1,24 @@
 """A Gymnasium single-agent view of a two-player zerogym AEC env."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
 import gymnasium
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from zerogym._core.state import action_index
 from zerogym._validate import choice_arg
 
 
-def _as_policy(opponent):
+def _as_policy(opponent: Any) -> Callable[[Any], Any]:
     if hasattr(opponent, "act"):
         return opponent.act
     if callable(opponent):
         return opponent
-    raise TypeError(f"opponent must have an act(env) method or be a callable env -> action, got {type(opponent).__name__}")
+    raise TypeError("opponent must have an act(env) method or be a callable env -> action, "
+                    f"got {type(opponent).__name__}")
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -33,7 +39,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array"]}
 
-    def __init__(self, aec_env, opponent, learner="first", illegal="lose"):
+    def __init__(self, aec_env: Any, opponent: Any, learner: str = "first", illegal: str = "lose") -> None:
         super().__init__()
         self.env = aec_env.unwrapped
         self.opponent = opponent
@@ -48,10 +54,11 @@ class SingleAgentEnv(gymnasium.Env):
         self._episodes = 0
 
     @property
-    def learner_agent(self):
+    def learner_agent(self) -> str:
         return self.env.possible_agents[self.seat]
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[npt.NDArray[np.int8], dict[str, Any]]:
         super().reset(seed=seed)
         self.env.reset(seed=seed)
         if seed is not None:
@@ -68,7 +75,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opponent()
         return self._obs(), self._info()
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[npt.NDArray[np.int8], float, bool, bool, dict[str, Any]]:
         state = self.env.state
         if state.is_over():
             raise RuntimeError("the episode is over: call reset()")
@@ -86,27 +93,27 @@ class SingleAgentEnv(gymnasium.Env):
             reward = float(state.returns()[self.seat])
         return self._obs(), reward, state.is_terminal(), state.is_truncated(), self._info()
 
-    def _play_opponent(self):
+    def _play_opponent(self) -> None:
         state = self.env.state
         while not state.is_over() and state.current_player != self.seat:
             self.env.step(action_index(self._policy(self.env), state.num_actions))
 
-    def _obs(self):
+    def _obs(self) -> npt.NDArray[np.int8]:
         return self.env.state.observation(self.seat)
 
-    def _info(self):
+    def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "seat": self.seat}
 
-    def action_masks(self):
+    def action_masks(self) -> npt.NDArray[np.bool_]:
         """bool (A,): the learner's legal actions (all False once the game is over)."""
         state = self.env.state
         if state.is_over() or state.current_player != self.seat:
             return np.zeros(state.num_actions, dtype=bool)
         return state.legal_mask().astype(bool)
 
-    def render(self):
+    def render(self) -> Any:
         return self.env.render()
 
-    def close(self):
+    def close(self) -> None:
         self.env.close()
 

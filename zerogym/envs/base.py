@@ -1,30 +1,41 @@
 """The shared PettingZoo AEC base for every zerogym game."""
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
 from zerogym._validate import choice_arg, known_kwargs
+from zerogym.envs.binding import bind
 from zerogym.errors import IllegalMoveError
+
+if TYPE_CHECKING:
+    from zerogym._core.state import State
+    from zerogym._types import Observation
+    from zerogym.envs.game_info import GameInfo
 
 
 class _ActionSpace(spaces.Discrete):
     """Discrete whose generator is built from its seed on the first draw, not by seed(): course code
     calls reset(seed=...) every episode, and building a generator costs more than a short game."""
 
-    _pending_seed = None
+    _pending_seed: int | None = None
 
-    def seed(self, seed=None):
+    def seed(self, seed: int | None = None) -> int | Any:
         if seed is None:
             return super().seed(seed)
-        self._np_random, self._pending_seed = None, seed
+        # gymnasium types _np_random as a Generator and itself uses None for "not built yet"
+        self._np_random, self._pending_seed = None, seed  # type: ignore[assignment]
         return seed
 
     @property
-    def np_random(self):
+    def np_random(self) -> np.random.Generator:
         if self._np_random is None:
             super().seed(self._pending_seed)
         return self._np_random
@@ -39,12 +50,23 @@ class BoardGameEnv(AECEnv):
     "action_mask": int8 (A,), all zero for an agent that is not to move}.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "board_game",
-                "is_parallelizable": False, "render_fps": 2}
-    state_class = None
-    game_info = None
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "name": "board_game",
+                                "is_parallelizable": False, "render_fps": 2}
+    state_class: type[State]
+    game_info: GameInfo[Any]
+    state: State
+    agents: list[str]
+    possible_agents: list[str]
+    agent_selection: str
+    rewards: dict[str, float]
+    _cumulative_rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, dict[str, Any]]
+    _np_random: np.random.Generator | None
+    _np_random_seed: int | None
 
-    def __init__(self, render_mode=None, **kwargs):
+    def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__()
         known_kwargs(self.state_class, kwargs)
         self.state = self.state_class(**kwargs)
@@ -65,13 +87,13 @@ class BoardGameEnv(AECEnv):
         self.reset()
 
     # ---- PettingZoo API ----------------------------------------------------------------------
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Observation:
         p = self._player[agent]
         if p == self.state.current_player:
             mask = self.state.legal_mask()
@@ -80,17 +102,17 @@ class BoardGameEnv(AECEnv):
         return {"observation": self.state.observation(p), "action_mask": mask}
 
     @property
-    def np_random(self):
+    def np_random(self) -> np.random.Generator:
         """gymnasium's generator, built from the last reset's seed on the first draw."""
         if self._np_random is None:
             self._np_random, _ = seeding.np_random(self._np_random_seed)
         return self._np_random
 
     @np_random.setter
-    def np_random(self, generator):
+    def np_random(self, generator: np.random.Generator) -> None:
         self._np_random = generator
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._np_random, self._np_random_seed = None, seed
             for i, a in enumerate(self.possible_agents):
@@ -104,7 +126,7 @@ class BoardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[0]
 
-    def step(self, action):
+    def step(self, action: Any) -> None:
         if not self.agents:
             raise IllegalMoveError(f"the {self.state.spec.name} game is over and every agent is done: call reset()")
         agent = self.agent_selection
@@ -130,12 +152,12 @@ class BoardGameEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def final_info(self):
+    def final_info(self) -> dict[str, Any]:
         """Extra info given to both agents when the game ends (Go adds its score)."""
         return {}
 
     # ---- rendering -----------------------------------------------------------------------------
-    def render(self):
+    def render(self) -> str | npt.NDArray[np.uint8] | None:
         if self.render_mode is None:
             import gymnasium
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
@@ -149,22 +171,22 @@ class BoardGameEnv(AECEnv):
         self._window = render.show(image, self._window, self.metadata["name"])
         return None
 
-    def render_text(self):
+    def render_text(self) -> str:
         """The board as text with coordinates; the last move is bracketed."""
         from zerogym.render import text_board
         return text_board(self.state, **self.game_info.text_style)
 
-    def close(self):
+    def close(self) -> None:
         if self._window is not None:
             from zerogym import render
             render.close(self._window)
             self._window = None
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.metadata['name']}({', '.join(f'{k}={v!r}' for k, v in self.state.spec.kwargs.items())})"
 
 
-def _forward(name):
+def _forward(name: str) -> property:
     return property(operator.attrgetter("_raw." + name), doc=f"the wrapped env's {name}")
 
 
@@ -189,19 +211,19 @@ class ClassicWrapper(BaseWrapper):
     metadata = _forward("metadata")
     render_mode = _forward("render_mode")
 
-    def __init__(self, env, illegal="terminate"):
+    def __init__(self, env: BoardGameEnv, illegal: str = "terminate") -> None:
         super().__init__(env)
         self._raw = env.unwrapped
         self.illegal = choice_arg(self._raw.metadata["name"], "illegal", illegal, ("terminate", "raise"))
         self._has_reset = False
         self._ended_illegally = False
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._has_reset = True
         self._ended_illegally = False
         self._raw.reset(seed=seed, options=options)
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Observation:
         if not self._has_reset:
             raise AttributeError("observe() cannot be called before reset()")
         obs = self._raw.observe(agent)
@@ -209,7 +231,7 @@ class ClassicWrapper(BaseWrapper):
             obs["action_mask"] = np.zeros_like(obs["action_mask"])
         return obs
 
-    def last(self, observe=True):
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             raise AttributeError("last() cannot be called before reset()")
         raw = self._raw
@@ -217,7 +239,7 @@ class ClassicWrapper(BaseWrapper):
         return (self.observe(agent) if observe else None, raw._cumulative_rewards[agent],
                 raw.terminations[agent], raw.truncations[agent], raw.infos[agent])
 
-    def step(self, action):
+    def step(self, action: Any) -> None:
         if not self._has_reset:
             raise AttributeError("step() cannot be called before reset()")
         raw = self._raw
@@ -229,7 +251,7 @@ class ClassicWrapper(BaseWrapper):
                 raise                 # out of range, not an int, or no game to end: a caller's bug
             self._terminate_illegal(raw.agent_selection, err.reason)
 
-    def _terminate_illegal(self, agent, reason):
+    def _terminate_illegal(self, agent: str, reason: str | None) -> None:
         raw = self._raw
         self._ended_illegally = True
         raw._cumulative_rewards[agent] = 0
@@ -241,21 +263,33 @@ class ClassicWrapper(BaseWrapper):
         raw._accumulate_rewards()
         raw._deads_step_first()
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self._raw)
 
 
-def env_factories(raw_class):
-    """The (env, raw_env) pair a game module exports."""
+class RawEnvFactory(Protocol):
+    """A game module's raw_env: makes the unwrapped env, and names the game's State class and GameInfo."""
 
-    def raw_env(render_mode=None, **kwargs):
+    state_class: type[State]
+    game_info: GameInfo[Any]
+
+    def __call__(self, render_mode: str | None = None, **kwargs: Any) -> BoardGameEnv: ...
+
+
+def env_factories(raw_class: type[BoardGameEnv]) -> tuple[Callable[..., ClassicWrapper], RawEnvFactory]:
+    """The (env, raw_env) pair a game module exports; binds the class's GameInfo to its State class, so that
+    the game's states find it (zerogym.envs.binding)."""
+    bind(raw_class.state_class, raw_class.game_info)
+
+    def raw_env(render_mode: str | None = None, **kwargs: Any) -> BoardGameEnv:
         return raw_class(render_mode=render_mode, **kwargs)
 
-    def env(render_mode=None, illegal="terminate", **kwargs):
+    def env(render_mode: str | None = None, illegal: str = "terminate", **kwargs: Any) -> ClassicWrapper:
         return ClassicWrapper(raw_class(render_mode=render_mode, **kwargs), illegal=illegal)
 
-    raw_env.__doc__ = f"Unwrapped AEC env: {raw_class.__doc__}"
+    factory = cast(RawEnvFactory, raw_env)  # the function, with the two attributes set below
+    factory.__doc__ = f"Unwrapped AEC env: {raw_class.__doc__}"
     env.__doc__ = f"Wrapped AEC env (PettingZoo classic conventions, see ClassicWrapper): {raw_class.__doc__}"
-    raw_env.state_class = raw_class.state_class
-    raw_env.game_info = raw_class.game_info
-    return env, raw_env
+    factory.state_class = raw_class.state_class
+    factory.game_info = raw_class.game_info
+    return env, factory

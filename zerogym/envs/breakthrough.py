@@ -3,16 +3,22 @@
 The env class and how people see the game (BreakthroughInfo: row 1 at the top, where black
 (player 0) starts; lower-case column letters as in chess; a move typed from-to, "c2-c3" or
 "c2c3"; the result says how it was won)."""
-import re
+from __future__ import annotations
 
-from zerogym._core.breakthrough import BreakthroughState
+import re
+from typing import TYPE_CHECKING
+
+from zerogym._core.breakthrough import MOVE_OFFSETS, BreakthroughState
 from zerogym.envs.base import BoardGameEnv, env_factories
 from zerogym.envs.game_info import Example, GameInfo
+
+if TYPE_CHECKING:
+    from zerogym._core.spec import GameSpec
 
 _MOVE = re.compile(r"^([a-z])(\d{1,9})[-x:]?(off|[a-z])(\d{0,9})$")
 
 
-class BreakthroughInfo(GameInfo):
+class BreakthroughInfo(GameInfo[BreakthroughState]):
     name = "breakthrough"
     title = "Breakthrough"
     row0_at_bottom = False
@@ -22,27 +28,27 @@ class BreakthroughInfo(GameInfo):
                       "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if black won")
 
     # ---- a move is a piece's cell and where it goes ----------------------------------------------
-    def format_action(self, spec, a):
+    def format_action(self, spec: GameSpec, a: int) -> str:
         """Without knowing who moves: the cell and the column it moves to, "c2-d" ("a2-off" off the side)."""
         return spec.action_name(a)
 
-    def format_move(self, spec, a, player):
+    def format_move(self, spec: GameSpec, a: int, player: int) -> str:
         """From-to, "c2-d3", for `player`'s move (player 0 moves toward higher rows)."""
         cols, rows = spec.kwargs["cols"], spec.kwargs["rows"]
         cell, d = divmod(a, spec.actions_per_cell)
-        (r, c), (dr, dc) = divmod(cell, cols), spec.move_offsets[d]
+        (r, c), (dr, dc) = divmod(cell, cols), MOVE_OFFSETS[d]     # the spec's move_offsets
         rr, cc = r + dr * (1 - 2 * player), c + dc
         if not (0 <= rr < rows and 0 <= cc < cols):
             return self.format_action(spec, a)
         letters = self.column_letters()
         return f"{letters[c]}{r + 1}-{letters[cc]}{rr + 1}"
 
-    def input_help(self, spec):
+    def input_help(self, spec: GameSpec) -> str:
         cols, rows = spec.kwargs["cols"], spec.kwargs["rows"]
         return (f"a move from-to: the piece's column letter a..{self.column_letters()[cols - 1]} and row "
                 f"1..{rows}, then the cell one row forward it goes to, like c2-c3 or c2c3 (c2xd3 for a capture)")
 
-    def parse_action(self, spec, text):
+    def parse_action(self, spec: GameSpec, text: str) -> int:
         """The action of "c2-c3", "c2c3", "c2xd3" (the destination row, one row forward either way, may
         be left out: "c2-d"), or "a2-off"; ValueError saying what is allowed."""
         cols, rows = spec.kwargs["cols"], spec.kwargs["rows"]
@@ -67,12 +73,12 @@ class BreakthroughInfo(GameInfo):
         raise ValueError(f"{str(text).strip()!r} is not a move: {why}type {self.input_help(spec)}")
 
     # ---- terminal games and pictures ----------------------------------------------------------------
-    def rules_line(self, state):
+    def rules_line(self, state: BreakthroughState) -> str:
         kw = state.spec.kwargs
         return (f"{kw['rows']}x{kw['cols']}; black starts on rows 1-2 and moves down, white moves up; reach the "
                 f"far row or capture every enemy piece to win.")
 
-    def score_lines(self, state):
+    def score_lines(self, state: BreakthroughState) -> list[str]:
         if state.winner < 0:
             return super().score_lines(state)
         who = self.player_name(state.winner)

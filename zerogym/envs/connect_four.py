@@ -2,13 +2,21 @@
 
 The env class and how people see the game (ConnectFourInfo: red and yellow pieces in a blue frame,
 row 0 on top, moves typed and printed as column numbers, the winning line's columns at the end)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from zerogym._core.connect_four import ConnectFourState
+from zerogym._types import Board, Cell, Colour, Item
 from zerogym.envs.base import BoardGameEnv, env_factories
 from zerogym.envs.game_info import Example, LineGameInfo
 from zerogym.render import label_scale
 
+if TYPE_CHECKING:
+    from zerogym._core.spec import GameSpec
 
-class ConnectFourInfo(LineGameInfo):
+
+class ConnectFourInfo(LineGameInfo[ConnectFourState]):
     name = "connect_four"
     title = "Connect Four"
     player_words = ("red", "yellow")
@@ -19,13 +27,13 @@ class ConnectFourInfo(LineGameInfo):
                       "print(env.render(), env.unwrapped.state.returns())  # (0.0, 0.0) for a draw")
 
     # ---- a move is a column, typed as its number ----------------------------------------------------
-    def format_action(self, spec, a):
+    def format_action(self, spec: GameSpec, a: int) -> str:
         return str(a + 1)
 
-    def input_help(self, spec):
+    def input_help(self, spec: GameSpec) -> str:
         return f"a column number 1..{spec.obs_shape[1]}"
 
-    def parse_action(self, spec, text):
+    def parse_action(self, spec: GameSpec, text: str) -> int:
         w = spec.obs_shape[1]
         t = "".join(str(text).split()).upper()
         for prefix in ("COLUMN", "COL"):
@@ -35,23 +43,24 @@ class ConnectFourInfo(LineGameInfo):
             return int(t) - 1
         raise ValueError(f"{str(text).strip()!r} is not a column: type {self.input_help(spec)}")
 
-    def move_text(self, spec, a, player=None):
+    def move_text(self, spec: GameSpec, a: int, player: int | None = None) -> str:
         return f"column {self.format_action(spec, a)}"
 
     # ---- terminal games and pictures ----------------------------------------------------------------
-    def rules_line(self, state):
+    def rules_line(self, state: ConnectFourState) -> str:
         kw = state.spec.kwargs
         return f"{kw['rows']} rows x {kw['cols']} columns; {kw['connect']} in a row wins."
 
-    def line_place(self, spec, line):
+    def line_place(self, spec: GameSpec, line: list[Cell]) -> str:
         cols = sorted({c + 1 for _, c in line})
         return f" (column {cols[0]})" if len(cols) == 1 else f" (columns {cols[0]}-{cols[-1]})"
 
-    def scene_items(self, board, last, m, labels, row0_at_bottom):
+    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
+                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
         """A blue frame with a hole per cell (row 0 on top), column numbers above."""
         h, w = board.shape
         colours = {0: (245, 245, 245), 1: (225, 40, 40), 2: (245, 200, 30)}
-        items = [("rect", 0, 0, h * m, w * m, (30, 70, 180))]
+        items: list[Item] = [("rect", 0, 0, h * m, w * m, (30, 70, 180))]
         for r in range(h):
             for c in range(w):
                 items.append(("disc", (r + 0.5) * m, (c + 0.5) * m, m * 0.4, colours[board[r, c]],

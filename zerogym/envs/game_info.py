@@ -4,37 +4,40 @@ Each game's module, zerogym/envs/<game>.py, holds its env class and a GameInfo s
 see the game (title, player names and words, coordinate labels, which way up the board is drawn,
 how a move is typed and printed, the rules line and the score explained at the end of a terminal
 game, the picture's scene), the example of its docs page, and the facts other tools ask about
-(history_free).  The env class holds one (`GoEnv.game_info`) and zerogym.registry.game_info(name)
-finds it; the shared code (zerogym.coords, zerogym.render, zerogym.play, zerogym.gamedocs) takes
-every per-game fact from there and never branches on a game's name.
+(history_free).  The env class holds one (`GoEnv.game_info`), bound to the game's State class where
+the module defines the env, so that a state, a spec or an env leads to it without a name
+(zerogym.envs.binding.game_info_of; a game named by a person: zerogym.registry.game_info).  The
+shared code (zerogym.coords, zerogym.render, zerogym.play, zerogym.gamedocs) takes every per-game
+fact from there and never branches on a game's name.
 
 The defaults below are the conventions most games follow: a board of cells named by a column
 letter (A.., no I) and a row number (action r * W + c is the cell at row r, column c), the spec's
 pass_action and swap_action named "pass" and "swap", black and white players, row 1 at the bottom,
-stones on a board of squares.  A game overrides what it does otherwise.
+stones on a board of squares.  A game overrides what it does otherwise.  A GameInfo is generic in
+its game's State class (GoInfo is a GameInfo[GoState]): the methods that take a state take that one.
 """
-from dataclasses import dataclass
+from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from zerogym._core.state import State
+from zerogym._types import Board, Cell, Colour, Example, Item
 from zerogym.coords import COLUMNS
 from zerogym.render import grid_items, last_point
 
+if TYPE_CHECKING:
+    from zerogym._core.spec import GameSpec
+
 SPECIAL_NAMES = ("pass", "swap")     # the names of spec.pass_action and spec.swap_action
+StateT = TypeVar("StateT", bound=State)
 
 
-def _row(text):
+def _row(text: str) -> bool:
     """True if `text` is a row number int() reads (decimal digits, not too many of them)."""
     return text.isdecimal() and len(text) <= 9
 
 
-@dataclass(frozen=True)
-class Example:
-    """A game's example on its docs page (zerogym.gamedocs)."""
-    kwargs: dict    # the kwargs of the page's AEC loop, action table and picture
-    moves: str      # the picture: these moves from the start, as a person types them
-    result: str     # the last line of the AEC loop
-
-
-def winning_line(state):
+def winning_line(state: State) -> list[Cell]:
     """The cells (row, col) of the longest line through the last piece, in order."""
     board, last = state.board(), last_point(state)
     if last is None:
@@ -54,30 +57,31 @@ def winning_line(state):
     return [(int(r), int(c)) for r, c in best]
 
 
-class GameInfo:
+class GameInfo(Generic[StateT]):
     """One game as people see it, and the facts tools ask about it; subclass it per game."""
 
-    name = None                     # the registry name ("go")
-    title = None                    # the game's name in a sentence ("Go", "Tic-tac-toe")
+    name: str                       # the registry name ("go"): every game sets it
+    title: str                      # the game's name in a sentence ("Go", "Tic-tac-toe"): every game sets it
     player_words = ("black", "white")   # the players in captions and results ("red wins")
-    colours = ("black", "white")    # the players in zerogym.play, "black (X)"; None: only "X" and "O"
+    colours: tuple[str, str] | None = ("black", "white")   # zerogym.play's "black (X)"; None: only "X", "O"
     symbols = ".XO"                 # text boards: empty, first player, second player
     row0_at_bottom = True           # row 0 (row 1 as typed) is drawn at the bottom
     hex_rows = False                # text boards shift row r by r spaces (Hex's rhombus)
     column_labels = "letters"       # "letters", "lowercase" letters or "numbers"
     moves_name_rows = True          # a typed move names a row (False: a column alone, as in Connect Four)
-    board_colours = ((235, 235, 225), (235, 235, 225), (60, 60, 60), (60, 60, 60))   # background, surface, line, ink
+    board_colours: tuple[Colour, Colour, Colour, Colour] = (     # background, surface, line, ink
+        (235, 235, 225), (235, 235, 225), (60, 60, 60), (60, 60, 60))
     marks = False                   # pictures draw X and O marks instead of stones
     history_free = True             # a position's future depends on the board and the player to move alone
-    example = None                  # the docs page's Example
-    size_probe = {}                 # kwargs that let every board size be tried on its own (gamedocs)
+    example: Example                # the docs page's Example: every game sets it
+    size_probe: dict[str, Any] = {}  # kwargs that let every board size be tried on its own (gamedocs)
 
     # ---- coordinates (zerogym.coords) ----------------------------------------------------------
-    def column_letters(self):
+    def column_letters(self) -> str:
         """The column letters of the boards, in the case the game writes them."""
         return COLUMNS.lower() if self.column_labels == "lowercase" else COLUMNS
 
-    def format_action(self, spec, a):
+    def format_action(self, spec: GameSpec, a: int) -> str:
         """The name a person types for action `a` (in range): "D4", "pass", "swap"."""
         for special, name in zip((spec.pass_action, spec.swap_action), SPECIAL_NAMES):
             if a == special:
@@ -85,12 +89,12 @@ class GameInfo:
         w = spec.obs_shape[1]
         return f"{self.column_letters()[a % w]}{a // w + 1}"
 
-    def format_move(self, spec, a, player):
+    def format_move(self, spec: GameSpec, a: int, player: int) -> str:
         """The name of action `a` played by `player` (0 or 1), where a game's names depend on who
         moves (Breakthrough's destination row); by default format_action's."""
         return self.format_action(spec, a)
 
-    def input_help(self, spec):
+    def input_help(self, spec: GameSpec) -> str:
         """What a person may type for a move, as one phrase."""
         h, w, _ = spec.obs_shape
         cols = self.column_letters()
@@ -102,7 +106,7 @@ class GameInfo:
                 text += f", or {name}"
         return text
 
-    def parse_action(self, spec, text):
+    def parse_action(self, spec: GameSpec, text: str) -> int:
         """The action a person means by `text` (case and spaces ignored), or ValueError saying what
         is allowed."""
         h, w, _ = spec.obs_shape
@@ -121,32 +125,32 @@ class GameInfo:
             why = f"off the {h}x{w} board; " if t[0] not in COLUMNS[:w] or not 1 <= int(t[1:]) <= h else ""
         raise ValueError(f"{str(text).strip()!r} is not a move: {why}type {self.input_help(spec)}")
 
-    def move_text(self, spec, a, player=None):
+    def move_text(self, spec: GameSpec, a: int, player: int | None = None) -> str:
         """A move as a person reads it in a sentence: "D4", "pass", "column 3"; with the `player`
         who makes it, format_move's name (Breakthrough's "c2-c3" rather than "c2-c")."""
         return self.format_action(spec, a) if player is None else self.format_move(spec, a, player)
 
     # ---- text boards and terminal games (zerogym.play) --------------------------------------------
     @property
-    def text_style(self):
+    def text_style(self) -> dict[str, Any]:
         """The keyword arguments of zerogym.render.text_board for this game's boards."""
         return dict(symbols=self.symbols, row0_at_bottom=self.row0_at_bottom, hex=self.hex_rows,
                     column_labels=self.column_labels)
 
-    def player_name(self, player):
+    def player_name(self, player: int) -> str:
         """'black (X)', 'white (O)', or 'X' / 'O' for games without colours."""
         symbol = self.symbols[1 + player]
         return f"{self.colours[player]} ({symbol})" if self.colours else symbol
 
-    def rules_line(self, state):
+    def rules_line(self, state: StateT) -> str:
         """One sentence on how the game is won, with its kwargs."""
         return ", ".join(f"{k}={v}" for k, v in state.spec.kwargs.items()) + "."
 
-    def swap_line(self, name, spec, history):
+    def swap_line(self, name: str, spec: GameSpec, history: list[tuple[int, int]]) -> str:
         """What the agent `name` did when it swapped; `history` holds (player, action) per move."""
         return f"{name} swaps."
 
-    def score_lines(self, state):
+    def score_lines(self, state: StateT) -> list[str]:
         """The final result explained, line by line."""
         if state.is_truncated():
             return ["The game reached its move limit: no result."]
@@ -156,31 +160,32 @@ class GameInfo:
         return [f"{who[0].upper()}{who[1:]} wins."]
 
     # ---- pictures (zerogym.render) ----------------------------------------------------------------
-    def scene_items(self, board, last, m, labels, row0_at_bottom):
+    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
+                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
         """(items, background) of the board `board` (int8, 0 empty, 1 and 2 the players' pieces), its
         last move at (row, col) `last` or None, m pixels a cell (see zerogym.render's item list).
         By default a board of squares in `board_colours` with stones (or X and O `marks`)."""
         return grid_items(board, last, m, labels, row0_at_bottom, False, self.board_colours, marks=self.marks,
                           letters=self.column_letters())
 
-    def result_detail(self, state):
+    def result_detail(self, state: StateT) -> str:
         """What follows "black wins" in a finished game's caption (" by 3.5"), or ""."""
         return ""
 
 
-class LineGameInfo(GameInfo):
+class LineGameInfo(GameInfo[StateT]):
     """A game won by making a line (Tic-tac-toe, Gomoku, Connect Four): the score names the line."""
 
     colours = None
     draw_line = "The board is full and nobody made a line: a draw."
 
-    def score_lines(self, state):
+    def score_lines(self, state: StateT) -> list[str]:
         if state.winner < 0:
             return [self.draw_line]
         line = winning_line(state)
         return [f"{self.player_name(state.winner)} made {len(line)} in a row{self.line_place(state.spec, line)}."]
 
-    def line_place(self, spec, line):
+    def line_place(self, spec: GameSpec, line: list[Cell]) -> str:
         """Where the winning line lies, after "made 3 in a row": its cells."""
         w = spec.obs_shape[1]
         return ": " + " ".join(self.format_action(spec, r * w + c) for r, c in line)

@@ -2,13 +2,18 @@
 
 The env class and how people see the game (GoInfo: wooden board with star points, row 1 at the
 bottom, the area count explained at the end)."""
+from __future__ import annotations
+
+from typing import Any
+
 from zerogym._core.go import GoState
+from zerogym._types import Board, Cell, Colour, Item
 from zerogym.envs.base import BoardGameEnv, env_factories
 from zerogym.envs.game_info import Example, GameInfo
 from zerogym.render import grid_items
 
 
-def star_points(h, w):
+def star_points(h: int, w: int) -> list[Cell]:
     """Star points of a square Go board: the 3-3 (4-4 from 13x13) corners, the centre of odd
     boards from 7x7, and the side midpoints from 15x15."""
     if h != w or h < 7:
@@ -23,19 +28,19 @@ def star_points(h, w):
     return pts
 
 
-class GoInfo(GameInfo):
+class GoInfo(GameInfo[GoState]):
     name = "go"
     title = "Go"
     history_free = False            # positional superko and the move limit depend on the game so far
     example = Example({"board_size": 9}, "E5 D5 C5 F4 D4 C7 D6 G6 E3 F5 E6 F6 C3 E7",
                       "print(env.render(), info)  # the final board; info: score (black - white - komi) and areas")
 
-    def rules_line(self, state):
+    def rules_line(self, state: GoState) -> str:
         kw = state.spec.kwargs
         return (f"{kw['board_size']}x{kw['board_size']}, komi {kw['komi']:g}, area scoring; two passes in a row "
                 "end the game (play it out: dead stones are not removed).")
 
-    def score_lines(self, state):
+    def score_lines(self, state: GoState) -> list[str]:
         board = state.board()
         stones = [int((board == 1).sum()), int((board == 2).sum())]
         area = state.area()
@@ -53,10 +58,11 @@ class GoInfo(GameInfo):
             lines.append(f"{'Black' if score > 0 else 'White'} wins by {abs(score):g}.")
         return lines
 
-    def result_detail(self, state):
+    def result_detail(self, state: GoState) -> str:
         return f" by {abs(state.score()):g}"
 
-    def scene_items(self, board, last, m, labels, row0_at_bottom):
+    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
+                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
         wood, ink = (220, 180, 100), (40, 30, 20)
         return grid_items(board, last, m, labels, True, True, (wood, wood, ink, ink), stars=star_points(*board.shape))
 
@@ -70,8 +76,9 @@ class GoEnv(BoardGameEnv):
     metadata = dict(BoardGameEnv.metadata, name="go_v0")
     state_class = GoState
     game_info = GoInfo()
+    state: GoState
 
-    def final_info(self):
+    def final_info(self) -> dict[str, Any]:
         black, white = self.state.area()
         return {"score": self.state.score(), "black_area": black, "white_area": white}
 

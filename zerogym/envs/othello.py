@@ -2,12 +2,16 @@
 
 The env class and how people see the game (OthelloInfo: green board, lower-case column letters,
 row 1 at the top, the discs counted at the end)."""
+from __future__ import annotations
+
+from typing import Any
+
 from zerogym._core.othello import OthelloState
 from zerogym.envs.base import BoardGameEnv, env_factories
 from zerogym.envs.game_info import Example, GameInfo
 
 
-class OthelloInfo(GameInfo):
+class OthelloInfo(GameInfo[OthelloState]):
     name = "othello"
     title = "Othello"
     row0_at_bottom = False
@@ -16,17 +20,17 @@ class OthelloInfo(GameInfo):
     example = Example({"board_size": 8}, "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4",
                       'print(env.render(), info["discs"])  # the final board and the disc counts')
 
-    def rules_line(self, state):
+    def rules_line(self, state: OthelloState) -> str:
         n = state.spec.kwargs["board_size"]
         return f"{n}x{n}; most discs wins. Pass only when you cannot place."
 
-    def score_lines(self, state):
+    def score_lines(self, state: OthelloState) -> list[str]:
         black, white = state.counts()
         leader = "black" if black > white else "white"
         verdict = "a draw" if black == white else f"{leader} wins by {abs(black - white)}"
         return [f"Neither side can place a disc. Discs: black {black}, white {white}: {verdict}."]
 
-    def result_detail(self, state):
+    def result_detail(self, state: OthelloState) -> str:
         return " {}-{}".format(*sorted(state.counts(), reverse=True))
 
 
@@ -36,8 +40,9 @@ class OthelloEnv(BoardGameEnv):
     metadata = dict(BoardGameEnv.metadata, name="othello_v0")
     state_class = OthelloState
     game_info = OthelloInfo()
+    state: OthelloState
 
-    def final_info(self):
+    def final_info(self) -> dict[str, Any]:
         black, white = self.state.counts()
         return {"discs": {"black_0": black, "white_0": white}}
 

@@ -2,12 +2,14 @@
 
 The env class and how people see the game (TicTacToeInfo: X and O marks on squares, row 1 at the
 bottom, the winning line named at the end)."""
+from __future__ import annotations
+
 from zerogym._core.tictactoe import TicTacToeState
 from zerogym.envs.base import BoardGameEnv, env_factories
 from zerogym.envs.game_info import Example, LineGameInfo
 
 
-class TicTacToeInfo(LineGameInfo):
+class TicTacToeInfo(LineGameInfo[TicTacToeState]):
     name = "tictactoe"
     title = "Tic-tac-toe"
     player_words = ("X", "O")
@@ -16,7 +18,7 @@ class TicTacToeInfo(LineGameInfo):
                       "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if X won")
     size_probe = {"win_length": 2}      # the smallest win_length, so that every board size is tried on its own
 
-    def rules_line(self, state):
+    def rules_line(self, state: TicTacToeState) -> str:
         kw = state.spec.kwargs
         return f"{kw['board_size']}x{kw['board_size']}; {kw['win_length']} in a row wins."
 

@@ -1,0 +1,36 @@
+"""Types of zerogym/_core/batch.pyx (compiled): N games of one spec in one buffer."""
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import disjoint_base
+
+from zerogym._core.spec import GameSpec
+from zerogym._core.state import State
+
+@disjoint_base
+class Batch:
+    """N independent games laid end to end in one buffer (see batch.pyx)."""
+
+    def __new__(cls, spec: GameSpec, n: int) -> Batch: ...
+    @property
+    def spec(self) -> GameSpec: ...
+    @property
+    def n(self) -> int: ...
+    def bind(
+        self,
+        obs: npt.NDArray[np.int8],
+        mask: npt.NDArray[np.int8],
+        rewards: npt.NDArray[np.float32],
+        terminated: npt.NDArray[np.uint8],
+        truncated: npt.NDArray[np.uint8],
+        to_play: npt.NDArray[np.int32],
+        final_obs: npt.NDArray[np.int8],
+        done: npt.NDArray[np.uint8],
+    ) -> None: ...
+    def reset(self, num_threads: int = 1) -> None: ...
+    def step(self, actions: npt.NDArray[np.int64], num_threads: int = 1) -> tuple[int, int]: ...
+    def seed(self, seed: int) -> None: ...
+    def sample(self, mask: npt.NDArray[np.int8], out: npt.NDArray[np.int64], num_threads: int = 1) -> None: ...
+    def encode(self, out: npt.NDArray[np.float32]) -> None: ...
+    def get_state(self, i: int, out: State) -> None: ...
+    def set_state(self, i: int, src: State) -> None: ...

@@ -82,8 +82,8 @@ def main(argv=None):
     steps = args.steps or preset["steps"]
     game, kwargs = preset["game"], preset["kwargs"]
     config = {**preset["config"], **parse_kwargs(args.set)}
-    cfg = AlphaZeroConfig(game=game, game_kwargs=kwargs, max_steps=steps, checkpoint_every=args.eval_every, seed=args.seed,
-                          **config)
+    cfg = AlphaZeroConfig(game=game, game_kwargs=kwargs, max_steps=steps, checkpoint_every=args.eval_every,
+                          seed=args.seed, **config)
     run_dir = os.path.join("runs", f"az-strength-{args.label}")
     if args.workers:
         from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
@@ -173,7 +173,8 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, matches):
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     where = f"on {args.workers} Ray worker{'s' * (args.workers > 1)}" if args.workers else "in the training process"
-    gpu = "no GPU used" if trainer.device.type != "cuda" else f"the net on a {torch.cuda.get_device_name(trainer.device)}"
+    gpu = ("no GPU used" if trainer.device.type != "cuda"
+           else f"the net on a {torch.cuda.get_device_name(trainer.device)}")
     lines = [f"# AlphaZero strength: {args.label}", "",
              f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores ({gpu}).", "",
              f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "

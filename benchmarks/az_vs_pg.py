@@ -6,11 +6,11 @@ seed. Every --eval-every-minutes of training (and before training starts) the cu
 --eval-games games (colours alternated) against each fixed reference (Random, Greedy, UCT(200),
 UCT(1000) by default). Every match, here and in the final round robin, starts each pair of games from
 the same random opening (--opening-moves, colours swapped): the agents play deterministically, and
-without it two of them would replay the same two games over and over. AlphaZero plays with its PUCT search (--simulations per move); the policy-gradient
-agents play their net's greedy move (PolicyAgent, no search), and their final nets are also measured
-inside the same PUCT search, to separate the training method from search at play time. Ratings are
-maximum-likelihood Elo (fit_elo, Random = 0) over all the games of a game; a final round robin puts the
-final agents against each other and the references.
+without it two of them would replay the same two games over and over. AlphaZero plays with its PUCT
+search (--simulations per move); the policy-gradient agents play their net's greedy move (PolicyAgent, no
+search), and their final nets are also measured inside the same PUCT search, to separate the training
+method from search at play time. Ratings are maximum-likelihood Elo (fit_elo, Random = 0) over all the
+games of a game; a final round robin puts the final agents against each other and the references.
 
     python benchmarks/az_vs_pg.py                                  # the full comparison, 30 min per run
     python benchmarks/az_vs_pg.py --minutes 30 --parallel 2        # two trainings at once (2 cores)
@@ -81,7 +81,7 @@ def parse_set(items, what):
     try:
         return parse_kwargs(items or [])
     except ValueError as err:
-        raise SystemExit(f"az_vs_pg: {what}: {err}")
+        raise SystemExit(f"az_vs_pg: {what}: {err}") from None
 
 
 # ---- settings ---------------------------------------------------------------------------------------
@@ -246,9 +246,9 @@ def do_task(o, task):
         if kind == "rr":
             return runs.round_robin(o.args.final_games, required=o.algos)
     except SettingsChanged as err:
-        raise SystemExit(f"az_vs_pg: {err}. Resume with the same options, or use another --runs-dir.")
+        raise SystemExit(f"az_vs_pg: {err}. Resume with the same options, or use another --runs-dir.") from None
     except (ResumeError, FolderInUse) as err:
-        raise SystemExit(f"az_vs_pg: {err}")
+        raise SystemExit(f"az_vs_pg: {err}") from None
     raise SystemExit(f"az_vs_pg: unknown task {task!r}")
 
 
@@ -266,7 +266,8 @@ def schedule(o):
     argv = [sys.executable, os.path.abspath(__file__), *o.argv, "--worker"]
     failed = run_children(runs + refs, lambda task, slot: start_command(argv + [task], env=env), o.args.parallel,
                           needs=round_robins,
-                          on_failure=lambda task, code: print(f"az_vs_pg: task {task} failed (exit {code})", flush=True))
+                          on_failure=lambda task, code: print(f"az_vs_pg: task {task} failed (exit {code})",
+                                                              flush=True))
     return 1 if failed else 0
 
 
@@ -275,7 +276,8 @@ def build_parser():
     ap.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
     ap.add_argument("--algos", nargs="+", choices=list(ALGOS), default=list(ALGOS))
     ap.add_argument("--minutes", type=float, default=30.0, help="training wall time per run (default 30)")
-    ap.add_argument("--eval-every-minutes", type=float, default=5.0, help="evaluate every this many training minutes (default 5)")
+    ap.add_argument("--eval-every-minutes", type=float, default=5.0,
+                    help="evaluate every this many training minutes (default 5)")
     ap.add_argument("--steps", type=int, default=None,
                     help="steps mode: train this many steps (AlphaZero search steps, PG updates) per evaluation "
                          "instead of minutes (for tests: not an equal-compute comparison)")
@@ -283,7 +285,8 @@ def build_parser():
                     help="steps mode: evaluations after training (default: minutes / eval-every-minutes)")
     ap.add_argument("--no-eval-at-start", dest="eval_at_start", action="store_false",
                     help="skip the evaluation of the untrained agents")
-    ap.add_argument("--eval-games", type=int, default=20, help="games against each reference per evaluation (default 20)")
+    ap.add_argument("--eval-games", type=int, default=20,
+                    help="games against each reference per evaluation (default 20)")
     ap.add_argument("--final-games", type=int, default=100,
                     help="games per pair in the final round robin (default 100: a 70%% win rate is then known to "
                          "about +-9 points, 95%% interval)")

@@ -236,7 +236,7 @@ def best_during_training(prog, ref):
 def learning_rate_sentence(o, data):
     """Each algorithm's learning rate, start to end of its cosine schedule, as its run's config says."""
     rates = {}
-    for key, g in data.items():
+    for _key, g in data.items():
         for algo, run in g["runs"].items():
             cfg = run["fingerprint"]["config"]
             optimizer = "Adam" if cfg.get("optimizer") == "adam" else "SGD"

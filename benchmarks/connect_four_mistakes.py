@@ -69,7 +69,8 @@ def report(rows, records, name, args, seconds):
     won = sum(r["winner"] == r["players"].index(name) for r in records)
     found = [r for r in rows if r["mistake"] is not None]
     after = [r["after"] for r in found]
-    source = f"`{args.records}`" if args.records else f"`{' '.join(['python benchmarks/connect_four_mistakes.py', *args.argv])}`"
+    source = (f"`{args.records}`" if args.records
+              else f"`{' '.join(['python benchmarks/connect_four_mistakes.py', *args.argv])}`")
     lines = [f"# Connect Four: where {name} went wrong", "",
              f"Games: {source} ({len(records)} games, {won} won, {len(rows)} lost or drawn; {seconds:.0f} s). "
              "In each game the agent did not win, the solver finds its decisive mistake: its last move from a "

@@ -94,7 +94,7 @@ def main(argv=None):
     for spec in args.agents:
         agent = agent_from_spec(spec, STANDARD.name, {}, seed=args.seed)
         t = time.time()
-        result = keeps_value(agent, positions, seed=args.seed, progress=lambda xs: tqdm(xs, desc=spec))
+        result = keeps_value(agent, positions, seed=args.seed, progress=lambda xs, spec=spec: tqdm(xs, desc=spec))
         rows.append((spec, result, (time.time() - t) / max(1, sum(a is not None for a in result["moves"]))))
     text = report(rows, positions, sys.argv[1:] if argv is None else argv, time.time() - start)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)

@@ -78,7 +78,8 @@ def main(argv=None):
     ap.add_argument("--score-stones", type=int, default=14)
     ap.add_argument("--epsilon", type=float, default=0.1)
     ap.add_argument("--out", default=OUT)
-    ap.add_argument("--az", default="pretrained:connect_four", help="the AlphaZero agent (a saved agent or pretrained:NAME)")
+    ap.add_argument("--az", default="pretrained:connect_four",
+                    help="the AlphaZero agent (a saved agent or pretrained:NAME)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     rng = np.random.default_rng(args.seed)

@@ -176,14 +176,16 @@ def write(args, cmd, label, records, checks, wall):
     resigned = [r["resigned"] == (0 if b else 1) for r, b in zip(records, black) if r["resigned"] is not None]
     lines = [f"# {label} against GNU Go level {args.level}", "",
              f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores, {wall / 60:.0f} minutes.", "",
-             f"Go {args.board_size}x{args.board_size}, komi {args.komi}, Tromp-Taylor area scoring (positional superko); "
+             f"Go {args.board_size}x{args.board_size}, komi {args.komi}, "
+             "Tromp-Taylor area scoring (positional superko); "
              f"{args.agent} with {args.simulations or 'its saved number of'} simulations a move; GNU Go "
              f"`--level {args.level} --chinese-rules`, capturing dead stones before passing; colours alternated, "
              f"each pair of games from the same {args.opening_moves} random opening moves.", "",
              "| games | agent W-D-L | games won | 95% interval | score (draws half) | as black (W-D-L) | "
              "as white (W-D-L) | median margin |",
              "|---|---|---|---|---|---|---|---|",
-             f"| {n} | {wins}-{draws}-{n - wins - draws} | {100 * wins / n:.0f}% | {100 * lo:.0f}% .. {100 * hi:.0f}% | "
+             f"| {n} | {wins}-{draws}-{n - wins - draws} | {100 * wins / n:.0f}% | "
+             f"{100 * lo:.0f}% .. {100 * hi:.0f}% | "
              f"{100 * (wins + draws / 2) / n:.1f}% | {wdl(True)} | {wdl(False)} | "
              f"{statistics.median(margins) if margins else float('nan'):+.1f} |",
              "", "A draw is a game that reached the env's move limit (max_moves) without a result. The margin "

@@ -130,14 +130,15 @@ def main(argv=None):
     lines += ["", f"Both: UCB1 with c = {C_UCT}, children created on a node's second visit, one uniformly "
               "random rollout to the end of the game per simulation (OpenSpiel: `MCTSBot(game, "
               f"RandomRolloutEvaluator(1, seed), {C_UCT}, simulations, 4000, solve=False, ...)`, one `step()` per "
-              "search). Best of interleaved repeats. The last column (100 uniformly random games each) shows that a rollout plays about as many moves in both.",
+              "search). Best of interleaved repeats. The last column (100 uniformly random games each) shows that "
+              "a rollout plays about as many moves in both.",
               "", "## PUCT, uniform zero-value evaluator, Go 9x9 from the start (target: >= 200,000/s on one core)", "",
               "| games per batch G | simulations per tree | evaluator calls per search | simulations/s |",
               "|---|---|---|---|"]
     for G, rate, calls in puct:
         lines.append(f"| {G} | {PUCT_SIMULATIONS} | {calls} | {rate:,.0f} |")
-    lines += ["", "One thread; each search sets G fresh roots and runs BatchedMCTS.run(uniform_evaluator) with one leaf "
-              "per tree per batch, Dirichlet noise on (epsilon 0.25); the time includes the Python evaluator call "
+    lines += ["", "One thread; each search sets G fresh roots and runs BatchedMCTS.run(uniform_evaluator) with one "
+              "leaf per tree per batch, Dirichlet noise on (epsilon 0.25); the time includes the Python evaluator call "
               "(priors = the legal mask, values = 0), leaf encoding to float32 planes, expansion and backup. "
               "Best of repeated searches over the measuring time.", ""]
     text = "\n".join(lines)

@@ -65,9 +65,9 @@ def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precisi
                 mcts.set_root(i, root)
         moves += G
     wall = time.perf_counter() - t0
-    return {"G": G, "cache": cache, "precision": precision, "device": device, "moves_per_s": moves / wall, "positions_per_s": ev.positions / wall,
-            "outside_share": 1 - ev.seconds / wall, "batch": ev.positions / max(ev.calls, 1),
-            "hit_share": inner.hits / max(inner.hits + inner.misses, 1)}
+    return {"G": G, "cache": cache, "precision": precision, "device": device, "moves_per_s": moves / wall,
+            "positions_per_s": ev.positions / wall, "outside_share": 1 - ev.seconds / wall,
+            "batch": ev.positions / max(ev.calls, 1), "hit_share": inner.hits / max(inner.hits + inner.misses, 1)}
 
 
 def main(argv=None):
@@ -104,10 +104,11 @@ def main(argv=None):
              f"{''.join(', GPU ' + g for g in gpus)}).",
              f"Net: {what} ({net.num_parameters()} parameters), {args.simulations} simulations per move, "
              f"one leaf per tree per batch; the CPU {'has' if cpu_has_bf16() else 'has no'} native bf16.", "",
-             "| device | concurrent games G | evaluation cache | precision | self-play moves/s | evaluated positions/s | "
-             "answered from the cache | mean batch | time outside the evaluator |",
+             "| device | concurrent games G | evaluation cache | precision | self-play moves/s | "
+             "evaluated positions/s | answered from the cache | mean batch | time outside the evaluator |",
              "|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['device']} | {r['G']} | {r['cache'] or 'off'} | {r['precision']} | {r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | "
+    lines += [f"| {r['device']} | {r['G']} | {r['cache'] or 'off'} | {r['precision']} | "
+              f"{r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | "
               f"{100 * r['hit_share']:.1f}% | {r['batch']:.0f} | {100 * r['outside_share']:.1f}% |" for r in rows]
     lines += ["", "Evaluated positions: the leaves handed to the evaluator, those answered from the cache included. "
               "Outside the evaluator: the compiled search (selection, expansion, backup, leaf encoding), "

@@ -79,8 +79,8 @@ def presets(quick):
                      pool_fraction=0.0, checkpoint_every=10, log_every=5)
         common = dict(minutes=0.1, eval_every=0.05, eval_games=2, play_simulations=8,
                       references=["random", "uct:10", "uct:40"], target="uct:40")
-        return {"connect_four": dict(game="connect_four", kwargs={}, config=dict(train, net={"blocks": 1, "channels": 8}),
-                                     **common),
+        return {"connect_four": dict(game="connect_four", kwargs={},
+                                     config=dict(train, net={"blocks": 1, "channels": 8}), **common),
                 "go_9x9": dict(game="go", kwargs={"board_size": 9},
                                config=dict(train, init_from="pretrained:go_5x5", no_pass_fraction=0.3), **common)}
     train = dict(concurrent_games=64, simulations=64, batch_size=256, min_buffer=2048, buffer_size=200_000, lr=0.02,
@@ -91,7 +91,8 @@ def presets(quick):
                                  eval_every=2.5, eval_games=20, play_simulations=200, references=refs,
                                  target="uct:1000"),
             "go_9x9": dict(game="go", kwargs={"board_size": 9},
-                           config=dict(train, init_from="pretrained:go_5x5", dirichlet_alpha=0.15, no_pass_fraction=0.3),
+                           config=dict(train, init_from="pretrained:go_5x5", dirichlet_alpha=0.15,
+                                       no_pass_fraction=0.3),
                            minutes=30.0, eval_every=5.0, eval_games=20, play_simulations=200,
                            references=refs + gnugo, target="gnugo:1" if gnugo else "uct:1000")}
 
@@ -139,7 +140,8 @@ def build(game_name, preset, args, log):
     if target not in refs:
         raise SystemExit(f"--target {target} must be one of the references {refs}")
     comp = TimedComparison(os.path.join(args.out, game_name), preset["game"], Budget(minutes=minutes, eval_every=every),
-                           references=refs, game_kwargs=preset["kwargs"], eval_games=args.eval_games or preset["eval_games"],
+                           references=refs, game_kwargs=preset["kwargs"],
+                           eval_games=args.eval_games or preset["eval_games"],
                            seed=args.seed, opening_moves=args.opening_moves, label=game_name,
                            command=" ".join(shlex.quote(a) for a in sys.argv), log=log)
     comp.target = target

@@ -12,8 +12,9 @@ module then plays the opponent in the zerogym arena.
 def train(game="tictactoe", opponent="random", iterations=20, seed=0, kwargs=None, arena_games=20,
           batch=1000, env_runners=0):
     """Train, then evaluate; returns a dict: algo, agent (the module as a zerogym agent),
-    trained_samples (samples the learner trained on, counted once per epoch), env_steps, illegal_actions (counted by the envs of the local EnvRunner, so with
-    env_runners=0), arena (a MatchResult)."""
+    trained_samples (samples the learner trained on, counted once per epoch), env_steps,
+    illegal_actions (counted by the envs of the local EnvRunner, so with env_runners=0), arena (a
+    MatchResult)."""
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
 

@@ -275,7 +275,7 @@ def spec_problems(rows):
 def table_problems(text):
     """Rows of doc-table tables that disagree with the code, and markers that check nothing."""
     problems = [f"line {n}: a doc-table comment with no table under it" for n in markers_without_table(text)]
-    for start, marker, header, rows in tables(text):
+    for start, marker, _header, rows in tables(text):
         if not marker:
             continue
         kind = marker[0]

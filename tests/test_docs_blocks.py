@@ -197,7 +197,7 @@ def split_line(text):
 
 
 # ---- what the reader has made so far --------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def tracked_files():
     out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return frozenset(out.split("\n"))
@@ -442,7 +442,7 @@ def zerogym_problems(argv, state, piped=False):
 
 
 # ---- other programs -------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def help_text(*argv):
     """What `python ARGV --help` prints (run from the repository root)."""
     done = subprocess.run([sys.executable, *argv, "--help"], cwd=ROOT, capture_output=True, text=True,
@@ -480,7 +480,7 @@ def pytest_problems(args):
     return [f"pytest: {p} does not exist" for p in paths if not (ROOT / p).exists()]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def extras():
     with open(ROOT / "pyproject.toml", "rb") as f:
         return frozenset(tomllib.load(f)["project"]["optional-dependencies"])
@@ -617,12 +617,12 @@ def walk(text):
     return steps
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def page_text(page):
     return (ROOT / page).read_text()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def page_walk(page):
     return walk(page_text(page))
 

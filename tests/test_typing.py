@@ -1,5 +1,6 @@
-"""zerogym's types: every compiled module has a stub (.pyi) that matches it, the wheel ships the stubs and
-py.typed, and mypy and ruff find nothing in zerogym/ (run where they are installed)."""
+"""Types and lint: every compiled module has a stub (.pyi) that matches it, the wheel ships the stubs and
+py.typed, mypy finds nothing in the files pyproject.toml names and ruff nothing in the tree (run where they
+are installed: the test extra installs both)."""
 
 import importlib.util
 import pathlib
@@ -37,18 +38,19 @@ def test_the_wheel_ships_the_types():
     tomllib = pytest.importorskip("tomllib")
     with open(ROOT / "pyproject.toml", "rb") as f:
         package_data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
-    assert "*.pyi" in package_data["*"] and "py.typed" in package_data["zerogym"]
-    assert (ROOT / "zerogym" / "py.typed").is_file()
+    assert "*.pyi" in package_data["*"]
+    for package in ("zerogym", "zerogym_agents"):
+        assert "py.typed" in package_data[package] and (ROOT / package / "py.typed").is_file()
 
 
-def test_mypy_finds_nothing_in_zerogym():
+def test_mypy_finds_nothing():
     needs("mypy")
-    out = run("-m", "mypy", "zerogym")
+    out = run("-m", "mypy")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Success: no issues found" in out.stdout
 
 
-def test_ruff_finds_nothing_in_zerogym():
+def test_ruff_finds_nothing():
     needs("ruff")
-    out = run("-m", "ruff", "check", "--no-cache", "zerogym")
+    out = run("-m", "ruff", "check", "--no-cache", ".")
     assert out.returncode == 0, out.stdout + out.stderr

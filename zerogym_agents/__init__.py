@@ -36,6 +36,7 @@ def _check_agents_extra():
 
 _check_agents_extra()
 
+# after the check: with the extra missing, the line above says what to install rather than an ImportError
 from zerogym_agents.agents.base import Agent, RandomAgent, game_state
 from zerogym_agents.agents.greedy import GreedyAgent
 from zerogym_agents.agents.minimax import MinimaxAgent
@@ -45,7 +46,8 @@ _LAZY = {
     "loss": "zerogym_agents.nets", "save_net": "zerogym_agents.nets", "load_net": "zerogym_agents.nets",
     "NetFileError": "zerogym_agents.nets", "make_evaluator": "zerogym_agents.nets",
     "uniform_evaluator": "zerogym_agents.mcts.search", "CheckpointError": "zerogym_agents.core.checkpoint",
-    "OpponentPool": "zerogym_agents.training.pool", "load_agent": "zerogym_agents.agents.saved", "save_agent": "zerogym_agents.agents.saved",
+    "OpponentPool": "zerogym_agents.training.pool", "load_agent": "zerogym_agents.agents.saved",
+    "save_agent": "zerogym_agents.agents.saved",
     "UCTAgent": "zerogym_agents.agents.search", "AlphaZeroAgent": "zerogym_agents.agents.search",
     "GnuGoAgent": "zerogym_agents.agents.gnugo", "SolverAgent": "zerogym_agents.agents.solver",
     "PolicyAgent": "zerogym_agents.agents.policy",

@@ -121,7 +121,7 @@ def write_summary(path, opts, names, counts, seconds, findings, elapsed, sanitiz
         lines.append("None.")
     else:
         lines += ["| target | kind | what | count | example |", "|---|---|---|---:|---|"]
-        for sig, f in sorted(findings.items(), key=lambda kv: (kv[1]["target"], -kv[1]["count"])):
+        for _sig, f in sorted(findings.items(), key=lambda kv: (kv[1]["target"], -kv[1]["count"])):
             example = f["examples"][0] if f["examples"] else ""
             if example and not os.path.relpath(example, ROOT).startswith(".."):
                 example = os.path.relpath(example, ROOT)

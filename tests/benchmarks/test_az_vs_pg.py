@@ -121,7 +121,7 @@ def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
                        r"(?: \(best evaluation during training: (\d+) of (\d+) won, at (\S+)\))?$", report, re.M)
     assert len(lines) == 12                            # 2 games x 3 PG algorithms x 2 references
     verdicts = []
-    for game, algo, ref, won, games, pct, need, verdict, best, best_n, best_at in lines:
+    for game, algo, ref, won, games, _pct, need, verdict, best, best_n, _best_at in lines:
         if game != "connect_four" or ref != "random":  # greedy is not a reference here; Go was not run
             assert verdict == "not measured" and not best
             verdicts.append(None)

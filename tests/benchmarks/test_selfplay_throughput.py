@@ -24,7 +24,8 @@ def test_rows_for_each_cache_size(tmp_path, monkeypatch):
 
 
 def test_a_saved_agents_net(tmp_path, monkeypatch):
-    text = run(tmp_path, monkeypatch, "--net", "pretrained:tictactoe", "--seconds", "0.2", "--games", "2", "--cache", "64")
+    text = run(tmp_path, monkeypatch, "--net", "pretrained:tictactoe", "--seconds", "0.2", "--games", "2",
+               "--cache", "64")
     assert "the net of `pretrained:tictactoe`" in text
 
 

@@ -12,7 +12,8 @@ def test_masked_env_shows_the_learners_mask_and_counts_illegal_moves():
     env = masked_env("tictactoe", RandomAgent(seed=0), learner="second", flatten=True, mask_dtype=np.float32)
     obs, _ = env.reset(seed=3)
     assert env.observation_space.contains(obs)
-    assert obs["observation"].shape == (9 * env.env.observation_space.shape[-1],) and obs["action_mask"].dtype == np.float32
+    assert (obs["observation"].shape == (9 * env.env.observation_space.shape[-1],)
+            and obs["action_mask"].dtype == np.float32)
     assert obs["action_mask"].sum() == 8                   # the random first player has moved
     taken = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     _, reward, terminated, _, info = env.step(taken)

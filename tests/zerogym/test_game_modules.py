@@ -136,8 +136,8 @@ def test_every_game_module_gives_what_the_shared_code_asks(game):
     assert game_info(env.unwrapped.state.spec) is info
 
 
-@pytest.mark.parametrize("game,kw", [("go", {"board_size": 5}), ("othello", {"board_size": 6}), ("hex", {"board_size": 4}),
-                                     ("tictactoe", {})])
+@pytest.mark.parametrize("game,kw", [("go", {"board_size": 5}), ("othello", {"board_size": 6}),
+                                     ("hex", {"board_size": 4}), ("tictactoe", {})])
 def test_the_defaults_serve_a_new_game_of_cells(game, kw):
     # a game module that sets only its name, title and example gets working coordinates, text,
     # pictures and play lines from GameInfo's defaults

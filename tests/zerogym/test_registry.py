@@ -31,7 +31,8 @@ def test_unknown_kwarg_is_an_error():
 
 
 def test_sizes_live_side_by_side():
-    small, big = zerogym.make_state("tictactoe", board_size=3), zerogym.make_state("tictactoe", board_size=15, win_length=5)
+    small, big = (zerogym.make_state("tictactoe", board_size=3),
+                  zerogym.make_state("tictactoe", board_size=15, win_length=5))
     small.step(4)
     big.step(112)
     assert small.num_actions == 9 and big.num_actions == 225

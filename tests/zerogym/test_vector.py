@@ -146,7 +146,8 @@ def test_values_that_would_wrap_are_out_of_range(bad):
     venv = zerogym.vector.make("tictactoe", 3)
     venv.reset(seed=0)
     before = played_states(venv)
-    with pytest.raises(IllegalMoveError, match=f"game 1: illegal move action {int(bad[1])} by player_0: action out of range"):
+    with pytest.raises(IllegalMoveError,
+                       match=f"game 1: illegal move action {int(bad[1])} by player_0: action out of range"):
         venv.step(bad)
     assert played_states(venv) == before
 

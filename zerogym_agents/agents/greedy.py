@@ -260,7 +260,8 @@ def go_move(agent, st, legal):
         if a == st.spec.pass_action:
             continue
         r, c = divmod(a, n)
-        nbrs = [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < n and 0 <= cc < n]
+        nbrs = [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                if 0 <= rr < n and 0 <= cc < n]
         if all(flat[q] == me for q in nbrs):
             diag = [(rr, cc) for rr, cc in ((r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1))]
             on = [rr * n + cc for rr, cc in diag if 0 <= rr < n and 0 <= cc < n]

@@ -89,7 +89,8 @@ class AlphaZeroConfig(SearchConfig):
 
     def check_rules(self):
         import zerogym
-        state = zerogym.make_state(self.game, **self.game_kwargs)   # an unknown game or bad kwargs: refused here, by name
+        # an unknown game or bad kwargs: refused here, by name
+        state = zerogym.make_state(self.game, **self.game_kwargs)
         if self.cheap_simulations >= self.simulations:
             raise ValueError(f"AlphaZeroConfig.cheap_simulations ({self.cheap_simulations}) must be less than "
                              f"simulations ({self.simulations}), or 0 to search every move fully")

@@ -20,7 +20,8 @@ def hour_preset(game, kwargs, **config):
 # per game: training config overrides, evaluation simulations, baselines, final opponent
 PRESETS = {
     "tictactoe": dict(game="tictactoe", kwargs={},
-                      config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512, pool_fraction=0.0,
+                      config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512,
+                                  pool_fraction=0.0,
                                   net={"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce",
                                        "value_activation": "leaky_relu"}),
                       steps=300, sims=64, baselines=("random", "greedy", "minimax"), final="minimax"),

@@ -52,8 +52,10 @@ class ReplayBuffer:
         planes = np.asarray(planes)
         b = len(planes)
         if planes.shape[1:] != self.planes_shape:
-            raise ValueError(f"planes must have shape (B, {', '.join(map(str, self.planes_shape))}), got {planes.shape}")
-        if (ownership is not None or scores is not None) != self.aux or (self.aux and (ownership is None or scores is None)):
+            raise ValueError(f"planes must have shape (B, {', '.join(map(str, self.planes_shape))}), "
+                             f"got {planes.shape}")
+        if ((ownership is not None or scores is not None) != self.aux
+                or (self.aux and (ownership is None or scores is None))):
             raise ValueError("ownership and scores must be given together, exactly when the buffer holds auxiliary "
                              f"targets (this one {'does' if self.aux else 'does not'})")
         checks = [("masks", masks, (b, self.num_actions)), ("policies", policies, (b, self.num_actions)),

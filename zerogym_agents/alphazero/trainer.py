@@ -202,7 +202,8 @@ class AlphaZeroTrainer(CosineSchedule):
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.grad_clip)
             self.opt.step()
             self.train_steps += 1
-            self._losses.append((total.item(), pol.item(), val.item()) + tuple(parts[k].item() for k in self._aux_keys()))
+            self._losses.append((total.item(), pol.item(), val.item())
+                                + tuple(parts[k].item() for k in self._aux_keys()))
         self.net.eval()
 
     # ---- the run ------------------------------------------------------------------------------
@@ -234,7 +235,8 @@ class AlphaZeroTrainer(CosineSchedule):
                 if self.writer and last["elo"] is not None:
                     self.writer.add_scalar("alphazero/elo", last["elo"], self.step)
             return
-        mean = [float(x) for x in np.mean(self._losses, axis=0)] if self._losses else [None] * (3 + len(self._aux_keys()))
+        mean = ([float(x) for x in np.mean(self._losses, axis=0)] if self._losses
+                else [None] * (3 + len(self._aux_keys())))
         seconds = self._work_seconds
         games0, positions0 = self._since
         entry = {"step": self.step, "games": self.games, "positions": self.positions, "train_steps": self.train_steps,
@@ -253,7 +255,8 @@ class AlphaZeroTrainer(CosineSchedule):
 
     def _aux_keys(self):
         """The auxiliary losses this run computes (history keys)."""
-        return tuple(k for k, w in (("ownership_loss", self.cfg.ownership_weight), ("score_loss", self.cfg.score_weight))
+        return tuple(k for k, w in (("ownership_loss", self.cfg.ownership_weight),
+                                    ("score_loss", self.cfg.score_weight))
                      if w > 0)
 
     # ---- checkpoints --------------------------------------------------------------------------
@@ -331,8 +334,8 @@ class AlphaZeroTrainer(CosineSchedule):
             raise CheckpointError(f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, "
                                   f"not {self.cfg.game} {self.cfg.game_kwargs}")
         if saved.aux_targets != self.cfg.aux_targets:
-            raise CheckpointError(f"{path}: a checkpoint {'with' if saved.aux_targets else 'without'} auxiliary targets "
-                                  f"(ownership_weight, score_weight), but this run has them "
+            raise CheckpointError(f"{path}: a checkpoint {'with' if saved.aux_targets else 'without'} auxiliary "
+                                  f"targets (ownership_weight, score_weight), but this run has them "
                                   f"{'on' if self.cfg.aux_targets else 'off'}; its replay buffer cannot change")
         for name in RESUME_FIELDS:
             if getattr(saved, name) != getattr(self.cfg, name):

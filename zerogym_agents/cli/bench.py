@@ -192,7 +192,8 @@ def pgx_speed(env_id, seconds, batches=(1024, 4096)):
 
 def measure(labels, seconds, with_pgx=True, threaded=True):
     rows = []
-    impls = ("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_state", "openspiel", "zg_vector") + (("zg_vector_mt",) if threaded else ()) + ("pgx",)
+    impls = (("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_state", "openspiel", "zg_vector")
+             + (("zg_vector_mt",) if threaded else ()) + ("pgx",))
     tasks = [(label, impl) for label in labels for impl in impls]
     results = {label: {} for label in labels}
     for label, impl in tqdm(tasks, desc="env speed", unit="run"):
@@ -319,7 +320,8 @@ def run(args, command):
                     "with env.reset(seed=episode) every episode; zerogym State: the compiled\n"
                     "state stepped from Python with its legal mask and float32 planes fetched every move; OpenSpiel:\n"
                     "apply_action + legal_actions + observation_tensor every move; vector: N games per call (best of\n"
-                    f"N in {VECTOR_SIZES}), random legal actions drawn by the compiled sampler, observations and masks\n"
+                    f"N in {VECTOR_SIZES}), random legal actions drawn by the compiled sampler, "
+                    "observations and masks\n"
                     f"written every move, on one core (num_threads=1) and on all {CORES} (num_threads={CORES});\n"
                     "Pgx: jit-compiled, vmapped step with auto-reset on CPU (all cores), best of batch 1024/4096.\n"
                     "The last ratio is the better zerogym vector figure over the best of OpenSpiel and Pgx.\n\n"

@@ -22,7 +22,7 @@ def demo(args):
     env = zerogym.make("go", board_size=args.board_size, render_mode="ansi")
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if term or trunc:
             env.step(None)
@@ -169,13 +169,16 @@ def main(argv=None):
     cut = argv.index("--") if "--" in argv else len(argv)
     debug = "--debug" in argv[:cut]                  # accepted anywhere, before or after the command
     argv = [a for a in argv[:cut] if a != "--debug"] + argv[cut:]
-    ap = argparse.ArgumentParser(prog="zerogym", description="Board games with a compiled core, and agents that learn them.")
-    ap.add_argument("--debug", action="store_true", help="show the full traceback of any error (also after the command)")
+    ap = argparse.ArgumentParser(prog="zerogym",
+                                 description="Board games with a compiled core, and agents that learn them.")
+    ap.add_argument("--debug", action="store_true",
+                    help="show the full traceback of any error (also after the command)")
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="a Go game, AlphaZero trained briefly against the baselines, a speed table")
     d.add_argument("--board-size", type=int, default=9)
     d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--watch", type=float, default=0.0, metavar="SECONDS", help="redraw after every move, pausing this long")
+    d.add_argument("--watch", type=float, default=0.0, metavar="SECONDS",
+                   help="redraw after every move, pausing this long")
     d.add_argument("--seconds", type=float, default=2.0, help="time per speed measurement")
     d.add_argument("--no-bench", action="store_true", help="skip the speed table")
     d.add_argument("--minutes", type=float, default=6.0, help="AlphaZero training time on Connect Four")

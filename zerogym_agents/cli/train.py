@@ -60,7 +60,8 @@ def add_config_arguments(parser, config_class):
     parser.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
     parser.add_argument("--config", help=f"a JSON file of {name} fields")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
-    parser.add_argument("--init-from", metavar="FILE", help=config_class.__dataclass_fields__["init_from"].metadata["doc"])
+    parser.add_argument("--init-from", metavar="FILE",
+                        help=config_class.__dataclass_fields__["init_from"].metadata["doc"])
 
 
 def config_from_args(config_class, args, **given):

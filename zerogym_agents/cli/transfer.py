@@ -83,7 +83,8 @@ def run_grow(args):
         net, agent, game, kwargs = read_source(args.src)
         grown = grow(net, blocks=args.blocks, channels=args.channels, kernel_size=args.kernel_size,
                      noise=args.noise, seed=args.seed)
-    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym_agents.cli.main.user_error
+    # ValueError and OSError: one line through zerogym_agents.cli.main.user_error
+    except (TypeError, KeyError) as err:
         raise ValueError(f"{args.src}: {err}") from err
     change = max_change(net, grown, 9)
     card = dict(agent["card"]) if agent else {}
@@ -117,7 +118,8 @@ def run_composite(args):
         if game is not None:
             big_kwargs = {**(kwargs or {}), "board_size": args.big_size}
             comp.config.check_game(game, big_kwargs)
-    except (TypeError, KeyError) as err:       # ValueError and OSError: one line through zerogym_agents.cli.main.user_error
+    # ValueError and OSError: one line through zerogym_agents.cli.main.user_error
+    except (TypeError, KeyError) as err:
         raise ValueError(f"{args.src}: {err}") from err
     # the card's other entries (training, results) describe the small-board agent: kept under "transfer"
     card = {"net": comp.config.to_dict(), "parameters": comp.num_parameters(),

@@ -8,7 +8,8 @@ from zerogym_agents.transfer.settings import TransferSettings
 
 def add_run_parser(commands):
     r = commands.add_parser(
-        "run", help="the transfer experiment: scratch, fine-tune, composite, grown and curriculum runs on a bigger board",
+        "run", help="the transfer experiment: scratch, fine-tune, composite, grown and curriculum runs on a "
+                    "bigger board",
         description="From one small-board AlphaZero net, train on --big-size boards by each method with the same "
                     "budget and AlphaZero config, evaluate against fixed references over training, fit a pooled "
                     "Elo and write a report with a plot. Restarting with the same --out and --resume skips "
@@ -62,7 +63,8 @@ def run_experiment_cli(args):
         data = run_transfer(settings, out, report=args.report, progress=not args.no_progress,
                             command=command_line(settings, out, args.report, args.parallel), parallel=args.parallel)
     except RuntimeError as err:                 # a method's training failed (its error is printed above)
-        raise SystemExit(f"zerogym transfer run: error: {err}")     # ValueError, OSError: zerogym_agents.cli.main.user_error
+        # ValueError, OSError: zerogym_agents.cli.main.user_error
+        raise SystemExit(f"zerogym transfer run: error: {err}") from None
     for method, prog in data["methods"].items():
         last = prog["evals"][-1]
         agents = (data["elo"] or {}).get("agents", {})

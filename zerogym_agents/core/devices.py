@@ -121,7 +121,8 @@ def autocast(device, precision="auto"):
         return contextlib.nullcontext()
     if device.type == "cuda":
         if precision == "bfloat16" and not torch.cuda.is_bf16_supported():
-            raise ValueError(f"precision='bfloat16' asked for, but {device} has no bf16; use 'auto' (fp16) or 'float32'")
+            raise ValueError(f"precision='bfloat16' asked for, but {device} has no bf16; "
+                             "use 'auto' (fp16) or 'float32'")
         dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         return torch.autocast("cuda", dtype=dtype)
     return torch.autocast(device.type, dtype=torch.bfloat16)

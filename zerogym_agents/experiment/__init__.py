@@ -16,7 +16,8 @@ from zerogym_agents.experiment.budget import NO_STEP_CAP, Budget, BudgetLoop, Re
 from zerogym_agents.experiment.comparison import Comparison
 from zerogym_agents.experiment.evaluation import evaluate, fmt_elo, play_references, pooled_elo, reference_agent
 from zerogym_agents.experiment.processes import die_with_parent, run_children, start_command, start_function
-from zerogym_agents.experiment.protocol import CHECKPOINT, TrainingRun
+from zerogym_agents.core.constants import CHECKPOINT
+from zerogym_agents.experiment.protocol import TrainingRun
 from zerogym_agents.experiment.records import (FolderInUse, SettingsChanged, check_same_settings, folder_lock,
                                                read_json, write_json)
 from zerogym_agents.experiment.seeds import seed_int

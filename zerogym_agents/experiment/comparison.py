@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from zerogym_agents.experiment.algorithms import algorithm
 from zerogym_agents.experiment.budget import Budget, BudgetLoop, ResumeError
 from zerogym_agents.experiment.evaluation import evaluate, play_references, pooled_elo, reference_agent, total, wdl
-from zerogym_agents.experiment.protocol import CHECKPOINT
+from zerogym_agents.core.constants import CHECKPOINT
 from zerogym_agents.experiment.records import LOCK, check_same_settings, folder_lock, read_json, write_json
 
 STATE, REFERENCES, ROUND_ROBIN, FINAL_AGENT = "state.json", "references.json", "round_robin.json", "final_agent.pt"

@@ -3,13 +3,11 @@ trainer (ReinforceTrainer, PPOTrainer) implement it; a new algorithm does too, a
 builder in algorithms.py (see docs/architecture.md, "Adding a training algorithm").
 
 A run lives in one folder. Built with resume=False it starts afresh there; with resume=True it
-continues exactly from the checkpoint it saved there (CHECKPOINT), so that the harness can stop and
+continues exactly from the checkpoint it saved there (core.constants.CHECKPOINT), so that the harness can stop and
 restart it anywhere: the budget loop only ever stops a run at a step whose checkpoint is written, or
 writes one (save) first.
 """
 from typing import Protocol, runtime_checkable
-
-from zerogym_agents.core.constants import CHECKPOINT  # in the run's folder: what resume=True continues from
 
 
 @runtime_checkable

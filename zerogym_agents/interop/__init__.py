@@ -141,7 +141,8 @@ def example_parser(doc, count="--steps", default=20_000, what="learner moves"):
     import argparse
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--game", default="tictactoe")
-    parser.add_argument("--opponent", default="random", help="a zerogym agent spec: random, greedy, uct:N, pretrained:NAME")
+    parser.add_argument("--opponent", default="random",
+                        help="a zerogym agent spec: random, greedy, uct:N, pretrained:NAME")
     parser.add_argument(count, type=int, default=default, help=what)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=40, help="arena games against the opponent afterwards")

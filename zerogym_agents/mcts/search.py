@@ -176,7 +176,8 @@ class BatchedMCTS:
     gumbel_scale = property(lambda self: self._core.gumbel_scale,
                             lambda self, v: setattr(self._core, "gumbel_scale", real("gumbel_scale", v, 0.0)))
     search = property(lambda self: "gumbel" if self._core.gumbel else "puct", doc="'puct' or 'gumbel' (fixed)")
-    decisive_moves = property(lambda self: self._core.decisive, doc="whether wins in one move are scored exactly (fixed)")
+    decisive_moves = property(lambda self: self._core.decisive,
+                              doc="whether wins in one move are scored exactly (fixed)")
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree, doc="descents per tree per batch (fixed)")
 
     @property

@@ -65,7 +65,8 @@ class Evaluator:
         self.precision = check_precision(precision)
         if isinstance(cache, bool) or not isinstance(cache, int) or cache < 0:
             raise ValueError(f"cache must be a non-negative integer (positions kept; 0: off), got {cache!r}")
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
+                                       or batch_size < 1):
             raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
         if threads == "auto":
             threads = min(torch.get_num_threads(), max(1, (os.cpu_count() or 1) // 2))

@@ -130,7 +130,7 @@ def _spec_of(game, game_kwargs=None):
     for get in (lambda g: g.unwrapped.state.spec, lambda g: g.spec, lambda g: g):
         try:
             spec = get(game)
-            spec.num_actions, spec.obs_shape, spec.name
+            spec.num_actions, spec.obs_shape, spec.name  # noqa: B018  (an AttributeError: not a spec)
             return spec
         except AttributeError:
             continue
@@ -140,7 +140,8 @@ def _spec_of(game, game_kwargs=None):
 def _game_fields(spec):
     """The NetConfig fields fixed by a game: in_planes, action_layout, extra_actions, actions_per_cell, game."""
     h, w, c = spec.obs_shape
-    fit = layout_fields(h, w, spec.num_actions, getattr(spec, "action_kind", None), getattr(spec, "actions_per_cell", 1))
+    fit = layout_fields(h, w, spec.num_actions, getattr(spec, "action_kind", None),
+                        getattr(spec, "actions_per_cell", 1))
     return {"in_planes": c, **fit, "game": spec.name}
 
 

@@ -144,8 +144,9 @@ def _stop(procs, conns):
 class ProcessWorkers:
     """One worker process per entry of shard_args (PoolShard's arguments), started with forkserver
     (spawn where there is none; a script that starts them needs the `if __name__ == "__main__":`
-    guard, as for any multiprocessing start method but fork): send(k, method, *args) then recv(k) for worker k's answer. A worker
-    that fails raises RuntimeError here, naming it; close() (or garbage collection) stops them."""
+    guard, as for any multiprocessing start method but fork): send(k, method, *args) then recv(k)
+    for worker k's answer. A worker that fails raises RuntimeError here, naming it; close() (or
+    garbage collection) stops them."""
 
     def __init__(self, shard_args):
         if "forkserver" in mp.get_all_start_methods():

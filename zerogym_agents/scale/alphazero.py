@@ -133,7 +133,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         rc = self.ray_cfg
         runtime.start(rc.address)
         self._actor_class = runtime.actor_class(SelfPlayWorker, rc.cpus_per_worker, rc.gpus_per_worker)
-        for s, slot in enumerate(self.slots):
+        for s, _slot in enumerate(self.slots):
             self._new_actor(s)
         self._started = True
         if rc.mode == "deterministic":

@@ -127,7 +127,8 @@ class RayReinforceTrainer(ReinforceTrainer):
         weights = self.ray.put(snapshot(self.net))
         seats = (np.arange(cfg.num_envs) + self.step) % 2
         tasks = [{"version": self.step, "weights": [weights], "opponent": name,
-                  "opponent_weights": [self._opponent_ref[1]], "seats": part, "seed": seed_for(cfg.seed, 4, self.step, k)}
+                  "opponent_weights": [self._opponent_ref[1]], "seats": part,
+                  "seed": seed_for(cfg.seed, 4, self.step, k)}
                  for k, part in enumerate(np.array_split(seats, rc.workers))]
         refs = [actor.rollout.remote(task) for actor, task in zip(self.actors, tasks)]
         parts = []

@@ -1,10 +1,10 @@
 """Network growth: more residual blocks, more channels, wider kernels, keeping what the net computes.
 
 Polygames (Cazenave et al., "Polygames: Improved Zero Learning", 2020, section 2.2,
-"neuroplasticity") grows a trained net with its "convert" script and resumes training: adding residual blocks, adding channels and
-widening kernels (3x3 -> 5x5 ...) are almost neutral when the new weights start near zero. grow()
-does the same for a PolicyValueNet (both trunks) so that, with noise=0, the grown net computes
-exactly the original function (up to float rounding):
+"neuroplasticity") grows a trained net with its "convert" script and resumes training: adding
+residual blocks, adding channels and widening kernels (3x3 -> 5x5 ...) are almost neutral when the
+new weights start near zero. grow() does the same for a PolicyValueNet (both trunks) so that, with
+noise=0, the grown net computes exactly the original function (up to float rounding):
 
 - every old weight is copied to its old place; a kernel is zero-padded around its centre (its
   'same' padding grows with it, so every output cell sees the same inputs);

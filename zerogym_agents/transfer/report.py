@@ -123,8 +123,9 @@ def reading(data, cv):
             top = max(finals, key=lambda m: finals[m]["elo"])
             t = finals[top]["matches"]["gnugo:1"]["total"]
             lines.append(f"Target, the best {big}x{big} agent (highest final Elo: {top}) winning at least 50% against "
-                         f"GNU Go level 1, colours alternated: {t['wins']} of {t['wins'] + t['draws'] + t['losses']} "
-                         f"won, {'met' if t['wins'] >= 0.5 * (t['wins'] + t['draws'] + t['losses']) else '**missed**'}.")
+                         f"GNU Go level 1, colours alternated: {t['wins']} of "
+                         f"{t['wins'] + t['draws'] + t['losses']} won, "
+                         f"{'met' if t['wins'] >= 0.5 * (t['wins'] + t['draws'] + t['losses']) else '**missed**'}.")
         if "random" in refs:
             weak = [m for m in finals if score(finals[m]["matches"]["random"]["total"]) < 0.9]
             if weak:
@@ -209,7 +210,7 @@ def markdown(data, cv, plot_name):
               + (f"{s['eval_every_steps']} search steps" if s["steps"] is not None
                  else f"{s['eval_every_minutes']:g} minutes of training")
               + f" and at the end of every stage ({s['final_games']} at the very end); colours alternate.",
-              f"- Elo: maximum likelihood (Bradley-Terry) over every evaluation game of every run pooled"
+              "- Elo: maximum likelihood (Bradley-Terry) over every evaluation game of every run pooled"
               + (f" and {s['reference_games']} games per pair of references" if s["reference_games"] else "")
               + f", {data['anchor']} = 0, 95% intervals.", ""]
     zs = data["zero_shot"]

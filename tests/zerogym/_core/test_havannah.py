@@ -357,7 +357,7 @@ CONNECTIONS = {
      . . . . . . . .
       . . . . . . .
        O O . . . .
-        . . O O . 
+        . . O O .
     """, {"bridge"}),
     "bridge across the board, corner to opposite corner": ("""
         . . . . .
@@ -588,7 +588,7 @@ def test_a_full_board_without_a_shape_is_a_draw(n, swap):
         white = white[1:]
     order = [q for pair in zip(black, white) for q in pair] + black[len(white):]
     assert len(order) == len(black) + len(white)
-    for k, (r, c) in enumerate(order):
+    for _k, (r, c) in enumerate(order):
         assert not s.is_over()
         s.step(r * d + c)
     assert s.is_terminal() and s.winner == -1 and s.returns() == (0.0, 0.0) and s.winning_shapes() == ()

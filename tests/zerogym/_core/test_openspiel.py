@@ -485,7 +485,8 @@ RUNS = (
 
 
 @pytest.mark.parametrize("adapter,kw,games,seed,need", [
-    pytest.param(*row, id=f"{row[0]}-" + "-".join(f"{k}{v}" for k, v in row[1].items()) + f"-{row[2]}games-seed{row[3]}")
+    pytest.param(*row, id=f"{row[0]}-" + "-".join(f"{k}{v}" for k, v in row[1].items())
+                 + f"-{row[2]}games-seed{row[3]}")
     for row in RUNS])
 def test_random_games_agree_with_openspiel(adapter, kw, games, seed, need):
     compare_games(ADAPTERS[adapter], kw, games, seed, need)
@@ -515,7 +516,7 @@ def test_openspiel_othello_definition():
 
 
 def test_openspiel_othello_other_sizes_undefined():
-    with pytest.raises(Exception):
+    with pytest.raises(pyspiel.SpielError):
         pyspiel.load_game("othello", {"board_size": 6})
 
 

@@ -111,7 +111,8 @@ GAMES = {
                dict(rows=2, cols=3, connect=3), dict(rows=9, cols=12, connect=5)),
         shape=lambda kw: (kw["rows"], kw["cols"]), num_actions=lambda kw: kw["cols"], columns="numbers",
         row0_on_top=True, mover_rewards=frozenset({0, 1}),
-        bad_kwargs=(*[({"rows": v}, "1..25") for v in (0, 26, 2.5)], *[({"cols": v}, "1..25") for v in (0, 26, 30, "7")],
+        bad_kwargs=(*[({"rows": v}, "1..25") for v in (0, 26, 2.5)],
+                    *[({"cols": v}, "1..25") for v in (0, 26, 30, "7")],
                     *[({"connect": v}, "2..7") for v in (1, 8, True)], (dict(rows=3, cols=2, connect=4), "2..3"),
                     (dict(rows=1, cols=1, connect=2), "max(rows, cols)")),
         illegal=((dict(rows=2, cols=3, connect=3), [0, 0], 0, ["column 1", "player_0", "full"]),
@@ -152,8 +153,10 @@ GAMES = {
 
 CASES = [pytest.param(game, kw, id=case_id((game, kw))) for game, g in GAMES.items() for kw in g.sizes]
 # the illegal moves tried: at every size one that random play comes to (moves None), and the table's examples
-ILLEGAL = ([pytest.param(game, kw, None, None, (), id=case_id((game, kw))) for game, g in GAMES.items() for kw in g.sizes]
-           + [pytest.param(game, kw, moves, action, words, id=f"{case_id((game, kw))}-{'-'.join(map(str, moves + [action]))}")
+ILLEGAL = ([pytest.param(game, kw, None, None, (), id=case_id((game, kw)))
+            for game, g in GAMES.items() for kw in g.sizes]
+           + [pytest.param(game, kw, moves, action, words,
+                           id=f"{case_id((game, kw))}-{'-'.join(map(str, moves + [action]))}")
               for game, g in GAMES.items() for kw, moves, action, words in g.illegal])
 
 
@@ -606,7 +609,8 @@ def test_copy_from_copies_every_byte(game, kw):
     moves = s.move_count
     s.reset()
     assert s == cls(**kw) and t != s and t.move_count == moves > 0
-    other = next(k for k in GAMES[game].sizes if GAMES[game].shape(GAMES[game].full(k)) != GAMES[game].shape(GAMES[game].full(kw)))
+    other = next(k for k in GAMES[game].sizes
+                 if GAMES[game].shape(GAMES[game].full(k)) != GAMES[game].shape(GAMES[game].full(kw)))
     with pytest.raises(ValueError):
         cls(**other).copy_from(t)
 

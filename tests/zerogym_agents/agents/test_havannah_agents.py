@@ -1,6 +1,7 @@
 """The agents on Havannah at sides 4 and 5: UCT takes a win in one and stops the opponent's (so does
-greedy; PUCT with a uniform prior takes it), and UCT and greedy beat random play; a tiny AlphaZero run trains on side 4 and its size-independent net plays legal
-games at sides 4 and 5; the greedy heuristic takes and stops wins and beats random play."""
+greedy; PUCT with a uniform prior takes it), and UCT and greedy beat random play; a tiny AlphaZero
+run trains on side 4 and its size-independent net plays legal games at sides 4 and 5; the greedy
+heuristic takes and stops wins and beats random play."""
 import pytest
 
 import zerogym

@@ -1,5 +1,5 @@
 """MinimaxAgent: exact values against independent brute-force solvers, perfect play in practice."""
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -22,7 +22,7 @@ def ttt_winner(b):
     return 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def ttt_value(b, me):
     """Value for `me` (1 or 2) to move on tuple board b (0 empty): +1 / 0 / -1."""
     if ttt_winner(b):
@@ -37,7 +37,8 @@ def test_empty_tictactoe_is_a_draw_and_every_opening_draws():
     st = make_state("tictactoe")
     assert ttt_value((0,) * 9, 1) == 0
     assert agent.value(st) == ttt_value((0,) * 9, 1)
-    assert list(agent.action_values(st)) == [-ttt_value(tuple(1 if j == i else 0 for j in range(9)), 2) for i in range(9)]
+    assert list(agent.action_values(st)) == [-ttt_value(tuple(1 if j == i else 0 for j in range(9)), 2)
+                                             for i in range(9)]
 
 
 def test_every_reachable_tictactoe_position_matches_brute_force():

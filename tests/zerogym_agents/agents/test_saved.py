@@ -222,7 +222,7 @@ def test_every_weight_of_the_wrong_shape_dtype_or_type_or_missing_is_named(tmp_p
     names = list(agent_data()["net"]["state_dict"])
     assert len(names) > 20
     for name in names:
-        for what, change in (("missing", None), ("shape", lambda t: torch.zeros(t.shape + (2,), dtype=t.dtype)),
+        for _what, change in (("missing", None), ("shape", lambda t: torch.zeros(t.shape + (2,), dtype=t.dtype)),
                              ("dtype", lambda t: torch.zeros(t.shape, dtype=torch.bool)),
                              ("type", lambda t: t.tolist())):
             data = agent_data()

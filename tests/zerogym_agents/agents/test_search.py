@@ -22,7 +22,7 @@ def play_game(env, agents):
     for a in agents:
         a.reset()
     moves = []
-    for name in env.agent_iter():
+    for _name in env.agent_iter():
         _, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

@@ -139,7 +139,8 @@ CASES = {
     "net of another shape": (_net_config(channels=16), "corrupt zerogym network in net: state_dict"),
     "net weight missing": (_drop(["net", "state_dict", "value.mlp.2.bias"]), "lacks 'value.mlp.2.bias'"),
     "net weight of a wrong shape": (_set(["net", "state_dict", "trunk.0.0.weight"], lambda t: t[:4]),
-                                    "state_dict['trunk.0.0.weight'] must be a floating-point tensor of shape (8, 3, 3, 3)"),
+                                    "state_dict['trunk.0.0.weight'] must be a floating-point tensor of shape "
+                                    "(8, 3, 3, 3)"),
     "momentum of a wrong shape": (_set(["optimizer", "state", 0, "momentum_buffer"], lambda t: t.flatten()),
                                   "optimizer.state[0].momentum_buffer must be a floating-point tensor of shape"),
     "optimizer state of no parameter": (_set(["optimizer", "state"], lambda s: {**s, 99: s[0]}),

@@ -80,7 +80,7 @@ def test_gumbel_self_play_plays_the_search_move_and_records_the_improved_policy(
     assert args == ()                                       # the search's own move, not a visit-count draw
     for i, root in enumerate(before):
         assert sp.roots[i].last_action == picked[i] and root.is_legal(int(picked[i]))
-    for i, planes, mask, policy, mover, _ in moves:
+    for i, _planes, mask, policy, _mover, _ in moves:
         # uniform evaluator, value 0: every completed Q is the same, so pi' is the uniform prior,
         # while the sequential halving's visits are not uniform
         np.testing.assert_allclose(policy, mask / mask.sum(), rtol=1e-5)
@@ -153,7 +153,7 @@ def test_forced_playouts_record_the_pruned_policy():
     for _ in range(3):
         moves, _ = sp.step(uniform_evaluator)
         run = spy.runs[-1]
-        for i, planes, mask, policy, mover, _ in moves:
+        for i, _planes, _mask, policy, _mover, _ in moves:
             np.testing.assert_array_equal(policy, run["pruned"][i])
     assert SelfPlay(tiny()).mcts.forced_playouts == 0.0
 

@@ -50,7 +50,8 @@ def test_short_run_plays_games_trains_and_checkpoints(tmp_path):
     assert env.unwrapped.state.is_legal(agent.act(env))
     assert load_card(str(tmp_path / AGENT))["training"]["steps"] == 24
     for f in (AGENT, CHECKPOINT):              # load_net reads the net out of agent and checkpoint files
-        assert all(torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in load_net(tmp_path / f).state_dict().items())
+        assert all(torch.equal(v.cpu(), tr.net.state_dict()[k].cpu())
+                   for k, v in load_net(tmp_path / f).state_dict().items())
     assert json.loads((tmp_path / "config.json").read_text())["simulations"] == 12
 
 
@@ -215,7 +216,8 @@ def test_pool_holds_frozen_checkpoints_and_the_opponent_plays_one(tmp_path):
     assert all(torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in snap8.items())
     tr.run(progress=False)
     assert list(tr.pool.entries) == ["step-8", "step-16", "step-24"]         # the last pool_size, in order
-    assert all(torch.equal(v.cpu(), tr.pool.entries["step-8"][0][k].cpu()) for k, v in snap8.items())   # unchanged by training
+    # unchanged by training
+    assert all(torch.equal(v.cpu(), tr.pool.entries["step-8"][0][k].cpu()) for k, v in snap8.items())
     assert any(not torch.equal(v.cpu(), tr.net.state_dict()[k].cpu()) for k, v in snap8.items())
     drawn = tr.pool.entries[tr.opponent][0]
     assert all(torch.equal(v.cpu(), tr.opp_net.state_dict()[k].cpu()) for k, v in drawn.items())

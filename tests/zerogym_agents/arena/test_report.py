@@ -22,7 +22,8 @@ def tournament():
 
 def table_rows(md):
     return [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines()
-            if line.startswith("|") and not line.startswith("|-") and not line.startswith("|:") and "---" not in line][1:]
+            if line.startswith("|") and not line.startswith("|-") and not line.startswith("|:")
+            and "---" not in line][1:]
 
 
 def test_elo_table_is_sorted_and_complete(tournament):

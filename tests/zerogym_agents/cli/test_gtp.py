@@ -246,7 +246,8 @@ def test_commands_with_random_arguments_answer_and_errors_change_nothing(command
 
 # ---- the command line and the client ---------------------------------------------------------------
 def test_zerogym_gtp_command_over_pipes():
-    argv = [sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "random", "--board-size", "5", "--seed", "1"]
+    argv = [sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "random", "--board-size", "5",
+            "--seed", "1"]
     with GTPClient(argv, timeout=120) as gtp:
         assert gtp.send("protocol_version") == "2"
         gtp.send("play b C3")
@@ -260,8 +261,8 @@ def test_zerogym_gtp_command_over_pipes():
 
 
 def test_zerogym_gtp_rejects_a_bad_agent_spec():
-    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "nonsense"], capture_output=True,
-                         text=True, stdin=subprocess.DEVNULL)
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "nonsense"],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert out.returncode != 0 and "nonsense" in out.stderr and out.stdout == ""
 
 

@@ -30,7 +30,8 @@ def test_console_script_is_installed():
 
 def test_arena_help_names_its_default_folder_which_git_ignores():
     import os
-    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "arena", "--help"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "arena", "--help"], capture_output=True,
+                         text=True)
     assert "(default arena_results)" in " ".join(out.stdout.split())
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     with open(os.path.join(root, ".gitignore")) as f:
@@ -54,7 +55,8 @@ def test_train_alphazero_summary_rounds_its_losses_and_never_prints_none(tmp_pat
     assert "None" not in line and "no training step yet (it starts once the replay buffer holds min_buffer" in line
     cli.main(["train", "alphazero", "--game", "tictactoe", *tiny, "max_steps=10", "--out", str(tmp_path / "b")])
     line = capsys.readouterr().out.strip().splitlines()[-1]
-    assert re.search(r"; last loss \d+\.\d{3} \(policy \d+\.\d{3}, value \d+\.\d{3}\); checkpoint and agent.pt in ", line), line
+    assert re.search(r"; last loss \d+\.\d{3} \(policy \d+\.\d{3}, value \d+\.\d{3}\); checkpoint and agent.pt in ",
+                     line), line
 
 
 def test_train_alphazero_summary_takes_the_last_interval_that_trained():
@@ -116,7 +118,8 @@ def test_train_alphazero_resume_of_a_malformed_checkpoint_says_what_is_wrong(tmp
                                          r"'alphazero'"):
         cli.main(train_az(run, "--resume"))
     (tmp_path / "list.json").write_text("[1, 2]")
-    with pytest.raises(SystemExit, match=r"zerogym train alphazero: error: --config .*list\.json: expected a JSON object"):
+    with pytest.raises(SystemExit, match=r"zerogym train alphazero: error: --config .*list\.json: expected a JSON "
+                                         r"object"):
         cli.main(train_az(tmp_path / "new", "--config", str(tmp_path / "list.json")))
 
 
@@ -124,11 +127,12 @@ def test_train_alphazero_on_a_corrupt_checkpoint_exits_with_one_line_on_stderr(t
     run = tmp_path / "run"
     run.mkdir()
     (run / "checkpoint.pt").write_bytes(b"\x80\x02 not a checkpoint at all")
-    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", *train_az(run, "--resume")], capture_output=True,
-                         text=True)
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", *train_az(run, "--resume")],
+                         capture_output=True, text=True)
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 1 and "Traceback" not in out.stderr and len(lines) == 1, out.stderr
-    assert lines[0].startswith(f"zerogym train alphazero: error: {run / 'checkpoint.pt'} is not a readable zerogym checkpoint")
+    assert lines[0].startswith(f"zerogym train alphazero: error: {run / 'checkpoint.pt'} "
+                               "is not a readable zerogym checkpoint")
 
 
 def test_a_checkpoint_error_no_command_reported_still_ends_in_one_line(tmp_path, monkeypatch):
@@ -163,8 +167,8 @@ def test_arena_and_play_refuse_a_malformed_agent_file_in_one_line(tmp_path):
 
 def zerogym(*argv, stdin=None, cwd=None):
     """Run the real command line; returns the CompletedProcess (text)."""
-    return subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", *map(str, argv)], capture_output=True, text=True,
-                          input=stdin, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", *map(str, argv)], capture_output=True,
+                          text=True, input=stdin, cwd=cwd)
 
 
 def test_play_takes_the_board_size_from_the_agents_card():
@@ -189,7 +193,8 @@ def test_play_refuses_an_agent_of_another_game_or_board_in_one_line(tmp_path):
     assert out.returncode != 0 and len(lines) == 1 and lines[0].startswith("zerogym play: "), out.stderr
     assert out.returncode == 2 and lines[0] == "zerogym play: error: pretrained:go_5x5 plays go, not othello"
     comp = tmp_path / "comp.pt"                       # a ZetaGo composite runs on its one board size only
-    assert zerogym("transfer", "composite", "--in", "pretrained:go_5x5", "--big-size", "7", "--out", comp).returncode == 0
+    assert zerogym("transfer", "composite", "--in", "pretrained:go_5x5", "--big-size", "7",
+                   "--out", comp).returncode == 0
     out = zerogym("play", "go", "--agent", comp, "--kwargs", "board_size=9", stdin="quit\n")
     lines = out.stderr.strip().splitlines()
     assert out.returncode != 0 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
@@ -246,12 +251,14 @@ def test_bad_arguments_are_one_line_on_stderr_with_status_2(tmp_path, argv, word
 
 
 def test_debug_shows_the_traceback_and_a_missing_file_is_status_1(tmp_path):
-    for argv in (["--debug", "play", "go", "--kwargs", "boardsize=9"], ["play", "go", "--kwargs", "boardsize=9", "--debug"]):
+    for argv in (["--debug", "play", "go", "--kwargs", "boardsize=9"],
+                 ["play", "go", "--kwargs", "boardsize=9", "--debug"]):
         out = zerogym(*argv, stdin="quit\n")
         assert out.returncode == 1 and "Traceback" in out.stderr and "KwargsError" in out.stderr, out.stderr
     out = zerogym("train", "pg", "--game", "tictactoe", "--config", tmp_path / "missing.json", "--out", tmp_path / "r")
     assert out.returncode == 1, out.stderr
-    assert out.stderr.strip().splitlines() == [f"zerogym train pg: error: {tmp_path / 'missing.json'}: no such file or directory"]
+    assert out.stderr.strip().splitlines() == [f"zerogym train pg: error: {tmp_path / 'missing.json'}: "
+                                               "no such file or directory"]
 
 
 def test_bugs_keep_their_tracebacks_and_ctrl_c_exits_130_quietly(monkeypatch, capsys):

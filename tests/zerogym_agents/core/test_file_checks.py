@@ -32,7 +32,8 @@ def test_check_returns_the_checked_value_with_json_decoded():
                                                r"shape \(2, 4\)"),
     ("t", torch.full((2, 3), 5, dtype=torch.int8), r"t must hold values in \[0, 1\], found 5 to 5"),
     ("t", torch.zeros(3, 3, dtype=torch.int8), r"f\.pt: t has 3 rows, n is 2"),
-    ("t", np.zeros((2, 3), np.int8), r"t must be an int8 tensor of shape \(n, 3\), got a numpy ndarray of shape \(2, 3\)"),
+    ("t", np.zeros((2, 3), np.int8), r"t must be an int8 tensor of shape \(n, 3\), got a numpy ndarray of shape "
+                                     r"\(2, 3\)"),
     ("items", [1], r"items must be a list of 2, got 1"),
     ("items", [1, "2"], r"items\[1\] must be an integer, got the string '2'"),
     ("items", {"a": 1}, r"items must be a list of 2, got a dict of 1"),
@@ -60,7 +61,8 @@ def test_state_dicts_and_random_states_are_checked_against_the_real_thing():
     ref = {"w": torch.zeros(4, 2), "n": torch.zeros((), dtype=torch.int64)}
     check({"w": torch.ones(4, 2, dtype=torch.float64), "n": torch.tensor(3)}, StateDict(ref), "f.pt")  # any float
     cases = [({"w": torch.zeros(4, 3), "n": torch.tensor(3)}, r"f\.pt: sd\.w must be a floating-point tensor of "
-                                                               r"shape \(4, 2\), got a float32 tensor of shape \(4, 3\)"),
+                                                               r"shape \(4, 2\), got a float32 tensor of "
+                                                               r"shape \(4, 3\)"),
              ({"w": torch.zeros(4, 2), "n": torch.tensor(3.0)}, r"sd\.n must be an integer tensor"),
              ({"w": torch.zeros(4, 2)}, r"sd does not fit the network: it lacks 'n'"),
              ({**ref, "extra": torch.zeros(1)}, r"sd does not fit the network: it has unexpected 'extra'"),

@@ -104,7 +104,8 @@ def test_on_chunk_gets_every_chunks_seconds():
 
 
 def test_a_checkpoint_behind_the_record_is_refused():
-    with pytest.raises(ResumeError, match=r"runs/x: the checkpoint \(step 4\) is behind the progress record \(step 8\)"):
+    with pytest.raises(ResumeError, match=r"runs/x: the checkpoint \(step 4\) is behind the progress record "
+                                          r"\(step 8\)"):
         BudgetLoop(FakeRun(step=4), {"steps": 8, "seconds": 1.0}, "steps").reconcile("runs/x")
 
 

@@ -173,7 +173,8 @@ def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, t
     assert not (out / "finetune" / "done.json").exists()
     monkeypatch.setattr(TransferExperiment, "_evaluate", evaluate)
     train_for = AlphaZeroTrainer.train_for
-    monkeypatch.setattr(AlphaZeroTrainer, "train_for", lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a))
+    monkeypatch.setattr(AlphaZeroTrainer, "train_for",
+                        lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a))
     data = run_transfer(settings(source, methods=("finetune",)), out, progress=False)
     assert calls and calls[0] == 2                 # resumed at step 2, not restarted
     assert [ev["total_steps"] for ev in data["methods"]["finetune"]["evals"]] == [0, 2, 4]
@@ -289,7 +290,8 @@ def test_parallel_must_be_a_positive_integer(source, tmp_path, bad):
 def test_children_die_with_a_killed_parent(source, tmp_path):
     code = ("import sys; from zerogym_agents.experiment.transfer import run_transfer; "
             "from zerogym_agents.transfer.settings import TransferSettings; "
-            f"run_transfer(TransferSettings(**{settings(source, methods=('scratch', 'finetune'), steps=10**6).to_dict()!r}), "
+            "run_transfer(TransferSettings(**"
+            f"{settings(source, methods=('scratch', 'finetune'), steps=10**6).to_dict()!r}), "
             f"{str(tmp_path)!r}, progress=False, parallel=2)")
     parent = subprocess.Popen([sys.executable, "-c", code])
     children = []

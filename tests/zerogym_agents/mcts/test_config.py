@@ -76,11 +76,11 @@ def test_the_search_reads_every_setting_it_is_given():
 def test_every_taker_refuses_and_accepts_the_same_values(name):
     check = SearchConfig.__dataclass_fields__[name].metadata["check"]
     for value in refused(check):
-        for who, take in takers().items():
+        for _who, take in takers().items():
             with pytest.raises(ValueError, match=name):
                 take(**{name: value})
     for value in accepted(check):
-        for who, take in takers().items():
+        for _who, take in takers().items():
             take(**{name: value})
 
 

@@ -52,7 +52,7 @@ def test_shapes_and_windows(small, big, tools):
 def test_only_its_board_size(tools):
     comp = build(tools, 5, 9)
     for size in (5, 7, 11):
-        with pytest.raises(ValueError, match="runs on 9x9 boards only.*5x5 net.*got {0}x{0}".format(size)):
+        with pytest.raises(ValueError, match=f"runs on 9x9 boards only.*5x5 net.*got {size}x{size}"):
             comp(x_of(tools, size, n=1))
         with pytest.raises(ValueError, match="runs on 9x9 boards only"):
             comp.num_actions(size, size)
@@ -133,7 +133,8 @@ def test_save_load_round_trips(tmp_path, tools):
         assert not torch.equal(fresh(x)[0], want[0])
     save_net(comp, tmp_path / "net.pt")
     save_agent(tmp_path / "agent.pt", comp, {"simulations": 6}, {"game": "go", "kwargs": {"board_size": 9}})
-    nets = [net_from_payload(net_payload(comp)), load_net(tmp_path / "net.pt", game="go", game_kwargs={"board_size": 9}),
+    nets = [net_from_payload(net_payload(comp)),
+            load_net(tmp_path / "net.pt", game="go", game_kwargs={"board_size": 9}),
             load_net(tmp_path / "agent.pt"), load_agent(str(tmp_path / "agent.pt")).evaluator.net]
     for back in nets:
         assert isinstance(back, CompositeNet) and back.config == comp.config
@@ -170,7 +171,7 @@ def test_refuses_corrupt_and_foreign_files(tmp_path, tools):
                   {**comp.config.to_dict(), "small": {**comp.config.small.to_dict(), "channels": 16}}).to_json()},
               "composite weights, plain tag": {**good, "format": "zerogym.PolicyValueNet"},
               "bad config": {**good, "config": "{not json"}}
-    for what, payload in broken.items():
+    for _what, payload in broken.items():
         torch.save(payload, tmp_path / "bad.pt")
         with pytest.raises(NetFileError, match="corrupt zerogym network"):
             load_net(tmp_path / "bad.pt")

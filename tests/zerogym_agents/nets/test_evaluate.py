@@ -55,7 +55,8 @@ def test_masked_softmax_ignores_huge_illegal_logits():
     mask = torch.tensor([[0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]], dtype=torch.bool)
     p = _masked_softmax(logits, mask).double().numpy()
     e1, e2 = np.exp([0.0, 1.0]), np.exp([3.0, 2.0])
-    want = np.array([[0, e1[0] / e1.sum(), e1[1] / e1.sum(), 0], [e2[0] / e2.sum(), e2[1] / e2.sum(), 0, 0], [0, 0, 0, 0]])
+    want = np.array([[0, e1[0] / e1.sum(), e1[1] / e1.sum(), 0], [e2[0] / e2.sum(), e2[1] / e2.sum(), 0, 0],
+                     [0, 0, 0, 0]])
     assert np.allclose(p, want, atol=1e-7) and np.isfinite(p).all()
 
 

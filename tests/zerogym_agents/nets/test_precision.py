@@ -84,7 +84,8 @@ def test_a_bfloat16_loss_keeps_float32_weights_and_gradients_close_to_float32s()
         net = make_net().train()
         seen = conv_dtypes(net)
         total, pol, val = loss(net, planes, policy, value, masks, precision=precision)
-        assert total.dtype == torch.float32 and seen == [{"float32": torch.float32, "bfloat16": torch.bfloat16}[precision]]
+        assert (total.dtype == torch.float32
+                and seen == [{"float32": torch.float32, "bfloat16": torch.bfloat16}[precision]])
         total.backward()
         totals[precision] = total.item()
         grads[precision] = torch.cat([p.grad.flatten() for p in net.parameters()])

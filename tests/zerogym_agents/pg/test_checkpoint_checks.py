@@ -102,7 +102,8 @@ COMMON = {
     "cuda_rng of another size": (_set(["cuda_rng"], lambda _: torch.zeros(8, dtype=torch.uint8)),
                                  "cuda_rng must be None or a CUDA generator state (a uint8 tensor of shape (16,))"),
     "Adam moment of a wrong shape": (_set(["optimizer", "state", 0, "exp_avg"], lambda t: t[:1]),
-                                     "optimizer.state[0].exp_avg must be a floating-point tensor of shape (8, 3, 3, 3)"),
+                                     "optimizer.state[0].exp_avg must be a floating-point tensor of shape "
+                                     "(8, 3, 3, 3)"),
     "Adam betas not numbers": (_set(["optimizer", "param_groups", 0, "betas"], lambda b: ("a", "b")),
                                "optimizer.param_groups[0].betas[0] must be a finite number"),
     "counters negative": (_set(["counters", "episodes"], lambda _: -4), "counters.episodes must be an integer >= 0"),

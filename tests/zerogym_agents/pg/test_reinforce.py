@@ -42,7 +42,8 @@ def centre_probability(net, planes):
 @pytest.mark.parametrize("baseline", [False, True])
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_an_action_that_always_wins_gains_probability(baseline, sign):
-    """Moves sampled on the empty tic-tac-toe board: the centre wins (sign=1) or loses (sign=-1), the rest the opposite."""
+    """Moves sampled on the empty tic-tac-toe board: the centre wins (sign=1) or loses (sign=-1), the rest the
+    opposite."""
     torch.manual_seed(0)
     net = PolicyValueNet(for_game("tictactoe", **TINY))
     planes = torch.from_numpy(zerogym.make_state("tictactoe").encode()[None]).repeat(64, 1, 1, 1)

@@ -63,7 +63,8 @@ def test_results_are_from_the_learners_seat():
 def test_behaviour_log_probabilities_are_those_of_the_legal_softmax():
     """Uniform logits: each recorded move had probability 1 / (number of legal moves)."""
     venv = zerogym.vector.make("tictactoe", 3, copy=False)
-    uniform = lambda planes: np.zeros((len(planes), 9), np.float32)
+    def uniform(planes):
+        return np.zeros((len(planes), 9), np.float32)
     ep = play_episodes(venv, uniform, uniform, np.array([0, 1, 0]), np.random.default_rng(1))
     assert np.allclose(ep.logp, -np.log(ep.masks.sum(axis=1)), atol=1e-6)
 

@@ -2,6 +2,7 @@
 py.typed, mypy finds nothing in the files pyproject.toml names and ruff nothing in the tree (run where they
 are installed: the test extra installs both)."""
 
+import ast
 import importlib.util
 import pathlib
 import subprocess
@@ -41,6 +42,47 @@ def test_the_wheel_ships_the_types():
     assert "*.pyi" in package_data["*"]
     for package in ("zerogym", "zerogym_agents"):
         assert "py.typed" in package_data[package] and (ROOT / package / "py.typed").is_file()
+
+
+def untyped_public_functions(root):
+    """["path:line name"] of every public function and method (a public class's __init__ and __call__ too)
+    of the public modules under `root` that lacks a type hint on a parameter (self and cls aside) or,
+    __init__ aside, on its return."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if any(part.startswith("_") and part != "__init__.py" for part in path.relative_to(ROOT).parts):
+            continue
+        tree = ast.parse(path.read_text())
+        scopes = [(tree, True)] + [(c, not c.name.startswith("_")) for c in tree.body if isinstance(c, ast.ClassDef)]
+        for scope, public in scopes:
+            for f in scope.body:
+                if not (public and isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))):
+                    continue
+                if f.name.startswith("_") and f.name not in ("__init__", "__call__"):
+                    continue
+                args = f.args.posonlyargs + f.args.args + f.args.kwonlyargs
+                args += [a for a in (f.args.vararg, f.args.kwarg) if a]
+                if scope is not tree and args and args[0].arg in ("self", "cls") and not any(
+                        isinstance(d, ast.Name) and d.id == "staticmethod" for d in f.decorator_list):
+                    args = args[1:]
+                if any(a.annotation is None for a in args) or (f.returns is None and f.name != "__init__"):
+                    found.append(f"{path.relative_to(ROOT)}:{f.lineno} {f.name}")
+    return found
+
+
+def test_every_public_function_of_the_agents_has_type_hints():
+    assert untyped_public_functions(ROOT / "zerogym_agents") == []
+
+
+def test_the_hint_check_sees_a_missing_hint(tmp_path):
+    (tmp_path / "m.py").write_text("def f(x: int) -> int: ...\ndef g(x): ...\nclass C:\n    def h(self) -> None: ...\n"
+                                   "    def k(self, y) -> None: ...\n    def _p(self, z): ...\n")
+    global ROOT
+    saved, ROOT = ROOT, tmp_path
+    try:
+        assert untyped_public_functions(tmp_path) == ["m.py:2 g", "m.py:5 k"]
+    finally:
+        ROOT = saved
 
 
 def test_mypy_finds_nothing():

@@ -2,7 +2,8 @@
 
 A game is named (its registry name as a string, e.g. "go" or "go_v0") only in its compiled core
 (zerogym/_core/<game>.pyx), its module (zerogym/envs/<game>.py: the env class and its GameInfo), the
-registry, and, on the agents' side, the greedy heuristics' table.  So adding a game touches those
+registry, and, on the agents' side, the greedy heuristics' table and two tables of rows per game (the
+speed table of `zerogym bench`, the shipped agents' training recipes).  So adding a game touches those
 files and no other, and a new branch on a game's name anywhere else fails here.
 
 What counts as naming a game: in zerogym/ (and in every .pyx), any string equal to the name outside
@@ -27,6 +28,8 @@ GAMES = list(zerogym.GAMES)
 GO_PROTOCOLS = {"zerogym_agents/cli/gtp.py", "zerogym_agents/agents/gnugo.py", "zerogym_agents/agents/specs.py",
                 "zerogym_agents/arena/report.py"}
 GREEDY = "zerogym_agents/agents/greedy.py"
+# a row per game, where a game has one: the speed table of `zerogym bench`, the shipped agents' recipes
+ROWS = {"zerogym_agents/cli/bench.py", "zerogym_agents/alphazero/recipes.py"}
 
 
 def strings(tree, values_count):
@@ -85,8 +88,10 @@ def greedy_games():
 
 def own_files(game):
     """The files allowed to name `game`: its compiled core, its module, the registry, the greedy
-    table if it has a heuristic there, and for Go the Go-only protocols."""
+    table if it has a heuristic there, the tables of ROWS where it has a row, and for Go the Go-only
+    protocols."""
     files = {f"zerogym/_core/{game}.pyx", f"zerogym/envs/{game}.py", "zerogym/registry.py"}
+    files |= {path for path in ROWS if game in names_in(path, (ROOT / path).read_text())}
     if game in greedy_games():
         files.add(GREEDY)
     if game == "go":
@@ -102,10 +107,13 @@ def test_a_game_is_named_only_in_its_own_files(game):
 def test_the_table_of_each_games_files():
     # the table as it stands; own_files says why each file is in it
     table = {game: sorted(files) for game, files in mentions().items()}
-    core = {game: [f"zerogym/_core/{game}.pyx", f"zerogym/envs/{game}.py", "zerogym/registry.py", GREEDY]
+    bench, recipes = sorted(ROWS)[::-1]
+    core = {game: [f"zerogym/_core/{game}.pyx", f"zerogym/envs/{game}.py", "zerogym/registry.py", GREEDY, bench]
             for game in ("othello", "hex", "connect_four", "tictactoe", "breakthrough", "havannah")}
+    core["tictactoe"].append(recipes)
+    core["connect_four"].append(recipes)
     assert table == {"go": sorted(["zerogym/_core/go.pyx", "zerogym/envs/go.py", "zerogym/registry.py", GREEDY,
-                                   *GO_PROTOCOLS]),
+                                   bench, *GO_PROTOCOLS]),
                      **{game: sorted(files) for game, files in core.items()}}
 
 

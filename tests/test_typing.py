@@ -11,7 +11,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CORE = ROOT / "zerogym" / "_core"
+PACKAGES = (ROOT / "zerogym", ROOT / "zerogym_agents")
 ALLOWLIST = ROOT / "tests" / "stubtest_allowlist.txt"
 
 
@@ -24,14 +24,20 @@ def needs(module):
         pytest.skip(f"{module} is not installed")
 
 
+def sources(suffix):
+    """The files of zerogym and zerogym_agents that end in `suffix`, as module names (zerogym._core.go)."""
+    return sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
+                  for package in PACKAGES for p in package.rglob(f"*{suffix}"))
+
+
 def test_every_compiled_module_has_a_stub():
-    assert {p.stem for p in CORE.glob("*.pyx")} == {p.stem for p in CORE.glob("*.pyi")}
+    assert "zerogym._core.go" in sources(".pyx") and "zerogym_agents.mcts._puct" in sources(".pyx")
+    assert sources(".pyx") == sources(".pyi")
 
 
 def test_the_stubs_match_the_compiled_modules():
     needs("mypy")
-    modules = [f"zerogym._core.{p.stem}" for p in sorted(CORE.glob("*.pyi"))]
-    out = run("-m", "mypy.stubtest", "--allowlist", str(ALLOWLIST), *modules)
+    out = run("-m", "mypy.stubtest", "--allowlist", str(ALLOWLIST), *sources(".pyi"))
     assert out.returncode == 0, out.stdout + out.stderr
 
 

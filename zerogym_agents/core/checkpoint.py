@@ -3,16 +3,22 @@
 Reading is checked as well as safe: every loader describes what it expects with the schema pieces
 of zerogym_agents.core.file_checks and checks a file before it builds anything from it.
 """
+from __future__ import annotations
+
 import os
 import re
 import reprlib
 import socket
 import tempfile
 import time
+from collections.abc import Mapping
+from typing import Any, Union
 
 import torch
 
 from zerogym_agents.core.constants import AGENT, CHECKPOINT
+
+StrPath = Union[str, "os.PathLike[str]"]     # a path as a str or an os.PathLike
 
 FORMAT = "zerogym-checkpoint"
 VERSION = 1
@@ -29,14 +35,14 @@ class CheckpointError(ValueError):
 
 # ---- naming: the agents shipped with the package ---------------------------------------------------
 
-def pretrained_names():
+def pretrained_names() -> list[str]:
     """Names usable as load_agent("pretrained:NAME")."""
     if not os.path.isdir(PRETRAINED_DIR):
         return []
     return sorted(f[:-3] for f in os.listdir(PRETRAINED_DIR) if f.endswith(".pt"))
 
 
-def resolve(spec):
+def resolve(spec: StrPath) -> str:
     """The file behind an agent or network spec ("pretrained:NAME" or a path)."""
     spec = os.fspath(spec)
     if spec.startswith("pretrained:"):
@@ -55,7 +61,7 @@ def resolve(spec):
 
 # ---- writing -----------------------------------------------------------------------------------
 
-def _host():
+def _host() -> str:
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:64]
 
 
@@ -63,7 +69,7 @@ def _host():
 _TEMP_NAME = re.compile(r"^\.tmp-(?P<target>.+?)\.(?:(?P<pid>\d+)@(?P<host>[A-Za-z0-9-]*)\.)?[a-z0-9_]{8}$")
 
 
-def _writer_alive(pid):
+def _writer_alive(pid: int) -> bool:
     if os.name != "posix":          # os.kill(pid, 0) would terminate the process on Windows
         return True
     try:
@@ -75,7 +81,7 @@ def _writer_alive(pid):
     return True
 
 
-def remove_stale_temp_files(folder, max_age=STALE_TEMP_SECONDS):
+def remove_stale_temp_files(folder: StrPath, max_age: float = STALE_TEMP_SECONDS) -> list[str]:
     """Remove the temp files that atomic_save left in `folder` when its writer died mid-write
     (kill -9, a crash, power loss); returns the paths removed.
 
@@ -109,7 +115,7 @@ def remove_stale_temp_files(folder, max_age=STALE_TEMP_SECONDS):
     return removed
 
 
-def open_run_folder(out_dir, resume=False, checkpoint=CHECKPOINT):
+def open_run_folder(out_dir: StrPath, resume: bool = False, checkpoint: str = CHECKPOINT) -> str:
     """A trainer's run folder `out_dir` as a str: made if missing and cleared of the temp files of
     dead writers; with resume, CheckpointError unless it holds `checkpoint`."""
     out = os.fspath(out_dir)
@@ -120,7 +126,7 @@ def open_run_folder(out_dir, resume=False, checkpoint=CHECKPOINT):
     return out
 
 
-def atomic_save(obj, path):
+def atomic_save(obj: object, path: StrPath) -> None:
     """torch.save `obj` to `path` atomically: a temp file in the same folder, fsync, then rename.
 
     The temp file is `.tmp-<name>.<pid>@<host>.XXXXXXXX`; stale ones left by writers that died
@@ -148,7 +154,7 @@ def atomic_save(obj, path):
 
 # ---- reading -----------------------------------------------------------------------------------
 
-def read_torch_file(path, what="zerogym checkpoint"):
+def read_torch_file(path: StrPath, what: str = "zerogym checkpoint") -> Any:
     """torch.load(path, weights_only=True), or CheckpointError saying why the file is not readable."""
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -159,7 +165,7 @@ def read_torch_file(path, what="zerogym checkpoint"):
         raise CheckpointError(f"{path} is not a readable {what}: {_why_unreadable(err)}") from None
 
 
-def _why_unreadable(err):
+def _why_unreadable(err: BaseException) -> str:
     """What torch.load(weights_only=True)'s error means, in one line. PyTorch's own message advises
     weights_only=False, which would let the file run code: that advice is not passed on."""
     text = str(err)
@@ -173,7 +179,7 @@ def _why_unreadable(err):
     return f"it is corrupt, truncated or not a PyTorch file ({type(err).__name__}: {first})"
 
 
-def save_checkpoint(path, kind, payload):
+def save_checkpoint(path: StrPath, kind: str, payload: Mapping[str, Any]) -> None:
     """Write {"format", "version", "kind", **payload} to `path` atomically.
 
     payload may hold tensors, numbers, strings, lists, tuples and dicts of those (what
@@ -182,7 +188,7 @@ def save_checkpoint(path, kind, payload):
     atomic_save({"format": FORMAT, "version": VERSION, "kind": kind, **payload}, path)
 
 
-def load_checkpoint(path, kind=None):
+def load_checkpoint(path: StrPath, kind: str | None = None) -> dict[str, Any]:
     """The payload dict of a checkpoint; CheckpointError if the file is missing, corrupt, not a
     zerogym checkpoint, from a newer version, or of another kind than `kind`."""
     data = read_torch_file(path)

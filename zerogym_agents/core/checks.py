@@ -8,9 +8,13 @@ ValueError), a value out of range ValueError (an index out of range IndexError),
 argument, what was given and what is allowed. Config fields are declared with their checks in
 config_io; files read back are checked by the schemas of file_checks.
 """
+from __future__ import annotations
+
 import math
 import numbers
 import operator
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +28,7 @@ class ArgumentTypeError(TypeError, ValueError):
     package is (so that the command line answers it in one line)."""
 
 
-def integer(name, value, lo, hi=None):
+def integer(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     """`value` as an int in lo..hi (no upper bound when hi is None; bools refused)."""
     v = _int(name, value, f"{lo}..{hi}" if hi is not None else f">= {lo}")
     if v < lo or (hi is not None and v > hi):
@@ -33,7 +37,7 @@ def integer(name, value, lo, hi=None):
     return v
 
 
-def index(name, value, n):
+def index(name: str, value: Any, n: int) -> int:
     """`value` as an int in 0..n-1: TypeError if it is no integer, IndexError if out of range."""
     v = _int(name, value, f"0..{n - 1}")
     if not 0 <= v < n:
@@ -41,7 +45,7 @@ def index(name, value, n):
     return v
 
 
-def _int(name, value, allowed):
+def _int(name: str, value: Any, allowed: str) -> int:
     v = as_int(value)
     if v is None:
         kind = "" if isinstance(value, (bool, np.bool_)) else f" ({type(value).__name__})"
@@ -50,7 +54,7 @@ def _int(name, value, allowed):
     return v
 
 
-def real(name, value, lo=None, hi=None, open_lo=False):
+def real(name: str, value: Any, lo: float | None = None, hi: float | None = None, open_lo: bool = False) -> float:
     """`value` as a finite float in [lo, hi] ((lo, hi] with open_lo)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ArgumentTypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
@@ -64,7 +68,7 @@ def real(name, value, lo=None, hi=None, open_lo=False):
     return v
 
 
-def seed64(name, value):
+def seed64(name: str, value: Any) -> int:
     """An integer seed reduced to 64 bits."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, got {value!r}")
@@ -74,14 +78,14 @@ def seed64(name, value):
         raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})") from None
 
 
-def shape(name, arr, expected):
+def shape(name: str, arr: Iterable[int], expected: Iterable[int]) -> None:
     """ValueError unless the buffer `arr` (a typed memoryview's shape tuple) is `expected`."""
     got = tuple(arr)
     if got != tuple(expected):
         raise ValueError(f"{name} must have shape {tuple(expected)}, got {got}")
 
 
-def check_bytes(what, need):
+def check_bytes(what: str, need: int) -> None:
     """MemoryError before allocating when `need` bytes cannot even be addressed."""
     if need > 2**63 - 1:
         raise MemoryError(f"{what} need {need} bytes, more than can be addressed")

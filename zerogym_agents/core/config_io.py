@@ -21,18 +21,24 @@ files (from_dict, from_json, file_checks.Config) go through the same checks.
 The declarations also make command-line options (add_options, from_options, to_options): --big-size
 for big_size, typed and with choices from its check, its default, and help from its doc.
 """
+from __future__ import annotations
+
+import argparse
 import dataclasses
 import json
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+_C = TypeVar("_C", bound="JsonConfig")
 
 
 class Refused(Exception):
     """A check's answer to a value it does not allow (JsonConfig turns it into a ValueError)."""
 
 
-def _text(x):
+def _text(x: object) -> str:
     """A number or word as written in messages and on the command line (60.0 -> 60, 1e-4 -> 0.0001)."""
     if isinstance(x, float):
         short = f"{x:g}"
@@ -45,14 +51,14 @@ class Check:
     a value returns the value in its plain form, or raises Refused. arg_type and choices: how a
     command-line word is read (None: the field has no generated option)."""
 
-    what = "a value"
-    arg_type = None
-    choices = None
+    what: str = "a value"
+    arg_type: Callable[[str], Any] | None = None
+    choices: tuple[Any, ...] | None = None
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> Any:
         return value
 
-    def refusal(self, value):
+    def refusal(self, value: Any) -> str:
         """What a refused `value` must be instead (the words after "must be")."""
         return self.what
 
@@ -62,11 +68,11 @@ class Integer(Check):
 
     arg_type = int
 
-    def __init__(self, low=None, high=None):
+    def __init__(self, low: int | None = None, high: int | None = None) -> None:
         self.low, self.high = low, high
         self.what = "an integer" + _bounds_text(low, high)
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
                 or not _in_bounds(value, self.low, self.high):
             raise Refused
@@ -78,18 +84,20 @@ class Number(Check):
 
     arg_type = float
 
-    def __init__(self, low=None, high=None, *, above=None, below=None):
+    def __init__(self, low: float | None = None, high: float | None = None, *, above: float | None = None,
+                 below: float | None = None) -> None:
         self.low, self.high, self.above, self.below = low, high, above, below
         self.what = "a number" + _bounds_text(low, high, above, below)
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
                 or not _in_bounds(value, self.low, self.high, self.above, self.below):
             raise Refused
         return float(value)
 
 
-def _bounds_text(low=None, high=None, above=None, below=None):
+def _bounds_text(low: float | None = None, high: float | None = None, above: float | None = None,
+                 below: float | None = None) -> str:
     if low is not None and high is not None:
         return f" in [{_text(low)}, {_text(high)}]"
     parts = [f"{op} {_text(x)}" for op, x in ((">=", low), (">", above), ("<=", high), ("<", below))
@@ -97,7 +105,8 @@ def _bounds_text(low=None, high=None, above=None, below=None):
     return " " + " and ".join(parts) if parts else ""
 
 
-def _in_bounds(x, low=None, high=None, above=None, below=None):
+def _in_bounds(x: Any, low: float | None = None, high: float | None = None, above: float | None = None,
+               below: float | None = None) -> bool:
     return ((low is None or x >= low) and (high is None or x <= high) and (above is None or x > above)
             and (below is None or x < below))
 
@@ -108,18 +117,19 @@ class OneOf(Check):
 
     arg_type = str
 
-    def __init__(self, options):
+    def __init__(self, options: Collection[Any]) -> None:
         self.options = options
 
+    # read from the options each time (a registry that grows is followed): properties, not attributes
     @property
-    def choices(self):
+    def choices(self) -> tuple[Any, ...]:  # type: ignore[override]
         return tuple(self.options)
 
     @property
-    def what(self):
+    def what(self) -> str:  # type: ignore[override]
         return "one of " + ", ".join(map(repr, self.options))
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> Any:
         if not any(type(value) is type(o) and value == o for o in self.options):
             raise Refused
         return value
@@ -130,10 +140,10 @@ class Text(Check):
 
     arg_type = str
 
-    def __init__(self, what="a string", empty=True):
+    def __init__(self, what: str = "a string", empty: bool = True) -> None:
         self.what, self.empty = what, empty
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> str:
         if not isinstance(value, str) or (not value and not self.empty):
             raise Refused
         return value
@@ -142,7 +152,7 @@ class Text(Check):
 class Flag(Check):
     what = "true or false"
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> bool:
         if not isinstance(value, bool):
             raise Refused
         return value
@@ -151,10 +161,10 @@ class Flag(Check):
 class Dict(Check):
     """A dict (a JSON object) of anything; `what` says of what."""
 
-    def __init__(self, what="a dict"):
+    def __init__(self, what: str = "a dict") -> None:
         self.what = what
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> dict[Any, Any]:
         if not isinstance(value, dict):
             raise Refused
         return value
@@ -164,12 +174,12 @@ class ListOf(Check):
     """A non-empty list or tuple of items `item` accepts (distinct ones with distinct=True), stored
     as a tuple."""
 
-    def __init__(self, item, distinct=False):
+    def __init__(self, item: Check, distinct: bool = False) -> None:
         self.item, self.distinct = item, distinct
         self.what = f"a non-empty list{' of distinct values' if distinct else ''}, each {item.what}"
         self.arg_type, self.choices = item.arg_type, item.choices
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> tuple[Any, ...]:
         if not isinstance(value, (list, tuple)) or not value:
             raise Refused
         out = tuple(self.item(v) for v in value)
@@ -181,25 +191,25 @@ class ListOf(Check):
 class Maybe(Check):
     """None, or what `check` accepts."""
 
-    def __init__(self, check):
+    def __init__(self, check: Check) -> None:
         self.check = check
         self.what = f"None or {check.what}"
         self.arg_type, self.choices = check.arg_type, check.choices
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> Any:
         return None if value is None else self.check(value)
 
-    def refusal(self, value):
+    def refusal(self, value: Any) -> str:
         return self.check.refusal(value)        # it was not None: what it must be is what `check` accepts
 
 
 class Nested(Check):
     """A config of class `cls`, or its dict (read with cls.from_dict, whose errors name its fields)."""
 
-    def __init__(self, cls):
+    def __init__(self, cls: type[JsonConfig]) -> None:
         self.cls, self.what = cls, f"a {cls.__name__} or its dict"
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> JsonConfig:
         if isinstance(value, Mapping):
             return self.cls.from_dict(value)
         if not isinstance(value, self.cls):
@@ -207,8 +217,9 @@ class Nested(Check):
         return value
 
 
-def setting(default=dataclasses.MISSING, check=None, doc="", *, factory=None, metavar=None, json_arg=False,
-            file_max=None):
+def setting(default: Any = dataclasses.MISSING, check: Check | None = None, doc: str = "", *,
+            factory: Callable[[], Any] | None = None, metavar: str | None = None, json_arg: bool = False,
+            file_max: float | None = None) -> Any:
     """A config field, declared once: its default (or factory, for a dict; neither: required), its
     `check` (a Check), `doc` (what it means: the help of its command-line option), the option's
     metavar, json_arg (a dict field's option takes one JSON word, inline or a file, rather than
@@ -224,7 +235,7 @@ def setting(default=dataclasses.MISSING, check=None, doc="", *, factory=None, me
 class _FileLimits:
     """JsonConfig.file_limits: {field: the largest value a network file may hold}, from file_max."""
 
-    def __get__(self, obj, cls):
+    def __get__(self, obj: object, cls: type) -> dict[str, Any]:
         if not dataclasses.is_dataclass(cls):
             return {}
         return {f.name: f.metadata["file_max"] for f in dataclasses.fields(cls)
@@ -235,10 +246,12 @@ class JsonConfig:
     """Base of a config dataclass whose fields are declared with setting(): checked on construction,
     to/from dict and JSON (unknown fields refused by name), and command-line options."""
 
-    json_indent = 2           # None: one line (configs embedded in checkpoints)
+    json_indent: ClassVar[int | None] = 2     # None: one line (configs embedded in checkpoints)
     file_limits = _FileLimits()
+    if TYPE_CHECKING:          # every subclass is a dataclass: dataclasses.fields(self) and asdict(self) apply
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         name = type(self).__name__
         for f in dataclasses.fields(self):
             check, value = f.metadata.get("check"), getattr(self, f.name)
@@ -252,11 +265,11 @@ class JsonConfig:
                 raise ValueError(f"{name}.{f.name}: {err}") from None
         self.check_rules()
 
-    def check_rules(self):
+    def check_rules(self) -> None:
         """Rules between fields, and defaults computed from other fields (after every field's own check)."""
 
     @classmethod
-    def check_field(cls, name, value):
+    def check_field(cls, name: str, value: Any) -> Any:
         """`value` as field `name` stores it, or the ValueError construction would raise for it."""
         check = next(f for f in dataclasses.fields(cls) if f.name == name).metadata["check"]
         try:
@@ -264,11 +277,11 @@ class JsonConfig:
         except Refused:
             raise ValueError(f"{cls.__name__}.{name} must be {check.refusal(value)}, got {value!r}") from None
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self).items()}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls: type[_C], d: Mapping[str, Any]) -> _C:
         if not isinstance(d, Mapping):
             raise ValueError(f"{cls.__name__}.from_dict needs a mapping, got {type(d).__name__}")
         fields = dataclasses.fields(cls)
@@ -282,15 +295,15 @@ class JsonConfig:
             raise ValueError(f"{cls.__name__} needs the fields {missing}")
         return cls(**d)
 
-    def to_json(self):
+    def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=self.json_indent, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text):
+    def from_json(cls: type[_C], text: str | bytes) -> _C:
         return cls.from_dict(json.loads(text))
 
     @classmethod
-    def from_layers(cls, config=None, sets=(), **given):
+    def from_layers(cls: type[_C], config: str | None = None, sets: Sequence[str] = (), **given: Any) -> _C:
         """The defaults, then the fields in `config` (--config: a JSON file, or an inline JSON object),
         then `sets` (--set key=value words), then `given` (options of their own, e.g. --game)."""
         fields = read_json_object(config, f"{cls.__name__} fields") if config else {}
@@ -300,7 +313,8 @@ class JsonConfig:
 
     # ---- command-line options made from the fields ----------------------------------------------
     @classmethod
-    def add_options(cls, parser, names=None, exclusive=()):
+    def add_options(cls, parser: argparse.ArgumentParser, names: Collection[str] | None = None,
+                    exclusive: Collection[str] = ()) -> None:
         """Add one option per field named in `names` (default: every field) to argparse `parser`:
         --field-name, its type and choices from the field's check, its default (required when it
         has none), its doc as help. A list field takes one or more words; a dict field key=value
@@ -310,19 +324,19 @@ class JsonConfig:
         for f in dataclasses.fields(cls):
             if names is None or f.name in names:
                 flag, kwargs = _option(f)
-                (group if f.name in exclusive else parser).add_argument(flag, **kwargs)
+                (group if group is not None and f.name in exclusive else parser).add_argument(flag, **kwargs)
 
     @classmethod
-    def from_options(cls, args, **given):
+    def from_options(cls: type[_C], args: argparse.Namespace, **given: Any) -> _C:
         """The config of the options add_options made, parsed into `args`, and of `given` fields."""
         fields = {f.name: _read_option(f, getattr(args, f.name)) for f in dataclasses.fields(cls)
                   if f.name not in given and hasattr(args, f.name)}
         return cls.from_dict({**fields, **given})
 
-    def to_options(self, skip=()):
+    def to_options(self, skip: Collection[str] = ()) -> list[str]:
         """The command-line words of every field (but those in `skip`, None, and empty dicts) that
         from_options reads back to this config."""
-        words = []
+        words: list[str] = []
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.name in skip or value is None or value == {}:
@@ -337,26 +351,26 @@ class JsonConfig:
         return words
 
 
-def _flag(f):
+def _flag(f: dataclasses.Field[Any]) -> str:
     return "--" + f.name.replace("_", "-")
 
 
-def _default(f):
+def _default(f: dataclasses.Field[Any]) -> Any:
     if f.default_factory is not dataclasses.MISSING:
         return f.default_factory()
     return f.default
 
 
-def _inner(f):
+def _inner(f: dataclasses.Field[Any]) -> Check:
     """A field's check, within Maybe."""
     check = f.metadata["check"]
     return check.check if isinstance(check, Maybe) else check
 
 
-def _option(f):
+def _option(f: dataclasses.Field[Any]) -> tuple[str, dict[str, Any]]:
     """(flag, add_argument kwargs) of field f."""
     meta, default, inner = f.metadata, _default(f), _inner(f)
-    kwargs = {"dest": f.name, "metavar": meta["metavar"]}
+    kwargs: dict[str, Any] = {"dest": f.name, "metavar": meta["metavar"]}
     if isinstance(inner, Dict):
         kwargs.update(nargs=None if meta["json_arg"] else "*", default=None if meta["json_arg"] else [],
                       metavar=meta["metavar"] or ("JSON" if meta["json_arg"] else "KEY=VALUE"))
@@ -377,7 +391,7 @@ def _option(f):
     return _flag(f), kwargs
 
 
-def _read_option(f, value):
+def _read_option(f: dataclasses.Field[Any], value: Any) -> Any:
     """A field's value from what argparse parsed for its option."""
     if isinstance(_inner(f), Dict):
         if f.metadata["json_arg"]:
@@ -386,10 +400,11 @@ def _read_option(f, value):
     return tuple(value) if isinstance(value, list) else value
 
 
-def read_json_object(text, what, option="--config"):
+def read_json_object(text: str, what: str, option: str = "--config") -> dict[str, Any]:
     """The JSON object of `text`: inline JSON (it starts with '{') or the name of a JSON file.
     ValueError naming the option when it holds no JSON object (`what`: of what, for the message)."""
     inline = text.lstrip().startswith("{")
+    data: str | bytes
     if inline:
         data, where = text, option
     else:
@@ -405,7 +420,7 @@ def read_json_object(text, what, option="--config"):
     return loaded
 
 
-def parse_kwargs(items):
+def parse_kwargs(items: Sequence[str] | None) -> dict[str, Any]:
     """Game kwargs from the command line: one JSON object, or key=value words (values read as JSON
     when they parse, e.g. 9, 7.5, true, null; else kept as strings)."""
     if not items:

@@ -13,17 +13,24 @@ native bf16 (AVX512-BF16 or AMX, see cpu_has_bf16) a small ResNet's forward pass
 faster that way at batch 128 and 2-3x at 512, an SGD step 1.5-1.75x (benchmarks/net_precision.py);
 elsewhere torch emulates bf16, many times slower than float32, and warn_emulated_bf16 says so.
 """
+from __future__ import annotations
+
 import contextlib
 import re
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from zerogym_agents.core.config_io import Check, Refused, setting
+
+if TYPE_CHECKING:                   # torch is imported when a device is resolved
+    import numpy as np
+    import torch
 
 ALLOWED = '"auto", "cpu", "cuda" or "cuda:N" (N a GPU index)'
 _PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
 
 
-def check_device_name(name):
+def check_device_name(name: Any) -> str:
     """`name` if it is a device setting this package takes (no torch needed), else ValueError."""
     if not isinstance(name, str) or not _PATTERN.fullmatch(name):
         raise ValueError(f"device must be {ALLOWED}, got {name!r}")
@@ -36,19 +43,19 @@ class DeviceName(Check):
     what = ALLOWED
     arg_type = str
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> str:
         try:
             return check_device_name(value)
         except ValueError:
             raise Refused from None
 
 
-def device_setting(where):
+def device_setting(where: str) -> Any:
     """A config's `device` field (default "auto"), documented as `where` the device is used."""
     return setting("auto", DeviceName(), f"{where}: auto (CUDA when torch sees a GPU, else the CPU), cpu, cuda, cuda:N")
 
 
-def resolve_device(name="auto"):
+def resolve_device(name: str | torch.device = "auto") -> torch.device:
     """The torch.device for a device setting (a torch.device passes through); a GPU always with its
     index ("auto" and "cuda" give the current one), so that it compares equal to a tensor's device.
     "cuda" or "cuda:N" where torch sees no such GPU raises ValueError saying what torch sees."""
@@ -69,14 +76,14 @@ def resolve_device(name="auto"):
     return torch.device("cuda", index)
 
 
-def device_rng_state(device):
+def device_rng_state(device: torch.device) -> torch.Tensor | None:
     """What a checkpoint keeps of `device`'s own generator besides torch.get_rng_state() (the CPU's):
     on a GPU its state (sampling there, e.g. a policy's actions, draws from it), on the CPU None."""
     import torch
     return torch.cuda.get_rng_state(device) if device.type == "cuda" else None
 
 
-def set_device_rng_state(device, state):
+def set_device_rng_state(device: torch.device, state: torch.Tensor | None) -> None:
     """Restore device_rng_state's `state` on `device`; None (a checkpoint of a CPU run, or an older
     file) leaves the GPU's generator as seeded, and a GPU state is ignored on the CPU."""
     import torch
@@ -87,14 +94,14 @@ def set_device_rng_state(device, state):
 PRECISIONS = ("auto", "float32", "bfloat16")
 
 
-def check_precision(precision):
+def check_precision(precision: Any) -> str:
     """`precision` if it is one of PRECISIONS, else ValueError."""
     if not isinstance(precision, str) or precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, got {precision!r}")
     return precision
 
 
-def cpu_has_bf16():
+def cpu_has_bf16() -> bool:
     """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX tiles), where precision="bfloat16"
     speeds up the CPU forward pass; False when torch cannot tell."""
     import torch
@@ -102,7 +109,7 @@ def cpu_has_bf16():
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
 
 
-def warn_emulated_bf16(device, precision):
+def warn_emulated_bf16(device: torch.device, precision: str) -> None:
     """A RuntimeWarning when precision="bfloat16" would run on a CPU without native bf16, where torch
     emulates it and the forward pass is many times slower than in float32."""
     if precision == "bfloat16" and device.type == "cpu" and not cpu_has_bf16():
@@ -111,7 +118,7 @@ def warn_emulated_bf16(device, precision):
                       "measures it); use precision='auto' or 'float32' on this machine", RuntimeWarning, stacklevel=3)
 
 
-def autocast(device, precision="auto"):
+def autocast(device: torch.device, precision: str = "auto") -> contextlib.AbstractContextManager[Any]:
     """The context for forward passes on `device` (a torch.device) at `precision` (see the module's
     docstring): with "auto", CUDA autocast in bf16 where supported, else fp16, and nothing on the CPU
     (a CPU run keeps float32 exactly); "float32": nothing; "bfloat16": bf16 autocast on any device."""
@@ -132,10 +139,10 @@ class HostBuffer:
     """A reusable pinned host tensor for copies to a CUDA device (grown when a batch is larger);
     to(device, array) copies a numpy array through it without blocking the host."""
 
-    def __init__(self):
-        self.buf = None
+    def __init__(self) -> None:
+        self.buf: torch.Tensor | None = None
 
-    def to(self, device, array):
+    def to(self, device: torch.device, array: np.ndarray) -> torch.Tensor:
         import torch
         src = torch.from_numpy(array)
         n = src.numel()

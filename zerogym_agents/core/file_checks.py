@@ -6,21 +6,34 @@ check(), so a file that unpickles but is malformed (a key missing, a value of th
 tensor of the wrong shape or dtype, numbers out of range) raises CheckpointError naming the file
 and what is wrong, never a KeyError, TypeError or a torch RuntimeError from deep inside a load.
 """
+from __future__ import annotations
+
 import json
 import math
 import re
-from collections.abc import Mapping
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from typing import NoReturn, Union
 
 import torch
 
 from zerogym_agents.core.checkpoint import CheckpointError
 
+if typing.TYPE_CHECKING:
+    from zerogym._core.state import State
+    from zerogym_agents.core.config_io import JsonConfig
 
-def _a(word):
+# what as_spec makes a Spec of: a Spec, a dict of field specs or a type
+SpecLike = Union["Spec", dict[typing.Any, typing.Any], type]
+# a Fields rule's answer: None, or what is wrong (a message, or a (key, message) pair)
+Problem = Union[None, str, tuple[typing.Any, str]]
+
+
+def _a(word: str) -> str:
     return ("an " if word[:1] in "aeio" else "a ") + word
 
 
-def describe(value):
+def describe(value: object) -> str:
     """A short description of a loaded value, for error messages."""
     if isinstance(value, torch.Tensor):
         return f"{_a(str(value.dtype).replace('torch.', ''))} tensor of shape {tuple(value.shape)}"
@@ -37,7 +50,7 @@ def describe(value):
     return _a(type(value).__name__)
 
 
-def _join(where, key):
+def _join(where: str, key: object) -> str:
     """The place of `key` inside `where`: a.b, a[3], a['x.y']."""
     if isinstance(key, int) or not isinstance(key, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
         return f"{where}[{key!r}]"
@@ -47,10 +60,10 @@ def _join(where, key):
 class Context:
     """Where a check runs: the file (source) and the error class to raise."""
 
-    def __init__(self, source, error=CheckpointError):
+    def __init__(self, source: object, error: type[Exception] = CheckpointError) -> None:
         self.source, self.error = source, error
 
-    def fail(self, where, message):
+    def fail(self, where: str, message: str) -> NoReturn:
         raise self.error(f"{self.source}: {where or 'the file'} {message}")
 
 
@@ -60,14 +73,14 @@ class Spec:
 
     what = "a value"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         raise NotImplementedError
 
-    def refuse(self, value, ctx, where):
+    def refuse(self, value: typing.Any, ctx: Context, where: str) -> NoReturn:
         ctx.fail(where, f"must be {self.what}, got {describe(value)}")
 
 
-def as_spec(spec):
+def as_spec(spec: SpecLike) -> Spec:
     """A Spec from a Spec, a dict of field specs (Fields) or a type (an isinstance test)."""
     if isinstance(spec, Spec):
         return spec
@@ -78,28 +91,29 @@ def as_spec(spec):
     raise TypeError(f"not a schema: {spec!r}")
 
 
-def check(value, spec, source, where="", error=CheckpointError):
+def check(value: typing.Any, spec: SpecLike, source: object, where: str = "",
+          error: type[Exception] = CheckpointError) -> typing.Any:
     """`value` (read from file `source`) checked against `spec`; returns what spec.check returns,
     raises `error` (CheckpointError) naming the file, the place in it and what is wrong."""
     return as_spec(spec).check(value, Context(source, error), where)
 
 
 class Any(Spec):
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         return value
 
 
 class Instance(Spec):
-    def __init__(self, cls):
+    def __init__(self, cls: type) -> None:
         self.cls, self.what = cls, f"a {cls.__name__}"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, self.cls):
             self.refuse(value, ctx, where)
         return value
 
 
-def _range_text(low, high):
+def _range_text(low: float | None, high: float | None) -> str:
     if low is not None and low == high:
         return f" equal to {low}"
     if low is not None and high is not None:
@@ -112,11 +126,11 @@ def _range_text(low, high):
 class Int(Spec):
     """An int (not a bool) in [low, high]."""
 
-    def __init__(self, low=None, high=None):
+    def __init__(self, low: int | None = None, high: int | None = None) -> None:
         self.low, self.high = low, high
         self.what = "an integer" + _range_text(low, high)
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if isinstance(value, bool) or not isinstance(value, int) or \
                 (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
             self.refuse(value, ctx, where)
@@ -126,11 +140,11 @@ class Int(Spec):
 class Real(Spec):
     """An int or float (not a bool) in [low, high]; finite unless finite=False (NaN, inf allowed)."""
 
-    def __init__(self, low=None, high=None, finite=True):
+    def __init__(self, low: float | None = None, high: float | None = None, finite: bool = True) -> None:
         self.low, self.high, self.finite = low, high, finite
         self.what = ("a finite number" if finite else "a number") + _range_text(low, high)
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         ok = not isinstance(value, bool) and isinstance(value, (int, float))
         if ok and not (isinstance(value, float) and math.isnan(value) and not self.finite):
             ok = (not self.finite or math.isfinite(value)) and (self.low is None or value >= self.low) and \
@@ -143,7 +157,7 @@ class Real(Spec):
 class Bool(Spec):
     what = "True or False"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, bool):
             self.refuse(value, ctx, where)
         return value
@@ -152,11 +166,11 @@ class Bool(Spec):
 class Str(Spec):
     """A str, one of `choices` when given."""
 
-    def __init__(self, choices=None):
+    def __init__(self, choices: Iterable[str] | None = None) -> None:
         self.choices = tuple(choices) if choices is not None else None
         self.what = f"one of {', '.join(map(repr, self.choices))}" if self.choices else "a string"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, str) or (self.choices is not None and value not in self.choices):
             self.refuse(value, ctx, where)
         return value
@@ -165,22 +179,22 @@ class Str(Spec):
 class Maybe(Spec):
     """None, or what `spec` accepts."""
 
-    def __init__(self, spec):
+    def __init__(self, spec: SpecLike) -> None:
         self.spec = as_spec(spec)
         self.what = f"None or {self.spec.what}"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         return None if value is None else self.spec.check(value, ctx, where)
 
 
 class ListOf(Spec):
     """A list or tuple of items `item` accepts: `length` of them exactly, at most `max_length`."""
 
-    def __init__(self, item, length=None, max_length=None):
+    def __init__(self, item: SpecLike, length: int | None = None, max_length: int | None = None) -> None:
         self.item, self.length, self.max_length = as_spec(item), length, max_length
         self.what = f"a list of {length}" if length is not None else "a list"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, (list, tuple)):
             self.refuse(value, ctx, where)
         if self.length is not None and len(value) != self.length:
@@ -195,13 +209,13 @@ class DictOf(Spec):
 
     what = "a dict"
 
-    def __init__(self, key=None, value=None):
+    def __init__(self, key: SpecLike | None = None, value: SpecLike | None = None) -> None:
         self.key, self.value = as_spec(key or Any()), as_spec(value or Any())
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, Mapping):
             self.refuse(value, ctx, where)
-        out = {}
+        out: dict[typing.Any, typing.Any] = {}
         for k, v in value.items():
             self.key.check(k, ctx, f"{where or 'the file'} key {k!r}")
             out[k] = self.value.check(v, ctx, _join(where, k))
@@ -215,12 +229,13 @@ class Fields(Spec):
 
     what = "a dict"
 
-    def __init__(self, fields, optional=None, rule=None):
+    def __init__(self, fields: Mapping[typing.Any, SpecLike], optional: Mapping[typing.Any, SpecLike] | None = None,
+                 rule: Callable[[dict[typing.Any, typing.Any]], Problem] | None = None) -> None:
         self.fields = {k: as_spec(s) for k, s in fields.items()}
         self.optional = {k: as_spec(s) for k, s in (optional or {}).items()}
         self.rule = rule
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, Mapping):
             self.refuse(value, ctx, where)
         missing = [k for k in self.fields if k not in value]
@@ -243,11 +258,11 @@ class Fields(Spec):
 class Json(Spec):
     """A str holding JSON whose decoded value `spec` accepts; returns the decoded (checked) value."""
 
-    def __init__(self, spec=None):
+    def __init__(self, spec: SpecLike | None = None) -> None:
         self.spec = as_spec(spec or Any())
         self.what = f"JSON text of {self.spec.what}"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, str):
             self.refuse(value, ctx, where)
         try:
@@ -260,10 +275,10 @@ class Json(Spec):
 class Config(Spec):
     """JSON text of a config dataclass with from_dict (a JsonConfig); returns the config object."""
 
-    def __init__(self, cls):
+    def __init__(self, cls: type[JsonConfig]) -> None:
         self.cls, self.what = cls, f"JSON text of a {cls.__name__}"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         fields = Json(dict).check(value, ctx, where)
         try:
             return self.cls.from_dict(fields)
@@ -274,7 +289,7 @@ class Config(Spec):
 DTYPE_KINDS = {"float": "a floating-point", "int": "an integer", "any": "a"}
 
 
-def _dtype_ok(dtype, want):
+def _dtype_ok(dtype: torch.dtype, want: str | torch.dtype) -> bool:
     if want == "any":
         return True
     if want == "float":
@@ -284,7 +299,7 @@ def _dtype_ok(dtype, want):
     return dtype == want
 
 
-def _dtype_text(want):
+def _dtype_text(want: str | torch.dtype) -> str:
     return DTYPE_KINDS[want] if isinstance(want, str) else _a(str(want).replace('torch.', ''))
 
 
@@ -292,13 +307,14 @@ class Tensor(Spec):
     """A dense CPU tensor: `dtype` a torch dtype or "float" / "int" / "any"; `shape` a tuple of
     sizes (None: any size); its values in [low, high] when given (floats then also finite)."""
 
-    def __init__(self, dtype="any", shape=None, low=None, high=None):
+    def __init__(self, dtype: str | torch.dtype = "any", shape: tuple[int | None, ...] | None = None,
+                 low: float | None = None, high: float | None = None) -> None:
         self.dtype, self.shape, self.low, self.high = dtype, shape, low, high
         shape_text = "" if shape is None else " of shape (" + ", ".join(
             "n" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
         self.what = f"{_dtype_text(dtype)} tensor{shape_text}"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.is_meta \
                 or value.is_quantized or not _dtype_ok(value.dtype, self.dtype):
             self.refuse(value, ctx, where)
@@ -322,17 +338,18 @@ class StateDict(Spec):
 
     what = "a dict of tensors (a state_dict)"
 
-    def __init__(self, reference, label="the network"):
+    def __init__(self, reference: Mapping[str, torch.Tensor | tuple[Iterable[int], torch.dtype]],
+                 label: str = "the network") -> None:
         self.label = label
         self.ref = {k: (tuple(v.shape), v.dtype) if isinstance(v, torch.Tensor) else (tuple(v[0]), v[1])
                     for k, v in reference.items()}
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, Mapping):
             self.refuse(value, ctx, where)
         missing = [k for k in self.ref if k not in value]
         extra = [k for k in value if k not in self.ref]
-        problems = []
+        problems: list[str] = []
         for label, names in (("lacks", missing), ("has unexpected", extra)):
             if names:
                 more = f" and {len(names) - 3} more" if len(names) > 3 else ""
@@ -350,10 +367,10 @@ class RngState(Spec):
     """A numpy bit generator's state (bit_generator.state) for `kind` (default PCG64, what
     np.random.default_rng makes), tried on a scratch generator."""
 
-    def __init__(self, kind="PCG64"):
+    def __init__(self, kind: str = "PCG64") -> None:
         self.kind, self.what = kind, f"a numpy {kind} generator state"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         import numpy as np
         if not isinstance(value, Mapping):
             self.refuse(value, ctx, where)
@@ -369,7 +386,7 @@ class TorchRngState(Spec):
 
     what = "a torch CPU generator state"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         Tensor(torch.uint8, tuple(torch.get_rng_state().shape)).check(value, ctx, where)
         try:
             torch.Generator().set_state(value)
@@ -384,7 +401,7 @@ class CudaRngState(Spec):
 
     what = "None or a CUDA generator state (a uint8 tensor of shape (16,))"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if value is not None and not (isinstance(value, torch.Tensor) and value.layout == torch.strided
                                       and value.dtype == torch.uint8 and tuple(value.shape) == (16,)):
             self.refuse(value, ctx, where)
@@ -396,12 +413,12 @@ class StateBlob(Spec):
     it must load (template.copy().load_bytes, which refuses inconsistent blobs); playing=True: a game
     that is over is refused too (checkpoints hold games in progress). Returns the tensor."""
 
-    def __init__(self, template, playing=False):
+    def __init__(self, template: State, playing: bool = False) -> None:
         self.template, self.playing = template, playing
         self.size = len(template.to_bytes())
         self.what = f"a {template.spec.name} position (a uint8 tensor of shape ({self.size},))"
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         Tensor(torch.uint8, (self.size,)).check(value, ctx, where)
         state = self.template.copy()
         try:
@@ -420,12 +437,12 @@ class Optimizer(Spec):
 
     what = "an optimizer state_dict"
 
-    def __init__(self, optimizer):
+    def __init__(self, optimizer: torch.optim.Optimizer) -> None:
         self.groups = [(g["params"], {k: v for k, v in g.items() if k != "params"}) for g in optimizer.param_groups]
         self.name = type(optimizer).__name__
 
     @staticmethod
-    def _hyper(live):
+    def _hyper(live: object) -> Spec:
         if isinstance(live, bool) or live is None:
             return Maybe(Bool())
         if isinstance(live, (int, float)):
@@ -434,11 +451,11 @@ class Optimizer(Spec):
             return ListOf(Real(), length=len(live))
         return Any()
 
-    def check(self, value, ctx, where):
+    def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         groups = ListOf(Any(), length=len(self.groups)).check(
             Fields({"state": DictOf(), "param_groups": Any()}).check(value, ctx, where)["param_groups"],
             ctx, _join(where, "param_groups"))
-        shapes = {}
+        shapes: dict[int, tuple[int, ...]] = {}
         for i, (group, (params, hyper)) in enumerate(zip(groups, self.groups)):
             at = _join(_join(where, "param_groups"), i)
             spec = Fields({"params": ListOf(Int(0), length=len(params))},

@@ -6,7 +6,11 @@ the fields, so a run's JSON and `--set c_puct=1.25` keep the same flat names. Th
 its own last-line checks. How many simulations a search runs is the caller's budget, not a setting of
 the search (BatchedMCTS, AlphaZeroAgent and AlphaZeroConfig each take `simulations`).
 """
+from __future__ import annotations
+
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 from zerogym_agents.core.config_io import Flag, Integer, JsonConfig, Number, OneOf, setting
 
@@ -39,17 +43,17 @@ class SearchConfig(JsonConfig):
     decisive_moves: bool = setting(False, Flag(), "score a position where the player to move can win at once as "
                                    "won, without the net (Teytaud and Teytaud 2010); for games won by one move")
 
-    def check_rules(self):
+    def check_rules(self) -> None:
         if self.forced_playouts and self.search != "puct":
             raise ValueError(f"{type(self).__name__}.forced_playouts is for search='puct'; the Gumbel search has "
                              f"no root noise to force (set forced_playouts=0)")
 
-    def search_settings(self):
+    def search_settings(self) -> SearchConfig:
         """The SearchConfig part of this config (of a subclass too, e.g. AlphaZeroConfig)."""
         return SearchConfig(**{name: getattr(self, name) for name in SEARCH_SETTINGS})
 
     @classmethod
-    def from_keywords(cls, who, keywords, **defaults):
+    def from_keywords(cls, who: str, keywords: Mapping[str, Any], **defaults: Any) -> SearchConfig:
         """A SearchConfig from keyword arguments `keywords` over `defaults`; a name that is no setting
         raises TypeError naming `who` and the settings there are."""
         unknown = sorted(set(keywords) - set(SEARCH_SETTINGS))

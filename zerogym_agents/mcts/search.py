@@ -42,10 +42,15 @@ winning moves; a move that lets the opponent win at once is refuted by its first
 one trial of every legal move per new leaf: worth it in games won by a single move (Connect Four,
 Gomoku, Hex), not in Go, which ends by passing.
 """
+from __future__ import annotations
+
 import numbers
 import operator
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, SupportsIndex, Union, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from zerogym._core.state import State, same_game
 from zerogym.errors import ActionTypeError, IllegalMoveError
@@ -55,22 +60,30 @@ from zerogym_agents.core.constants import INT32_MAX
 from zerogym_agents.mcts._puct import PUCTCore
 from zerogym_agents.mcts.config import SEARCH_SETTINGS, SearchConfig
 
+if TYPE_CHECKING:
+    from zerogym._core.spec import GameSpec
+
 DEFAULT_NODES_LIMIT = 1 << 20     # default tree capacity is at most this many nodes per tree
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 REASON_RANGE = 1                  # GameSpec.reason code: action out of range
 # the SearchConfig settings that may change between runs (the others are fixed when the trees are made)
 TUNABLE = ("c_puct", "fpu_reduction", "virtual_loss", "dirichlet_alpha", "dirichlet_epsilon", "gumbel_m", "c_visit",
            "c_scale", "forced_playouts")
+# evaluator(planes (L, C, H, W) float32, masks (L, A) int8) -> (priors (L, A), values (L,)): arrays or tensors
+LeafEvaluator = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], tuple[Any, Any]]
+# a search's seed: None (fresh entropy), an int, or one int per tree (tree_seeds)
+SeedLike = Union[SupportsIndex, Iterable[SupportsIndex], None]
 
 
-def _tunable(name):
+def _tunable(name: str) -> property:
     """A property that reads setting `name` from the compiled core and writes it checked by SearchConfig."""
     return property(lambda self: getattr(self._core, name),
                     lambda self, v: setattr(self._core, name, SearchConfig.check_field(name, v)),
                     doc=SearchConfig.__dataclass_fields__[name].metadata["doc"])
 
 
-def uniform_evaluator(planes, masks):
+def uniform_evaluator(planes: npt.ArrayLike,
+                      masks: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """The evaluator of a search without a net: priors uniform over the legal actions, value 0 (tests,
     search benchmarks, a baseline of the net's worth)."""
     legal = (np.asarray(masks) != 0).astype(np.float32)
@@ -78,7 +91,7 @@ def uniform_evaluator(planes, masks):
     return np.divide(legal, count, out=np.zeros_like(legal), where=count > 0), np.zeros(len(legal), np.float32)
 
 
-def game_spec(game, kwargs):
+def game_spec(game: str | GameSpec | State, kwargs: Mapping[str, Any]) -> tuple[GameSpec, State]:
     """(GameSpec, template State) from a game name, a GameSpec or a State."""
     from zerogym._core.spec import GameSpec
     from zerogym._core.state import State
@@ -96,7 +109,7 @@ def game_spec(game, kwargs):
     raise ValueError(f"game must be a game name (e.g. 'go'), a GameSpec or a State, got {game!r}")
 
 
-def tree_seeds(seed, n):
+def tree_seeds(seed: SeedLike, n: int) -> list[int]:
     """n 64-bit seeds, one per tree: an int seed gives tree i a stream derived from (seed, i); a
     sequence of n ints gives tree i exactly seeds[i] (so tree i searches as a one-tree search with
     seed=[seeds[i]] does); None draws fresh entropy."""
@@ -105,7 +118,7 @@ def tree_seeds(seed, n):
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
         return [int(x) for x in np.random.SeedSequence(int(seed) & ((1 << 128) - 1)).generate_state(n, np.uint64)]
     try:
-        seeds = [operator.index(s) for s in seed]
+        seeds = [operator.index(s) for s in cast("Iterable[SupportsIndex]", seed)]
     except TypeError:
         raise ValueError(f"seed must be None, an int or a sequence of {n} ints, got {seed!r}") from None
     if len(seeds) != n:
@@ -132,11 +145,12 @@ class BatchedMCTS:
     decisive_moves: score wins in one move exactly (see the module docstring).
     """
 
-    def __init__(self, game, num_games=1, simulations=800, config=None, *, capacity=None, seed=None,
-                 no_pass_before=0, gumbel_scale=1.0, **kwargs):
-        settings = {k: kwargs.pop(k) for k in list(kwargs) if k in SEARCH_SETTINGS}
+    def __init__(self, game: str | GameSpec | State, num_games: int = 1, simulations: int = 800,
+                 config: SearchConfig | None = None, *, capacity: int | None = None, seed: SeedLike = None,
+                 no_pass_before: int = 0, gumbel_scale: float = 1.0, **kwargs: Any) -> None:
+        given = {k: kwargs.pop(k) for k in list(kwargs) if k in SEARCH_SETTINGS}
         base = {} if config is None else config.search_settings().to_dict()
-        settings = SearchConfig(**{**base, **settings})
+        settings = SearchConfig(**{**base, **given})
         self.spec, self._template = game_spec(game, kwargs)
         self.num_games = integer("num_games", num_games, 1, INT32_MAX)
         self.simulations = integer("simulations", simulations, 1, INT32_MAX)
@@ -181,19 +195,19 @@ class BatchedMCTS:
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree, doc="descents per tree per batch (fixed)")
 
     @property
-    def settings(self):
+    def settings(self) -> SearchConfig:
         """The search's settings now, as a SearchConfig."""
         return SearchConfig(**{name: getattr(self, name) for name in SEARCH_SETTINGS})
     capacity = property(lambda self: self._core.capacity)
     full_events = property(lambda self: self._core.full_events)
 
-    def seed(self, seed):
+    def seed(self, seed: SeedLike) -> None:
         """Reseed every tree's random stream (see tree_seeds)."""
         for i, s in enumerate(tree_seeds(seed, self.num_games)):
             self._core.seed_tree(i, s)
 
     # ---- roots ---------------------------------------------------------------------------
-    def set_roots(self, states):
+    def set_roots(self, states: Iterable[State]) -> None:
         """Start a fresh tree at each of the num_games States (copied)."""
         states = list(states)
         if len(states) != self.num_games:
@@ -201,27 +215,27 @@ class BatchedMCTS:
         for i, st in enumerate(states):
             self.set_root(i, st)
 
-    def set_root(self, i, state):
+    def set_root(self, i: int, state: State) -> None:
         """Start a fresh tree for game i at `state` (copied)."""
         i = integer("game index", i, 0, self.num_games - 1)
         if not isinstance(state, State) or state.spec is None or not same_game(state.spec, self.spec):
             raise ValueError(f"state {i} must be a State of {self.spec!r}, got {state!r}")
         self._core.set_root(i, state)
 
-    def root_state(self, i):
+    def root_state(self, i: int) -> State:
         """A copy of tree i's root position."""
         st = self._template.copy()
         self._core.get_root(integer("game index", i, 0, self.num_games - 1), st)
         return st
 
     # ---- search --------------------------------------------------------------------------
-    def collect(self):
+    def collect(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
         """Gather the next batch of leaves: (planes (L, C, H, W), masks (L, A)), views valid until
         backup().  L may be 0 when every descent ended on a finished position."""
         n = self._core.collect()
         return self._core.planes[:n], self._core.masks[:n]
 
-    def backup(self, priors, values):
+    def backup(self, priors: npt.ArrayLike, values: npt.ArrayLike) -> None:
         """Expand the leaves of the last collect() with the evaluator's priors and back up its values."""
         n = self._core.pending_leaves
         priors = _as_f32(priors, "priors")
@@ -237,7 +251,8 @@ class BatchedMCTS:
                              f"legal action for leaf {bad} (value {values[bad]!r}); priors must be "
                              "probabilities or non-negative weights, not logits")
 
-    def run(self, evaluator, copy=True, simulations=None, explore=None):
+    def run(self, evaluator: LeafEvaluator, copy: bool = True, simulations: int | npt.ArrayLike | None = None,
+            explore: npt.ArrayLike | None = None) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """Run `simulations` new simulations in every tree whose root game is not over.
 
         Returns (policies (G, A) float32: root visit counts / their sum, with search="gumbel" the
@@ -274,6 +289,7 @@ class BatchedMCTS:
 
     def _budget(self, simulations, explore):
         G = self.num_games
+        sims: int | npt.NDArray[np.int32]
         if simulations is None:
             sims = self.simulations
         elif isinstance(simulations, numbers.Integral) and not isinstance(simulations, bool):
@@ -292,7 +308,7 @@ class BatchedMCTS:
             explore = flags.astype(np.uint8)
         return sims, explore
 
-    def pruned_policy(self):
+    def pruned_policy(self) -> npt.NDArray[np.float32]:
         """(G, A) float32: the root visit distributions of the last run with the forced playouts
         taken out (KataGo's policy target pruning; see PUCTCore.pruned_policy).  Without
         forced_playouts, or for trees run with explore False, the plain visit distribution."""
@@ -303,31 +319,32 @@ class BatchedMCTS:
     def _stats(self):
         self._core.root_stats(self._counts, self._policy, self._value, self._priors)
 
-    def visit_counts(self):
+    def visit_counts(self) -> npt.NDArray[np.int32]:
         """(G, A) int32: visits of each root child."""
         self._stats()
         return self._counts.copy()
 
-    def root_values(self):
+    def root_values(self) -> npt.NDArray[np.float32]:
         self._stats()
         return self._value.copy()
 
-    def root_priors(self):
+    def root_priors(self) -> npt.NDArray[np.float32]:
         """(G, A) float32: the priors of the root children as searched (after Dirichlet noise)."""
         self._stats()
         return self._priors.copy()
 
-    def node_stats(self, i, path=()):
+    def node_stats(self, i: int,
+                   path: Iterable[int] = ()) -> tuple[int, float, int, npt.NDArray[np.int32]] | None:
         """(visits, value sum from the mover's view, mover, child visit counts (A,)) of the node reached
         by `path` (actions from tree i's root, each an int in 0..num_actions-1), or None if it is not
         in the tree."""
         return self._core.node_stats(integer("game index", i, 0, self.num_games - 1), list(path))
 
-    def tree_size(self, i):
+    def tree_size(self, i: int) -> int:
         return self._core.tree_size(integer("game index", i, 0, self.num_games - 1))
 
     # ---- moves ---------------------------------------------------------------------------
-    def select_actions(self, temperature=0.0):
+    def select_actions(self, temperature: float = 0.0) -> npt.NDArray[np.int64]:
         """A move per tree from its root visit counts: temperature 0 takes the most visited (ties at
         random), otherwise samples with probability proportional to N ** (1 / temperature).  -1 for
         a game that is over.  With search="gumbel" the search's own choice (the best of
@@ -341,7 +358,7 @@ class BatchedMCTS:
         self._core.choose(t, out)
         return out
 
-    def advance(self, actions):
+    def advance(self, actions: npt.ArrayLike) -> None:
         """Play actions[i] in game i and keep its subtree (tree reuse).  Actions are integers (an
         integer array or a list of ints; floats and bools raise ActionTypeError, never a cast).
         Illegal actions raise IllegalMoveError naming the game, and then no tree is changed."""
@@ -378,7 +395,7 @@ class BatchedMCTS:
         return np.ascontiguousarray(flat, dtype=np.int64)
 
 
-def _as_f32(x, name):
+def _as_f32(x: Any, name: str) -> npt.NDArray[np.float32]:
     if hasattr(x, "detach"):        # a torch tensor
         x = x.detach().cpu().numpy()
     try:

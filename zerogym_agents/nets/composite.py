@@ -27,13 +27,17 @@ The frozen net (trunk and policy head) never trains: its parameters do not requi
 it stays in eval mode (BatchNorm running statistics fixed) even when the composite trains. All
 windows of a batch go through the frozen trunk in one call (B * F boards of W1 x W1).
 """
+from __future__ import annotations
+
 import copy
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 import torch
 from torch import nn
 
+from zerogym._types import GameLike
 from zerogym_agents.core.config_io import Integer, JsonConfig, Nested, Number, OneOf, setting
 from zerogym_agents.nets.heads import PolicyHead, ValueHead
 from zerogym_agents.nets.model import VALUE_LOSSES, NetConfig, PolicyValueNet, _spec_of, net_format
@@ -66,7 +70,7 @@ class CompositeConfig(JsonConfig):
     value_loss: str = setting("mse", OneOf(VALUE_LOSSES))
     value_weight: float = setting(1.0, Number(0))
 
-    def check_rules(self):
+    def check_rules(self) -> None:
         if self.small_size >= self.big_size:
             raise ValueError(f"CompositeConfig: the small board ({self.small_size}) must be smaller than the big "
                              f"one ({self.big_size})")
@@ -78,15 +82,15 @@ class CompositeConfig(JsonConfig):
     game = property(lambda self: self.small.game)
 
     @property
-    def windows(self):
+    def windows(self) -> int:
         """F: how many small_size x small_size windows the big board has."""
         return (self.big_size - self.small_size + 1) ** 2
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": KIND, **super().to_dict()}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> CompositeConfig:
         if not isinstance(d, Mapping):
             raise ValueError(f"CompositeConfig.from_dict needs a mapping, got {type(d).__name__}")
         d = dict(d)
@@ -94,7 +98,7 @@ class CompositeConfig(JsonConfig):
             raise ValueError(f"not a composite network config (kind {d.get('kind')!r})")
         return super().from_dict(d)
 
-    def check_game(self, game, game_kwargs=None):
+    def check_game(self, game: GameLike, game_kwargs: Mapping[str, Any] | None = None) -> None:
         """Raise ValueError unless the frozen net fits `game` and its board is big_size x big_size."""
         spec = _spec_of(game, game_kwargs)
         self.small.check_game(spec)
@@ -104,8 +108,8 @@ class CompositeConfig(JsonConfig):
                              f"{spec.name!r} on a {h}x{w} board")
 
 
-def _conv_stack(in_channels, channels, layers):
-    mods = []
+def _conv_stack(in_channels: int, channels: int, layers: int) -> nn.Sequential:
+    mods: list[nn.Module] = []
     for i in range(layers):
         mods += [nn.Conv2d(in_channels if i == 0 else channels, channels, 3, padding=1, bias=False),
                  nn.BatchNorm2d(channels), nn.ReLU(inplace=True)]
@@ -124,10 +128,16 @@ class CompositeNet(nn.Module):
     """
 
     file_format, file_version, config_class = FILE_FORMAT, FILE_VERSION, CompositeConfig
+    # the layers that a config may leave out (None), and the buffer of the big-board cells of each window (F, W1 * W1)
+    down: nn.Conv2d | None
+    up: nn.ConvTranspose2d | None
+    features: nn.Sequential | None
+    window_cells: torch.Tensor
 
-    def __init__(self, small_net, big_size, *, small_size, downscalings=4, features=32, feature_layers=5,
-                 head_layers=3, head_channels=32, policy_hidden=None, value_hidden=None, value_loss=None,
-                 value_weight=None):
+    def __init__(self, small_net: PolicyValueNet, big_size: int, *, small_size: int, downscalings: int = 4,
+                 features: int = 32, feature_layers: int = 5, head_layers: int = 3, head_channels: int = 32,
+                 policy_hidden: int | None = None, value_hidden: int | None = None, value_loss: str | None = None,
+                 value_weight: float | None = None) -> None:
         super().__init__()
         if not isinstance(small_net, PolicyValueNet):
             raise TypeError(f"CompositeNet needs a PolicyValueNet to freeze, got {type(small_net).__name__}")
@@ -163,38 +173,38 @@ class CompositeNet(nn.Module):
         self.register_buffer("window_cells", cells, persistent=False)
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: CompositeConfig) -> CompositeNet:
         """A composite of this config with fresh weights everywhere (what net_from_payload fills)."""
         rest = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
                 if f.name not in ("small", "small_size", "big_size")}
         return cls(PolicyValueNet(config.small), config.big_size, small_size=config.small_size, **rest)
 
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> CompositeNet:
         """Set train/eval mode; the frozen net stays in eval mode, without gradients."""
         super().train(mode)
         self.small.eval()
         self.small.requires_grad_(False)
         return self
 
-    def _check_size(self, height, width):
+    def _check_size(self, height: int, width: int) -> None:
         n = self.config.big_size
         if (height, width) != (n, n):
             raise ValueError(f"this composite network runs on {n}x{n} boards only (built from a "
                              f"{self.config.small_size}x{self.config.small_size} net), got {height}x{width}")
 
-    def num_actions(self, height, width):
+    def num_actions(self, height: int, width: int) -> int:
         """How many policy logits the net gives on a height x width board (big_size only)."""
         self._check_size(height, width)
         return self.policy.num_actions(height, width)
 
-    def num_parameters(self):
+    def num_parameters(self) -> int:
         """Number of trainable parameters (the frozen net's are not counted)."""
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
 
-    def num_frozen_parameters(self):
+    def num_frozen_parameters(self) -> int:
         return sum(p.numel() for p in self.small.parameters())
 
-    def window_policies(self, planes):
+    def window_policies(self, planes: torch.Tensor) -> torch.Tensor:
         """R1: (B, F, W2, W2), the frozen net's cell policy on each window, zero outside it (with
         several moves per cell, the probability of moving from each cell)."""
         cfg = self.config
@@ -209,7 +219,7 @@ class CompositeNet(nn.Module):
             out.scatter_(2, self.window_cells.expand(b, f, w1 * w1), probs)
         return out.view(b, f, cfg.big_size, cfg.big_size)
 
-    def forward_raw(self, planes):
+    def forward_raw(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(policy logits (B, A), value pre-activation z (B,)); the value is tanh(z)."""
         cfg = self.config
         if planes.dim() != 4 or planes.shape[1] != cfg.in_planes:
@@ -218,7 +228,7 @@ class CompositeNet(nn.Module):
         self._check_size(planes.shape[2], planes.shape[3])
         b, c, w1, n = planes.shape[0], cfg.in_planes, cfg.small_size, cfg.downscalings
         parts = [self.window_policies(planes)]
-        if n:
+        if n and self.down is not None and self.up is not None:       # both made when there are downscalings
             small_boards = self.down(planes).reshape(b * n, c, w1, w1)
             feats = self.small.trunk(small_boards)                       # frozen, but gradients pass through
             parts.append(self.up(feats.reshape(b, n * feats.shape[1], w1, w1)))
@@ -227,11 +237,11 @@ class CompositeNet(nn.Module):
         x = self.head(torch.cat(parts, dim=1))
         return self.policy(x), self.value(x)
 
-    def forward(self, planes):
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         logits, z = self.forward_raw(planes)
         return logits, torch.tanh(z)
 
-    def describe(self):
+    def describe(self) -> str:
         cfg, s = self.config, self.config.small
         return (f"composite {cfg.small_size}x{cfg.small_size} -> {cfg.big_size}x{cfg.big_size}: frozen "
                 f"{s.trunk} {s.blocks}x{s.channels}; {cfg.windows} windows, {cfg.downscalings} downscalings, "

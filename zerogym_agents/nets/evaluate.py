@@ -4,19 +4,24 @@ An evaluator is any callable (planes (B, C, H, W) float32, masks (B, A) int8) ->
 float32, zero on illegal actions and summing to 1 over legal ones; values (B,) float32 in [-1, 1]
 from the view of the player to move).
 """
+from __future__ import annotations
+
 import hashlib
 import itertools
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from zerogym.symmetry import Symmetries
 from zerogym_agents.core.devices import HostBuffer, autocast, check_precision, resolve_device, warn_emulated_bf16
+from zerogym_agents.nets.model import Net
 
 
-def _check_batch(planes, masks, channels=None):
+def _check_batch(planes: Any, masks: Any, channels: int | None = None) -> None:
     if not isinstance(planes, np.ndarray) or planes.dtype != np.float32 or planes.ndim != 4:
         raise ValueError(f"planes must be a float32 numpy array (B, C, H, W), got "
                          f"{getattr(planes, 'dtype', type(planes).__name__)} {getattr(planes, 'shape', '')}")
@@ -27,7 +32,7 @@ def _check_batch(planes, masks, channels=None):
                          f"got {getattr(masks, 'shape', type(masks).__name__)}")
 
 
-def _masked_softmax(logits, mask):
+def _masked_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Softmax over the True entries of each row; rows with no legal action give all zeros."""
     x = logits.masked_fill(~mask, float("-inf"))
     top = x.amax(dim=-1, keepdim=True)
@@ -35,7 +40,7 @@ def _masked_softmax(logits, mask):
     return e / e.sum(dim=-1, keepdim=True).clamp_min(1e-30)
 
 
-def _symmetry_names(symmetries):
+def _symmetry_names(symmetries: Any) -> tuple[str, ...]:
     """Transform names from a Symmetries, a GameSpec / State / env, or a sequence of names."""
     if isinstance(symmetries, Symmetries):
         return symmetries.names
@@ -51,7 +56,7 @@ def _symmetry_names(symmetries):
                      f"or a non-empty sequence of transform names; got {symmetries!r}")
 
 
-def _spec_symmetries(obj):
+def _spec_symmetries(obj: Any) -> Symmetries | None:
     """The Symmetries of a game State/GameSpec/env; None for anything else (transform names)."""
     spec = getattr(getattr(getattr(obj, "unwrapped", obj), "state", obj), "spec", obj)
     syms = getattr(spec, "symmetries", None)
@@ -61,7 +66,13 @@ def _spec_symmetries(obj):
 class Evaluator:
     """make_evaluator's callable: evaluator(planes, masks) -> (priors, values). See make_evaluator."""
 
-    def __init__(self, net, device=None, symmetries=None, batch_size=None, threads="auto", cache=0, precision="auto"):
+    _index: dict[tuple[int, int, int], tuple[torch.Tensor, torch.Tensor]]
+    _cache: dict[bytes, tuple[npt.NDArray[np.float32], np.float32]]
+    _weights: object                    # what the cache's answers were computed with (_weights_key, board shape)
+
+    def __init__(self, net: Net, device: str | torch.device | None = None, symmetries: Any = None,
+                 batch_size: int | None = None, threads: int | str | None = "auto", cache: int = 0,
+                 precision: str = "auto") -> None:
         self.precision = check_precision(precision)
         if isinstance(cache, bool) or not isinstance(cache, int) or cache < 0:
             raise ValueError(f"cache must be a non-negative integer (positions kept; 0: off), got {cache!r}")
@@ -99,6 +110,7 @@ class Evaluator:
             elif g is not None:
                 syms = g.resized(h, w, a)           # another board size: the game's kind of actions
             else:
+                assert self.names is not None       # the maps serve evaluations under symmetries only
                 syms = Symmetries(self.names, h, w, a, self.net.config.action_layout)
             src = np.stack([syms.planes(np.arange(h * w), k) for k in range(len(syms))])
             self._index[key] = (torch.as_tensor(src, device=self.device),
@@ -124,7 +136,8 @@ class Evaluator:
                     self._host_masks.to(self.device, np.ascontiguousarray(masks)) != 0)
         return torch.from_numpy(planes).to(self.device), torch.from_numpy(masks).to(self.device) != 0
 
-    def __call__(self, planes, masks):
+    def __call__(self, planes: np.ndarray,
+                 masks: np.ndarray) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         _check_batch(planes, masks, self.net.config.in_planes)
         b, c, h, w = planes.shape
         a = self.net.num_actions(h, w)
@@ -134,7 +147,7 @@ class Evaluator:
             return self._evaluate(planes, masks, b, c, h, w, a)
         return self._cached(planes, masks, b, c, h, w, a)
 
-    def clear_cache(self):
+    def clear_cache(self) -> None:
         """Forget every cached answer."""
         self._cache.clear()
 
@@ -204,7 +217,9 @@ class Evaluator:
                 self.net.train()
 
 
-def make_evaluator(net, device=None, symmetries=None, batch_size=None, threads="auto", cache=0, precision="auto"):
+def make_evaluator(net: Net, device: str | torch.device | None = None, symmetries: Any = None,
+                   batch_size: int | None = None, threads: int | str | None = "auto", cache: int = 0,
+                   precision: str = "auto") -> Evaluator:
     """A batched evaluator over `net` (a PolicyValueNet, moved to `device`: a torch.device, or
     "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.core.devices; None keeps the net where it is).
 

@@ -6,13 +6,15 @@ Neither head holds a weight whose shape depends on the board, so the same weight
 board size (Cazenave et al., "Polygames: Improved Zero Learning", 2020, section 2.1; Cazenave,
 "Mobile Networks for Computer Go", 2020).
 """
+from __future__ import annotations
+
 import torch
 from torch import nn
 
 LAYOUTS = ("cells", "columns", "cell_moves")
 
 
-def global_pool(x):
+def global_pool(x: torch.Tensor) -> torch.Tensor:
     """(B, C, H, W) -> (B, 2C): the mean then the max of every channel over the board."""
     return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
 
@@ -31,11 +33,13 @@ class PolicyHead(nn.Module):
     gives k planes, and action (r * W + c) * k + d is plane d at (r, c); then the extra logits.
     """
 
-    def __init__(self, channels, hidden=32, extra_actions=0, layout="cells", actions_per_cell=1):
+    def __init__(self, channels: int, hidden: int = 32, extra_actions: int = 0, layout: str = "cells",
+                 actions_per_cell: int = 1) -> None:
         super().__init__()
         check_layout(layout, extra_actions, actions_per_cell)
         self.layout, self.extra_actions, self.actions_per_cell = layout, extra_actions, actions_per_cell
         k = actions_per_cell
+        self.cells: nn.Module
         if hidden:
             self.cells = nn.Sequential(nn.Conv2d(channels, hidden, 1, bias=False), nn.BatchNorm2d(hidden),
                                        nn.ReLU(inplace=True), nn.Conv2d(hidden, k, 1))
@@ -43,11 +47,11 @@ class PolicyHead(nn.Module):
             self.cells = nn.Conv2d(channels, k, 1)
         self.extra = nn.Linear(2 * channels, extra_actions) if extra_actions else None
 
-    def num_actions(self, height, width):
+    def num_actions(self, height: int, width: int) -> int:
         """How many logits this head gives on a height x width board."""
         return width if self.layout == "columns" else height * width * self.actions_per_cell + self.extra_actions
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         planes = self.cells(x)                          # (B, k, H, W)
         if self.layout == "columns":
             return torch.logsumexp(planes[:, 0], dim=1)  # (B, W)
@@ -57,7 +61,7 @@ class PolicyHead(nn.Module):
         return logits
 
 
-def check_layout(layout, extra_actions, actions_per_cell):
+def check_layout(layout: str, extra_actions: int, actions_per_cell: int) -> None:
     """ValueError unless the three describe a policy layout: a known layout, no extras for
     "columns", and more than one action per cell exactly for "cell_moves"."""
     if layout not in LAYOUTS:
@@ -69,7 +73,7 @@ def check_layout(layout, extra_actions, actions_per_cell):
                          f"got {actions_per_cell} with {layout!r}")
 
 
-VALUE_ACTIVATIONS = {"relu": nn.ReLU, "leaky_relu": nn.LeakyReLU}
+VALUE_ACTIVATIONS: dict[str, type[nn.ReLU] | type[nn.LeakyReLU]] = {"relu": nn.ReLU, "leaky_relu": nn.LeakyReLU}
 
 
 class ValueHead(nn.Module):
@@ -81,12 +85,12 @@ class ValueHead(nn.Module):
     can be pushed below zero on every input, and then no gradient ever brings it back.
     """
 
-    def __init__(self, channels, hidden=64, activation="relu"):
+    def __init__(self, channels: int, hidden: int = 64, activation: str = "relu") -> None:
         super().__init__()
         self.mlp = nn.Sequential(nn.Linear(2 * channels, hidden), VALUE_ACTIVATIONS[activation](inplace=True),
                                  nn.Linear(hidden, 1))
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.mlp(global_pool(x))[:, 0]
 
 
@@ -95,15 +99,15 @@ class OwnershipHead(nn.Module):
     of every point, tanh of it in [-1, 1] (+1: the player to move owns it). Size-independent like
     the policy's cell logits."""
 
-    def __init__(self, channels):
+    def __init__(self, channels: int) -> None:
         super().__init__()
         self.conv = nn.Conv2d(channels, 1, 1)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.conv(x)[:, 0]
 
 
-def score_head(channels, hidden=64, activation="relu"):
+def score_head(channels: int, hidden: int = 64, activation: str = "relu") -> ValueHead:
     """The score margin head: the value head's pooled MLP, read as a number without tanh (the
     final score difference from the mover's view divided by the board's area; see nets.loss)."""
     return ValueHead(channels, hidden, activation)

@@ -5,17 +5,21 @@ Cazenave et al., "Polygames: Improved Zero Learning", 2020; Cazenave, "Mobile Ne
 Computer Go", 2020). L2 regularisation is not part of `loss`: pass it as the
 optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.9, weight_decay=1e-4).
 """
+from __future__ import annotations
+
 import dataclasses
 import math
 import os
-from collections.abc import Mapping
-from typing import Optional
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn, TypeVar
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from zerogym_agents.core.checkpoint import CheckpointError, atomic_save, read_torch_file, resolve
+from zerogym._types import GameLike
+from zerogym_agents.core.checkpoint import CheckpointError, StrPath, atomic_save, read_torch_file, resolve
 from zerogym_agents.core.file_checks import Config, Context, Spec, StateDict
 from zerogym_agents.core.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 from zerogym_agents.core.devices import autocast
@@ -26,13 +30,18 @@ from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 FILE_FORMAT = "zerogym.PolicyValueNet"
 FILE_VERSION = 1
 VALUE_LOSSES = ("mse", "bce")
-# the "format" tag of a network payload -> the class of the net it holds (each class registers itself with
-# net_format; the package's __init__ imports every such module, so every format is known once nets is imported)
-NET_FORMATS = {}
 MAX_NET_ELEMENTS = 2 ** 28      # parameters + buffers of a net read from a file: 1 GiB of float32
+# a zerogym network: a PolicyValueNet, or another class registered with net_format (the CompositeNet, whose
+# module imports this one, so that the union of the two cannot be named here)
+Net = Any
+# the "format" tag of a network payload -> the class of the net it holds (each class registers itself with
+# net_format; the package's __init__ imports every such module, so every format is known once nets is imported).
+# Such a class has file_format, file_version, config_class and the classmethod from_config(config).
+NET_FORMATS: dict[str, type[Any]] = {}
+_N = TypeVar("_N", bound="type[Any]")
 
 
-def net_format(cls):
+def net_format(cls: _N) -> _N:
     """Class decorator: files whose "format" tag is cls.file_format hold a cls (net_from_payload)."""
     NET_FORMATS[cls.file_format] = cls
     return cls
@@ -81,12 +90,12 @@ class NetConfig(JsonConfig):
     value_activation: str = setting("relu", OneOf(tuple(VALUE_ACTIVATIONS)))
     value_loss: str = setting("bce", OneOf(VALUE_LOSSES))
     value_weight: float = setting(1.0, Number(0))
-    game: Optional[str] = setting(None, Maybe(Text("a game name")))
+    game: str | None = setting(None, Maybe(Text("a game name")))
     kernel_size: int = setting(3, Integer(1), file_max=25)
     ownership_head: bool = setting(False, Flag(), "an auxiliary head predicting the final owner of every point")
     score_head: bool = setting(False, Flag(), "an auxiliary head predicting the final score margin")
 
-    def check_rules(self):
+    def check_rules(self) -> None:
         if self.kernel_size % 2 == 0:
             raise ValueError(f"NetConfig.kernel_size must be odd, got {self.kernel_size}")
         try:
@@ -95,7 +104,7 @@ class NetConfig(JsonConfig):
             raise ValueError(f"NetConfig: {err}") from None
 
     @classmethod
-    def for_game(cls, game, *, game_kwargs=None, **overrides):
+    def for_game(cls, game: GameLike, *, game_kwargs: Mapping[str, Any] | None = None, **overrides: Any) -> NetConfig:
         """A config that fits `game`: a name (with optional game_kwargs), a State, a GameSpec or an env.
 
         in_planes, action_layout, extra_actions, actions_per_cell and game come from the game; `overrides` set the
@@ -108,7 +117,7 @@ class NetConfig(JsonConfig):
                              f"game {fit['game']!r}, which needs {', '.join(f'{k}={fit[k]!r}' for k in clash)}")
         return cls(**{**overrides, **fit})
 
-    def check_game(self, game, game_kwargs=None):
+    def check_game(self, game: GameLike, game_kwargs: Mapping[str, Any] | None = None) -> None:
         """Raise ValueError unless this config fits `game` (same forms as for_game)."""
         fit = _game_fields(_spec_of(game, game_kwargs))
         name = fit.pop("game") if self.game is None else fit["game"]
@@ -120,7 +129,7 @@ class NetConfig(JsonConfig):
                              f"game {name!r}, which needs {need}")
 
 
-def _spec_of(game, game_kwargs=None):
+def _spec_of(game: GameLike, game_kwargs: Mapping[str, Any] | None = None) -> Any:
     """The GameSpec of a game name, State, GameSpec or zerogym env."""
     if isinstance(game, str):
         import zerogym
@@ -137,7 +146,7 @@ def _spec_of(game, game_kwargs=None):
     raise ValueError(f"expected a game name, State, GameSpec or zerogym env, got {type(game).__name__}")
 
 
-def _game_fields(spec):
+def _game_fields(spec: Any) -> dict[str, Any]:
     """The NetConfig fields fixed by a game: in_planes, action_layout, extra_actions, actions_per_cell, game."""
     h, w, c = spec.obs_shape
     fit = layout_fields(h, w, spec.num_actions, getattr(spec, "action_kind", None),
@@ -145,7 +154,7 @@ def _game_fields(spec):
     return {"in_planes": c, **fit, "game": spec.name}
 
 
-def layout_fields(h, w, a, kind=None, actions_per_cell=1):
+def layout_fields(h: int, w: int, a: int, kind: str | None = None, actions_per_cell: int = 1) -> dict[str, Any]:
     """{action_layout, extra_actions, actions_per_cell} of `a` actions on an h x w board: from the game's
     action_kind when given, else guessed from the count (a cell each plus at most 16 extras: "cells";
     one per column: "columns"; k > 1 per cell: "cell_moves")."""
@@ -168,7 +177,7 @@ def layout_fields(h, w, a, kind=None, actions_per_cell=1):
                      f"a column each, or k moves per cell" + (f" (the game says {kind!r})" if kind else ""))
 
 
-def for_game(game, *, game_kwargs=None, **overrides):
+def for_game(game: GameLike, *, game_kwargs: Mapping[str, Any] | None = None, **overrides: Any) -> NetConfig:
     """NetConfig.for_game: a NetConfig that fits a zerogym game."""
     return NetConfig.for_game(game, game_kwargs=game_kwargs, **overrides)
 
@@ -185,7 +194,7 @@ class PolicyValueNet(nn.Module):
 
     file_format, file_version, config_class = FILE_FORMAT, FILE_VERSION, NetConfig
 
-    def __init__(self, config=None):
+    def __init__(self, config: NetConfig | Mapping[str, Any] | None = None) -> None:
         super().__init__()
         if config is None:
             config = NetConfig()
@@ -206,11 +215,11 @@ class PolicyValueNet(nn.Module):
             self.score = score_head(config.channels, config.value_hidden, config.value_activation)
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: NetConfig | Mapping[str, Any] | None) -> PolicyValueNet:
         """A fresh net of this config (what net_from_payload fills with saved weights)."""
         return cls(config)
 
-    def with_aux_heads(self, ownership=False, score=False):
+    def with_aux_heads(self, ownership: bool = False, score: bool = False) -> PolicyValueNet:
         """This net with the auxiliary heads asked for added (fresh weights, drawn from torch's global
         generator; the heads it has stay): a new net, on the same device, with every other weight
         this one's, so its policy and value are unchanged. Returns self when nothing is added."""
@@ -225,7 +234,7 @@ class PolicyValueNet(nn.Module):
         assert not unexpected and all(k.split(".")[0] in ("ownership", "score") for k in missing), missing
         return net.to(device=param.device, dtype=param.dtype).train(self.training)
 
-    def with_value_activation(self, activation):
+    def with_value_activation(self, activation: str) -> PolicyValueNet:
         """This net with its value (and score) MLP's hidden activation set to `activation` ("relu" or
         "leaky_relu"): a new net with every weight this one's (the activation has none), or self
         when it already has it. Training a net that has ReLU units stuck below zero with
@@ -238,29 +247,30 @@ class PolicyValueNet(nn.Module):
         net.load_state_dict(self.state_dict())
         return net.to(device=param.device, dtype=param.dtype).train(self.training)
 
-    def num_actions(self, height, width):
+    def num_actions(self, height: int, width: int) -> int:
         """How many policy logits the net gives on a height x width board."""
         return self.policy.num_actions(height, width)
 
-    def num_parameters(self):
+    def num_parameters(self) -> int:
         """Number of trainable parameters (BatchNorm running statistics are buffers, not counted)."""
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
 
-    def _features(self, planes):
+    def _features(self, planes: torch.Tensor) -> torch.Tensor:
         if planes.dim() != 4 or planes.shape[1] != self.config.in_planes:
             raise ValueError(f"planes must have shape (B, {self.config.in_planes}, H, W), got {tuple(planes.shape)}")
         return self.trunk(planes)
 
-    def forward_raw(self, planes):
+    def forward_raw(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(policy logits (B, A), value pre-activation z (B,)); the value is tanh(z)."""
         x = self._features(planes)
         return self.policy(x), self.value(x)
 
-    def forward(self, planes):
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         logits, z = self.forward_raw(planes)
         return logits, torch.tanh(z)
 
-    def forward_aux(self, planes):
+    def forward_aux(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None,
+                                                          torch.Tensor | None]:
         """forward_raw's (logits, z) and the auxiliary heads' raw outputs: the ownership
         pre-activation (B, H, W) and the score margin over the board's area (B,), each None when
         the net has no such head."""
@@ -268,7 +278,7 @@ class PolicyValueNet(nn.Module):
         return (self.policy(x), self.value(x), self.ownership(x) if self.config.ownership_head else None,
                 self.score(x) if self.config.score_head else None)
 
-    def predict_aux(self, planes):
+    def predict_aux(self, planes: torch.Tensor | np.ndarray) -> dict[str, torch.Tensor]:
         """{"ownership": (B, H, W) in [-1, 1], "score": (B,) in points}, the auxiliary heads'
         predictions from the mover's view (only the heads the net has), without gradients."""
         with torch.no_grad():
@@ -277,26 +287,30 @@ class PolicyValueNet(nn.Module):
         out = {} if own is None else {"ownership": torch.tanh(own)}
         return out if score is None else {**out, "score": score * area}
 
-    def describe(self):
+    def describe(self) -> str:
         c = self.config
         width = f"{c.channels}" + (f"/{self.trunk.hidden}" if c.trunk == "mobilenet" else "")
         kernel = f" ({c.kernel_size}x{c.kernel_size} kernels)" if c.kernel_size != 3 else ""
         return f"{c.trunk} {c.blocks}x{width}{kernel}, {self.num_parameters():,} parameters"
 
-    def save(self, path):
+    def save(self, path: StrPath) -> None:
         save_net(self, path)
 
     @classmethod
-    def load(cls, path, *, game=None, game_kwargs=None, config=None, device="cpu"):
+    def load(cls, path: StrPath, *, game: GameLike = None, game_kwargs: Mapping[str, Any] | None = None,
+             config: JsonConfig | None = None, device: str | torch.device = "cpu") -> Net:
         return load_net(path, game=game, game_kwargs=game_kwargs, config=config, device=device)
 
 
-def _as_tensor(x, dtype, device):
+def _as_tensor(x: Any, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     return torch.as_tensor(x).to(device=device, dtype=dtype)
 
 
-def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None, score=None, ownership_weight=0.0,
-         score_weight=0.0, parts=None, precision="float32"):
+def loss(net: Net, planes: torch.Tensor | np.ndarray, target_policy: torch.Tensor | np.ndarray,
+         target_value: torch.Tensor | np.ndarray, mask: torch.Tensor | np.ndarray | None = None, *,
+         ownership: torch.Tensor | np.ndarray | None = None, score: torch.Tensor | np.ndarray | None = None,
+         ownership_weight: float = 0.0, score_weight: float = 0.0, parts: dict[str, torch.Tensor] | None = None,
+         precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(total, policy cross-entropy, value loss), each a scalar tensor averaged over the batch.
 
     planes (B, C, H, W); target_policy (B, A) (probabilities, zero on illegal actions);
@@ -373,6 +387,7 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
     total = policy_ce + cfg.value_weight * value_loss
     parts = {} if parts is None else parts
     if use_own:
+        assert own_z is not None                # aux: the net has the head (checked above)
         target = _as_tensor(ownership, torch.float32, device)
         if tuple(target.shape) != tuple(own_z.shape):
             raise ValueError(f"ownership must have shape {tuple(own_z.shape)} for these planes, got "
@@ -380,6 +395,7 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
         parts["ownership_loss"] = F.binary_cross_entropy_with_logits(2 * own_z, (target.clamp(-1, 1) + 1) / 2)
         total = total + ownership_weight * parts["ownership_loss"]
     if use_score:
+        assert score_pred is not None
         target = _as_tensor(score, torch.float32, device)
         if tuple(target.shape) != (b,):
             raise ValueError(f"score must have shape {(b,)}, got {tuple(target.shape)}")
@@ -390,7 +406,7 @@ def loss(net, planes, target_policy, target_value, mask=None, *, ownership=None,
 
 # ---- save / load -------------------------------------------------------------------------------
 
-def net_payload(net):
+def net_payload(net: Net) -> dict[str, Any]:
     """The dict a network file holds (format tag, config JSON, state_dict); embed it in larger
     checkpoints. Works for every net class named in NET_FORMATS (PolicyValueNet, CompositeNet)."""
     fmt = getattr(type(net), "file_format", None)
@@ -403,15 +419,15 @@ def net_payload(net):
 class _NetContext(Context):
     """Checks inside a network payload: every failure is a NetFileError 'corrupt zerogym network'."""
 
-    def __init__(self, source, where):
+    def __init__(self, source: object, where: str) -> None:
         super().__init__(source, NetFileError)
         self.prefix = f"{source}: corrupt zerogym network" + (f" in {where}" if where else "")
 
-    def fail(self, where, message):
+    def fail(self, where: str, message: str) -> NoReturn:
         raise NetFileError(f"{self.prefix}: {where or 'it'} {message}")
 
 
-def _check_limits(config, ctx, where):
+def _check_limits(config: JsonConfig, ctx: Context, where: str) -> None:
     for name, most in type(config).file_limits.items():
         value = getattr(config, name)
         if value > most:
@@ -422,7 +438,7 @@ def _check_limits(config, ctx, where):
             _check_limits(inner, ctx, f"{where}.{f.name}")
 
 
-def expected_state(cls, config):
+def expected_state(cls: type[Any], config: JsonConfig) -> dict[str, tuple[tuple[int, ...], torch.dtype]]:
     """{name: (shape, dtype)} of the state_dict of cls.from_config(config), from a build on torch's
     meta device: no memory for weights is allocated and no random number is drawn."""
     with torch.device("meta"):
@@ -430,7 +446,8 @@ def expected_state(cls, config):
     return {k: (tuple(v.shape), v.dtype) for k, v in net.state_dict().items()}
 
 
-def check_net_payload(payload, source="payload", where="", formats=None):
+def check_net_payload(payload: Any, source: object = "payload", where: str = "",
+                      formats: Iterable[str] | None = None) -> tuple[type[Any], Any]:
     """(class, config) of a network payload (net_payload's dict) that passes every check, else
     NetFileError naming `source` (and `where` in it) and what is wrong.
 
@@ -472,15 +489,17 @@ class NetPayload(Spec):
 
     what = "a zerogym network"
 
-    def __init__(self, formats=None):
+    def __init__(self, formats: Iterable[str] | None = None) -> None:
         self.formats = formats
 
-    def check(self, value, ctx, where):
+    def check(self, value: Any, ctx: Context, where: str) -> Any:
         check_net_payload(value, ctx.source, where, self.formats)
         return value
 
 
-def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, config=None, device="cpu"):
+def net_from_payload(payload: Any, *, source: object = "payload", game: GameLike = None,
+                     game_kwargs: Mapping[str, Any] | None = None, config: JsonConfig | None = None,
+                     device: str | torch.device = "cpu") -> Net:
     """Rebuild a network (in eval mode) from net_payload's dict, checking it and what it must fit.
 
     The payload's "format" tag picks the class (NET_FORMATS): a PolicyValueNet, or a
@@ -515,12 +534,13 @@ def net_from_payload(payload, *, source="payload", game=None, game_kwargs=None, 
     return net.to(device).eval()
 
 
-def save_net(net, path):
+def save_net(net: Net, path: StrPath) -> None:
     """Write net's config and weights to `path` atomically (temp file in the same folder + os.replace)."""
     atomic_save(net_payload(net), path)
 
 
-def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
+def load_net(path: StrPath, *, game: GameLike = None, game_kwargs: Mapping[str, Any] | None = None,
+             config: JsonConfig | None = None, device: str | torch.device = "cpu") -> Net:
     """Load a network with torch.load(weights_only=True) (data, never code) from a file written by
     save_net, or from any zerogym file that holds one: a saved agent (save_agent) or a training
     checkpoint (e.g. a run's checkpoint.pt or agent.pt); "pretrained:NAME" names a shipped agent.
@@ -535,7 +555,7 @@ def load_net(path, *, game=None, game_kwargs=None, config=None, device="cpu"):
                             device=device)
 
 
-def read_net_file(path):
+def read_net_file(path: StrPath) -> tuple[str, Any]:
     """(path, what the file holds) for a file load_net reads ("pretrained:NAME" resolved):
     FileNotFoundError when there is none, NetFileError when torch.load(weights_only=True) fails."""
     path = resolve(path)
@@ -547,7 +567,7 @@ def read_net_file(path):
         raise NetFileError(str(e)) from None
 
 
-def net_payload_in(data):
+def net_payload_in(data: Any) -> Any:
     """The network payload in what a zerogym file holds: a net file's own dict, or the "net" entry
     of a saved agent or a training checkpoint."""
     if isinstance(data, Mapping) and data.get("format") not in tuple(NET_FORMATS) \

@@ -4,18 +4,21 @@ Every convolution pads 'same' (k x k with padding k // 2, or 1x1), so a trunk ma
 to (B, channels, H, W) for every H x W, and the same weights serve every board size. The spatial
 kernels (stem, residual convs, depthwise convs) are kernel_size x kernel_size, 3 by default.
 """
+from __future__ import annotations
+
+import torch
 from torch import nn
 
 TRUNKS = ("resnet", "mobilenet")
 
 
-def _check_kernel(kernel_size):
+def _check_kernel(kernel_size: int) -> int:
     if isinstance(kernel_size, bool) or not isinstance(kernel_size, int) or kernel_size < 1 or kernel_size % 2 == 0:
         raise ValueError(f"kernel_size must be an odd integer >= 1, got {kernel_size!r}")
     return kernel_size
 
 
-def _stem(in_planes, channels, kernel_size=3):
+def _stem(in_planes: int, channels: int, kernel_size: int = 3) -> nn.Sequential:
     """k x k conv -> BN -> ReLU from the input planes to the trunk width."""
     k = _check_kernel(kernel_size)
     return nn.Sequential(nn.Conv2d(in_planes, channels, k, padding=k // 2, bias=False),
@@ -26,7 +29,7 @@ class ResidualBlock(nn.Module):
     """The AlphaZero residual block: conv3x3-BN-ReLU-conv3x3-BN, add the input, ReLU (k x k convs
     when kernel_size=k)."""
 
-    def __init__(self, channels, kernel_size=3):
+    def __init__(self, channels: int, kernel_size: int = 3) -> None:
         super().__init__()
         k = _check_kernel(kernel_size)
         self.conv1 = nn.Conv2d(channels, channels, k, padding=k // 2, bias=False)
@@ -35,7 +38,7 @@ class ResidualBlock(nn.Module):
         self.bn2 = nn.BatchNorm2d(channels)
         self.relu = nn.ReLU(inplace=True)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.relu(self.bn1(self.conv1(x)))
         y = self.bn2(self.conv2(y))
         return self.relu(y + x)
@@ -47,7 +50,7 @@ class InvertedResidual(nn.Module):
     squeeze -> BN (no activation), plus the input when input and output shapes match (a k x k
     depthwise conv when kernel_size=k)."""
 
-    def __init__(self, in_channels, out_channels, hidden, kernel_size=3):
+    def __init__(self, in_channels: int, out_channels: int, hidden: int, kernel_size: int = 3) -> None:
         super().__init__()
         k = _check_kernel(kernel_size)
         self.expand = nn.Conv2d(in_channels, hidden, 1, bias=False)
@@ -59,7 +62,7 @@ class InvertedResidual(nn.Module):
         self.relu = nn.ReLU(inplace=True)
         self.skip = in_channels == out_channels
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.relu(self.bn1(self.expand(x)))
         y = self.relu(self.bn2(self.depthwise(y)))
         y = self.bn3(self.squeeze(y))
@@ -69,7 +72,7 @@ class InvertedResidual(nn.Module):
 class ResNetTrunk(nn.Sequential):
     """Stem (k x k conv-BN-ReLU) then `blocks` AlphaZero residual blocks of width `channels`."""
 
-    def __init__(self, in_planes, channels, blocks, kernel_size=3):
+    def __init__(self, in_planes: int, channels: int, blocks: int, kernel_size: int = 3) -> None:
         super().__init__(_stem(in_planes, channels, kernel_size),
                          *[ResidualBlock(channels, kernel_size) for _ in range(blocks)])
         self.out_channels = channels
@@ -80,7 +83,7 @@ class MobileNetTrunk(nn.Sequential):
     """Stem (k x k conv-BN-ReLU) then `blocks` inverted residual blocks: trunk width `channels`,
     expanded to round(channels * expansion) inside each block."""
 
-    def __init__(self, in_planes, channels, blocks, expansion, kernel_size=3):
+    def __init__(self, in_planes: int, channels: int, blocks: int, expansion: float, kernel_size: int = 3) -> None:
         hidden = mobilenet_hidden(channels, expansion)
         super().__init__(_stem(in_planes, channels, kernel_size),
                          *[InvertedResidual(channels, channels, hidden, kernel_size) for _ in range(blocks)])
@@ -89,12 +92,13 @@ class MobileNetTrunk(nn.Sequential):
         self.radius = (kernel_size // 2) * (1 + blocks)
 
 
-def mobilenet_hidden(channels, expansion):
+def mobilenet_hidden(channels: int, expansion: float) -> int:
     """The inner width of a MobileNetTrunk's blocks: round(channels * expansion), at least 1."""
     return max(1, int(round(channels * expansion)))
 
 
-def make_trunk(kind, in_planes, channels, blocks, expansion=4.0, kernel_size=3):
+def make_trunk(kind: str, in_planes: int, channels: int, blocks: int, expansion: float = 4.0,
+               kernel_size: int = 3) -> ResNetTrunk | MobileNetTrunk:
     """The trunk named `kind` ("resnet" or "mobilenet"); `expansion` only matters for mobilenet."""
     if kind == "resnet":
         return ResNetTrunk(in_planes, channels, blocks, kernel_size)

@@ -5,11 +5,20 @@ ConnectFourSolver gives the game-theoretic value and the distance-aware score of
 one, a draw 0, a loss the negative of the opponent's win), and the best moves; the search is
 compiled (_connect_four.pyx).  Other board sizes are refused: MinimaxAgent solves small ones.
 """
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import numpy as np
+import numpy.typing as npt
 
 from zerogym._core.connect_four import make_spec
 from zerogym._core.state import State, same_game
 from zerogym_agents.solvers._connect_four import SCORE_MAX, SCORE_MIN, Core
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 ROWS, COLS, CONNECT = 6, 7, 4
 STANDARD = make_spec(ROWS, COLS, CONNECT)
@@ -17,12 +26,12 @@ ILLEGAL = -100          # move_scores() of a full column
 __all__ = ["ConnectFourSolver", "ILLEGAL", "SCORE_MAX", "SCORE_MIN", "bitboards", "fits", "state_from_moves"]
 
 
-def fits(state):
+def fits(state: object) -> TypeGuard[State]:
     """Whether `state` is a State of standard Connect Four (the only game this solver plays)."""
     return isinstance(state, State) and state.spec is not None and same_game(state.spec, STANDARD)
 
 
-def check_state(state):
+def check_state(state: object) -> None:
     """Raise ValueError unless `state` is a running State of standard Connect Four."""
     if not fits(state):
         spec = state.spec if isinstance(state, State) else None
@@ -34,7 +43,7 @@ def check_state(state):
         raise ValueError("the game is over: there is nothing to solve")
 
 
-def bitboards(state):
+def bitboards(state: State) -> tuple[int, int, int]:
     """(cur, mask, n) of a standard Connect Four State: bitboards of the mover's stones and of all
     stones (bit col * 7 + row, row 0 at the bottom), and the number of stones."""
     board = state.board()[::-1]                    # row 0 at the bottom
@@ -48,7 +57,7 @@ def bitboards(state):
     return cur, mask, state.move_count
 
 
-def state_from_moves(moves):
+def state_from_moves(moves: str | Iterable[int]) -> State:
     """A standard Connect Four State after `moves`: a string of column digits 1..7 ("4453", the
     notation of Pons' and Tromp's write-ups) or a sequence of actions 0..6."""
     from zerogym.registry import make_state
@@ -70,7 +79,7 @@ class ConnectFourSolver:
     RuntimeError.  Every method takes a zerogym State (6 x 7, four in a row, game not over).
     """
 
-    def __init__(self, tt_bits=22, node_limit=0):
+    def __init__(self, tt_bits: int = 22, node_limit: int = 0) -> None:
         for name, v, lo, hi in (("tt_bits", tt_bits, 10, 30), ("node_limit", node_limit, 0, None)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo or (hi is not None and v > hi):
                 allowed = f"an int in {lo}..{hi}" if hi is not None else f"an int >= {lo} (0 = no limit)"
@@ -78,38 +87,38 @@ class ConnectFourSolver:
         self.core = Core(int(tt_bits), int(node_limit))
 
     @property
-    def nodes(self):
+    def nodes(self) -> int:
         """Nodes the last call searched."""
         return self.core.nodes
 
-    def clear(self):
+    def clear(self) -> None:
         """Forget every stored position."""
         self.core.clear()
 
-    def score(self, state):
+    def score(self, state: State) -> int:
         """The exact score for the player to move: > 0 a win (22 - the winner's stone count at the
         win), 0 a draw, < 0 a loss."""
         check_state(state)
         return self.core.solve(*bitboards(state), False)
 
-    def value(self, state):
+    def value(self, state: State) -> int:
         """+1 if the player to move wins with perfect play, 0 a draw, -1 a loss (a faster search than score)."""
         check_state(state)
         return self.core.solve(*bitboards(state), True)
 
-    def move_scores(self, state, weak=False):
+    def move_scores(self, state: State, weak: bool = False) -> npt.NDArray[np.int64]:
         """int array (7,): the exact score for the mover of each column (weak: its sign), ILLEGAL
         where the column is full."""
         check_state(state)
         scores = self.core.move_scores(*bitboards(state), bool(weak))
         return np.array([ILLEGAL if s is None else s for s in scores], dtype=np.int64)
 
-    def action_values(self, state):
+    def action_values(self, state: State) -> npt.NDArray[np.int8]:
         """int8 array (7,): +1 / 0 / -1 for each column, -2 where it is full (MinimaxAgent's form)."""
         scores = self.move_scores(state, weak=True)
         return np.where(scores == ILLEGAL, -2, scores).astype(np.int8)
 
-    def best_moves(self, state, weak=False):
+    def best_moves(self, state: State, weak: bool = False) -> npt.NDArray[np.intp]:
         """The columns of the best score (weak: of the best value: every move that keeps the value), sorted."""
         scores = self.move_scores(state, weak)
         return np.flatnonzero(scores == scores.max())

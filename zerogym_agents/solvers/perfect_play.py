@@ -7,13 +7,26 @@ agent keeps the value when its move has the position's value: a won position sta
 one is not lost.  Lost positions are counted but not scored (every move keeps a loss).
 decisive_mistake() finds, in a whole game, the move with which a player gave its result away.
 """
+from __future__ import annotations
+
 import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 import zerogym
-from zerogym_agents.solvers.connect_four import STANDARD
+from zerogym_agents.solvers.connect_four import STANDARD, ConnectFourSolver
+
+Position = dict[str, Any]       # one position of a set: {"moves", "value", "move_values"}
 
 
-def load_positions(path):
+class Player(Protocol):
+    """What keeps_value plays: an agent's act(env) -> its move (reset(), when it has one, is called first)."""
+
+    def act(self, env: Any) -> int: ...
+
+
+def load_positions(path: str | os.PathLike[str]) -> list[Position]:
     """The list of positions of a position-set file, checked."""
     with open(path) as f:
         data = json.load(f)
@@ -29,7 +42,8 @@ def load_positions(path):
     return positions
 
 
-def keeps_value(agent, positions, seed=0, progress=None):
+def keeps_value(agent: Player, positions: Sequence[Position], seed: int = 0,
+                progress: Callable[[Sequence[Position]], Iterable[Position]] | None = None) -> dict[str, Any]:
     """Play `agent` once in every position; returns {"won": {...}, "drawn": {...}, "lost": n, "moves": [...]}.
 
     "won" and "drawn" hold n (positions), kept (moves that keep the value), critical (positions where
@@ -37,7 +51,8 @@ def keeps_value(agent, positions, seed=0, progress=None):
     position (None in lost ones, where it does not play).  progress: an optional wrapper of the iteration (e.g. tqdm).
     """
     counts = {name: {"n": 0, "kept": 0, "critical": 0, "kept_critical": 0} for name in ("won", "drawn")}
-    lost, moves = 0, []
+    lost = 0
+    moves: list[int | None] = []
     env = zerogym.make(STANDARD.name, **STANDARD.kwargs)
     items = positions if progress is None else progress(positions)
     for i, p in enumerate(items):
@@ -62,7 +77,7 @@ def keeps_value(agent, positions, seed=0, progress=None):
     return {**counts, "lost": lost, "moves": moves}
 
 
-def decisive_mistake(solver, actions, side, start=0):
+def decisive_mistake(solver: ConnectFourSolver, actions: Sequence[int], side: int, start: int = 0) -> int | None:
     """Where `side` (0: the first player, 1: the second) gave its result away in a finished game of
     standard Connect Four, `actions` (columns 0..6) from the empty board.
 

@@ -3,15 +3,22 @@
 GNU Go is found as: the `binary` argument, else the GNUGO environment variable, else `gnugo` on PATH,
 else /usr/games/gnugo (where Debian installs it, often not on PATH).
 """
+from __future__ import annotations
+
 import math
 import os
 import shutil
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.agents.base import AECEnv, Agent, game_state
 from zerogym_agents.agents.gtp_client import (
     COLOUR_NAMES, ClosedOnExit, GTPClient, GTPError, parse_score, parse_vertex, vertex)
+
+if TYPE_CHECKING:
+    from zerogym._core.state import State
 
 FALLBACK_PATHS = ("/usr/games/gnugo",)
 MAX_GNUGO_BOARD = 19
@@ -22,7 +29,7 @@ class GnuGoNotFoundError(RuntimeError):
     """The gnugo program is not installed (or GNUGO / binary names no executable)."""
 
 
-def find_gnugo(binary=None):
+def find_gnugo(binary: str | os.PathLike[str] | None = None) -> str:
     """Path of the gnugo executable (binary, else $GNUGO, else PATH, else /usr/games/gnugo)."""
     how = "install it with `sudo apt-get install gnugo` (Debian/Ubuntu), or set GNUGO to the gnugo executable"
     for given, what in ((binary, "binary"), (os.environ.get("GNUGO") or None, "GNUGO")):
@@ -41,12 +48,13 @@ def find_gnugo(binary=None):
     return path
 
 
-def _gnugo_seed(seed):
+def _gnugo_seed(seed: int | None) -> int:
     """GNU Go's --seed (1..2**31-2; 0 would mean 'from the clock') derived from an agent seed."""
     return int(np.random.default_rng(seed).integers(1, 2**31 - 1))
 
 
-def _start(binary, level=1, seed=1, superko="positional", capture_all_dead=False, timeout=None):
+def _start(binary: str | os.PathLike[str] | None, level: int = 1, seed: int = 1, superko: str = "positional",
+           capture_all_dead: bool = False, timeout: float | None = None) -> GTPClient:
     argv = [find_gnugo(binary), "--mode", "gtp", "--level", str(level), "--chinese-rules", "--seed", str(seed),
             "--positional-superko" if superko == "positional" else "--simple-ko"]
     if capture_all_dead:
@@ -79,7 +87,9 @@ class GnuGoAgent(ClosedOnExit, Agent):
 
     name = "gnugo"
 
-    def __init__(self, level=10, komi=None, seed=None, binary=None, capture_all_dead=True, timeout=None):
+    def __init__(self, level: int = 10, komi: float | None = None, seed: int | None = None,
+                 binary: str | os.PathLike[str] | None = None, capture_all_dead: bool = True,
+                 timeout: float | None = None) -> None:
         if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= MAX_LEVEL:
             raise ValueError(f"GnuGoAgent: level must be an int in 0..{MAX_LEVEL} (GNU Go's default is 10), "
                              f"got {level!r}")
@@ -95,42 +105,45 @@ class GnuGoAgent(ClosedOnExit, Agent):
         self.name = f"gnugo:{self.level}"
         self.resigned = False
         self._gnugo_seed = _gnugo_seed(seed)
-        self._proc = self._superko = None
+        self._proc: GTPClient | None = None
+        self._superko: str | None = None
         self._forget()
 
-    def _forget(self):
+    def _forget(self) -> None:
         """GNU Go's board is unknown: the next act rebuilds it."""
-        self._size = self._komi_sent = None
-        self._shadow = None          # a State equal to GNU Go's board (None: unknown)
-        self._moves = None           # the actions GNU Go played since clear_board (None after a stone setup)
+        self._size: int | None = None
+        self._komi_sent: float | None = None
+        self._shadow: State | None = None     # a State equal to GNU Go's board (None: unknown)
+        self._moves: list[int] | None = None  # the actions GNU Go played since clear_board (None after a stone setup)
 
     # -- lifetime --------------------------------------------------------------------------------
-    def seed(self, seed):
+    def seed(self, seed: int | None) -> None:
         super().seed(seed)
         self._gnugo_seed = _gnugo_seed(seed)
         if self._proc is not None and self._proc.alive:
             self._send(f"set_random_seed {self._gnugo_seed}")
 
-    def reset(self):
+    def reset(self) -> None:
         self.resigned = False
 
-    def close(self):
+    def close(self) -> None:
         """End the GNU Go process (a later act starts a new one)."""
         proc, self._proc = getattr(self, "_proc", None), None
         self._forget()
         if proc is not None:
             proc.close()
 
-    def __getstate__(self):       # copies start their own process
+    def __getstate__(self) -> dict[str, Any]:       # copies start their own process
         d = dict(self.__dict__)
         d.update(_proc=None, _size=None, _komi_sent=None, _shadow=None, _moves=None)
         return d
 
-    def _send(self, command):
+    def _send(self, command: str) -> str:
+        assert self._proc is not None        # _sync starts the process before any command
         return self._proc.send(command)
 
     # -- playing ---------------------------------------------------------------------------------
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         st = game_state(env)
         self.resigned = False
         if st.spec.name != "go":
@@ -147,6 +160,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
             self.resigned = True
             return self._play(colour, n * n)
         action = _parse_move(answer, n)
+        assert self._shadow is not None      # _sync left GNU Go's board known
         if st.is_legal(action):
             self._shadow.step(action)
             if self._moves is not None:
@@ -165,8 +179,9 @@ class GnuGoAgent(ClosedOnExit, Agent):
                 choice = _parse_move(answer, n)
         return self._play(colour, choice)
 
-    def _play(self, colour, action):
+    def _play(self, colour: str, action: int) -> int:
         """Play our own chosen action on GNU Go's board too, so that it stays the game's board."""
+        assert self._proc is not None and self._shadow is not None and self._size is not None   # after _sync
         try:
             self._send(f"play {colour} {vertex(action, self._size)}")
         except GTPError:
@@ -179,7 +194,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
             self._moves.append(action)
         return action
 
-    def _sync(self, st):
+    def _sync(self, st: State) -> None:
         """Bring GNU Go's board to `st`."""
         kw = st.spec.kwargs
         superko = kw.get("superko", "positional")
@@ -205,9 +220,10 @@ class GnuGoAgent(ClosedOnExit, Agent):
                 raise
             self._rebuild(st)       # GNU Go refused a move (e.g. its superko after a stone setup)
 
-    def _follow(self, st):
+    def _follow(self, st: State) -> bool:
         """Reach `st` from GNU Go's board by playing / taking back moves; False if that fails."""
         shadow = self._shadow
+        assert shadow is not None and self._size is not None     # _sync calls this on a known board
         if st == shadow:
             return True
         last = st.last_action
@@ -237,6 +253,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
                     self._send("undo")
                 self._moves = self._moves[:keep]
                 self._shadow = _replay(st, self._moves)
+                assert self._shadow is not None    # a prefix of the history just replayed
                 for a in extra:
                     self._send(f"play {COLOUR_NAMES[self._shadow.current_player]} {vertex(a, self._size)}")
                     self._shadow.step(a)
@@ -244,17 +261,18 @@ class GnuGoAgent(ClosedOnExit, Agent):
             return True
         return False
 
-    def _replay_from_start(self, st, history):
+    def _replay_from_start(self, st: State, history: list[int]) -> None:
         self._moves = self._shadow = None
         self._send("clear_board")
         self._send("clear_cache")
         shadow = _replay(st, [])
+        assert shadow is not None and self._size is not None     # no move to refuse; a known board size
         for a in history:
             self._send(f"play {COLOUR_NAMES[shadow.current_player]} {vertex(a, self._size)}")
             shadow.step(a)
         self._shadow, self._moves = shadow, list(history)
 
-    def _rebuild(self, st):
+    def _rebuild(self, st: State) -> None:
         """Set GNU Go's board to `st`: empty and known when no move was played, else stone by stone
         (no chain ever lacks a liberty on the way, so nothing is captured)."""
         n = st.spec.kwargs["board_size"]
@@ -275,7 +293,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
         self._shadow = st.copy()
 
 
-def _replay(st, actions):
+def _replay(st: State, actions: Iterable[int]) -> State | None:
     """A fresh State of st's game with `actions` played, or None if one is illegal."""
     out = type(st)(**st.spec.kwargs)
     for a in actions:
@@ -286,7 +304,8 @@ def _replay(st, actions):
 
 
 # ---- scoring cross-check ---------------------------------------------------------------------
-def gnugo_final(moves, board_size, komi, binary=None, superko="positional", timeout=60):
+def gnugo_final(moves: Iterable[int], board_size: int, komi: float, binary: str | os.PathLike[str] | None = None,
+                superko: str = "positional", timeout: float | None = 60) -> dict[str, Any]:
     """GNU Go's view of the end of a game (moves: actions, black first, N*N = pass):
     {"score": final_score as black - white - komi, "black_area" / "white_area": its area count
     (stones it thinks alive or in seki plus its territory), "dead": actions of the stones it
@@ -318,19 +337,20 @@ def gnugo_final(moves, board_size, komi, binary=None, superko="positional", time
             "white_area": len(stones[1] - dead) + territory[1], "dead": sorted(dead), "seki": sorted(listed["seki"])}
 
 
-def gnugo_score(moves, board_size, komi, binary=None, superko="positional"):
+def gnugo_score(moves: Iterable[int], board_size: int, komi: float, binary: str | os.PathLike[str] | None = None,
+                superko: str = "positional") -> float:
     """GNU Go's final_score of a game (black - white - komi, after removing what it thinks dead)."""
     return gnugo_final(moves, board_size, komi, binary, superko)["score"]
 
 
-def _parse_move(answer, n):
+def _parse_move(answer: str, n: int) -> int:
     try:
         return parse_vertex(answer, n)
     except ValueError:
         raise GTPError(f"GNU Go answered genmove with {answer!r}, not a move") from None
 
 
-def _actions(text, n):
+def _actions(text: str, n: int) -> list[int]:
     return [parse_vertex(v, n) for v in text.split()]
 
 

@@ -3,16 +3,34 @@
 HEURISTICS maps each game's registry name to its heuristic, a function (agent, state, legal actions)
 -> action; a game without one gets a random legal move.  The pass and swap actions are the spec's
 pass_action and swap_action."""
+from __future__ import annotations
+
 from collections import deque
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 import numpy as np
+import numpy.typing as npt
 
-from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.agents.base import AECEnv, Agent, game_state
+
+if TYPE_CHECKING:
+    from zerogym._core.breakthrough import BreakthroughState
+    from zerogym._core.connect_four import ConnectFourState
+    from zerogym._core.go import GoState
+    from zerogym._core.havannah import HavannahState
+    from zerogym._core.hex import HexState
+    from zerogym._core.othello import OthelloState
+    from zerogym._core.tictactoe import TicTacToeState
+
+Board = npt.NDArray[np.int8]
+Legal = npt.NDArray[np.int64]            # the legal actions, as State.legal_actions() gives them
+Actions = Union[list[int], npt.NDArray[np.integer]]
 
 _LINES = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
-def line_length(board, r, c, colour):
+def line_length(board: Board, r: int, c: int, colour: int) -> int:
     """Longest run of `colour` through (r, c) along a row, column or diagonal, counting (r, c) as `colour`."""
     h, w = board.shape
     best = 1
@@ -58,7 +76,7 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         st = game_state(env)
         legal = st.legal_actions()
         if len(legal) == 1:
@@ -68,18 +86,19 @@ class GreedyAgent(Agent):
             return self.choice(legal)
         return heuristic(self, st, legal)
 
-    def choice(self, actions):
+    def choice(self, actions: Actions) -> int:
         """One of `actions`, drawn uniformly by the agent's generator."""
         return int(actions[self.rng.integers(len(actions))])
 
-    def pick(self, actions, keys):
+    def pick(self, actions: Actions, keys: Sequence[Any]) -> int:
         """An action of the largest key (keys compare as tuples), ties broken by the generator."""
         best = max(keys)
         return self.choice([a for a, k in zip(actions, keys) if k == best])
 
 
 # ---- Tic-tac-toe / Gomoku / Connect Four ---------------------------------------------------------
-def _lines(agent, st, legal, win, cells):
+def _lines(agent: GreedyAgent, st: TicTacToeState | ConnectFourState, legal: Legal, win: int,
+           cells: list[tuple[int, int]]) -> int:
     """Win now, else block the opponent's win, else the longest own line through the new piece at
     cells[i] (row, col) for legal[i], nearer the centre on equal length."""
     board = st.board()
@@ -97,12 +116,12 @@ def _lines(agent, st, legal, win, cells):
     return agent.pick(legal, keys)
 
 
-def tictactoe_move(agent, st, legal):
+def tictactoe_move(agent: GreedyAgent, st: TicTacToeState, legal: Legal) -> int:
     w = st.spec.obs_shape[1]
     return _lines(agent, st, legal, st.spec.kwargs["win_length"], [divmod(int(a), w) for a in legal])
 
 
-def connect_four_move(agent, st, legal):
+def connect_four_move(agent: GreedyAgent, st: ConnectFourState, legal: Legal) -> int:
     rows = st.spec.kwargs["rows"]
     heights = st.heights()
     cells = [(rows - 1 - int(heights[a]), int(a)) for a in legal]     # where the piece lands
@@ -110,7 +129,7 @@ def connect_four_move(agent, st, legal):
 
 
 # ---- Othello ---------------------------------------------------------------------------------------
-def othello_move(agent, st, legal):
+def othello_move(agent: GreedyAgent, st: OthelloState, legal: Legal) -> int:
     n = st.board_size
     board = st.board()
     me = st.current_player
@@ -131,14 +150,14 @@ def othello_move(agent, st, legal):
 
 
 # ---- Hex -------------------------------------------------------------------------------------------
-def _hex_distances(board, colour, start_side, blocked=-1):
+def _hex_distances(board: Board, colour: int, start_side: int, blocked: int = -1) -> list[int]:
     """0-1 BFS cost from `colour`'s first edge (start_side 0) or second edge (1) to every cell,
     counting each cell's own cost (0 own stone, 1 empty); None where unreachable."""
     n = board.shape[0]
     flat = board.ravel().tolist()
     inf = 1 << 30
     dist = [inf] * (n * n)
-    dq = deque()
+    dq: deque[int] = deque()
     edge_index = 0 if start_side == 0 else n - 1
     for k in range(n):
         cell = edge_index * n + k if colour == 1 else k * n + edge_index
@@ -172,7 +191,7 @@ def _hex_distances(board, colour, start_side, blocked=-1):
     return dist
 
 
-def _hex_distance(board, colour, blocked=-1):
+def _hex_distance(board: Board, colour: int, blocked: int = -1) -> int:
     """Fewest empty cells `colour` still needs to join its two edges (1 << 30 if it cannot)."""
     n = board.shape[0]
     dist = _hex_distances(board, colour, 0, blocked)
@@ -180,7 +199,7 @@ def _hex_distance(board, colour, blocked=-1):
     return min(dist[q] for q in far)
 
 
-def hex_move(agent, st, legal):
+def hex_move(agent: GreedyAgent, st: HexState, legal: Legal) -> int:
     board = st.board()
     n = board.shape[0]
     me = st.current_player + 1
@@ -211,7 +230,7 @@ def hex_move(agent, st, legal):
     wins = [a for a, (own, _) in zip(actions, scores) if own == 0]
     if wins:
         return agent.choice(wins)
-    keep = range(len(actions))
+    keep: Sequence[int] = range(len(actions))
     if opp_now == 1:                       # the opponent wins next move unless we stop it
         stops = [i for i in keep if scores[i][1] > 1]
         keep = stops or list(keep)
@@ -221,10 +240,10 @@ def hex_move(agent, st, legal):
 
 
 # ---- Go --------------------------------------------------------------------------------------------
-def _go_chains(flat, n):
+def _go_chains(flat: list[int], n: int) -> tuple[list[int], list[tuple[int, int, set[int]]]]:
     """(chain id per point or -1, [(colour, stones, liberties set)]) by flood fill."""
     label = [-1] * (n * n)
-    chains = []
+    chains: list[tuple[int, int, set[int]]] = []
     for p in range(n * n):
         if flat[p] == 0 or label[p] >= 0:
             continue
@@ -248,7 +267,7 @@ def _go_chains(flat, n):
     return label, chains
 
 
-def go_move(agent, st, legal):
+def go_move(agent: GreedyAgent, st: GoState, legal: Legal) -> int:
     n = st.spec.kwargs["board_size"]
     flat = st.board().ravel().tolist()
     me = st.current_player + 1
@@ -290,7 +309,7 @@ def go_move(agent, st, legal):
 
 
 # ---- Breakthrough ----------------------------------------------------------------------------------
-def breakthrough_move(agent, st, legal):
+def breakthrough_move(agent: GreedyAgent, st: BreakthroughState, legal: Legal) -> int:
     board = st.board()
     rows, cols = board.shape
     me = st.current_player
@@ -306,7 +325,9 @@ def breakthrough_move(agent, st, legal):
     actions, keys, wins, stops = [], [], [], []
     for a in legal:
         a = int(a)
-        (r, c), (rr, cc) = st.move_cells(a)
+        (r, c), to = st.move_cells(a)
+        assert to is not None              # a move on the board lands on a cell
+        rr, cc = to
         captured = board[rr, cc] == opp
         if rr == goal or (captured and st.counts()[1 - me] == 1):
             wins.append(a)
@@ -325,7 +346,7 @@ def breakthrough_move(agent, st, legal):
 
 
 # ---- Havannah --------------------------------------------------------------------------------------
-def havannah_move(agent, st, legal):
+def havannah_move(agent: GreedyAgent, st: HavannahState, legal: Legal) -> int:
     from zerogym._core.havannah import corner_cells, side_of
     board = st.board()
     d = board.shape[0]
@@ -343,7 +364,7 @@ def havannah_move(agent, st, legal):
             return agent.choice(cells)
     corners = {cell: k for k, cell in enumerate(corner_cells(n))}
     group = np.full((d, d), -1)            # own groups: label per cell, and the corners and sides each touches
-    touches = []
+    touches: list[set[tuple[str, int]]] = []
     for start in zip(*np.nonzero(board == me + 1)):
         if group[start] >= 0:
             continue
@@ -373,5 +394,6 @@ def havannah_move(agent, st, legal):
 
 
 # the heuristic of each game, by registry name
-HEURISTICS = {"tictactoe": tictactoe_move, "connect_four": connect_four_move, "othello": othello_move,
-              "hex": hex_move, "go": go_move, "breakthrough": breakthrough_move, "havannah": havannah_move}
+HEURISTICS: dict[str, Callable[[GreedyAgent, Any, Legal], int]] = {
+    "tictactoe": tictactoe_move, "connect_four": connect_four_move, "othello": othello_move,
+    "hex": hex_move, "go": go_move, "breakthrough": breakthrough_move, "havannah": havannah_move}

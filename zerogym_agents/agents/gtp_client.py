@@ -4,15 +4,20 @@ over pipes (GnuGoAgent uses it), and the vertex, colour and score formats both s
 Vertices are GTP names: column letters without I, row 1 at the bottom, so action r * N + c is the
 vertex of column c and row r + 1; action N * N is "pass".
 """
+from __future__ import annotations
+
 import os
 import re
 import select
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, TypeVar
 
 from zerogym.coords import parse_point, point_name
 
+_C = TypeVar("_C", bound="ClosedOnExit")
 _ANSWER = re.compile(r"([=?])[0-9]*(?:[ \n](.*))?", re.S)
 
 
@@ -21,7 +26,7 @@ class GTPError(RuntimeError):
 
 
 # ---- vertices and colours ----------------------------------------------------------------------
-def vertex(action, board_size):
+def vertex(action: int, board_size: int) -> str:
     """The GTP vertex of an action: "pass" for N * N, else e.g. "C3" (row 0 = rank 1)."""
     n = int(board_size)
     if not 0 <= action <= n * n:
@@ -29,7 +34,7 @@ def vertex(action, board_size):
     return "pass" if action == n * n else point_name(*divmod(int(action), n))
 
 
-def parse_vertex(text, board_size):
+def parse_vertex(text: str, board_size: int) -> int:
     """The action of a GTP vertex ("pass" or e.g. "c3", any case) on an N x N board; ValueError if
     it is not one (resign is not a vertex)."""
     n = int(board_size)
@@ -39,7 +44,7 @@ def parse_vertex(text, board_size):
     return r * n + c
 
 
-def parse_colour(text):
+def parse_colour(text: str) -> int:
     """0 for black ("b", "black"), 1 for white ("w", "white"), any case; ValueError otherwise."""
     t = text.strip().lower()
     if t in ("b", "black"):
@@ -57,15 +62,16 @@ class ClosedOnExit:
     """close() on leaving a with block and when the object is collected, with the keyword arguments
     `close_on_collect` then (quietly: at interpreter shutdown what close() needs may be gone)."""
 
-    close_on_collect = {}
+    close_on_collect: dict[str, Any] = {}
+    close: Callable[..., None]       # what a subclass defines
 
-    def __enter__(self):
+    def __enter__(self: _C) -> _C:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close(**self.close_on_collect)
         except Exception:
@@ -79,28 +85,29 @@ class GTPClient(ClosedOnExit):
 
     close_on_collect = {"kill": True}
 
-    def __init__(self, argv, timeout=None, env=None):
+    def __init__(self, argv: Sequence[str], timeout: float | None = None, env: Mapping[str, str] | None = None) -> None:
         self.argv = list(argv)
         self.timeout = timeout
         self._err = tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._err, env=env)
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, env=env)
         except OSError as err:
             self._err.close()
             raise GTPError(f"cannot start {self.argv[0]!r}: {err}") from None
         self._buf = b""
 
     @property
-    def alive(self):
+    def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def send(self, command, timeout=None):
+    def send(self, command: str, timeout: float | None = None) -> str:
         """Send one command line; return the answer text (may hold several lines)."""
         if "\n" in command or "\r" in command:
             raise ValueError(f"one GTP command per line, got {command!r}")
         if not self.alive:
             raise GTPError(f"{self.argv[0]}: the engine is not running{self._stderr_tail()}")
+        assert self.proc is not None and self.proc.stdin is not None     # running, on pipes
         try:
             self.proc.stdin.write(command.encode() + b"\n")
             self.proc.stdin.flush()
@@ -115,7 +122,8 @@ class GTPClient(ClosedOnExit):
             raise GTPError(f"{self.argv[0]}: {command!r} failed: {text}")
         return text
 
-    def _read(self, timeout, command):
+    def _read(self, timeout: float | None, command: str) -> str:
+        assert self.proc is not None and self.proc.stdout is not None    # send() checked it runs, on pipes
         fd = self.proc.stdout.fileno()
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -138,7 +146,7 @@ class GTPClient(ClosedOnExit):
                                f"while answering {command!r}{self._stderr_tail()}")
             self._buf += chunk.replace(b"\r", b"")
 
-    def _stderr_tail(self):
+    def _stderr_tail(self) -> str:
         try:
             self._err.seek(0)
             tail = self._err.read()[-500:].decode(errors="replace").strip()
@@ -146,7 +154,7 @@ class GTPClient(ClosedOnExit):
             return ""
         return f"; its stderr: {tail}" if tail else ""
 
-    def close(self, kill=False, wait=10):
+    def close(self, kill: bool = False, wait: float = 10) -> None:
         """End the engine (quit, then kill it if it lingers `wait` seconds); safe to call twice."""
         proc, self.proc = getattr(self, "proc", None), None
         if proc is None:
@@ -173,13 +181,13 @@ class GTPClient(ClosedOnExit):
                     pass
 
 
-def score_text(score):
+def score_text(score: float) -> str:
     """GTP / SGF result text of a score (black - white - komi): "B+3.5", "W+0.5" or "0"."""
     score = float(score)
     return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
 
-def parse_score(text):
+def parse_score(text: str) -> float:
     """The score (black - white) of a result text: "B+3.5" -> 3.5, "W+2" -> -2.0, "0" -> 0.0."""
     t = text.strip().upper()
     if t in ("0", "DRAW", "JIGO"):

@@ -1,18 +1,28 @@
 """MinimaxAgent: perfect play on small boards by exact alpha-beta search."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+import numpy.typing as npt
 
 from zerogym.registry import GAMES, game_info
 from zerogym_agents.solvers._minimax import Solver
-from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.agents.base import AECEnv, Agent, game_state
+
+if TYPE_CHECKING:
+    from zerogym._core.spec import GameSpec
+    from zerogym._core.state import State
+    from zerogym_agents.solvers.connect_four import ConnectFourSolver
 
 
-def supported():
+def supported() -> tuple[str, ...]:
     """The games exact minimax can solve: those whose GameInfo says a position's future depends on
     the board and the player to move alone (history_free), which the transposition table needs."""
     return tuple(game for game in GAMES if game_info(game).history_free)
 
 
-def centre_order(spec):
+def centre_order(spec: GameSpec) -> npt.NDArray[np.intp]:
     """Actions sorted by distance of their cell to the board centre (pass/swap last; for moves from
     a cell, the cell it leaves): the move order tried first at every node, which makes alpha-beta
     cut earlier."""
@@ -28,7 +38,7 @@ def centre_order(spec):
     return np.argsort(dist, kind="stable")
 
 
-def check_game(name):
+def check_game(name: str) -> None:
     """Raise ValueError unless exact minimax supports game `name`."""
     if name not in supported():
         raise ValueError(f"minimax supports {', '.join(supported())} (games whose future depends on the position "
@@ -52,7 +62,7 @@ class MinimaxAgent(Agent):
 
     name = "minimax"
 
-    def __init__(self, seed=None, tt_bits=20, node_limit=100_000_000):
+    def __init__(self, seed: int | None = None, tt_bits: int = 20, node_limit: int = 100_000_000) -> None:
         super().__init__(seed)
         if not isinstance(tt_bits, (int, np.integer)) or not 4 <= tt_bits <= 30:
             raise ValueError(f"tt_bits must be an int in 4..30, got {tt_bits!r}")
@@ -60,13 +70,13 @@ class MinimaxAgent(Agent):
             raise ValueError(f"node_limit must be an int >= 0 (0 = no limit), got {node_limit!r}")
         self.tt_bits = int(tt_bits)
         self.node_limit = int(node_limit)
-        self._solver = None
-        self._key = None
+        self._solver: Solver | ConnectFourSolver | None = None
+        self._key: tuple[str, tuple[tuple[str, object], ...]] | None = None
 
-    def solver(self, state):
+    def solver(self, state: State) -> Solver | ConnectFourSolver:
         """The Solver for `state`'s game and kwargs (a new one, with an empty table, when they change)."""
         key = (state.spec.name, tuple(sorted(state.spec.kwargs.items())))
-        if key != self._key:
+        if self._solver is None or key != self._key:      # (no solver yet: no key either)
             check_game(state.spec.name)
             from zerogym_agents.solvers.connect_four import ConnectFourSolver, fits     # standard Connect Four
             self._solver = (ConnectFourSolver(max(self.tt_bits, 10), self.node_limit) if fits(state)
@@ -74,19 +84,19 @@ class MinimaxAgent(Agent):
             self._key = key
         return self._solver
 
-    def value(self, state):
+    def value(self, state: State) -> int:
         """Exact value of `state` for its player to move: +1 win, 0 draw, -1 loss."""
         return int(self.solver(state).value(state))
 
-    def action_values(self, state):
+    def action_values(self, state: State) -> npt.NDArray[np.int8]:
         """int8 array (num_actions,): exact value of each legal action for the mover, -2 where illegal."""
         return self.solver(state).action_values(state)
 
-    def best_actions(self, state):
+    def best_actions(self, state: State) -> npt.NDArray[np.intp]:
         """The legal actions of the best exact value (sorted)."""
         vals = self.action_values(state)
         return np.flatnonzero(vals == vals.max())
 
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         best = self.best_actions(game_state(env))
         return int(best[self.rng.integers(len(best))])

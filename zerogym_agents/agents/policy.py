@@ -1,11 +1,24 @@
 """PolicyAgent: plays a policy net's move (argmax or a sample) among the legal actions only."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Union
+
 import numpy as np
+import numpy.typing as npt
 import torch
 
-from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.agents.base import AECEnv, Agent, game_state
+
+if TYPE_CHECKING:
+    from zerogym._core.state import State
+    from zerogym_agents.nets.composite import CompositeNet
+    from zerogym_agents.nets.model import PolicyValueNet
+
+    PolicyNet = Union[PolicyValueNet, CompositeNet]     # a net with forward_raw and a config
 
 
-def select_actions(logits, masks, rng=None, greedy=False):
+def select_actions(logits: npt.ArrayLike, masks: npt.ArrayLike, rng: np.random.Generator | None = None,
+                   greedy: bool = False) -> npt.NDArray[np.int64]:
     """One action per row among the legal ones: argmax of the masked logits, or a sample from their
     softmax (Gumbel-max with `rng`, a numpy Generator). logits (B, A) float, masks (B, A) 0/1.
 
@@ -27,7 +40,7 @@ def select_actions(logits, masks, rng=None, greedy=False):
     return x.argmax(axis=1).astype(np.int64)
 
 
-def net_logits(net, planes):
+def net_logits(net: PolicyNet, planes: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """Policy logits (B, A) float32 numpy of a PolicyValueNet for float32 planes (B, C, H, W), in eval
     mode (BatchNorm running statistics) under inference_mode; the net's mode is restored."""
     device = next(net.parameters()).device
@@ -55,7 +68,7 @@ class PolicyAgent(Agent):
 
     name = "policy"
 
-    def __init__(self, net, greedy=True, seed=None):
+    def __init__(self, net: PolicyNet, greedy: bool = True, seed: int | None = None) -> None:
         super().__init__(seed)
         if not isinstance(net, torch.nn.Module) or not hasattr(net, "forward_raw") or not hasattr(net, "config"):
             raise ValueError(f"PolicyAgent needs a zerogym_agents.nets.PolicyValueNet, got {type(net).__name__}")
@@ -63,19 +76,20 @@ class PolicyAgent(Agent):
             raise ValueError(f"PolicyAgent: greedy must be True or False, got {greedy!r}")
         self.net = net
         self.greedy = bool(greedy)
-        self._fits = set()        # (game, kwargs) already checked against the net's config
+        # (game, kwargs) already checked against the net's config
+        self._fits: set[tuple[str, tuple[tuple[str, object], ...]]] = set()
 
-    def logits(self, planes):
+    def logits(self, planes: npt.ArrayLike) -> npt.NDArray[np.float32]:
         """Batched policy logits (B, A) for float32 planes (B, C, H, W)."""
         return net_logits(self.net, planes)
 
-    def _check(self, state):
+    def _check(self, state: State) -> None:
         key = (state.spec.name, tuple(sorted(state.spec.kwargs.items())))
         if key not in self._fits:
             self.net.config.check_game(state.spec)
             self._fits.add(key)
 
-    def probabilities(self, env):
+    def probabilities(self, env: AECEnv) -> npt.NDArray[np.float64]:
         """The net's move probabilities (A,) over the legal actions of the player to move."""
         state = self._running(env)
         logits = self.logits(state.encode()[None])[0].astype(np.float64)
@@ -84,14 +98,14 @@ class PolicyAgent(Agent):
         p = np.exp(x - x.max())
         return p / p.sum()
 
-    def _running(self, env):
+    def _running(self, env: AECEnv) -> State:
         state = game_state(env)
         if state.is_over():
             raise ValueError("PolicyAgent: the game is over, there is no move to choose")
         self._check(state)
         return state
 
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         state = self._running(env)
         logits = self.logits(state.encode()[None])
         return int(select_actions(logits, state.legal_mask()[None], self.rng, self.greedy)[0])

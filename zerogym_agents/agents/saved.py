@@ -3,12 +3,21 @@
 load_agent("pretrained:tictactoe") loads an agent shipped with the package (zerogym_agents/pretrained/),
 load_agent("path/to/agent.pt") one you saved with save_agent.
 """
+from __future__ import annotations
+
 import json
 import os
+from typing import TYPE_CHECKING, Any, Callable
 
 from zerogym_agents.core.checkpoint import (PRETRAINED_DIR, CheckpointError, load_checkpoint, pretrained_names,  # noqa: F401
                                        resolve, save_checkpoint)
 from zerogym_agents.core.file_checks import DictOf, Fields, Int, Json, Maybe, Str, check
+
+if TYPE_CHECKING:
+    import torch
+
+    from zerogym_agents.agents.policy import PolicyAgent
+    from zerogym_agents.agents.search import AlphaZeroAgent
 
 AGENT_KINDS = ("alphazero", "policy")     # alphazero: AlphaZeroAgent (search); policy: PolicyAgent (net only)
 # a model card is any JSON object; the entries that tools read must have these types (or be null) when present
@@ -17,7 +26,8 @@ CARD = Fields({}, optional={k: Maybe(v) for k, v in {"game": Str(), "kwargs": Di
                                                      "command": Str()}.items()})
 
 
-def save_agent(path, net, options=None, card=None, kind="alphazero"):
+def save_agent(path: str | os.PathLike[str], net: torch.nn.Module, options: dict[str, Any] | None = None,
+               card: dict[str, Any] | None = None, kind: str = "alphazero") -> None:
     """Save a network-based agent: its net (config + weights), the agent's options (e.g.
     {"simulations": 200}) and a model card dict (game, kwargs, training budget, results, command).
     The card is also written next to the file as JSON. kind: "alphazero" (loads as AlphaZeroAgent) or
@@ -32,7 +42,8 @@ def save_agent(path, net, options=None, card=None, kind="alphazero"):
         json.dump({"agent": kind, "options": options, **card}, f, indent=2, sort_keys=True)
 
 
-def copy_agent(src, dst, update_card):
+def copy_agent(src: str | os.PathLike[str], dst: str | os.PathLike[str],
+               update_card: Callable[..., dict[str, Any]]) -> None:
     """Write the agent saved at `src` (a path or "pretrained:NAME") to `dst` (which may be `src`), its
     model card replaced by update_card(card)."""
     from zerogym_agents.nets import net_from_payload
@@ -41,7 +52,7 @@ def copy_agent(src, dst, update_card):
     save_agent(dst, net_from_payload(saved["net"], source=path), saved["options"], card, kind=saved["agent"])
 
 
-def read_agent(spec):
+def read_agent(spec: str | os.PathLike[str]) -> tuple[str, dict[str, Any]]:
     """(path, {"agent", "net", "options", "card"}) of the agent saved at `spec` (a path or
     "pretrained:NAME"), every part checked before use: a zerogym "agent" checkpoint, a known agent
     kind, a network payload that passes nets.model.check_net_payload, options and card as JSON
@@ -51,7 +62,7 @@ def read_agent(spec):
     return path, check_agent(load_checkpoint(path, kind="agent"), path)
 
 
-def check_agent(data, path):
+def check_agent(data: Any, path: str | os.PathLike[str]) -> dict[str, Any]:
     """read_agent's checks of `data`, the dict read from the agent file `path`; returns it with
     options and card decoded."""
     from zerogym_agents.nets.model import NetPayload
@@ -62,13 +73,13 @@ def check_agent(data, path):
     return data
 
 
-def load_card(spec):
+def load_card(spec: str | os.PathLike[str]) -> dict[str, Any]:
     """The model card of a saved agent (a dict; CheckpointError when the file holds none)."""
     path = resolve(spec)
     return check(load_checkpoint(path, kind="agent"), Fields({"card": Json(CARD)}), path)["card"]
 
 
-def _agent_class(kind):
+def _agent_class(kind: str) -> type[AlphaZeroAgent] | type[PolicyAgent]:
     if kind == "alphazero":
         from zerogym_agents.agents.search import AlphaZeroAgent
         return AlphaZeroAgent
@@ -76,7 +87,9 @@ def _agent_class(kind):
     return PolicyAgent
 
 
-def load_agent(spec, seed=None, game=None, game_kwargs=None, device="cpu", **overrides):
+def load_agent(spec: str | os.PathLike[str], seed: int | None = None, game: str | None = None,
+               game_kwargs: dict[str, Any] | None = None, device: str = "cpu",
+               **overrides: Any) -> AlphaZeroAgent | PolicyAgent:
     """An agent from "pretrained:NAME" or a file written by save_agent (options overridable, e.g.
     simulations=50). Checkpoints are read with torch.load(weights_only=True) and checked (read_agent);
     saved options the agent refuses raise CheckpointError too. game (a name, with game_kwargs):

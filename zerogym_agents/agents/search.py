@@ -1,24 +1,37 @@
 """Search agents: UCTAgent (classic MCTS with random rollouts) and AlphaZeroAgent (PUCT or Gumbel
 search guided by a policy-value evaluator).  Both read the compiled State behind the env (env.unwrapped.state)."""
+from __future__ import annotations
+
 import sys
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 
-from zerogym_agents.agents.base import Agent, game_state
+from zerogym_agents.agents.base import AECEnv, Agent, game_state
 from zerogym_agents.core.checks import integer, real
 from zerogym_agents.mcts._uct import UCTCore
 from zerogym_agents.mcts.config import SearchConfig
 from zerogym_agents.mcts.search import BatchedMCTS
 
+if TYPE_CHECKING:
+    import torch
+
+    from zerogym._core.spec import GameSpec
+    from zerogym._core.state import State
+
+# a batch evaluator: (planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A), values (B,))
+EvaluatorFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
 S = SearchConfig          # the defaults of the search settings
 UCT_NODES_LIMIT = 1 << 22      # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
 
 
-def _seed_draw(rng):
+def _seed_draw(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**63))
 
 
-def _running_state(env, who):
+def _running_state(env: AECEnv, who: str) -> State:
     st = game_state(env)
     if st.is_over():
         raise ValueError(f"{who}: the game is over, there is no move to choose")
@@ -34,16 +47,16 @@ class UCTAgent(Agent):
 
     name = "uct"
 
-    def __init__(self, simulations=1000, c=1.4, seed=None):
+    def __init__(self, simulations: int = 1000, c: float = 1.4, seed: int | None = None) -> None:
         super().__init__(seed)
         self.simulations = integer("simulations", simulations, 1)
         self.c = real("c", c, 0.0)
         self.name = f"uct{self.simulations}"
-        self._core = None
-        self.last_visits = None
-        self.last_value = None
+        self._core: UCTCore | None = None
+        self.last_visits: npt.NDArray[np.int64] | None = None
+        self.last_value: float | None = None
 
-    def _core_for(self, st):
+    def _core_for(self, st: State) -> UCTCore:
         spec = st.spec
         if self._core is None or (self._core.spec is not spec and
                                   (self._core.spec.name, self._core.spec.kwargs) != (spec.name, spec.kwargs)):
@@ -52,7 +65,7 @@ class UCTAgent(Agent):
         self._core.reserve(min(UCT_NODES_LIMIT, self.simulations * spec.num_actions + 1))
         return self._core
 
-    def search(self, state):
+    def search(self, state: State) -> tuple[int, npt.NDArray[np.int64], float]:
         """(action, root child visit counts (A,), value for the player to move) for a State."""
         if state.is_over():
             raise ValueError("UCTAgent: the game is over, there is no move to choose")
@@ -61,11 +74,11 @@ class UCTAgent(Agent):
         self.last_visits, self.last_value = self._visits.copy(), value
         return int(action), self.last_visits, value
 
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         return self.search(_running_state(env, "UCTAgent"))[0]
 
 
-def _as_evaluator(evaluator_or_net, symmetries):
+def _as_evaluator(evaluator_or_net: torch.nn.Module | EvaluatorFn, symmetries: Any) -> EvaluatorFn:
     """A callable (planes, masks) -> (priors, values): evaluators as they are, torch nets through
     zerogym_agents.nets.evaluate.make_evaluator."""
     torch = sys.modules.get("torch")     # a torch net implies torch is loaded: do not import it here
@@ -82,7 +95,7 @@ def _as_evaluator(evaluator_or_net, symmetries):
     return evaluator_or_net
 
 
-def _same_game(a, b):
+def _same_game(a: GameSpec, b: GameSpec) -> bool:
     """Whether two GameSpecs are the same game with the same kwargs."""
     return a is b or (a.name, a.kwargs) == (b.name, b.kwargs)
 
@@ -114,12 +127,14 @@ class AlphaZeroAgent(Agent):
 
     name = "alphazero"
 
-    def __init__(self, evaluator_or_net, simulations=200, c_puct=S.c_puct, temperature=0.0, dirichlet=False,
-                 dirichlet_alpha=S.dirichlet_alpha, dirichlet_epsilon=S.dirichlet_epsilon,
-                 fpu_reduction=S.fpu_reduction, virtual_loss=S.virtual_loss, leaves_per_tree=8, reuse_tree=True,
-                 symmetries=None, seed=None, search=S.search, gumbel_m=S.gumbel_m, c_visit=S.c_visit,
-                 c_scale=S.c_scale, resign_below=None, resign_moves=2, decisive_moves=S.decisive_moves,
-                 forced_playouts=S.forced_playouts):
+    def __init__(self, evaluator_or_net: torch.nn.Module | EvaluatorFn, simulations: int = 200,
+                 c_puct: float = S.c_puct, temperature: float = 0.0, dirichlet: bool = False,
+                 dirichlet_alpha: float = S.dirichlet_alpha, dirichlet_epsilon: float = S.dirichlet_epsilon,
+                 fpu_reduction: float = S.fpu_reduction, virtual_loss: float = S.virtual_loss,
+                 leaves_per_tree: int = 8, reuse_tree: bool = True, symmetries: Any = None, seed: int | None = None,
+                 search: str = S.search, gumbel_m: int = S.gumbel_m, c_visit: float = S.c_visit,
+                 c_scale: float = S.c_scale, resign_below: float | None = None, resign_moves: int = 2,
+                 decisive_moves: bool = S.decisive_moves, forced_playouts: float = S.forced_playouts) -> None:
         super().__init__(seed)
         # one tree: 8 leaves per evaluator call by default (self-play's many trees batch with 1 each)
         self.settings = SearchConfig(search=search, c_puct=c_puct, dirichlet_alpha=dirichlet_alpha,
@@ -144,22 +159,22 @@ class AlphaZeroAgent(Agent):
         self.resign_moves = integer("resign_moves", resign_moves, 1)
         self.resigned = False
         self._low_moves = 0             # own moves in a row with the root value below resign_below
-        self._mcts = None
-        self._last_root = None
-        self.last_policy = None
-        self.last_value = None
+        self._mcts: BatchedMCTS | None = None
+        self._last_root: State | None = None
+        self.last_policy: npt.NDArray[np.float32] | None = None
+        self.last_value: float | None = None
 
-    def seed(self, seed):
+    def seed(self, seed: int | None) -> None:
         super().seed(seed)
         if self._mcts is not None:      # the stream a new search would get: a game replays alone
             self._mcts.seed([_seed_draw(self.rng)])
 
-    def reset(self):
+    def reset(self) -> None:
         self._last_root = None
         self.resigned = False
         self._low_moves = 0
 
-    def _tree_for(self, st, path):
+    def _tree_for(self, st: State, path: list[int] | None) -> BatchedMCTS:
         # the search tree at st: the last one moved down `path` (see _path_from_last) or a fresh root
         m = self._mcts
         if m is None or not _same_game(m.spec, st.spec):
@@ -174,7 +189,7 @@ class AlphaZeroAgent(Agent):
         m.set_root(0, st)
         return m
 
-    def _check_game(self, st):
+    def _check_game(self, st: State) -> None:
         # a net knows the game it was made for: say so, rather than fail on the planes' shape
         config = getattr(getattr(self.evaluator, "net", None), "config", None)
         if config is not None and hasattr(config, "check_game"):
@@ -184,7 +199,7 @@ class AlphaZeroAgent(Agent):
                 raise ValueError(f"AlphaZeroAgent: this agent cannot play {st.spec.name} "
                                  f"{dict(st.spec.kwargs)}: {err}") from None
 
-    def _path_from_last(self, st):
+    def _path_from_last(self, st: State) -> list[int] | None:
         # the actions from the last searched root to st: our move, then maybe the opponent's; None
         # when st does not follow from it (or there is none)
         root = self._last_root
@@ -199,7 +214,7 @@ class AlphaZeroAgent(Agent):
                 return [mine, st.last_action]
         return None
 
-    def search(self, state):
+    def search(self, state: State) -> tuple[int, npt.NDArray[np.float32], float]:
         """(action, visit distribution (A,), root value for the player to move) for a State."""
         if state.is_over():
             raise ValueError("AlphaZeroAgent: the game is over, there is no move to choose")
@@ -219,5 +234,5 @@ class AlphaZeroAgent(Agent):
         self.resigned = self._low_moves >= self.resign_moves
         return action, self.last_policy, self.last_value
 
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         return self.search(_running_state(env, "AlphaZeroAgent"))[0]

@@ -1,5 +1,7 @@
 """SolverAgent: perfect play for standard Connect Four from the compiled solver."""
-from zerogym_agents.agents.base import Agent, game_state
+from __future__ import annotations
+
+from zerogym_agents.agents.base import AECEnv, Agent, game_state
 from zerogym_agents.solvers.connect_four import ConnectFourSolver, check_state
 
 
@@ -12,14 +14,14 @@ class SolverAgent(Agent):
 
     name = "solver"
 
-    def __init__(self, seed=None, tt_bits=22, weak=False):
+    def __init__(self, seed: int | None = None, tt_bits: int = 22, weak: bool = False) -> None:
         super().__init__(seed)
         if not isinstance(weak, bool):
             raise ValueError(f"weak must be True or False, got {weak!r}")
         self.solver = ConnectFourSolver(tt_bits=tt_bits)
         self.weak = weak
 
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         state = game_state(env)
         check_state(state)
         best = self.solver.best_moves(state, weak=self.weak)

@@ -1,16 +1,24 @@
 """Agents and games named on the command line: agent specs ("random", "uct:200", "pretrained:NAME",
 a saved agent's path, ...), the game kwargs saved agents were trained on, and `--kwargs` words."""
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from zerogym_agents.core.config_io import parse_kwargs  # noqa: F401  (--kwargs words, read where agents are named)
+
+if TYPE_CHECKING:
+    from zerogym_agents.agents.base import Agent
 
 AGENT_SPECS = ("random, greedy, minimax, solver (perfect play, standard 6x7 Connect Four only), uct:N (N simulations "
                "per move), gnugo[:LEVEL] (GNU Go, Go only), "
                "pretrained:NAME, or a saved agent's path")
 
 
-def agent_from_spec(spec, game=None, kwargs=None, seed=None):
+def agent_from_spec(spec: str, game: str | None = None, kwargs: dict[str, Any] | None = None,
+                    seed: int | None = None) -> Agent:
     """An agent from a spec string: "random", "greedy", "minimax", "uct:N", "gnugo:LEVEL".
 
     game / kwargs say which game it will play (minimax refuses games it cannot solve).  Others
@@ -75,16 +83,17 @@ def agent_from_spec(spec, game=None, kwargs=None, seed=None):
 SIZE_KWARGS = ("board_size", "rows", "cols")
 
 
-def is_saved_agent_spec(spec):
+def is_saved_agent_spec(spec: object) -> bool:
     """Whether an agent spec names a saved agent (pretrained:NAME or a file), which has a model card."""
     return isinstance(spec, str) and (spec.startswith("pretrained:") or spec.endswith(".pt") or os.path.isfile(spec))
 
 
-def _kwargs_text(game, kwargs):
+def _kwargs_text(game: str, kwargs: dict[str, Any]) -> str:
     return f"{game} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) if kwargs else f"{game} (default kwargs)"
 
 
-def game_kwargs_for_agents(game, kwargs, specs):
+def game_kwargs_for_agents(game: str, kwargs: dict[str, Any] | None,
+                           specs: Iterable[str]) -> tuple[dict[str, Any], list[str]]:
     """(kwargs, notes): the kwargs `game` is played with by the agents `specs`, and notices for the user.
 
     The saved agents among specs (pretrained:NAME, a file) have model cards naming the game and
@@ -139,9 +148,10 @@ def game_kwargs_for_agents(game, kwargs, specs):
     return kwargs, notes
 
 
-def agent_names(specs):
+def agent_names(specs: Iterable[str]) -> list[str]:
     """Display names for the specs, made unique ("greedy", "greedy#2")."""
-    names, seen = [], {}
+    names: list[str] = []
+    seen: dict[str, int] = {}
     for spec in specs:
         seen[spec] = seen.get(spec, 0) + 1
         names.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")

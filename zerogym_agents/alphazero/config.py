@@ -1,5 +1,8 @@
 """AlphaZeroConfig: everything that defines a training run, saved as JSON beside its checkpoints."""
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 
 from zerogym_agents.core.config_io import Dict, Integer, Maybe, Number, OneOf, Text, setting
 from zerogym_agents.core.devices import PRECISIONS, device_setting
@@ -13,17 +16,17 @@ class AlphaZeroConfig(SearchConfig):
     c_scale, forced_playouts, decisive_moves) are SearchConfig's fields, inherited."""
 
     game: str = setting("tictactoe", Text(), "registry name of the game")
-    game_kwargs: dict = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
+    game_kwargs: dict[str, Any] = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
     # BCE on the value: unlike MSE on tanh, its gradient does not vanish when the head saturates
-    net: dict = setting(factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce",
-                                         "value_activation": "leaky_relu"},
-                        check=Dict("a dict of NetConfig fields"))
+    net: dict[str, Any] = setting(factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32,
+                                                   "value_loss": "bce", "value_activation": "leaky_relu"},
+                                  check=Dict("a dict of NetConfig fields"))
     seed: int = setting(0, Integer(0))
     device: str = device_setting("where the net trains and evaluates self-play positions")
-    init_from: str = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
-                             "start from the net in this agent, checkpoint or net file (same game, any board "
-                             "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored, "
-                             "but for its value_activation (a setting without weights)")
+    init_from: str | None = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
+                                    "start from the net in this agent, checkpoint or net file (same game, any board "
+                                    "size; or pretrained:NAME); the net's shape then comes from it and `net` is "
+                                    "ignored, but for its value_activation (a setting without weights)")
     # self-play
     concurrent_games: int = setting(64, Integer(1))  # G games searched together, one evaluator call per batch of leaves
     simulations: int = setting(100, Integer(1))
@@ -83,11 +86,11 @@ class AlphaZeroConfig(SearchConfig):
     pool_size: int = setting(10, Integer(1))
 
     @property
-    def aux_targets(self):
+    def aux_targets(self) -> bool:
         """Whether the run trains on an auxiliary target (ownership or score)."""
         return self.ownership_weight > 0 or self.score_weight > 0
 
-    def check_rules(self):
+    def check_rules(self) -> None:
         import zerogym
         # an unknown game or bad kwargs: refused here, by name
         state = zerogym.make_state(self.game, **self.game_kwargs)

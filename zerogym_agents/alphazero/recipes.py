@@ -3,12 +3,16 @@
 baselines measured during training and the final opponent. benchmarks/az_strength.py trains them
 (each model card in pretrained/ names its command); other benchmarks reuse them.
 """
+from __future__ import annotations
+
+from typing import Any
+
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 
 NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"}
 
 
-def hour_preset(game, kwargs, **config):
+def hour_preset(game: str, kwargs: dict[str, Any], **config: Any) -> dict[str, Any]:
     """About an hour of training on 2 cores (6,000 search steps of 128 games), 400 simulations a move
     when playing, UCT(1000) as the final opponent; `config` overrides the training settings."""
     config = dict(dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096, buffer_size=200_000,

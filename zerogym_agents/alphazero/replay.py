@@ -1,8 +1,18 @@
 """The replay buffer of self-play positions: cyclic, bounded, each sample reused a limited number of times."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from zerogym._validate import int_arg
+
+if TYPE_CHECKING:
+    from zerogym.symmetry import Symmetries
+    from zerogym_agents.core.file_checks import Fields
 
 
 class ReplayBuffer:
@@ -19,7 +29,8 @@ class ReplayBuffer:
     mover's view; the ownership map is transformed with the planes.
     """
 
-    def __init__(self, capacity, planes_shape, num_actions, max_reuse=8, symmetries=None, seed=None, aux=False):
+    def __init__(self, capacity: int, planes_shape: Sequence[int], num_actions: int, max_reuse: int = 8,
+                 symmetries: Symmetries | None = None, seed: int | None = None, aux: bool = False) -> None:
         self.capacity = int_arg("ReplayBuffer", "capacity", capacity, 1, 10**9)
         self.max_reuse = int_arg("ReplayBuffer", "max_reuse", max_reuse, 1, 10**6)
         self.planes_shape = tuple(planes_shape)
@@ -39,14 +50,15 @@ class ReplayBuffer:
         self.next = 0            # slot the next position goes to
         self.added = 0           # positions ever added
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.size
 
-    def available(self):
+    def available(self) -> int:
         """How many stored positions may still be drawn."""
         return int(np.count_nonzero(self.uses[:self.size] < self.max_reuse))
 
-    def add(self, planes, masks, policies, values, ownership=None, scores=None):
+    def add(self, planes: npt.ArrayLike, masks: npt.ArrayLike, policies: npt.ArrayLike, values: npt.ArrayLike,
+            ownership: npt.ArrayLike | None = None, scores: npt.ArrayLike | None = None) -> None:
         """Append a batch: planes (B, C, H, W) of 0/1, masks (B, A), policies (B, A), values (B,);
         with aux, also ownership (B, H, W) and scores (B,) (and never without)."""
         planes = np.asarray(planes)
@@ -58,8 +70,9 @@ class ReplayBuffer:
                 or (self.aux and (ownership is None or scores is None))):
             raise ValueError("ownership and scores must be given together, exactly when the buffer holds auxiliary "
                              f"targets (this one {'does' if self.aux else 'does not'})")
-        checks = [("masks", masks, (b, self.num_actions)), ("policies", policies, (b, self.num_actions)),
-                  ("values", values, (b,))]
+        checks: list[tuple[str, Any, tuple[int, ...]]] = [("masks", masks, (b, self.num_actions)),
+                                                          ("policies", policies, (b, self.num_actions)),
+                                                          ("values", values, (b,))]
         if self.aux:
             checks += [("ownership", ownership, (b,) + self.planes_shape[1:]), ("scores", scores, (b,))]
         for name, arr, shape in checks:
@@ -71,6 +84,7 @@ class ReplayBuffer:
         self.policies[idx] = policies
         self.values[idx] = values
         if self.aux:
+            assert ownership is not None and scores is not None     # checked above
             self.ownership[idx] = ownership
             self.scores[idx] = scores
         self.uses[idx] = 0
@@ -78,7 +92,7 @@ class ReplayBuffer:
         self.size = min(self.capacity, self.size + b)
         self.added += b
 
-    def sample(self, batch_size):
+    def sample(self, batch_size: int) -> dict[str, np.ndarray] | None:
         """A training batch of `batch_size` distinct positions still under their reuse cap, as
         float32 arrays {planes, masks, policies, values} (with aux, also ownership and scores);
         None when fewer are available."""
@@ -97,33 +111,33 @@ class ReplayBuffer:
                 planes[sel] = self.symmetries.planes(planes[sel], k)
                 masks[sel] = self.symmetries.policy(masks[sel], k)
                 policies[sel] = self.symmetries.policy(policies[sel], k)
-                if self.aux:                      # (..., H, W): a board plane like the planes' own
+                if ownership is not None:         # (..., H, W): a board plane like the planes' own
                     ownership[sel] = self.symmetries.planes(ownership[sel], k)
         batch = {"planes": planes, "masks": masks, "policies": policies, "values": self.values[idx].copy()}
         if self.aux:
             batch.update(ownership=ownership, scores=self.scores[idx].copy())
         return batch
 
-    def _arrays(self):
+    def _arrays(self) -> dict[str, np.ndarray]:
         """{name: stored array} of what a checkpoint holds, per position."""
         names = ("planes", "masks", "policies", "values", "uses") + (("ownership", "scores") if self.aux else ())
         return {k: getattr(self, k) for k in names}
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """The stored positions and counters as tensors and plain data (for weights_only checkpoints)."""
         n = self.size
         return {**{k: torch.from_numpy(a[:n].copy()) for k, a in self._arrays().items()},
                 "size": n, "next": self.next, "added": self.added,
                 "capacity": self.capacity, "max_reuse": self.max_reuse, "rng": self.rng.bit_generator.state}
 
-    def state_schema(self):
+    def state_schema(self) -> Fields:
         """What load_state_dict needs (a zerogym_agents.core.checkpoint schema): state_dict()'s entries
         with their dtypes, this buffer's capacity and shapes, values in range, and the counters
         consistent with one another."""
         from zerogym_agents.core.file_checks import Fields, Int, RngState, Tensor
         a, cap = self.num_actions, self.capacity
 
-        def consistent(d):
+        def consistent(d: dict[str, Any]) -> str | None:
             n = d["size"]
             rows = {k: d[k].shape[0] for k in self._arrays()}
             if any(r != n for r in rows.values()):
@@ -140,7 +154,7 @@ class ReplayBuffer:
                        "size": Int(0, cap), "next": Int(0, cap - 1), "added": Int(0), "max_reuse": Int(1, 10**6),
                        "rng": RngState(), **aux}, rule=consistent)
 
-    def load_state_dict(self, state):
+    def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore state_dict()'s output; ValueError when it does not fit (state_schema checks it all)."""
         if state["capacity"] != self.capacity or tuple(state["planes"].shape[1:]) != self.planes_shape:
             raise ValueError(f"replay buffer state of capacity {state['capacity']} and planes "

@@ -6,15 +6,31 @@ the search trees; it plays one move in every game per step() and hands back the 
 training records and the games that ended. Whoever owns the replay buffer keeps the records of the
 games in progress (GameRecords) and turns a finished game into numpy arrays.
 """
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, cast
 
 import numpy as np
+import numpy.typing as npt
 
 import zerogym
 from zerogym_agents.mcts.search import BatchedMCTS
 
+if TYPE_CHECKING:
+    from zerogym._core.go import GoState
+    from zerogym._core.state import State
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
 
-def tree_seed(*parts):
+Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]   # (planes, masks) -> (priors, values)
+# a learner's move: (game, planes (C, H, W) float32, legal mask, search policy, mover, root value for the mover)
+Move = tuple[int, np.ndarray, np.ndarray, np.ndarray, int, float]
+Finished = tuple[int, tuple[float, float], Optional[float]]     # (game, returns per player, learner's score)
+Final = tuple[np.ndarray, float]       # a game's final (ownership (H, W), score), from the first player's view
+
+
+def tree_seed(*parts: int) -> int:
     """A 32-bit seed derived from the integers `parts` (run seed, step or worker slot and task...)."""
     return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
 
@@ -25,7 +41,7 @@ class SelfPlay:
     second search over the same positions (the learner's colour alternates game by game in each of
     these slots). See AlphaZeroTrainer for the whole loop."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg: AlphaZeroConfig) -> None:
         self.cfg = cfg
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
         h, w, _ = self.template.spec.obs_shape
@@ -43,26 +59,27 @@ class SelfPlay:
         self.learner_seat = np.arange(self.num_pool) % 2
         # auxiliary targets (cfg.aux_targets): {game: (ownership, score)} of the games that ended in the
         # last step(), from the first player's view (the State's ownership() and score())
-        self.finals = {}
+        self.finals: dict[int, Final] = {}
 
-    def _search(self, n, no_pass_before, seed=None, **settings):
+    def _search(self, n: int, no_pass_before: int, seed: int | None = None, **settings: Any) -> BatchedMCTS:
         """A BatchedMCTS of n games with the config's search settings (`settings` over them)."""
         cfg = self.cfg
         return BatchedMCTS(cfg.game, num_games=n, simulations=cfg.simulations, config=cfg, seed=seed,
                            no_pass_before=no_pass_before, **settings, **cfg.game_kwargs)
 
-    def rebuild(self, seed):
+    def rebuild(self, seed: int) -> None:
         """Fresh search trees at the current roots, every random stream reseeded from `seed`."""
         self.mcts.seed(seed)
         self.mcts.set_roots(self.roots)
         if self.num_pool:
+            assert self.opp_mcts is not None      # there are pool games: they have their search
             self.opp_mcts.seed(seed + 1)
             self.opp_mcts.set_roots(self.roots[-self.num_pool:])
         if self.cfg.cheap_simulations:
             self.cap_rng = np.random.default_rng(seed + 2)
         self.opening_rng = np.random.default_rng(seed + 3)
 
-    def _open(self, root):
+    def _open(self, root: State) -> int:
         """Play up to random_opening_moves uniformly random legal moves in `root` (their number drawn
         uniformly from 0..random_opening_moves), stopping before a move that would end the game;
         returns how many it played."""
@@ -77,14 +94,14 @@ class SelfPlay:
             root.step(action)
         return moves
 
-    def _choose(self, mcts, move_no):
+    def _choose(self, mcts: BatchedMCTS, move_no: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         if mcts.search == "gumbel":       # the search's own move: Gumbel noise at the root is the exploration
             return mcts.select_actions()
         sampled = mcts.select_actions(1.0)
         best = mcts.select_actions(0.0)
         return np.where(move_no < self.cfg.temperature_moves, sampled, best)
 
-    def step(self, evaluator, opp_evaluator=None):
+    def step(self, evaluator: Evaluator, opp_evaluator: Evaluator | None = None) -> tuple[list[Move], list[Finished]]:
         """One search of every game, then one move in each. Returns (moves, finished): moves, the
         learner's moves (with playout cap randomization, those of full searches only) as (game,
         planes (C, H, W) float32, legal mask, search policy, mover, root value from the mover's view)
@@ -95,13 +112,15 @@ class SelfPlay:
         cfg = self.cfg
         G, P = cfg.concurrent_games, self.num_pool
         if cfg.random_opening_moves:     # the games about to make their first searched move get their opening
-            for i in np.flatnonzero(self.move_no == 0):
-                if self._open(self.roots[i]):
-                    self.mcts.set_root(i, self.roots[i])
-                    if i >= G - P:
-                        self.opp_mcts.set_root(i - (G - P), self.roots[i])
+            for k in np.flatnonzero(self.move_no == 0):
+                if self._open(self.roots[k]):
+                    self.mcts.set_root(k, self.roots[k])
+                    if k >= G - P:
+                        assert self.opp_mcts is not None      # a pool game
+                        self.opp_mcts.set_root(k - (G - P), self.roots[k])
         full = None             # playout cap randomization: the games searched fully (recorded), else cheap
         if cfg.cheap_simulations:
+            assert self.cap_rng is not None       # made when cheap_simulations is set
             full = self.cap_rng.random(G) < cfg.full_search_prob
             policies, values = self.mcts.run(evaluator, explore=full,
                                              simulations=np.where(full, cfg.simulations, cfg.cheap_simulations))
@@ -113,6 +132,7 @@ class SelfPlay:
         actions = self._choose(self.mcts, self.move_no)
         theirs = np.zeros(G, bool)         # the pool opponent moves in these games
         if P:
+            assert self.opp_mcts is not None
             self.opp_mcts.run(opp_evaluator, copy=False)
             theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
             actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]
@@ -120,21 +140,24 @@ class SelfPlay:
                  for i, root in enumerate(self.roots) if not theirs[i] and (full is None or full[i])]
         self.mcts.advance(actions)
         if P:
+            assert self.opp_mcts is not None
             self.opp_mcts.advance(actions[G - P:])
         self.move_no += 1
-        finished = []
+        finished: list[Finished] = []
         self.finals = {}
         for i, root in enumerate(self.roots):
             root.step(int(actions[i]))
             if root.is_over():
                 returns = root.returns()
-                if cfg.aux_targets:
-                    self.finals[i] = (root.ownership(), root.score())
+                if cfg.aux_targets:             # Go (AlphaZeroConfig refuses them for other games)
+                    go = cast("GoState", root)
+                    self.finals[i] = (go.ownership(), go.score())
                 score = None
                 root.reset()
                 self.mcts.set_root(i, root)
                 self.move_no[i] = 0
                 if i >= G - P:
+                    assert self.opp_mcts is not None
                     j = i - (G - P)
                     score = (returns[self.learner_seat[j]] + 1.0) / 2.0
                     self.learner_seat[j] ^= 1
@@ -143,12 +166,12 @@ class SelfPlay:
         return moves, finished
 
     # ---- the games' state, for checkpoints and for handing a worker's games to another -------
-    def carry(self):
+    def carry(self) -> dict[str, Any]:
         """The games' state (no trees): {"roots": [bytes], "move_no", "learner_seat"}."""
         return {"roots": [r.to_bytes() for r in self.roots], "move_no": self.move_no.copy(),
                 "learner_seat": self.learner_seat.copy()}
 
-    def load_carry(self, carry):
+    def load_carry(self, carry: dict[str, Any]) -> None:
         """Restore carry(); the trees are rebuilt by the next rebuild()."""
         for root, blob in zip(self.roots, carry["roots"]):
             root.load_bytes(bytes(blob))
@@ -162,15 +185,16 @@ class GameRecords:
     its mover, mixed with the search's root value there when root_value_weight > 0:
     (1 - w) * outcome + w * root value."""
 
-    def __init__(self, num_games, root_value_weight=0.0):
-        self.pending = [[] for _ in range(num_games)]     # per game: (planes, mask, policy, mover, root value)
+    def __init__(self, num_games: int, root_value_weight: float = 0.0) -> None:
+        # per game: (planes, mask, policy, mover, root value)
+        self.pending: list[list[tuple[Any, ...]]] = [[] for _ in range(num_games)]
         self.root_value_weight = float(root_value_weight)
 
-    def add(self, moves):
+    def add(self, moves: Iterable[Move]) -> None:
         for i, planes, mask, policy, mover, value in moves:
             self.pending[i].append((planes, mask, policy, mover, value))
 
-    def finish(self, i, returns, final=None):
+    def finish(self, i: int, returns: Sequence[float], final: Final | None = None) -> tuple[np.ndarray, ...] | None:
         """(planes int8, masks, policies, values) of game i's moves with the result `returns`, or
         None when the learner made no move in it; the slot is emptied. A move restored from an older
         checkpoint, with no root value (None), gets the outcome alone. With `final`

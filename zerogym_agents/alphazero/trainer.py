@@ -1,9 +1,13 @@
 """AlphaZero training: batched self-play, replay, SGD, checkpoints that resume exactly."""
+from __future__ import annotations
+
 import copy
 import os
 import time
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+import numpy.typing as npt
 import torch
 
 import zerogym
@@ -24,15 +28,23 @@ from zerogym_agents.agents.saved import save_agent
 from zerogym_agents.training.schedule import CosineSchedule
 from zerogym_agents.training.plot import draw_caption, pool_elo_note, series, two_axes
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from zerogym._core.state import State
+    from zerogym_agents.agents.policy import PolicyNet
+    from zerogym_agents.agents.search import AlphaZeroAgent
+    from zerogym_agents.core.file_checks import Context
+
 # config fields that shape a checkpoint's contents: a run resumes only with the same values
 RESUME_FIELDS = ("game", "game_kwargs", "concurrent_games", "pool_fraction", "buffer_size")
 
 
-def _blob(state):
+def _blob(state: State) -> torch.Tensor:
     return torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8)
 
 
-def _frozen(net):
+def _frozen(net: PolicyNet) -> dict[str, torch.Tensor]:
     """A snapshot of the net's weights (on the CPU) that later training cannot change."""
     return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
 
@@ -63,7 +75,8 @@ class AlphaZeroTrainer(CosineSchedule):
     training.png is redrawn from them at every checkpoint.
     """
 
-    def __init__(self, config, out_dir, resume=False, log_dir=None, net=None):
+    def __init__(self, config: AlphaZeroConfig | dict[str, Any], out_dir: str | os.PathLike[str], resume: bool = False,
+                 log_dir: str | bool | None = None, net: PolicyNet | None = None) -> None:
         self.cfg = config if isinstance(config, AlphaZeroConfig) else AlphaZeroConfig.from_dict(config)
         cfg = self.cfg
         self.out = open_run_folder(out_dir, resume, CHECKPOINT)
@@ -75,7 +88,7 @@ class AlphaZeroTrainer(CosineSchedule):
         if net is None and cfg.init_from and not resume:
             net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
             if "value_activation" in cfg.net and hasattr(net, "with_value_activation"):
-                net = net.with_value_activation(cfg.net["value_activation"])
+                net = cast(PolicyValueNet, net).with_value_activation(cfg.net["value_activation"])  # has it: hasattr
         if net is None:
             net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
         if cfg.aux_targets:
@@ -86,10 +99,10 @@ class AlphaZeroTrainer(CosineSchedule):
                                    symmetries=spec.symmetries, seed=cfg.seed + 1, aux=cfg.aux_targets)
         self.rng = np.random.default_rng(cfg.seed + 2)
         self.step = self.games = self.positions = self.train_steps = 0
-        self.history = []                 # one flat dict of numbers per log point (see _log)
+        self.history: list[dict[str, Any]] = []       # one flat dict of numbers per log point (see _log)
         # the learner's moves of the games in progress
         self.records = GameRecords(cfg.concurrent_games, cfg.root_value_weight)
-        self._losses = []                 # (total, policy, value) of each SGD step since the last log point
+        self._losses: list[tuple[float, ...]] = []    # (total, policy, value) of each SGD step since the last log point
         self._work_seconds = 0.0          # time in self-play and SGD since the last log point
         self._since = (self.games, self.positions)
         self.num_pool = self.selfplay.num_pool     # games G - num_pool .. G - 1 face the pool
@@ -110,7 +123,7 @@ class AlphaZeroTrainer(CosineSchedule):
     # ---- the run protocol of zerogym_agents.experiment -----------------------------------------
     agent_kind = "alphazero"          # save_agent's kind of the agent this run trains
 
-    def agent_options(self):
+    def agent_options(self) -> dict[str, Any]:
         """The options the trained agent plays with (those of agent.pt); a Gumbel run's agent
         searches as it was trained (an agent file without "search" plays PUCT), decisive moves included."""
         cfg = self.cfg
@@ -119,18 +132,18 @@ class AlphaZeroTrainer(CosineSchedule):
             options.update(search="gumbel", gumbel_m=cfg.gumbel_m, c_visit=cfg.c_visit, c_scale=cfg.c_scale)
         return options
 
-    def agent(self, seed=None, **options):
+    def agent(self, seed: int | None = None, **options: Any) -> AlphaZeroAgent:
         """The current net as an AlphaZeroAgent (a copy: further training leaves it as it is);
         options override agent_options(), e.g. simulations=200."""
         from zerogym_agents.agents.search import AlphaZeroAgent
         return AlphaZeroAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
 
-    def counters(self):
+    def counters(self) -> dict[str, int]:
         """How far the run is: search steps, self-play games, positions, SGD steps."""
         return {"search_steps": self.step, "self_play_games": self.games, "positions": self.positions,
                 "sgd_steps": self.train_steps}
 
-    def _set_net(self, net):
+    def _set_net(self, net: PolicyNet) -> None:
         """Train `net`: a fresh optimizer, its evaluator, and a separate copy for pool opponents."""
         cfg = self.cfg
         self.net = net.to(self.device).eval()
@@ -148,13 +161,13 @@ class AlphaZeroTrainer(CosineSchedule):
     learner_seat = property(lambda self: self.selfplay.learner_seat)
     pending = property(lambda self: self.records.pending)
 
-    def _rebuild_trees(self):
+    def _rebuild_trees(self) -> None:
         if self.num_pool:
             self.opponent, snapshot = self.pool.sample()
             self.opp_net.load_state_dict(snapshot)
         self.selfplay.rebuild(tree_seed(self.cfg.seed, self.step))
 
-    def self_play_step(self):
+    def self_play_step(self) -> None:
         """One search of every game, then one move in each; finished games go to the replay buffer.
         The evaluation caches start empty, so a step's result does not depend on where a run resumed."""
         self.evaluator.clear_cache()
@@ -168,7 +181,7 @@ class AlphaZeroTrainer(CosineSchedule):
                 self.pool_games += 1
         self.step += 1
 
-    def add_game(self, game):
+    def add_game(self, game: tuple[np.ndarray, ...] | None) -> None:
         """Count a finished game and put its moves (GameRecords.finish's arrays, or None) in the replay buffer."""
         self.games += 1
         if game is not None:
@@ -176,7 +189,7 @@ class AlphaZeroTrainer(CosineSchedule):
             self.positions += len(game[3])
 
     # ---- training -----------------------------------------------------------------------------
-    def train_some(self, steps=None):
+    def train_some(self, steps: int | None = None) -> None:
         """Up to `steps` (default max_train_per_step) SGD steps on replay batches (none before
         min_buffer positions)."""
         cfg = self.cfg
@@ -189,7 +202,8 @@ class AlphaZeroTrainer(CosineSchedule):
             batch = self.replay.sample(cfg.batch_size)
             if batch is None:
                 break
-            parts, aux = {}, {}
+            parts: dict[str, torch.Tensor] = {}
+            aux: dict[str, Any] = {}
             if cfg.aux_targets:
                 aux = {"ownership": torch.from_numpy(batch["ownership"]), "score": torch.from_numpy(batch["scores"]),
                        "ownership_weight": cfg.ownership_weight, "score_weight": cfg.score_weight, "parts": parts}
@@ -209,10 +223,10 @@ class AlphaZeroTrainer(CosineSchedule):
     # ---- the run ------------------------------------------------------------------------------
     unit = "step"
 
-    def run_name(self):
+    def run_name(self) -> str:
         return f"alphazero {self.cfg.game}"
 
-    def train_step(self):
+    def train_step(self) -> None:
         """One search step of every self-play game, then up to max_train_per_step SGD steps."""
         t0 = time.perf_counter()
         self.self_play_step()
@@ -220,10 +234,10 @@ class AlphaZeroTrainer(CosineSchedule):
         self._work_seconds += time.perf_counter() - t0
 
     @staticmethod
-    def postfix(entry):
+    def postfix(entry: dict[str, Any]) -> dict[str, Any]:
         return postfix(entry)
 
-    def _log(self, checkpoint=False):
+    def _log(self, checkpoint: bool = False) -> None:
         """Close the log interval: append a history entry and write its numbers to TensorBoard. At a
         step that already has an entry (a second save, say) nothing is added; a checkpoint then only
         marks that entry and records the pool Elo in it."""
@@ -253,14 +267,14 @@ class AlphaZeroTrainer(CosineSchedule):
                 if k not in ("step", "checkpoint") and v is not None:
                     self.writer.add_scalar(f"alphazero/{k}", v, self.step)
 
-    def _aux_keys(self):
+    def _aux_keys(self) -> tuple[str, ...]:
         """The auxiliary losses this run computes (history keys)."""
         return tuple(k for k, w in (("ownership_loss", self.cfg.ownership_weight),
                                     ("score_loss", self.cfg.score_weight))
                      if w > 0)
 
     # ---- checkpoints --------------------------------------------------------------------------
-    def save(self):
+    def save(self) -> None:
         """Log an entry, add the net to the pool, write the checkpoint (atomically), redraw
         training.png and rebuild the search trees (see the class docstring)."""
         self._log(checkpoint=True)
@@ -292,16 +306,16 @@ class AlphaZeroTrainer(CosineSchedule):
         self._rebuild_trees()
 
     # what a trainer built on this one (zerogym_agents.scale) adds to checkpoints
-    def _extra_state(self):
+    def _extra_state(self) -> dict[str, Any]:
         return {}
 
-    def _extra_schema(self):
+    def _extra_schema(self) -> dict[str, Any]:
         return {}
 
-    def _load_extra(self, data):
+    def _load_extra(self, data: dict[str, Any]) -> None:
         pass
 
-    def _checkpoint_schema(self):
+    def _checkpoint_schema(self) -> Fields:
         """What an AlphaZero checkpoint of this run must hold (checked before anything is restored);
         the optimizer and the pool snapshots are checked against the checkpoint's net afterwards."""
         cfg, spec = self.cfg, self.template.spec
@@ -322,7 +336,7 @@ class AlphaZeroTrainer(CosineSchedule):
                                               f"{len(d['pool']['names'])} pool names")
             if len(d["pool_snapshots"]) != len(d["pool"]["names"]) else None)
 
-    def _load(self, path):
+    def _load(self, path: str) -> None:
         """Restore the run from the checkpoint at `path`, every part of it checked first (a malformed
         file raises CheckpointError naming it and what is wrong, and changes nothing)."""
         data = load_checkpoint(path, kind="alphazero")
@@ -368,21 +382,23 @@ class AlphaZeroTrainer(CosineSchedule):
         self._rebuild_trees()
 
 
-def _with_aux_heads(net, cfg):
+def _with_aux_heads(net: PolicyNet, cfg: AlphaZeroConfig) -> PolicyNet:
     """`net` with the auxiliary heads cfg's weights ask for (PolicyValueNet.with_aux_heads)."""
     if not hasattr(net, "with_aux_heads"):
         raise ValueError(f"AlphaZeroConfig.ownership_weight / score_weight need a PolicyValueNet, which can grow "
                          f"the auxiliary heads; this run's net is a {type(net).__name__}")
-    return net.with_aux_heads(ownership=cfg.ownership_weight > 0, score=cfg.score_weight > 0)
+    return cast(PolicyValueNet, net).with_aux_heads(ownership=cfg.ownership_weight > 0, score=cfg.score_weight > 0)
 
 
-def saved_move(planes, mask, policy, mover, value):
+def saved_move(planes: npt.ArrayLike, mask: npt.ArrayLike, policy: npt.ArrayLike, mover: int,
+               value: float | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int, float | None]:
     """A move of a game in progress (GameRecords.pending) as a checkpoint holds it."""
     return (torch.from_numpy(np.asarray(planes, np.float32)), torch.from_numpy(np.asarray(mask)),
             torch.from_numpy(np.asarray(policy)), int(mover), value)
 
 
-def restored_move(planes, mask, policy, mover, value):
+def restored_move(planes: torch.Tensor, mask: torch.Tensor, policy: torch.Tensor, mover: int,
+                  value: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float | None]:
     """saved_move's inverse (planes as int8, as self-play records them)."""
     return planes.numpy().astype(np.int8), mask.numpy(), policy.numpy(), mover, value
 
@@ -394,18 +410,18 @@ class PendingMove(Spec):
 
     what = "a (planes, mask, policy, mover, root value) tuple"
 
-    def __init__(self, c, h, w, num_actions):
+    def __init__(self, c: int, h: int, w: int, num_actions: int) -> None:
         self.items = (Tensor(torch.float32, (c, h, w), 0, 1), Tensor(torch.int8, (num_actions,), 0, 1),
                       Tensor(torch.float32, (num_actions,), 0, 1), Int(0, 1), Maybe(Real(-1, 1)))
 
-    def check(self, value, ctx, where):
+    def check(self, value: Any, ctx: Context, where: str) -> tuple[Any, ...]:
         if not isinstance(value, (list, tuple)) or len(value) not in (4, 5):
             self.refuse(value, ctx, where)
         value = tuple(value) + (None,) * (5 - len(value))
         return tuple(spec.check(v, ctx, f"{where}[{i}]") for i, (spec, v) in enumerate(zip(self.items, value)))
 
 
-def postfix(entry):
+def postfix(entry: dict[str, Any]) -> dict[str, Any]:
     """The progress bar's postfix for a history entry."""
     out = {"games": int(entry["games"]), "train_steps": int(entry["train_steps"]),
            "loss": "-" if entry.get("loss") is None else f"{entry['loss']:.3f}"}
@@ -416,7 +432,7 @@ def postfix(entry):
     return out
 
 
-def plot_history(history, path, title=""):
+def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], title: str = "") -> Figure:
     """The history as a PNG, with a caption under the panels that says what each one shows: losses,
     self-play throughput, replay-buffer fill with the learning rate, and the pool Elo at the
     checkpoints. Entries of older checkpoints (one per checkpoint, without buffer_fill) are drawn
@@ -471,7 +487,8 @@ def plot_history(history, path, title=""):
     return fig
 
 
-def train(config, out_dir, resume=False, progress=True):
+def train(config: AlphaZeroConfig | dict[str, Any], out_dir: str | os.PathLike[str], resume: bool = False,
+          progress: bool = True) -> AlphaZeroTrainer:
     """Run AlphaZero training as configured; returns the trainer (its net is the result)."""
     trainer = AlphaZeroTrainer(config, out_dir, resume=resume)
     trainer.run(progress=progress)

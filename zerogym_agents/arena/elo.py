@@ -13,16 +13,24 @@ anchor=None puts their mean at 0, anchor=NAME puts that agent at 0.  The 95% int
 log-posterior at the optimum, inverted in the anchored coordinates), so they are the uncertainty
 of each rating relative to the anchor (the anchor's own interval is 0 when it is named).
 """
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 K = math.log(10) / 400          # d log-odds / d Elo
 DEFAULT_PRIOR_SD = 1000.0
 
+Outcome = tuple[str, str, float]     # (name_a, name_b, score of A: 1 win, 0.5 draw, 0 loss)
 
-def pair_table(outcomes, names=None):
+
+def pair_table(outcomes: Iterable[Outcome], names: Sequence[str] | None = None
+               ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """From [(name_a, name_b, score_a)] (score 1 / 0.5 / 0) build (names, n, s): n[i, j] games
     between i and j, s[i, j] points of i against j."""
     outcomes = list(outcomes)
@@ -54,30 +62,30 @@ def pair_table(outcomes, names=None):
 @dataclass
 class EloTable:
     """Ratings (Elo points), their standard errors and 95% half-widths, per agent (in `names` order)."""
-    names: list
+    names: list[str]
     ratings: np.ndarray
     stderr: np.ndarray
     halfwidth: np.ndarray
     covariance: np.ndarray
     games: np.ndarray           # games played by each agent
     score: np.ndarray           # points scored by each agent
-    anchor: str = None
-    prior_sd: float = None
+    anchor: str | None = None
+    prior_sd: float | None = None
     confidence: float = 0.95
 
-    def rating(self, name):
+    def rating(self, name: str) -> float:
         return float(self.ratings[self.names.index(name)])
 
-    def interval(self, name):
+    def interval(self, name: str) -> tuple[float, float]:
         """(low, high) of the confidence interval of `name`'s rating."""
         i = self.names.index(name)
         return float(self.ratings[i] - self.halfwidth[i]), float(self.ratings[i] + self.halfwidth[i])
 
-    def order(self):
+    def order(self) -> list[int]:
         """Indices of the agents from the highest rating to the lowest."""
         return list(np.argsort(-self.ratings, kind="stable"))
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"names": self.names, "anchor": self.anchor, "prior_sd": self.prior_sd,
                 "confidence": self.confidence,
                 "agents": {x: {"elo": float(self.ratings[i]), "stderr": float(self.stderr[i]),
@@ -85,7 +93,7 @@ class EloTable:
                                "score": float(self.score[i])} for i, x in enumerate(self.names)}}
 
 
-def _strongly_connected(s):
+def _strongly_connected(s: npt.NDArray[np.float64]) -> bool:
     """True if every agent reaches every other along edges i -> j where i scored against j."""
     m = s.shape[0]
     for adj in (s > 0, (s > 0).T):
@@ -101,12 +109,14 @@ def _strongly_connected(s):
     return True
 
 
-def _normal_quantile(confidence):
+def _normal_quantile(confidence: float) -> float:
     from statistics import NormalDist
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def fit_elo(outcomes, names=None, anchor=None, prior_sd=DEFAULT_PRIOR_SD, confidence=0.95, tol=1e-10, max_iter=200):
+def fit_elo(outcomes: Iterable[Outcome], names: Sequence[str] | None = None, anchor: str | None = None,
+            prior_sd: float | None = DEFAULT_PRIOR_SD, confidence: float = 0.95, tol: float = 1e-10,
+            max_iter: int = 200) -> EloTable:
     """Elo ratings of every agent in `outcomes` ([(name_a, name_b, score_a)], e.g.
     RoundRobinResult.outcomes()) by maximum likelihood; see the module docstring.  Returns an EloTable."""
     names, n, s = pair_table(outcomes, names)
@@ -175,13 +185,13 @@ def fit_elo(outcomes, names=None, anchor=None, prior_sd=DEFAULT_PRIOR_SD, confid
                     n.sum(axis=1), s.sum(axis=1), anchor, prior_sd, confidence)
 
 
-def elo_difference(p):
+def elo_difference(p: float) -> float:
     """The Elo difference that gives expected score p: 400 log10(p / (1 - p))."""
     if not 0 < p < 1:
         raise ValueError(f"p must be in (0, 1), got {p!r}")
     return 400 * math.log10(p / (1 - p))
 
 
-def expected_score(diff):
+def expected_score(diff: float) -> float:
     """Expected score of the side `diff` Elo points stronger."""
     return 1.0 / (1.0 + 10.0 ** (-diff / 400))

@@ -1,22 +1,34 @@
 """Games, matches with alternating colours, round robins, and game records (JSON lines, SGF)."""
+from __future__ import annotations
+
 import itertools
 import json
 import math
 import operator
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from zerogym._core.state import State
+    from zerogym_agents.agents.base import Player
+
+Record = dict[str, Any]      # a game record: see play_game
+Outcome = tuple[str, str, float]     # (name_a, name_b, score of A), for Elo
 
 DRAW = -1
 
 
-def _seed_int(*words):
+def _seed_int(*words: int) -> int:
     """A 63-bit int seed derived from `words` (a SeedSequence entropy list): game i of a match with
     seed s always gets the same seeds, whether or not the other games are played."""
     return int(np.random.SeedSequence(list(words)).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def _int_from(value, low, what):
+def _int_from(value: Any, low: int, what: str) -> int:
     """`value` as an int >= low (0 or 1), else ValueError naming `what`."""
     kind = "non-negative" if low == 0 else "positive"
     try:
@@ -28,15 +40,15 @@ def _int_from(value, low, what):
     return value
 
 
-def _nonneg_int(value, what="seed"):
+def _nonneg_int(value: Any, what: str = "seed") -> int:
     return _int_from(value, 0, what)
 
 
-def _agent_name(agent):
+def _agent_name(agent: Player) -> str:
     return getattr(agent, "name", None) or type(agent).__name__
 
 
-def random_opening(game, kwargs=None, moves=0, seed=0):
+def random_opening(game: str, kwargs: dict[str, Any] | None = None, moves: int = 0, seed: int = 0) -> list[int]:
     """`moves` uniformly random legal actions from the start of `game` (a registry name) with kwargs,
     drawn from `seed`: passes only when nothing else is legal, and never a game that is over by then
     (such a draw is replaced by the next one).  For play_game(opening=...)."""
@@ -45,7 +57,7 @@ def random_opening(game, kwargs=None, moves=0, seed=0):
     rng = np.random.default_rng(_nonneg_int(seed))
     for _ in range(1000):
         st = make_state(game, **dict(kwargs or {}))
-        actions = []
+        actions: list[int] = []
         while len(actions) < moves and not st.is_over():
             legal = [int(a) for a in st.legal_actions()]
             choices = [a for a in legal if a != st.spec.pass_action] or legal
@@ -57,7 +69,8 @@ def random_opening(game, kwargs=None, moves=0, seed=0):
                      f"(1000 draws); ask for fewer opening moves")
 
 
-def play_game(agents, game, kwargs=None, seed=0, opening=()):
+def play_game(agents: Sequence[Player], game: str, kwargs: dict[str, Any] | None = None, seed: int = 0,
+              opening: Sequence[int] = ()) -> Record:
     """Play one game of `game` (a registry name) with kwargs between agents (first, second).
 
     The env is reset with `seed` and each agent is seeded from it (agent.seed(), then reset()).
@@ -83,7 +96,7 @@ def play_game(agents, game, kwargs=None, seed=0, opening=()):
         if hasattr(agent, "reset"):
             agent.reset()
     order = {players[0]: first, players[1]: second}
-    actions = []
+    actions: list[int] = []
     for a in opening:
         st = env.unwrapped.state
         if st.is_over() or not st.is_legal(int(a)):
@@ -128,15 +141,15 @@ class WDL:
     losses: int = 0
 
     @property
-    def games(self):
+    def games(self) -> int:
         return self.wins + self.draws + self.losses
 
     @property
-    def score(self):
+    def score(self) -> float:
         """Points: 1 a win, 1/2 a draw."""
         return self.wins + 0.5 * self.draws
 
-    def add(self, outcome):
+    def add(self, outcome: float) -> None:
         """outcome: 1 win, 0.5 draw, 0 loss."""
         if outcome == 1:
             self.wins += 1
@@ -145,10 +158,10 @@ class WDL:
         else:
             self.draws += 1
 
-    def __add__(self, other):
+    def __add__(self, other: WDL) -> WDL:
         return WDL(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
 
-    def flipped(self):
+    def flipped(self) -> WDL:
         """The same games from the other agent's point of view."""
         return WDL(self.losses, self.draws, self.wins)
 
@@ -160,52 +173,53 @@ class MatchResult:
     agent_a: str
     agent_b: str
     game: str
-    kwargs: dict
+    kwargs: dict[str, Any]
     seed: int
     a_first: WDL = field(default_factory=WDL)
     b_first: WDL = field(default_factory=WDL)
-    records: list = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
     opening_moves: int = 0           # random opening moves shared by each pair of games (play_match)
 
     @property
-    def total(self):
+    def total(self) -> WDL:
         return self.a_first + self.b_first
 
     @property
-    def games(self):
+    def games(self) -> int:
         return self.total.games
 
-    def outcomes(self):
+    def outcomes(self) -> list[Outcome]:
         """[(name_a, name_b, score of A)] per game, for Elo."""
         return [(self.agent_a, self.agent_b, _score(rec["winner"], 0 if rec["a_moved_first"] else 1))
                 for rec in self.records]
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         wdl = lambda x: {"wins": x.wins, "draws": x.draws, "losses": x.losses}  # noqa: E731
         return {"agent_a": self.agent_a, "agent_b": self.agent_b, "game": self.game, "kwargs": self.kwargs,
                 "seed": self.seed, "a_first": wdl(self.a_first), "b_first": wdl(self.b_first),
                 "total": wdl(self.total), "opening_moves": self.opening_moves, "records": self.records}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: dict[str, Any]) -> MatchResult:
         return cls(d["agent_a"], d["agent_b"], d["game"], d["kwargs"], d["seed"], WDL(**d["a_first"]),
                    WDL(**d["b_first"]), list(d.get("records", [])), d.get("opening_moves", 0))
 
 
-def _score(winner, pos):
+def _score(winner: int, pos: int) -> float:
     """Score (1 / 0.5 / 0) of the player at position `pos` (0 first) given a record's winner."""
     if winner == DRAW:
         return 0.5
     return 1.0 if winner == pos else 0.0
 
 
-def _check_games(games, what="games"):
+def _check_games(games: Any, what: str = "games") -> int:
     return _int_from(games, 1, what)
 
 
 
-def play_match(agent_a, agent_b, game, kwargs=None, games=100, seed=0, names=None, progress=False,
-               opening_moves=0):
+def play_match(agent_a: Player, agent_b: Player, game: str, kwargs: dict[str, Any] | None = None, games: int = 100,
+               seed: int = 0, names: tuple[str, str] | None = None, progress: Any = False,
+               opening_moves: int = 0) -> MatchResult:
     """Play `games` games between agent_a and agent_b, A moving first in even-numbered games
     (0, 2, ...) and B in odd ones.  Game i uses seed derived from (seed, i), so any game can be
     replayed alone.  names: (name_a, name_b), default the agents' names (made distinct if equal).
@@ -223,7 +237,7 @@ def play_match(agent_a, agent_b, game, kwargs=None, games=100, seed=0, names=Non
     result = MatchResult(name_a, name_b, game, dict(kwargs or {}), seed, opening_moves=opening_moves)
     outer = progress if hasattr(progress, "update") else None     # a round robin's bar
     bar = outer if outer is not None else _bar(games, f"{name_a} vs {name_b}", progress)
-    opening = ()
+    opening: Sequence[int] = ()
     for i in range(games):
         a_first = i % 2 == 0
         pair = (agent_a, agent_b) if a_first else (agent_b, agent_a)
@@ -245,7 +259,7 @@ def play_match(agent_a, agent_b, game, kwargs=None, games=100, seed=0, names=Non
     return result
 
 
-def _bar(total, desc, progress):
+def _bar(total: int, desc: str, progress: Any) -> Any:
     if not progress:
         return None
     from tqdm.auto import tqdm
@@ -255,26 +269,27 @@ def _bar(total, desc, progress):
 @dataclass
 class RoundRobinResult:
     """Every pair's MatchResult of a round robin, in the order the pairs were played."""
-    names: list
+    names: list[str]
     game: str
-    kwargs: dict
+    kwargs: dict[str, Any]
     seed: int
-    matches: list
+    matches: list[MatchResult]
 
-    def outcomes(self):
+    def outcomes(self) -> list[Outcome]:
         """[(name_a, name_b, score of A)] for every game of every match."""
         return [o for m in self.matches for o in m.outcomes()]
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"names": self.names, "game": self.game, "kwargs": self.kwargs, "seed": self.seed,
                 "matches": [m.to_dict() for m in self.matches]}
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: dict[str, Any]) -> RoundRobinResult:
         return cls(d["names"], d["game"], d["kwargs"], d["seed"], [MatchResult.from_dict(m) for m in d["matches"]])
 
 
-def round_robin(agents, game, kwargs=None, games_per_pair=20, seed=0, progress=True, opening_moves=0):
+def round_robin(agents: Mapping[str, Player], game: str, kwargs: dict[str, Any] | None = None, games_per_pair: int = 20,
+                seed: int = 0, progress: bool = True, opening_moves: int = 0) -> RoundRobinResult:
     """Every pair of `agents` (dict name -> agent) plays a match of games_per_pair games
     (colours alternated, play_match's opening_moves); pair k (in dict order) uses a match seed
     derived from (seed, k)."""
@@ -296,20 +311,20 @@ def round_robin(agents, game, kwargs=None, games_per_pair=20, seed=0, progress=T
 
 
 # ---- storing records ---------------------------------------------------------------------------
-def save_records(path, records):
+def save_records(path: str | os.PathLike[str], records: Iterable[Record]) -> None:
     """Write game records (dicts from play_game) as JSON lines."""
     with open(path, "w") as f:
         for rec in records:
             f.write(json.dumps(rec, sort_keys=True) + "\n")
 
 
-def load_records(path):
+def load_records(path: str | os.PathLike[str]) -> list[Record]:
     """Read the game records written by save_records."""
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def replay(record):
+def replay(record: Record) -> State:
     """The final State of a record, replayed move by move (checks that it is consistent)."""
     from zerogym.registry import make_state
     st = make_state(record["game"], **record["kwargs"])
@@ -319,11 +334,11 @@ def replay(record):
 
 
 # ---- SGF ---------------------------------------------------------------------------------------
-def _sgf_text(s):
+def _sgf_text(s: object) -> str:
     return str(s).replace("\\", "\\\\").replace("]", "\\]")
 
 
-def to_sgf(record, board_size, komi):
+def to_sgf(record: Record, board_size: int, komi: float) -> str:
     """An SGF (FF[4]) game of a Go record: SZ, KM, PB/PW, RE and the moves (pass as an empty move).
 
     Row 0 (rank 1) is the bottom line, so action r * N + c is SGF point column letter c, row letter
@@ -368,16 +383,17 @@ def to_sgf(record, board_size, komi):
     return head + "".join(moves) + ")\n"
 
 
-def _sgf_main_line(text):
+def _sgf_main_line(text: str) -> list[dict[str, list[str]]]:
     """The nodes of the main line (first variation everywhere) of the first game tree of an SGF
     collection, each a dict ident -> list of values (escapes resolved); ValueError if malformed."""
-    def fail(why, at):
+    def fail(why: str, at: int) -> NoReturn:
         line = text.count("\n", 0, at) + 1
         raise ValueError(f"malformed SGF: {why} (line {line}, character {at})")
 
     i, end = 0, len(text)
-    stack = []                  # per open game tree: [on the main line, has a child tree]
-    main, node = [], None
+    stack: list[list[bool]] = []          # per open game tree: [on the main line, has a child tree]
+    main: list[dict[str, list[str]]] = []
+    node: dict[str, list[str]] | None = None
     while True:
         while i < end and text[i].isspace():
             i += 1
@@ -451,7 +467,7 @@ def _sgf_main_line(text):
     return main
 
 
-def _sgf_point(value, n, where):
+def _sgf_point(value: str, n: int, where: str) -> int:
     """Action of an SGF move value on an N x N board ('' or 'tt' on boards up to 19 = pass)."""
     if value == "" or (value == "tt" and n <= 19):
         return n * n
@@ -461,7 +477,7 @@ def _sgf_point(value, n, where):
     return (n - 1 - letters.index(value[1])) * n + letters.index(value[0])
 
 
-def from_sgf(text):
+def from_sgf(text: str) -> Record:
     """The game record (as play_game's, game "go") of an SGF Go game: SZ, KM, PB, PW, RE and the
     main line's B / W moves (pass as [] or, up to 19x19, [tt]).
 
@@ -492,7 +508,7 @@ def from_sgf(text):
         raise ValueError(f"SGF komi KM[{one('KM')}] is not a finite number")
     if one("HA", "0").strip() not in ("", "0"):
         raise ValueError(f"SGF handicap HA[{one('HA')}] is not supported (zerogym records start from the empty board)")
-    actions = []
+    actions: list[int] = []
     for k, node in enumerate(nodes):
         setup = [key for key in ("AB", "AW", "AE") if key in node]
         if setup:
@@ -508,7 +524,7 @@ def from_sgf(text):
                 raise ValueError(f"SGF move {len(actions) + 1} is {colour} but {expected} is to play: zerogym "
                                  f"records alternate, black first (write passes explicitly)")
             actions.append(_sgf_point(node[colour][0].strip(), n, f"move {len(actions) + 1}"))
-    rec = {"game": "go", "kwargs": {"board_size": n, "komi": komi}, "seed": None,
+    rec: Record = {"game": "go", "kwargs": {"board_size": n, "komi": komi}, "seed": None,
            "players": [one("PB", "black"), one("PW", "white")], "actions": actions, "moves": len(actions),
            "winner": None, "returns": [0.0, 0.0], "truncated": False, "illegal": None, "resigned": None, "info": {}}
     result = one("RE", "?").strip()

@@ -1,13 +1,20 @@
 """Arena reports: Elo table and pairwise table (markdown), an Elo plot, results and records on disk."""
+from __future__ import annotations
+
 import json
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zerogym_agents.arena.elo import EloTable
+    from zerogym_agents.arena.match import MatchResult, RoundRobinResult
 
 
-def _pct(score, games):
+def _pct(score: float, games: float) -> str:
     return f"{100.0 * score / games:.1f}%" if games else "-"
 
 
-def elo_markdown(elo):
+def elo_markdown(elo: EloTable) -> str:
     """Markdown table of an EloTable, highest rating first: rank, agent, Elo, +- interval, games, score."""
     level = f"{100 * elo.confidence:g}%"
     anchor = f"anchored: {elo.anchor} = 0" if elo.anchor else "anchored: mean = 0"
@@ -23,7 +30,7 @@ def elo_markdown(elo):
     return "\n".join(lines) + "\n"
 
 
-def distinct_games(match):
+def distinct_games(match: MatchResult) -> int | None:
     """How many different games (move sequences) a MatchResult's records hold; None without records.
     Two agents that both play deterministically replay the same two games over and over unless the
     match starts from random openings."""
@@ -32,7 +39,7 @@ def distinct_games(match):
     return len({tuple(r["actions"]) for r in match.records})
 
 
-def pairwise_markdown(result):
+def pairwise_markdown(result: RoundRobinResult) -> str:
     """Markdown table of a RoundRobinResult: every pair's wins-draws-losses (A's view), split by who
     moved first, A's score and how many of the games differ."""
     lines = ["| A | B | A first (W-D-L) | B first (W-D-L) | total (W-D-L) | A score | distinct games |",
@@ -46,7 +53,7 @@ def pairwise_markdown(result):
     return "\n".join(lines) + "\n"
 
 
-def match_markdown(match):
+def match_markdown(match: MatchResult) -> str:
     """One match with a row per first mover, then the total (as Cherif Haouat et al. split their
     AlphaOthelloZero tables); wins, draws, losses from A's point of view, in the W-D-L order of
     every other table."""
@@ -57,7 +64,7 @@ def match_markdown(match):
     return "\n".join(lines) + "\n"
 
 
-def plot_elo(elo, path, title=None):
+def plot_elo(elo: EloTable, path: str | os.PathLike[str], title: str | None = None) -> str | os.PathLike[str]:
     """Horizontal error bars of the ratings (highest on top) written to `path` (PNG, Agg backend)."""
     import matplotlib
     matplotlib.use("Agg", force=False)
@@ -79,7 +86,8 @@ def plot_elo(elo, path, title=None):
     return path
 
 
-def write_report(result, elo, out_dir, title=None, command=None, sgf=True):
+def write_report(result: RoundRobinResult, elo: EloTable, out_dir: str | os.PathLike[str], title: str | None = None,
+                 command: str | None = None, sgf: bool = True) -> dict[str, str]:
     """Write into `out_dir`: report.md (Elo table, pairwise table, each match's first-player table),
     elo.png, results.json (everything, records included), games.jsonl (one record a line) and, for
     Go, one SGF file per game under sgf/.  Returns {what: path}."""

@@ -46,7 +46,8 @@ def session(game, agent=None, kwargs=None, human="first", seed=None, input_fn=in
     """A zerogym.play.Session against `agent`: a spec ("uct:400", "pretrained:NAME", a saved agent's
     path), an agent object, or None (default_agent); with a saved agent, the game kwargs as the
     module docstring says."""
-    kwargs, notes = dict(kwargs or {}), []
+    kwargs = dict(kwargs or {})
+    notes: list[str] = []
     if agent is None:
         agent = default_agent(game, kwargs)
     name = None

@@ -8,18 +8,30 @@ the learner sees its planes and its legal-action mask in a Dict observation, and
 counted. `LibraryAgent` is the base of their agents that play a trained policy in the zerogym arena;
 `run_example` is the command line of the examples/ scripts.
 """
+from __future__ import annotations
+
 import importlib
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, SupportsFloat, cast
 
 import gymnasium
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
-from zerogym_agents.agents.base import Agent
+from zerogym_agents.agents.base import AECEnv, Agent
+
+if TYPE_CHECKING:
+    import argparse
+
+    from zerogym.wrappers import SingleAgentEnv
+    from zerogym_agents.agents.base import Player
 
 EXTRA = "interop"
 
 
-def require(module, library):
+def require(module: str, library: str) -> ModuleType:
     """import_module(module), or an ImportError that names the extra to install."""
     try:
         return importlib.import_module(module)
@@ -38,12 +50,13 @@ class MaskedDictEnv(gymnasium.Wrapper):
     moves counts the learner's steps.
     """
 
-    def __init__(self, env, obs_key="observation", mask_key="action_mask", flatten=False, mask_dtype=bool):
+    def __init__(self, env: SingleAgentEnv, obs_key: str = "observation", mask_key: str = "action_mask",
+                 flatten: bool = False, mask_dtype: npt.DTypeLike = bool) -> None:
         super().__init__(env)
         self.obs_key, self.mask_key, self.flatten = obs_key, mask_key, bool(flatten)
         self.mask_dtype = np.dtype(mask_dtype)
-        planes = env.observation_space
-        n = env.action_space.n
+        planes = cast(spaces.Box, env.observation_space)          # SingleAgentEnv's planes and actions
+        n = int(cast(spaces.Discrete, env.action_space).n)     # MultiBinary refuses a numpy int
         if self.flatten:
             planes = spaces.Box(float(planes.low.min()), float(planes.high.max()), (int(np.prod(planes.shape)),),
                                 np.float32)
@@ -52,16 +65,17 @@ class MaskedDictEnv(gymnasium.Wrapper):
         self.illegal_actions = 0
         self.moves = 0
 
-    def _dict(self, planes):
+    def _dict(self, planes: np.ndarray) -> dict[str, np.ndarray]:
         if self.flatten:
             planes = np.asarray(planes, np.float32).reshape(-1)
-        return {self.obs_key: planes, self.mask_key: self.env.unwrapped.action_masks().astype(self.mask_dtype)}
+        mask = cast("SingleAgentEnv", self.env.unwrapped).action_masks()
+        return {self.obs_key: planes, self.mask_key: mask.astype(self.mask_dtype)}
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         planes, info = self.env.reset(**kwargs)
         return self._dict(planes), info
 
-    def step(self, action):
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
         self.moves += 1
         planes, reward, terminated, truncated, info = self.env.step(action)
         if "illegal_action" in info:
@@ -69,8 +83,9 @@ class MaskedDictEnv(gymnasium.Wrapper):
         return self._dict(planes), reward, terminated, truncated, info
 
 
-def masked_env(game, opponent, learner="alternate", obs_key="observation", mask_key="action_mask",
-               flatten=False, mask_dtype=bool, **kwargs):
+def masked_env(game: str, opponent: Player | str, learner: str = "alternate", obs_key: str = "observation",
+               mask_key: str = "action_mask", flatten: bool = False, mask_dtype: npt.DTypeLike = bool,
+               **kwargs: Any) -> MaskedDictEnv:
     """MaskedDictEnv over SingleAgentEnv(zerogym.make(game, **kwargs), opponent, learner).
 
     opponent: a zerogym agent (anything with act(env)) or an agent spec ("random", "greedy",
@@ -84,14 +99,14 @@ def masked_env(game, opponent, learner="alternate", obs_key="observation", mask_
                          obs_key, mask_key, flatten, mask_dtype)
 
 
-def mover_view(env):
+def mover_view(env: AECEnv) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """(planes, legal mask as bool) of the agent to move in a zerogym AEC env: what a trained
     policy sees when it plays in the arena."""
     state = env.unwrapped.state
     return state.observation(), state.legal_mask().astype(bool)
 
 
-def checked_action(action, mask, library):
+def checked_action(action: Any, mask: npt.NDArray[np.bool_], library: str) -> int:
     """int(action), or a ValueError when the library's policy chose an action the mask forbids."""
     action = int(action)
     if not 0 <= action < len(mask) or not mask[action]:
@@ -107,22 +122,24 @@ class LibraryAgent(Agent):
     arguments of require(), checked when an agent is made)."""
 
     library = ""
-    requires = ()
+    requires: tuple[str, ...] = ()
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
         require(*self.requires)
 
-    def choose(self, planes, mask, env):
+    def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> Any:
         """The policy's action for the mover's planes and bool legal mask (env: the zerogym env)."""
         raise NotImplementedError
 
-    def act(self, env):
+    def act(self, env: AECEnv) -> int:
         planes, mask = mover_view(env)
         return checked_action(self.choose(planes, mask, env), mask, self.library)
 
 
-def run_example(train, doc, argv=None, count="--steps", default=20_000, what="learner moves", **options):
+def run_example(train: Callable[..., dict[str, Any]], doc: str, argv: Sequence[str] | None = None,
+                count: str = "--steps", default: int = 20_000, what: str = "learner moves",
+                **options: tuple[Callable[[str], Any], Any, str]) -> dict[str, Any]:
     """The command line of an examples/ script: example_parser's options and `options` (name:
     (type, default, help)), then train(game, opponent, the training length, seed,
     arena_games=games, **options) and example_summary's line on its result, which it returns."""
@@ -136,7 +153,8 @@ def run_example(train, doc, argv=None, count="--steps", default=20_000, what="le
     return out
 
 
-def example_parser(doc, count="--steps", default=20_000, what="learner moves"):
+def example_parser(doc: str, count: str = "--steps", default: int = 20_000,
+                   what: str = "learner moves") -> argparse.ArgumentParser:
     """The command line the examples/ scripts share: --game, --opponent, a training length, --seed, --games."""
     import argparse
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
@@ -149,7 +167,7 @@ def example_parser(doc, count="--steps", default=20_000, what="learner moves"):
     return parser
 
 
-def example_summary(out, opponent):
+def example_summary(out: dict[str, Any], opponent: str) -> str:
     """One line on an example's run: steps, updates, illegal actions, the arena result (W-D-L)."""
     updates = (f"{out['gradient_steps']} gradient steps" if "gradient_steps" in out
                else f"{out['trained_samples']} samples trained on")

@@ -8,19 +8,27 @@ planes, "action_mask": float32 legal mask}, the layout of RLlib's ActionMaskingT
 exploring and training; RLlib's default modules ignore a mask.
 RLlibAgent(module): a trained RLModule (algo.get_module()) as a zerogym agent, for the arena.
 """
-import numpy as np
+from __future__ import annotations
 
-from zerogym_agents.interop import LibraryAgent, masked_env, require
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from zerogym_agents.agents.base import AECEnv
+from zerogym_agents.interop import LibraryAgent, MaskedDictEnv, masked_env, require
 
 OBS_KEY, MASK_KEY = "observations", "action_mask"
 REQUIRES = ("ray.rllib", "RLlib (ray[rllib])")
 
 
-def _rllib():
+def _rllib() -> ModuleType:
     return require(*REQUIRES)
 
 
-def make_env(config):
+def make_env(config: Mapping[str, Any] | None) -> MaskedDictEnv:
     """The env an EnvRunner builds from env_config (a dict, or RLlib's EnvContext)."""
     config = dict(config or {})
     unknown = set(config) - {"game", "opponent", "learner", "kwargs"}
@@ -31,7 +39,7 @@ def make_env(config):
                       **dict(config.get("kwargs") or {}))
 
 
-def register(name="zerogym"):
+def register(name: str = "zerogym") -> str:
     """Register make_env with Ray Tune under `name` (config.environment(name, env_config=...))."""
     _rllib()
     from ray.tune.registry import register_env
@@ -39,7 +47,7 @@ def register(name="zerogym"):
     return name
 
 
-def masking_module_spec(hidden=(128, 128)):
+def masking_module_spec(hidden: Sequence[int] = (128, 128)) -> Any:
     """An RLModuleSpec of RLlib's ActionMaskingTorchRLModule (PPO) with an MLP of `hidden` units."""
     _rllib()
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -54,11 +62,11 @@ class RLlibAgent(LibraryAgent):
 
     name, library, requires = "rllib", "RLlib", REQUIRES
 
-    def __init__(self, module, seed=None):
+    def __init__(self, module: Any, seed: int | None = None) -> None:
         super().__init__(seed)
         self.module = module
 
-    def choose(self, planes, mask, env):
+    def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> int:
         import torch
         from ray.rllib.core.columns import Columns
         obs = {OBS_KEY: torch.as_tensor(np.asarray(planes, np.float32).reshape(1, -1)),

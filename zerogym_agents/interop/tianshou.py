@@ -7,26 +7,32 @@ AgentAlgorithm(agent, action_space): a zerogym agent (anything with act(env)) as
 algorithm in MultiAgentOffPolicyAlgorithm; it never learns.
 TianshouAgent(policy): a trained Tianshou policy as a zerogym agent, for the arena.
 """
+from __future__ import annotations
+
 import itertools
 import weakref
+from types import ModuleType
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from zerogym_agents.agents.base import AECEnv, Player
 from zerogym_agents.interop import LibraryAgent, require
 
 ENV_KEY = "zerogym_env"        # the info entry that names the env a row of a batch comes from
-_ENVS = weakref.WeakValueDictionary()
+_ENVS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 _KEYS = itertools.count()
 
 
 REQUIRES = ("tianshou", "Tianshou")
 
 
-def _tianshou():
+def _tianshou() -> ModuleType:
     return require(*REQUIRES)
 
 
-def pettingzoo_env(game, **kwargs):
+def pettingzoo_env(game: str, **kwargs: Any) -> Any:
     """Tianshou's PettingZooEnv over zerogym.make(game, **kwargs) (in-process envs only: put it in a
     DummyVectorEnv when a zerogym agent plays one seat). env.illegal_actions counts illegal actions."""
     _tianshou()
@@ -54,7 +60,7 @@ def pettingzoo_env(game, **kwargs):
     return ZerogymPettingZooEnv(zerogym.make(game, **kwargs))
 
 
-def _env_of(key):
+def _env_of(key: Any) -> AECEnv:
     try:
         return _ENVS[int(key)].env
     except KeyError:
@@ -63,7 +69,7 @@ def _env_of(key):
                           "SubprocVectorEnv)") from None
 
 
-def AgentAlgorithm(agent, action_space):
+def AgentAlgorithm(agent: Player, action_space: Any) -> Any:
     """A Tianshou off-policy algorithm whose policy is the zerogym `agent` (act(env) -> action)
     and whose update does nothing: the opponent seat of MultiAgentOffPolicyAlgorithm."""
     _tianshou()
@@ -97,11 +103,11 @@ class TianshouAgent(LibraryAgent):
 
     name, library, requires = "tianshou", "Tianshou", REQUIRES
 
-    def __init__(self, policy, seed=None):
+    def __init__(self, policy: Any, seed: int | None = None) -> None:
         super().__init__(seed)
         self.policy = policy
 
-    def choose(self, planes, mask, env):
+    def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> Any:
         import torch
         from tianshou.data import Batch
         batch = Batch(obs=Batch(obs=planes[None], mask=mask[None], agent_id=np.array([env.agent_selection])),

@@ -6,18 +6,26 @@ and "action_mask" (bool), which TorchRL's QValueActor and EGreedyModule take as 
 TorchRLAgent(policy): a TorchRL policy module (reads "observation" and "action_mask", writes
 "action") as a zerogym agent, for the arena.
 """
-import numpy as np
+from __future__ import annotations
 
-from zerogym_agents.interop import LibraryAgent, masked_env, require
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from zerogym_agents.agents.base import AECEnv, Player
+from zerogym_agents.interop import LibraryAgent, MaskedDictEnv, masked_env, require
 
 REQUIRES = ("torchrl", "TorchRL")
 
 
-def _torchrl():
+def _torchrl() -> ModuleType:
     return require(*REQUIRES)
 
 
-def gym_env(game, opponent, learner="alternate", seed=None, **kwargs):
+def gym_env(game: str, opponent: Player | str, learner: str = "alternate", seed: int | None = None,
+            **kwargs: Any) -> Any:
     """torchrl GymWrapper over masked_env(game, opponent, learner, **kwargs), categorical actions,
     observations as float32 planes. env.base_env._env is the MaskedDictEnv (illegal_actions, moves)."""
     _torchrl()
@@ -31,7 +39,7 @@ def gym_env(game, opponent, learner="alternate", seed=None, **kwargs):
     return TransformedEnv(env, DTypeCastTransform(torch.int8, torch.float32, in_keys=["observation"]))
 
 
-def masked_env_of(env):
+def masked_env_of(env: Any) -> MaskedDictEnv:
     """The MaskedDictEnv under a TorchRL env made by gym_env (its illegal_actions and moves counters)."""
     return env.base_env._env
 
@@ -42,11 +50,11 @@ class TorchRLAgent(LibraryAgent):
 
     name, library, requires = "torchrl", "TorchRL", REQUIRES
 
-    def __init__(self, policy, seed=None):
+    def __init__(self, policy: Any, seed: int | None = None) -> None:
         super().__init__(seed)
         self.policy = policy
 
-    def choose(self, planes, mask, env):
+    def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> int:
         import torch
         from tensordict import TensorDict
         from torchrl.envs.utils import ExplorationType, set_exploration_type

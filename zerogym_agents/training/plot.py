@@ -1,22 +1,33 @@
 """What the trainers' training.png panels share: series of a history, a panel with two rates on two
 axes, and the caption under the panels that says what each one shows."""
+from __future__ import annotations
+
 import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-def pool_elo_note(what, arena="zerogym arena"):
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def pool_elo_note(what: str, arena: str = "zerogym arena") -> str:
     """Why the pool Elo can fall while the learner improves (`what`: what the pool holds)."""
     return (f"the Elo is measured against the learner's own pool of past {what}, which gets stronger as the "
             f"learner does, so it can stay flat or fall while the agent improves; absolute strength is measured "
             f"in the arena against fixed opponents ({arena})")
 
 
-def series(rows, key):
+def series(rows: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
     """history rows' values of `key`, NaN where missing (matplotlib leaves a gap)."""
     return [np.nan if h.get(key) is None else h[key] for h in rows]
 
 
-def two_axes(ax, steps, solid, dashed, title, solid_colour="tab:blue", dashed_colour="tab:orange", solid_top=None):
+def two_axes(ax: Axes, steps: Sequence[float], solid: tuple[Sequence[Any], str], dashed: tuple[Sequence[Any], str],
+             title: str, solid_colour: str = "tab:blue", dashed_colour: str = "tab:orange",
+             solid_top: float | None = None) -> None:
     """A panel of two series on their own y axes: `solid` = (values, label) on the left, `dashed`
     on the right (its label says "dashed"); both start at 0 (`solid_top`: the left axis' top)."""
     ax.plot(steps, solid[0], color=solid_colour, lw=1.2)
@@ -29,7 +40,7 @@ def two_axes(ax, steps, solid, dashed, title, solid_colour="tab:blue", dashed_co
     ax.set_title(title)
 
 
-def draw_caption(fig, paragraphs, title="", width=160):
+def draw_caption(fig: Figure, paragraphs: Sequence[str], title: str = "", width: int = 160) -> None:
     """Lay the panels of `fig` out above a caption of wrapped paragraphs, draw it, and put `title`
     on top (the trainers' training.png)."""
     wrapped = [textwrap.wrap(p, width) for p in paragraphs]

@@ -6,6 +6,9 @@ the folder is deleted first, so that no stale checkpoint, TensorBoard events, pl
 of the earlier run remain).  `--resume` on a folder with nothing to resume is refused in one line
 that says how to start instead.
 """
+from __future__ import annotations
+
+import argparse
 import os
 import shutil
 
@@ -15,12 +18,13 @@ from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, EXPERIMENT,
 RUN_MARKERS = (CHECKPOINT, CONFIG, AGENT, TENSORBOARD, EXPERIMENT)
 
 
-def holds_run(out):
+def holds_run(out: str | os.PathLike[str]) -> bool:
     """Whether folder `out` holds (part of) a run."""
     return os.path.isdir(out) and any(os.path.exists(os.path.join(out, name)) for name in RUN_MARKERS)
 
 
-def add_run_folder_arguments(parser, what="the run"):
+def add_run_folder_arguments(parser: argparse.ArgumentParser,
+                             what: str = "the run") -> argparse._MutuallyExclusiveGroup:
     """--resume and --force (one or the other) on an argparse parser of a training command."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", action="store_true", help=f"continue {what} in --out from its checkpoint")
@@ -29,7 +33,7 @@ def add_run_folder_arguments(parser, what="the run"):
     return group
 
 
-def prepare_run_folder(out, resume=False, force=False, checkpoint=CHECKPOINT):
+def prepare_run_folder(out: str, resume: bool = False, force: bool = False, checkpoint: str = CHECKPOINT) -> None:
     """Apply the run-folder rule to `out` before a training command starts (ValueError when it refuses).
 
     resume: `out` must hold `checkpoint` (a file, relative to out).  Otherwise a folder that

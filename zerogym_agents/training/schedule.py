@@ -1,6 +1,9 @@
 """What the trainers share: the run loop (steps, logs, checkpoints, a wall-clock limit, Ctrl-C), and
 the learning-rate schedule over steps or over a wall-clock budget."""
+from __future__ import annotations
+
 import time
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tqdm import tqdm
@@ -8,7 +11,7 @@ from tqdm import tqdm
 from zerogym_agents.training.interrupt import StopRequest, deadline, stopped
 
 
-def cosine(lr, lr_final, t):
+def cosine(lr: float, lr_final: float, t: float) -> float:
     """Cosine decay from lr at t = 0 to lr_final at t >= 1."""
     return float(lr_final + 0.5 * (lr - lr_final) * (1 + np.cos(np.pi * min(1.0, max(0.0, t)))))
 
@@ -21,21 +24,40 @@ class CosineSchedule:
     `time_budget` (seconds) is set, the share of that budget used (`time_used` before the current
     train_for chunk plus the chunk's time so far)."""
 
-    time_budget = None
+    time_budget: float | None = None
     time_used = 0.0
-    chunk_start = None
+    chunk_start: float | None = None
     last_cpu = 0.0            # CPU seconds of this process during the last train_for
 
-    def progress(self):
+    # what the trainer that mixes this in has (see the class docstring)
+    cfg: Any
+    step: int
+    history: list[dict[str, Any]]
+    out: str
+    writer: Any               # a TensorBoard SummaryWriter, or None
+    unit: str
+
+    if TYPE_CHECKING:
+        def run_name(self) -> str: ...
+
+        def train_step(self) -> None: ...
+
+        def _log(self) -> None: ...
+
+        def save(self) -> None: ...
+
+        def postfix(self, entry: dict[str, Any]) -> dict[str, Any]: ...
+
+    def progress(self) -> float:
         if not self.time_budget:
             return self.step / self.cfg.max_steps
         used = self.time_used + (time.perf_counter() - self.chunk_start if self.chunk_start is not None else 0.0)
         return used / self.time_budget
 
-    def learning_rate(self):
+    def learning_rate(self) -> float:
         return cosine(self.cfg.lr, self.cfg.lr_final, self.progress())
 
-    def train_for(self, steps, time_used=0.0, max_seconds=None):
+    def train_for(self, steps: int, time_used: float = 0.0, max_seconds: float | None = None) -> float:
         """Advance `steps` steps (fewer at max_steps, or when max_seconds have passed) with `time_used`
         seconds of the budget already spent; returns the wall-clock seconds taken (and leaves the CPU
         seconds in last_cpu)."""
@@ -48,7 +70,8 @@ class CosineSchedule:
             self.last_cpu = time.process_time() - cpu
         return elapsed
 
-    def run(self, progress=True, stop_at=None, max_seconds=None):
+    def run(self, progress: bool = True, stop_at: int | None = None,
+            max_seconds: float | None = None) -> list[dict[str, Any]]:
         """Train until max_steps steps, or stop_at (to interrupt a run), or when max_seconds of wall
         clock have passed (checked after each step; the run then saves); returns self.history. A
         history entry (and TensorBoard scalars) every log_every steps, a checkpoint every

@@ -21,6 +21,8 @@ blocks' last BatchNorm): outputs then move by O(noise) times the net's activatio
 a trained net can be large (noise=1e-3 moved a trained 2x32 tic-tac-toe net's logits by ~0.8 when
 its kernels grew to 5x5), so keep it tiny.
 """
+from __future__ import annotations
+
 import contextlib
 
 import torch
@@ -31,7 +33,7 @@ from zerogym_agents.nets.model import NetConfig, PolicyValueNet
 POOLED_INPUTS = ("policy.extra.weight", "value.mlp.0.weight", "score.mlp.0.weight")
 
 
-def _target(name, new, current):
+def _target(name: str, new: int | None, current: int) -> int:
     """The grown value (an int), or the current one when `new` is None; growth only."""
     if new is None:
         return current
@@ -42,7 +44,7 @@ def _target(name, new, current):
     return new
 
 
-def _old_index(name, d, old_size, new_size, ndim):
+def _old_index(name: str, d: int, old_size: int, new_size: int, ndim: int) -> torch.Tensor:
     """Where index i of dimension d of the old tensor lands in the new one."""
     if old_size == new_size:
         return torch.arange(new_size)
@@ -54,7 +56,8 @@ def _old_index(name, d, old_size, new_size, ndim):
     return torch.arange(old_size)              # channels: the old ones first, the new ones after
 
 
-def _embed(name, old, fresh, noise, gen):
+def _embed(name: str, old: torch.Tensor, fresh: torch.Tensor, noise: float,
+           gen: torch.Generator | None) -> torch.Tensor:
     """`fresh` (the new tensor as initialised) with `old` copied in at its old place."""
     if old.dim() != fresh.dim() or any(o > n for o, n in zip(old.shape, fresh.shape)):
         raise ValueError(f"grow: cannot fit {name} of shape {tuple(old.shape)} into {tuple(fresh.shape)}")
@@ -72,7 +75,8 @@ def _embed(name, old, fresh, noise, gen):
     return out
 
 
-def grow(net, blocks=None, channels=None, kernel_size=None, noise=0.0, seed=None):
+def grow(net: torch.nn.Module, blocks: int | None = None, channels: int | None = None, kernel_size: int | None = None,
+         noise: float = 0.0, seed: int | None = None) -> PolicyValueNet:
     """A bigger PolicyValueNet that starts from `net`'s function (see the module docstring).
 
     blocks: total residual blocks (>= the net's; new ones are appended); channels: trunk width

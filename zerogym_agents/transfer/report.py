@@ -1,6 +1,9 @@
 """The transfer experiment's report: Elo curves (a table and a plot) and a data-driven summary."""
+from __future__ import annotations
+
 import json
 import os
+from typing import Any
 
 import numpy as np
 
@@ -8,25 +11,28 @@ START = {"scratch": "a fresh net of the source's shape", "finetune": "the source
          "composite": "ZetaGo composite around the frozen source net", "grown": "the source net grown by {g} blocks",
          "curriculum": "the source net, trained on {sizes} then {big}"}
 
+Data = dict[str, Any]       # the experiment's results (zerogym_agents.experiment.transfer)
+Curves = dict[str, list[dict[str, Any]]]     # method -> its evaluation points (curves)
 
-def _e(x):
+
+def _e(x: float) -> str:
     """An Elo figure with its sign ("+0", never "-0")."""
     return f"{round(x) + 0:+d}" if np.isfinite(x) else "nan"
 
 
-def wdl(d):
+def wdl(d: dict[str, int]) -> str:
     return f"{d['wins']}-{d['draws']}-{d['losses']}"
 
 
-def score(d):
+def score(d: dict[str, int]) -> float:
     games = d["wins"] + d["draws"] + d["losses"]
     return (d["wins"] + 0.5 * d["draws"]) / games if games else float("nan")
 
 
-def curves(data):
+def curves(data: Data) -> Curves:
     """method -> its evaluation points, each with name, minutes, steps, board, elo, lo, hi, matches."""
     agents = (data.get("elo") or {}).get("agents", {})
-    out = {}
+    out: Curves = {}
     for method in [m for m in data["settings"]["methods"] if m in data["methods"]]:
         prog, points = data["methods"][method], []
         for ev in prog["evals"]:
@@ -39,7 +45,7 @@ def curves(data):
     return out
 
 
-def _compute(data):
+def _compute(data: Data) -> str:
     b = data["budget"]
     if "parallel" not in b:
         return ""
@@ -47,19 +53,19 @@ def _compute(data):
     return f"; {together}each on {b['torch_threads']} torch thread{'s' if b['torch_threads'] > 1 else ''}"
 
 
-def cpu_share(prog):
+def cpu_share(prog: dict[str, Any]) -> str:
     """CPU seconds the training process got per wall-clock second of training, as a percentage of one
     core ('-' for runs that did not measure it)."""
     wall = sum(st.get("cpu_wall_seconds", 0.0) for st in prog["stages"])
     return f"{100 * sum(st.get('cpu_seconds', 0.0) for st in prog['stages']) / wall:.0f}%" if wall else "-"
 
 
-def _budget(data):
+def _budget(data: Data) -> tuple[float, str]:
     s = data["settings"]
     return (s["steps"], "search steps") if s["steps"] is not None else (s["minutes"], "minutes")
 
 
-def _where(point, data):
+def _where(point: dict[str, Any], data: Data) -> str:
     """'after X min of training (Y% of the compute)' for an evaluation point."""
     budget, unit = _budget(data)
     used = point["steps"] if unit == "search steps" else point["minutes"]
@@ -69,7 +75,7 @@ def _where(point, data):
     return f"after {what} of training ({100 * used / budget:.0f}% of the compute)"
 
 
-def reading(data, cv):
+def reading(data: Data, cv: Curves) -> list[str]:
     """A list of sentences read off the data (nothing here is written by hand)."""
     s, lines = data["settings"], []
     big, small = s["big_size"], data["small_size"]
@@ -141,7 +147,7 @@ def reading(data, cv):
     return lines
 
 
-def plot(data, cv, path):
+def plot(data: Data, cv: Curves, path: str) -> None:
     import matplotlib
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
@@ -175,7 +181,7 @@ def plot(data, cv, path):
     plt.close(fig)
 
 
-def _source_training(src):
+def _source_training(src: dict[str, Any]) -> str:
     t = (src.get("card") or {}).get("training") or {}
     parts = [f"{t[k]} {what}" for k, what in (("steps", "search steps"), ("self_play_games", "self-play games"))
              if k in t]
@@ -184,7 +190,7 @@ def _source_training(src):
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def markdown(data, cv, plot_name):
+def markdown(data: Data, cv: Curves, plot_name: str) -> str:
     s = data["settings"]
     big, small, game = s["big_size"], data["small_size"], data["game"]
     budget, unit = _budget(data)
@@ -258,7 +264,7 @@ def markdown(data, cv, plot_name):
     return "\n".join(lines)
 
 
-def write_report(data, path):
+def write_report(data: Data, path: str) -> dict[str, str]:
     """Write the markdown report to `path` and the Elo plot beside it (same name, .png)."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)

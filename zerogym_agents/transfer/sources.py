@@ -1,8 +1,16 @@
 """Where a transfer starts: the net of any file load_net accepts (a net file, a saved agent, a training
 checkpoint, "pretrained:NAME"), with the game it was trained on when the file says so."""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zerogym_agents.agents.policy import PolicyNet
 
 
-def read_source(path):
+def read_source(path: str | os.PathLike[str]
+                ) -> tuple[PolicyNet, dict[str, Any] | None, str, dict[str, Any] | None]:
     """(net, agent, game, game_kwargs): the net in `path` (or "pretrained:NAME"); agent =
     {"kind", "options", "card"} when it is a saved agent, else None; the game and its kwargs
     (None when the file does not say them: a plain net file)."""
@@ -27,7 +35,7 @@ def read_source(path):
     return net, agent, net.config.game, None
 
 
-def square_board_size(game, kwargs):
+def square_board_size(game: str, kwargs: dict[str, Any]) -> int:
     """The side of the square board of `game` with `kwargs` (ValueError for a non-square board)."""
     import zerogym
     h, w, _ = zerogym.make_state(game, **kwargs).spec.obs_shape

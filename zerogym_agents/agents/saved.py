@@ -97,9 +97,9 @@ def load_agent(spec: str | os.PathLike[str], seed: int | None = None, game: str 
     net runs, "cpu" (default), "auto" (CUDA when torch sees a GPU), "cuda" or "cuda:N"."""
     from zerogym_agents.core.devices import resolve_device
     from zerogym_agents.nets import net_from_payload
-    device = resolve_device(device)
+    where = resolve_device(device)
     path, data = read_agent(spec)
-    net = net_from_payload(data["net"], source=path, game=game, game_kwargs=game_kwargs, device=device)
+    net = net_from_payload(data["net"], source=path, game=game, game_kwargs=game_kwargs, device=where)
     cls, options = _agent_class(data["agent"]), data["options"]
     try:
         return cls(net, seed=seed, **{**options, **overrides})

@@ -3,7 +3,7 @@ search guided by a policy-value evaluator).  Both read the compiled State behind
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -12,7 +12,7 @@ from zerogym_agents.agents.base import AECEnv, Agent, game_state
 from zerogym_agents.core.checks import integer, real
 from zerogym_agents.mcts._uct import UCTCore
 from zerogym_agents.mcts.config import SearchConfig
-from zerogym_agents.mcts.search import BatchedMCTS
+from zerogym_agents.mcts.search import BatchedMCTS, LeafEvaluator
 
 if TYPE_CHECKING:
     import torch
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from zerogym._core.state import State
 
 # a batch evaluator: (planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A), values (B,))
-EvaluatorFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 S = SearchConfig          # the defaults of the search settings
 UCT_NODES_LIMIT = 1 << 22      # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
@@ -78,7 +77,7 @@ class UCTAgent(Agent):
         return self.search(_running_state(env, "UCTAgent"))[0]
 
 
-def _as_evaluator(evaluator_or_net: torch.nn.Module | EvaluatorFn, symmetries: Any) -> EvaluatorFn:
+def _as_evaluator(evaluator_or_net: torch.nn.Module | LeafEvaluator, symmetries: Any) -> LeafEvaluator:
     """A callable (planes, masks) -> (priors, values): evaluators as they are, torch nets through
     zerogym_agents.nets.evaluate.make_evaluator."""
     torch = sys.modules.get("torch")     # a torch net implies torch is loaded: do not import it here
@@ -127,7 +126,7 @@ class AlphaZeroAgent(Agent):
 
     name = "alphazero"
 
-    def __init__(self, evaluator_or_net: torch.nn.Module | EvaluatorFn, simulations: int = 200,
+    def __init__(self, evaluator_or_net: torch.nn.Module | LeafEvaluator, simulations: int = 200,
                  c_puct: float = S.c_puct, temperature: float = 0.0, dirichlet: bool = False,
                  dirichlet_alpha: float = S.dirichlet_alpha, dirichlet_epsilon: float = S.dirichlet_epsilon,
                  fpu_reduction: float = S.fpu_reduction, virtual_loss: float = S.virtual_loss,

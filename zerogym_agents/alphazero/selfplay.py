@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Callable, Optional, cast
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 import numpy as np
 import numpy.typing as npt
 
 import zerogym
-from zerogym_agents.mcts.search import BatchedMCTS
+from zerogym_agents.mcts.search import BatchedMCTS, LeafEvaluator
 
 if TYPE_CHECKING:
     from zerogym._core.go import GoState
     from zerogym._core.state import State
     from zerogym_agents.alphazero.config import AlphaZeroConfig
 
-Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]   # (planes, masks) -> (priors, values)
 # a learner's move: (game, planes (C, H, W) float32, legal mask, search policy, mover, root value for the mover)
 Move = tuple[int, np.ndarray, np.ndarray, np.ndarray, int, float]
 Finished = tuple[int, tuple[float, float], Optional[float]]     # (game, returns per player, learner's score)
@@ -101,7 +100,8 @@ class SelfPlay:
         best = mcts.select_actions(0.0)
         return np.where(move_no < self.cfg.temperature_moves, sampled, best)
 
-    def step(self, evaluator: Evaluator, opp_evaluator: Evaluator | None = None) -> tuple[list[Move], list[Finished]]:
+    def step(self, evaluator: LeafEvaluator,
+             opp_evaluator: LeafEvaluator | None = None) -> tuple[list[Move], list[Finished]]:
         """One search of every game, then one move in each. Returns (moves, finished): moves, the
         learner's moves (with playout cap randomization, those of full searches only) as (game,
         planes (C, H, W) float32, legal mask, search policy, mover, root value from the mover's view)
@@ -132,7 +132,7 @@ class SelfPlay:
         actions = self._choose(self.mcts, self.move_no)
         theirs = np.zeros(G, bool)         # the pool opponent moves in these games
         if P:
-            assert self.opp_mcts is not None
+            assert self.opp_mcts is not None and opp_evaluator is not None      # pool games have both
             self.opp_mcts.run(opp_evaluator, copy=False)
             theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
             actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]

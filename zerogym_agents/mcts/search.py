@@ -215,7 +215,7 @@ class BatchedMCTS:
         for i, st in enumerate(states):
             self.set_root(i, st)
 
-    def set_root(self, i: int, state: State) -> None:
+    def set_root(self, i: int | np.integer, state: State) -> None:
         """Start a fresh tree for game i at `state` (copied)."""
         i = integer("game index", i, 0, self.num_games - 1)
         if not isinstance(state, State) or state.spec is None or not same_game(state.spec, self.spec):

@@ -3,22 +3,25 @@
 The network API (NetConfig, PolicyValueNet, ...) is imported on first use, so that importing
 the agents does not load torch.
 """
+from __future__ import annotations
+
 import importlib
 import importlib.util
 import os
 import sys
+from typing import Any
 
 # the import names of what the agents extra installs (pyproject.toml): looked up, not imported
 AGENTS_EXTRA = ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib")
 
 
-def _installed(name):
+def _installed(name: str) -> bool:
     if name in sys.modules:
         return sys.modules[name] is not None
     return importlib.util.find_spec(name) is not None
 
 
-def _check_agents_extra():
+def _check_agents_extra() -> None:
     """An ImportError that says what to install when a package of the agents extra is missing (after
     `pip install zerogym`, the environments only); run as the `zerogym` command, that one line on
     stderr and exit status 1 instead of a traceback."""
@@ -56,7 +59,7 @@ _LAZY = {
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "MinimaxAgent", "game_state", *_LAZY]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'zerogym_agents' has no attribute {name!r}")

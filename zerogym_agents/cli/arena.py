@@ -1,12 +1,20 @@
 """`zerogym arena`: a round robin between agents given as specs, with Elo table, plot and records."""
+from __future__ import annotations
+
+import argparse
 import shlex
 import sys
+from typing import TYPE_CHECKING
 
 from zerogym.registry import GAMES
 from zerogym_agents.agents.specs import AGENT_SPECS, agent_from_spec, agent_names, game_kwargs_for_agents, parse_kwargs
 
+if TYPE_CHECKING:
+    from zerogym_agents.arena.elo import EloTable
+    from zerogym_agents.arena.match import RoundRobinResult
 
-def add_arena_parser(subparsers):
+
+def add_arena_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the `arena` sub-command to an argparse subparsers object; returns its parser."""
     p = subparsers.add_parser("arena", help="round robin between agents: Elo table, plot and game records",
                               description="Every pair of agents plays --games games (colours alternated); "
@@ -28,7 +36,7 @@ def add_arena_parser(subparsers):
     return p
 
 
-def run_arena(args):
+def run_arena(args: argparse.Namespace) -> tuple[RoundRobinResult, EloTable]:
     """Run the round robin that the parsed `args` describe, write the report, print the Elo table."""
     from zerogym_agents.arena.elo import fit_elo
     from zerogym_agents.arena.match import round_robin

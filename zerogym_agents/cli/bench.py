@@ -13,12 +13,17 @@ targets are stated in:
                                                              (target >= 1x)
   * zerogym vector path / best of OpenSpiel and batched Pgx  (target >= 3x; Go 9x9 >= 1M moves/s)
 """
+from __future__ import annotations
+
+import argparse
 import json
 import os
 import random
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -28,7 +33,8 @@ import zerogym.vector
 
 # game label -> (zerogym game, kwargs, PettingZoo (module, kwargs) or None, OpenSpiel (name, params) or None,
 # Pgx id or None); without a PettingZoo module the AEC comparison is OpenSpiel's game through Shimmy
-CASES = {
+CASES: dict[str, tuple[str, dict[str, Any], tuple[str, dict[str, Any]] | None, tuple[str, dict[str, Any]] | None,
+                       str | None]] = {
     "Go 9x9": ("go", {"board_size": 9}, ("pettingzoo.classic.go_v5", {"board_size": 9}),
                ("go", {"board_size": 9, "komi": 7.5}), "go_9x9"),
     "Go 19x19": ("go", {"board_size": 19}, ("pettingzoo.classic.go_v5", {"board_size": 19}),
@@ -47,9 +53,10 @@ CASES = {
 QUICK = ["Go 9x9", "Connect Four 6x7"]
 VECTOR_SIZES = (64, 256, 1024)   # the vector path is measured at each; the table shows the best
 CORES = os.cpu_count() or 1
+Row = tuple[str, dict[str, Any]]       # (game label, {measurement: moves/s, ...})
 
 
-def timed(play_one_game, seconds):
+def timed(play_one_game: Callable[[], int], seconds: float) -> float:
     """Moves/s of repeated play_one_game() calls (each returns its move count) for `seconds`."""
     moves, t0 = 0, time.perf_counter()
     while True:
@@ -59,13 +66,13 @@ def timed(play_one_game, seconds):
             return moves / elapsed
 
 
-def aec_loop(env, seed=0, seeded=False):
+def aec_loop(env: Any, seed: int = 0, seeded: bool = False) -> Callable[[], int]:
     """The standard AEC loop with random legal actions (a lean chooser, the same for every env);
     seeded: env.reset(seed=...) with a new seed every episode."""
     rand = random.Random(seed).random
     episodes = iter(range(10**12))
 
-    def play():
+    def play() -> int:
         env.reset(seed=next(episodes)) if seeded else env.reset()
         moves = 0
         for _ in env.agent_iter():
@@ -82,7 +89,7 @@ def aec_loop(env, seed=0, seeded=False):
     return play
 
 
-def alternative_env(pz, osp):
+def alternative_env(pz: tuple[str, dict[str, Any]] | None, osp: tuple[str, dict[str, Any]] | None) -> Any:
     """What a PettingZoo user has for the game without zerogym: PettingZoo's classic env, or else
     OpenSpiel's game wrapped as an AEC env by Shimmy."""
     if pz:
@@ -90,16 +97,17 @@ def alternative_env(pz, osp):
         return importlib.import_module(pz[0]).env(**pz[1])
     import pyspiel
     from shimmy import OpenSpielCompatibilityV0
+    assert osp is not None              # measure() asks only for a game with one of the two
     return OpenSpielCompatibilityV0(pyspiel.load_game(*osp))
 
 
-def zerogym_state_loop(game, kwargs):
+def zerogym_state_loop(game: str, kwargs: dict[str, Any]) -> Callable[[], int]:
     """Same loop shape as openspiel_loop: legal actions, random choice, step, observation."""
     st = zerogym.make_state(game, **kwargs)
     planes = np.empty(tuple(np.roll(st.spec.obs_shape, 1)), np.float32)
     choice = random.Random(0).choice
 
-    def play():
+    def play() -> int:
         st.reset()
         moves = 0
         while not st.is_over():
@@ -110,12 +118,12 @@ def zerogym_state_loop(game, kwargs):
     return play
 
 
-def openspiel_loop(name, params):
+def openspiel_loop(name: str, params: dict[str, Any]) -> Callable[[], int]:
     import pyspiel
     game = pyspiel.load_game(name, params)
     choice = random.Random(0).choice
 
-    def play():
+    def play() -> int:
         s = game.new_initial_state()
         moves = 0
         while not s.is_terminal():
@@ -127,7 +135,8 @@ def openspiel_loop(name, params):
     return play
 
 
-def vector_speed(game, kwargs, seconds, num_envs=1024, num_threads=1):
+def vector_speed(game: str, kwargs: dict[str, Any], seconds: float, num_envs: int = 1024,
+                 num_threads: int = 1) -> float:
     """Moves/s of `num_envs` games stepped together with random legal actions (compiled sampler)."""
     venv = zerogym.vector.make(game, num_envs, copy=False, num_threads=num_threads, **kwargs)
     obs, _ = venv.reset(seed=0)
@@ -172,9 +181,9 @@ print(json.dumps(batch * n / (time.perf_counter() - t0)))
 """
 
 
-def pgx_speed(env_id, seconds, batches=(1024, 4096)):
+def pgx_speed(env_id: str, seconds: float, batches: Sequence[int] = (1024, 4096)) -> float | None:
     """Best moves/s over batch sizes, in a subprocess (JAX keeps to itself); None if Pgx is missing."""
-    best = None
+    best: float | None = None
     for batch in batches:
         try:
             out = subprocess.run([sys.executable, "-c", PGX_SCRIPT, env_id, str(batch), str(seconds)],
@@ -190,12 +199,12 @@ def pgx_speed(env_id, seconds, batches=(1024, 4096)):
     return best
 
 
-def measure(labels, seconds, with_pgx=True, threaded=True):
+def measure(labels: Sequence[str], seconds: float, with_pgx: bool = True, threaded: bool = True) -> list[Row]:
     rows = []
     impls = (("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_state", "openspiel", "zg_vector")
              + (("zg_vector_mt",) if threaded else ()) + ("pgx",))
     tasks = [(label, impl) for label in labels for impl in impls]
-    results = {label: {} for label in labels}
+    results: dict[str, dict[str, Any]] = {label: {} for label in labels}
     for label, impl in tqdm(tasks, desc="env speed", unit="run"):
         game, kwargs, pz, osp, pgx_id = CASES[label]
         r = results[label]
@@ -212,7 +221,7 @@ def measure(labels, seconds, with_pgx=True, threaded=True):
         elif impl in ("zg_vector", "zg_vector_mt"):
             threads = 1 if impl == "zg_vector" else CORES
             rates = {n: vector_speed(game, kwargs, seconds, num_envs=n, num_threads=threads) for n in VECTOR_SIZES}
-            r[impl + "_n"] = max(rates, key=rates.get)
+            r[impl + "_n"] = max(rates, key=rates.__getitem__)
             r[impl] = rates[r[impl + "_n"]]
         elif impl == "pgx" and pgx_id and with_pgx:
             r[impl] = pgx_speed(pgx_id, seconds)
@@ -221,13 +230,13 @@ def measure(labels, seconds, with_pgx=True, threaded=True):
     return rows
 
 
-def fmt(x):
+def fmt(x: float | None) -> str:
     if x is None:
         return "n/a"
     return f"{x / 1e6:.2f}M" if x >= 1e6 else f"{x / 1e3:.1f}k"
 
 
-def ratio(a, b):
+def ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.1f}x" if a and b else "n/a"
 
 
@@ -237,15 +246,15 @@ TARGETS = ("Targets: zerogym env() at least 10x PettingZoo env(), with and witho
            "the better zerogym vector figure at least 3x the best of OpenSpiel and Pgx.")
 
 
-def table(rows):
+def table(rows: Sequence[Row]) -> str:
     """The markdown speed table (columns nothing was measured for are left out), then the targets."""
-    def vector(key):
+    def vector(key: str) -> Callable[[dict[str, Any]], str]:
         return lambda r: fmt(r.get(key)) + (f" (N={r[key + '_n']})" if r.get(key) is not None else "")
 
-    def best(r):
+    def best(r: dict[str, Any]) -> float | None:
         return max([v for v in (r.get("openspiel"), r.get("pgx")) if v] or [0]) or None
 
-    def ours(r):
+    def ours(r: dict[str, Any]) -> float | None:
         return max(r.get("zg_vector") or 0, r.get("zg_vector_mt") or 0) or None
 
     # (header, cell of a row, the measurements it needs)
@@ -272,7 +281,7 @@ def table(rows):
     return "\n".join(lines) + "\n\n" + note + TARGETS
 
 
-def plot(rows, path):
+def plot(rows: Sequence[Row], path: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -293,7 +302,7 @@ def plot(rows, path):
     fig.savefig(path, dpi=100)
 
 
-def add_arguments(parser, out_default=None):
+def add_arguments(parser: argparse.ArgumentParser, out_default: str | None = None) -> None:
     """The options of `zerogym bench` and benchmarks/env_speed.py."""
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, one core, no Pgx")
@@ -302,7 +311,7 @@ def add_arguments(parser, out_default=None):
                         "plot there (not with --quick)" + (f"; default {out_default}" if out_default else ""))
 
 
-def run(args, command):
+def run(args: argparse.Namespace, command: str) -> list[Row]:
     """Measure, print the table and, unless --quick, write it with its plot to args.out (when given);
     `command` is what reproduces the run, quoted in the written table. Returns the rows."""
     labels = QUICK if args.quick else list(CASES)

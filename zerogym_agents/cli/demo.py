@@ -1,21 +1,29 @@
 """The headline demo's learning part: AlphaZero trained briefly on Connect Four, then a round robin
 against the baselines, with a results table and plots written to a folder."""
+from __future__ import annotations
+
 import os
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
 from zerogym_agents.core.constants import PLOT
 
+if TYPE_CHECKING:
+    from zerogym_agents.arena.elo import EloTable
+
 # the Connect Four settings of the shipped recipes (alphazero/recipes.py), with a learning rate that does not decay
-DEMO_CONFIG = dict(game="connect_four", concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096,
-                   buffer_size=200_000, lr=0.02, lr_final=0.02, temperature_moves=6, pool_fraction=0.0,
-                   max_steps=10**9, checkpoint_every=100,
-                   net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce",
-                        "value_activation": "leaky_relu"})
+DEMO_CONFIG: dict[str, Any] = dict(game="connect_four", concurrent_games=128, simulations=64, batch_size=256,
+                                   min_buffer=4096, buffer_size=200_000, lr=0.02, lr_final=0.02, temperature_moves=6,
+                                   pool_fraction=0.0, max_steps=10**9, checkpoint_every=100,
+                                   net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce",
+                                        "value_activation": "leaky_relu"})
 
 
-def train_and_compare(minutes, out, games_per_pair=10, simulations=200, seed=0, print_fn=print, zerogym="zerogym"):
+def train_and_compare(minutes: float, out: str, games_per_pair: int = 10, simulations: int = 200, seed: int = 0,
+                      print_fn: Callable[..., None] = print, zerogym: str = "zerogym") -> EloTable:
     """Train for `minutes` of wall time, then play AlphaZero, UCT(200), Greedy and Random against each
     other (games_per_pair games per pair, colours alternated); writes report.md, elo.png and
     training.png into `out` and returns the EloTable.  `zerogym`: how the closing hint runs zerogym

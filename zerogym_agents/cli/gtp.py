@@ -2,12 +2,21 @@
 commands, so that GNU Go, GoGui, Sabaki or any GTP controller can play it (`zerogym gtp --agent
 SPEC`).  The controller's side (GTPClient) and the vertex and score formats are in gtp_client.
 """
+from __future__ import annotations
+
+import argparse
 import io
 import math
 import re
 import sys
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 from zerogym_agents.agents.gtp_client import COLOUR_NAMES, parse_colour, parse_vertex, score_text, vertex
+
+if TYPE_CHECKING:
+    from zerogym._core.go import GoState
+    from zerogym.play import Player
 
 MAX_BOARD = 25                  # the largest Go board zerogym plays (and GTP vertices can name)
 MAX_LINE = 1 << 16              # longer command lines are answered "? line too long" and never held whole
@@ -47,7 +56,8 @@ class GTPEngine:
     act), genmove answers resign and plays nothing.
     """
 
-    def __init__(self, agent, board_size=9, komi=7.5, max_moves=None, name="zerogym"):
+    def __init__(self, agent: Player, board_size: int = 9, komi: float = 7.5, max_moves: int | None = None,
+                 name: str = "zerogym") -> None:
         self.agent = agent
         self.name = name
         self.max_moves = max_moves
@@ -56,20 +66,20 @@ class GTPEngine:
 
     # -- state -----------------------------------------------------------------------------------
     @property
-    def env(self):
+    def env(self) -> Any:
         """The zerogym AEC env of the current game (what the agent acts on)."""
         return self._env
 
     @property
-    def state(self):
+    def state(self) -> GoState:
         return self._env.unwrapped.state
 
     @property
-    def moves(self):
+    def moves(self) -> list[int]:
         """The actions of the current game so far (black first)."""
         return list(self._moves)
 
-    def _setup(self, size, komi, moves):
+    def _setup(self, size: int, komi: float, moves: Sequence[int]) -> None:
         """Build the game (size, komi) with `moves` played; the engine changes only if all is legal."""
         import zerogym
         mm = self.max_moves if self.max_moves is not None else 4 * size * size
@@ -81,23 +91,23 @@ class GTPEngine:
         self._env, self.board_size, self.komi, self._moves = env, size, komi, list(moves)
 
     @staticmethod
-    def _size_arg(size):
+    def _size_arg(size: Any) -> int:
         if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= MAX_BOARD:
             raise ValueError(f"board_size must be an int in 2..{MAX_BOARD}, got {size!r}")
         return size
 
     @staticmethod
-    def _komi_arg(komi):
+    def _komi_arg(komi: Any) -> float:
         if isinstance(komi, bool) or not isinstance(komi, (int, float)) or not math.isfinite(komi):
             raise ValueError(f"komi must be a finite number, got {komi!r}")
         return float(komi)
 
-    def _reset_agent(self):
+    def _reset_agent(self) -> None:
         if hasattr(self.agent, "reset"):
             self.agent.reset()
 
     # -- protocol --------------------------------------------------------------------------------
-    def handle(self, line):
+    def handle(self, line: str | bytes | bytearray | memoryview) -> str:
         """The full GTP response to one command line (str or bytes)."""
         if isinstance(line, (bytes, bytearray, memoryview)):
             line = bytes(line)
@@ -149,7 +159,7 @@ class GTPEngine:
             body = "\n" + body
         return f"{'=' if ok else '?'}{ident} {body}\n\n"
 
-    def serve(self, stdin, stdout):
+    def serve(self, stdin: IO[Any], stdout: IO[Any]) -> None:
         """Answer command lines from stdin on stdout until quit or end of input.
 
         stdin: a binary stream (what a GTP controller's pipe is: sys.stdin.buffer) or a text one;
@@ -174,11 +184,11 @@ class GTPEngine:
 
     # -- commands (each returns the answer text or raises _Refused) --------------------------------
     @staticmethod
-    def _nargs(args, n, usage):
+    def _nargs(args: list[str], n: int, usage: str) -> None:
         if len(args) != n:
             raise _Refused(f"syntax error: usage {usage}")
 
-    def _number(self, args, usage, convert, what):
+    def _number(self, args: list[str], usage: str, convert: Callable[[str], Any], what: str) -> Any:
         # the command's one argument through convert; its ValueError is a syntax error, `what` the
         # message's format with the argument
         self._nargs(args, 1, usage)
@@ -187,29 +197,29 @@ class GTPEngine:
         except ValueError:
             raise _Refused("syntax error: " + what.format(args[0])) from None
 
-    def _cmd_protocol_version(self, args):
+    def _cmd_protocol_version(self, args: list[str]) -> str:
         return "2"
 
-    def _cmd_name(self, args):
+    def _cmd_name(self, args: list[str]) -> str:
         return self.name
 
-    def _cmd_version(self, args):
+    def _cmd_version(self, args: list[str]) -> str:
         import zerogym
         agent = getattr(self.agent, "name", None) or type(self.agent).__name__
         return f"{zerogym.__version__} (agent {agent})"
 
-    def _cmd_known_command(self, args):
+    def _cmd_known_command(self, args: list[str]) -> str:
         self._nargs(args, 1, "known_command NAME")
         return "true" if args[0].lower() in COMMANDS else "false"
 
-    def _cmd_list_commands(self, args):
+    def _cmd_list_commands(self, args: list[str]) -> str:
         return "\n".join(COMMANDS)
 
-    def _cmd_quit(self, args):
+    def _cmd_quit(self, args: list[str]) -> str:
         self.done = True
         return ""
 
-    def _cmd_boardsize(self, args):
+    def _cmd_boardsize(self, args: list[str]) -> str:
         size = self._number(args, "boardsize N", int, "board size {!r} is not an int")
         if not 2 <= size <= MAX_BOARD:
             raise _Refused(f"unacceptable size (2..{MAX_BOARD})")
@@ -217,17 +227,17 @@ class GTPEngine:
         self._reset_agent()
         return ""
 
-    def _cmd_clear_board(self, args):
+    def _cmd_clear_board(self, args: list[str]) -> str:
         self._setup(self.board_size, self.komi, [])
         self._reset_agent()
         return ""
 
-    def _cmd_komi(self, args):
+    def _cmd_komi(self, args: list[str]) -> str:
         komi = self._number(args, "komi FLOAT", _finite, "komi {!r} is not a finite number")
         self._setup(self.board_size, komi, self._moves)
         return ""
 
-    def _colour_to_move(self, word):
+    def _colour_to_move(self, word: str) -> int:
         try:
             colour = parse_colour(word)
         except ValueError as err:
@@ -238,7 +248,7 @@ class GTPEngine:
                            f"(this engine takes alternating moves only)")
         return colour
 
-    def _cmd_play(self, args):
+    def _cmd_play(self, args: list[str]) -> str:
         self._nargs(args, 2, "play COLOUR VERTEX")
         self._colour_to_move(args[0])
         try:
@@ -254,7 +264,7 @@ class GTPEngine:
         self._moves.append(action)
         return ""
 
-    def _cmd_genmove(self, args):
+    def _cmd_genmove(self, args: list[str]) -> str:
         self._nargs(args, 1, "genmove COLOUR")
         self._colour_to_move(args[0])
         st = self.state
@@ -276,19 +286,19 @@ class GTPEngine:
         self._moves.append(action)
         return vertex(action, self.board_size)
 
-    def _cmd_undo(self, args):
+    def _cmd_undo(self, args: list[str]) -> str:
         if not self._moves:
             raise _Refused("cannot undo")
         self._setup(self.board_size, self.komi, self._moves[:-1])
         return ""
 
-    def _cmd_showboard(self, args):
+    def _cmd_showboard(self, args: list[str]) -> str:
         return "\n" + self._env.unwrapped.render_text()
 
-    def _cmd_final_score(self, args):
+    def _cmd_final_score(self, args: list[str]) -> str:
         return score_text(self.state.score())
 
-    def _cmd_final_status_list(self, args):
+    def _cmd_final_status_list(self, args: list[str]) -> str:
         self._nargs(args, 1, "final_status_list alive|dead|seki")
         status = args[0].lower()
         if status not in ("alive", "dead", "seki"):
@@ -299,7 +309,7 @@ class GTPEngine:
         return " ".join(vertex(r * n + c, n) for r in range(n) for c in range(n) if board[r, c])
 
 
-def _finite(word):
+def _finite(word: str) -> float:
     """float(word), ValueError unless it is finite."""
     x = float(word)
     if not math.isfinite(x):
@@ -307,7 +317,7 @@ def _finite(word):
     return x
 
 
-def _line_id(line):
+def _line_id(line: str | bytes) -> str:
     """The id ("12") a command line (bytes or str) starts with, or ""."""
     head = line[:64]
     if isinstance(head, str):
@@ -317,7 +327,7 @@ def _line_id(line):
 
 
 # ---- command line -------------------------------------------------------------------------------
-def add_gtp_parser(subparsers):
+def add_gtp_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the `gtp` sub-command to an argparse subparsers object; returns its parser."""
     from zerogym_agents.agents.specs import AGENT_SPECS
     p = subparsers.add_parser("gtp", help="play an agent over GTP (for GNU Go, GoGui, Sabaki, ...)",
@@ -336,7 +346,7 @@ def add_gtp_parser(subparsers):
     return p
 
 
-def resigning(agent, args, kwargs):
+def resigning(agent: Player, args: argparse.Namespace, kwargs: dict[str, Any]) -> Player:
     """The saved AlphaZero agent of args.agent again, with the resignation options of `args`."""
     from zerogym_agents.agents.saved import load_agent
     from zerogym_agents.agents.search import AlphaZeroAgent
@@ -347,7 +357,7 @@ def resigning(agent, args, kwargs):
                       resign_moves=args.resign_moves)
 
 
-def run_gtp(args):
+def run_gtp(args: argparse.Namespace) -> None:
     """Serve GTP on stdin/stdout for the parsed `args`; anything else the agent prints goes to stderr."""
     from zerogym_agents.agents.specs import agent_from_spec
     try:

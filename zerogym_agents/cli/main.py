@@ -1,8 +1,11 @@
 """The `zerogym` command line: every sub-command, and one way for all of them to end on an error."""
+from __future__ import annotations
+
 import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -15,7 +18,7 @@ from zerogym_agents.agents.specs import game_kwargs_for_agents, is_saved_agent_s
 from zerogym_agents.cli.transfer import add_transfer_parser
 
 
-def demo(args):
+def demo(args: argparse.Namespace) -> None:
     """A seeded random game of Go rendered in the terminal, AlphaZero trained briefly on Connect Four and
     put against the baselines (a results table and plots on disk), then a quick speed table."""
     import zerogym
@@ -47,7 +50,7 @@ def demo(args):
         bench(argparse.Namespace(seconds=args.seconds, quick=True, no_pgx=True, out=None))
 
 
-def invocation():
+def invocation() -> str:
     """How to run zerogym again, as a hint to print: "zerogym" when that is on PATH and is the
     script running now, else the script's path as it was run (".venv/bin/zerogym"), else
     "PYTHON -m zerogym_agents.cli.main"."""
@@ -63,7 +66,7 @@ def invocation():
     return f"{python if rel.startswith('..') else rel} -m zerogym_agents.cli.main"
 
 
-def bench(args):
+def bench(args: argparse.Namespace) -> None:
     """`zerogym bench`: the environment speed table (zerogym_agents.cli.bench); --out DIR also writes it."""
     from zerogym_agents.cli.bench import run
     run(args, "zerogym bench" + "".join(f" {a}" for a in sys.argv[2:]))
@@ -73,11 +76,11 @@ class CommandExit(SystemExit):
     """How main() ends a command on a user's mistake, once its one line is on stderr: `.code` is the
     exit status (the interpreter exits with it), str() is the message."""
 
-    def __init__(self, message, status):
+    def __init__(self, message: str, status: int) -> None:
         super().__init__(status)
         self.message = message
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.message
 
 
@@ -85,7 +88,7 @@ _PACKAGES = ("zerogym", "zerogym_agents")
 _FILE_ERRORS = (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError)
 
 
-def _raised_in_zerogym(err):
+def _raised_in_zerogym(err: BaseException) -> bool:
     """Whether the innermost frame of err's traceback is zerogym's own code (Python or Cython)."""
     tb = err.__traceback__
     while tb is not None and tb.tb_next is not None:
@@ -97,12 +100,13 @@ def _raised_in_zerogym(err):
         return path.split("/", 1)[0] in _PACKAGES
     for name in _PACKAGES:
         module = sys.modules.get(name)
-        if module is not None and path.startswith(os.path.dirname(module.__file__).replace(os.sep, "/") + "/"):
+        file = module.__file__ if module is not None else None       # None: a namespace package, not ours
+        if file is not None and path.startswith(os.path.dirname(file).replace(os.sep, "/") + "/"):
             return True
     return False
 
 
-def user_error(err):
+def user_error(err: BaseException) -> tuple[int, str] | None:
     """(exit status, message) when exception `err` is a user's mistake, else None: a bug, which keeps its traceback.
 
     User mistakes are one line on stderr (`zerogym CMD: error: MESSAGE`) and exit status 2 for bad
@@ -136,14 +140,14 @@ def user_error(err):
     return None
 
 
-def gtp_board_from_card(args, argv):
+def gtp_board_from_card(args: argparse.Namespace, argv: Sequence[str]) -> None:
     """`zerogym gtp` with a saved agent: without --board-size (or --komi) the first board is the one of
     the agent's model card (the controller's boardsize and komi commands change it as usual); a size
     other than the card's gets a note on stderr, since stdout carries GTP only."""
     if not is_saved_agent_spec(args.agent):
         return
 
-    def given(option):
+    def given(option: str) -> bool:
         return any(a == option or a.startswith(option + "=") for a in argv)
     try:
         card, _ = game_kwargs_for_agents("go", {}, [args.agent])
@@ -158,12 +162,12 @@ def gtp_board_from_card(args, argv):
         print(f"zerogym gtp: {note}", file=sys.stderr)
 
 
-def command_name(args):
+def command_name(args: argparse.Namespace) -> str:
     """"train alphazero", "transfer grow", "arena": the command as typed, for messages."""
     return getattr(args, "command_name", None) or args.command
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line `argv` (default sys.argv[1:]); see user_error for how errors end."""
     argv = list(sys.argv[1:] if argv is None else argv)
     cut = argv.index("--") if "--" in argv else len(argv)

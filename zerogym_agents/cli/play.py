@@ -5,10 +5,15 @@ kwargs than the ones given is announced as playing them zero-shot, or refused (s
 zerogym_agents.agents.specs.game_kwargs_for_agents).  With no agent, a pretrained agent made for exactly
 the game and kwargs plays, else DEFAULT_AGENT.
 """
+from __future__ import annotations
+
+import argparse
 import json
 import os
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from zerogym.play import Session
+from zerogym.play import Player, PlayResult, Session
 from zerogym.registry import GAMES, make_state
 from zerogym_agents.core.checkpoint import PRETRAINED_DIR, pretrained_names
 from zerogym_agents.agents.specs import agent_from_spec, game_kwargs_for_agents, parse_kwargs
@@ -16,7 +21,7 @@ from zerogym_agents.agents.specs import agent_from_spec, game_kwargs_for_agents,
 DEFAULT_AGENT = "uct:400"
 
 
-def default_agent(game, kwargs):
+def default_agent(game: str, kwargs: Mapping[str, Any]) -> str:
     """A pretrained agent made for exactly this game and kwargs, else DEFAULT_AGENT."""
     want = make_state(game, **kwargs).spec
     for name, card in pretrained_cards().items():
@@ -29,9 +34,9 @@ def default_agent(game, kwargs):
     return DEFAULT_AGENT
 
 
-def pretrained_cards():
+def pretrained_cards() -> dict[str, dict[str, Any]]:
     """{name: model card} of the agents shipped with zerogym_agents (read from their JSON cards)."""
-    cards = {}
+    cards: dict[str, dict[str, Any]] = {}
     for name in pretrained_names():
         try:
             with open(os.path.join(PRETRAINED_DIR, f"{name}.json")) as f:
@@ -42,7 +47,9 @@ def pretrained_cards():
     return cards
 
 
-def session(game, agent=None, kwargs=None, human="first", seed=None, input_fn=input, print_fn=print):
+def session(game: str, agent: str | Player | None = None, kwargs: dict[str, Any] | None = None,
+            human: str | int = "first", seed: int | None = None, input_fn: Callable[[str], str] = input,
+            print_fn: Callable[..., None] = print) -> Session:
     """A zerogym.play.Session against `agent`: a spec ("uct:400", "pretrained:NAME", a saved agent's
     path), an agent object, or None (default_agent); with a saved agent, the game kwargs as the
     module docstring says."""
@@ -51,13 +58,16 @@ def session(game, agent=None, kwargs=None, human="first", seed=None, input_fn=in
     if agent is None:
         agent = default_agent(game, kwargs)
     name = None
+    player: Player
     if isinstance(agent, str):
         kwargs, notes = game_kwargs_for_agents(game, kwargs, [agent])
-        name, agent = agent, agent_from_spec(agent, game, kwargs, seed=seed)
-    return Session(game, agent, kwargs, human, seed, input_fn, print_fn, name=name, notes=notes)
+        name, player = agent, agent_from_spec(agent, game, kwargs, seed=seed)
+    else:
+        player = agent
+    return Session(game, player, kwargs, human, seed, input_fn, print_fn, name=name, notes=notes)
 
 
-def add_play_parser(subparsers):
+def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the `play` sub-command to an argparse subparsers object; returns its parser."""
     p = subparsers.add_parser("play", help="play against an agent in the terminal",
                               description="A person against an agent: type moves like D4 (a1 in Othello, "
@@ -78,7 +88,8 @@ def add_play_parser(subparsers):
     return p
 
 
-def run_play(args, input_fn=None, print_fn=None):
+def run_play(args: argparse.Namespace, input_fn: Callable[[str], str] | None = None,
+             print_fn: Callable[..., None] | None = None) -> PlayResult | None:
     """Run `zerogym play` for parsed `args` (talking through input() / print() unless given other
     functions); returns the PlayResult (None for --list)."""
     input_fn, print_fn = input_fn or input, print_fn or print

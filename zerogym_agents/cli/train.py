@@ -1,15 +1,33 @@
 """`zerogym train alphazero|pg`: the options both share (the config's layers, the run folder, the run, the
 backend), each algorithm's sub-command and its run; --resume continues a run."""
+from __future__ import annotations
+
 import argparse
 import math
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from zerogym_agents.core.config_io import JsonConfig
 from zerogym_agents.pg.config import ALGOS
 from zerogym_agents.training.run_folder import add_run_folder_arguments, prepare_run_folder
 from zerogym_agents.agents.specs import parse_kwargs
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
-def add_train_parser(subparsers):
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
+    from zerogym_agents.pg.base import PGTrainer
+    from zerogym_agents.pg.config import PGConfig
+    from zerogym_agents.scale.config import RayConfig
+    from zerogym_agents.training.schedule import CosineSchedule
+
+ConfigT = TypeVar("ConfigT", bound=JsonConfig)
+TrainerT = TypeVar("TrainerT", bound="CosineSchedule")
+
+
+def add_train_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     train = subparsers.add_parser("train", help="train an agent (alphazero, pg)")
     algos = train.add_subparsers(dest="algo", required=True)
     az = algos.add_parser("alphazero", help="AlphaZero self-play training",
@@ -21,16 +39,17 @@ def add_train_parser(subparsers):
     add_pg_parser(algos)
 
 
-def alphazero_config(args):
+def alphazero_config(args: argparse.Namespace) -> AlphaZeroConfig:
     """The AlphaZeroConfig of `zerogym train alphazero ARGS`."""
     from zerogym_agents.alphazero.config import AlphaZeroConfig
     return config_from_args(AlphaZeroConfig, args)
 
 
-def run_train_alphazero(args):
+def run_train_alphazero(args: argparse.Namespace) -> None:
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
     cfg = alphazero_config(args)            # errors: one line through zerogym_agents.cli.main.user_error
-    rc, make_trainer = ray_config(args), AlphaZeroTrainer
+    rc = ray_config(args)
+    make_trainer: Callable[..., AlphaZeroTrainer] = AlphaZeroTrainer
     if rc is not None:
         import functools
 
@@ -40,9 +59,9 @@ def run_train_alphazero(args):
     print(summary_line(trainer, out))
 
 
-def summary_line(trainer, out):
+def summary_line(trainer: AlphaZeroTrainer, out: str) -> str:
     """What a finished `zerogym train alphazero` prints: counts, the last losses (rounded), where it is."""
-    last = next((h for h in reversed(trainer.history) if h.get("loss") is not None), {})
+    last: dict[str, Any] = next((h for h in reversed(trainer.history) if h.get("loss") is not None), {})
     if last:
         losses = (f"last loss {last['loss']:.3f} (policy {last['policy_loss']:.3f}, value {last['value_loss']:.3f})")
     else:
@@ -52,19 +71,20 @@ def summary_line(trainer, out):
             f"checkpoint and agent.pt in {out}")
 
 
-def add_config_arguments(parser, config_class):
+def add_config_arguments(parser: argparse.ArgumentParser, config_class: type[JsonConfig]) -> None:
     """The options `zerogym train alphazero|pg` share: the game, the config's layers and its start."""
     from zerogym.registry import GAMES
     name = config_class.__name__
+    fields = cast("type[DataclassInstance]", config_class).__dataclass_fields__     # config classes are dataclasses
     parser.add_argument("--game", required=True, help=", ".join(GAMES))
     parser.add_argument("--kwargs", nargs="*", default=[], help="game kwargs: key=value words or one JSON object")
     parser.add_argument("--config", help=f"a JSON file of {name} fields")
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="override config fields")
     parser.add_argument("--init-from", metavar="FILE",
-                        help=config_class.__dataclass_fields__["init_from"].metadata["doc"])
+                        help=fields["init_from"].metadata["doc"])
 
 
-def config_from_args(config_class, args, **given):
+def config_from_args(config_class: type[ConfigT], args: argparse.Namespace, **given: Any) -> ConfigT:
     """config_class from its defaults, then --config, then --set, then --game, --kwargs, --init-from
     and `given` (the options that are not None)."""
     given.update(game=args.game, game_kwargs=parse_kwargs(args.kwargs), init_from=args.init_from)
@@ -72,7 +92,7 @@ def config_from_args(config_class, args, **given):
                                     **{k: v for k, v in given.items() if v is not None})
 
 
-def add_training_arguments(parser, config_class, default_out):
+def add_training_arguments(parser: argparse.ArgumentParser, config_class: type[JsonConfig], default_out: str) -> None:
     """Every option `zerogym train alphazero|pg` share: the config's (add_config_arguments), --out,
     the run folder's rule, the run's and the backend's."""
     add_config_arguments(parser, config_class)
@@ -82,14 +102,14 @@ def add_training_arguments(parser, config_class, default_out):
     add_backend_arguments(parser)
 
 
-def add_run_arguments(parser):
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The options `zerogym train alphazero|pg` share about the run itself."""
     parser.add_argument("--max-seconds", type=seconds, default=None, metavar="SECONDS",
                         help="stop after this much wall clock, saving a checkpoint (--resume continues)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def add_backend_arguments(parser):
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     """--backend, --workers, --address and the ray backend's settings (zerogym_agents.scale)."""
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="local: one process (default); ray: self-play or rollouts on Ray workers")
@@ -102,7 +122,7 @@ def add_backend_arguments(parser):
                              "samples_per_position, cpus_per_worker, gpus_per_worker)")
 
 
-def ray_config(args):
+def ray_config(args: argparse.Namespace) -> RayConfig | None:
     """The RayConfig of --backend ray (None for the local backend); ValueError when Ray is missing."""
     if args.backend != "ray":
         if args.workers is not None or args.address is not None or args.ray_set:
@@ -119,7 +139,8 @@ def ray_config(args):
     return rc
 
 
-def train(args, cfg, default_out, make_trainer):
+def train(args: argparse.Namespace, cfg: JsonConfig, default_out: str,
+          make_trainer: Callable[..., TrainerT]) -> tuple[TrainerT, str]:
     """The run of `zerogym train alphazero|pg`: the run folder (--out, else default_out) prepared by
     its rule, the trainer made (make_trainer(cfg, out, resume=...)) and run; returns (trainer, out).
     A trainer with close() (the ray backend's) is closed afterwards."""
@@ -134,7 +155,7 @@ def train(args, cfg, default_out, make_trainer):
     return trainer, out
 
 
-def seconds(text):
+def seconds(text: str) -> float:
     """An argparse type: a number of seconds > 0."""
     try:
         value = float(text)
@@ -145,7 +166,7 @@ def seconds(text):
     return value
 
 
-def add_pg_parser(algos):
+def add_pg_parser(algos: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add `pg` to the `zerogym train` sub-commands (`algos`, an argparse subparsers object)."""
     from zerogym_agents.pg.config import PGConfig
     pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)",
@@ -159,13 +180,13 @@ def add_pg_parser(algos):
     return pg
 
 
-def pg_config(args):
+def pg_config(args: argparse.Namespace) -> PGConfig:
     """The PGConfig of `zerogym train pg ARGS`."""
     from zerogym_agents.pg.config import PGConfig
     return config_from_args(PGConfig, args, algo=args.algo)
 
 
-def local_workers(args, cfg):
+def local_workers(args: argparse.Namespace, cfg: PGConfig) -> int | None:
     """--backend local --workers N: PPO's games in N local processes (None: not asked for). Taken off
     args, so ray_config sees a plain local run; refused for the other algorithms."""
     if args.backend != "local" or args.workers is None:
@@ -178,7 +199,7 @@ def local_workers(args, cfg):
     return workers
 
 
-def run_train_pg(args):
+def run_train_pg(args: argparse.Namespace) -> PGTrainer:
     from zerogym_agents.pg.trainers import make_trainer as make_local
     cfg = pg_config(args)            # errors: one line through zerogym_agents.cli.main.user_error
     workers = local_workers(args, cfg)

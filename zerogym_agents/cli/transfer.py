@@ -5,13 +5,23 @@ grow and composite read any file load_net accepts (a net file, a saved agent, a 
 checkpoint) and write a net file, or a saved agent (same options, updated model card) when the
 input was an agent.
 """
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
 
 from zerogym_agents.transfer.sources import read_source, square_board_size
+
+if TYPE_CHECKING:
+    import torch
+
+    from zerogym_agents.nets.model import PolicyValueNet
 
 COMMAND = "zerogym transfer"
 
 
-def add_transfer_parser(subparsers):
+def add_transfer_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
+                        ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """Add `transfer` with its sub-commands; returns their subparsers object, for more sub-commands."""
     transfer = subparsers.add_parser("transfer", help="board-size transfer: grow a net, build a ZetaGo composite",
                                      description="Board-size transfer of policy-value nets.")
@@ -49,12 +59,12 @@ def add_transfer_parser(subparsers):
     return commands
 
 
-def _io_arguments(p):
+def _io_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--in", dest="src", required=True, metavar="FILE", help="a net file, saved agent or checkpoint")
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the result")
 
 
-def write_result(path, net, agent, card):
+def write_result(path: str, net: torch.nn.Module, agent: dict[str, Any] | None, card: dict[str, Any]) -> None:
     """save_agent (with the input agent's options and this model card) when the input was an
     agent, else save_net."""
     from zerogym_agents.nets import save_net
@@ -65,7 +75,7 @@ def write_result(path, net, agent, card):
         save_agent(path, net, agent["options"], card, kind=agent["kind"])
 
 
-def max_change(a, b, size, seed=0):
+def max_change(a: PolicyValueNet, b: PolicyValueNet, size: int, seed: int = 0) -> tuple[float, float]:
     """The largest difference of policy logits and of values between nets a and b on random boards."""
     import torch
     gen = torch.Generator().manual_seed(seed)
@@ -75,7 +85,7 @@ def max_change(a, b, size, seed=0):
     return float((la - lb).abs().max()), float((va - vb).abs().max())
 
 
-def run_grow(args):
+def run_grow(args: argparse.Namespace) -> None:
     from zerogym_agents.transfer.grow import grow
     if args.blocks is None and args.channels is None and args.kernel_size is None:
         raise ValueError("give at least one of --blocks, --channels, --kernel-size")
@@ -98,7 +108,7 @@ def run_grow(args):
           f"written to {args.out}")
 
 
-def run_composite(args):
+def run_composite(args: argparse.Namespace) -> None:
     import torch
     from zerogym_agents.nets.composite import CompositeNet
     try:

@@ -6,7 +6,10 @@ rollout.py (batched games), reinforce.py, ppo.py, base.py (what the trainers sha
 (make_trainer, train), cli.py (`zerogym train pg`).
 Names are imported on first use, so that `import zerogym_agents.pg` loads neither torch nor SB3.
 """
+from __future__ import annotations
+
 import importlib
+from typing import Any
 
 _LAZY = {
     "PGConfig": "zerogym_agents.pg.config", "PolicyAgent": "zerogym_agents.agents.policy",
@@ -24,7 +27,7 @@ _LAZY = {
 __all__ = list(_LAZY)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'zerogym_agents.pg' has no attribute {name!r}")

@@ -1,7 +1,10 @@
 """What the policy-gradient trainers share: the pool, counters, logs, the run loop and checkpoints."""
+from __future__ import annotations
+
 import copy
 import os
 import time
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import torch
@@ -11,7 +14,7 @@ from zerogym_agents.core.checkpoint import (
 from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, PLOT
 from zerogym_agents.core.devices import device_rng_state, resolve_device, set_device_rng_state
 from zerogym_agents.core.file_checks import (
-    Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Real, StateDict, Str, TorchRngState, check)
+    Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Real, Spec, StateDict, Str, TorchRngState, check)
 from zerogym_agents.nets import net_from_payload, net_payload
 from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
 from zerogym_agents.pg.config import PGConfig
@@ -21,12 +24,21 @@ from zerogym_agents.agents.saved import save_agent
 from zerogym_agents.training.schedule import CosineSchedule
 from zerogym_agents.training.plot import draw_caption, pool_elo_note, series, two_axes
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from torch.utils.tensorboard import SummaryWriter
+
+    from zerogym_agents.agents.policy import PolicyAgent
+    from zerogym_agents.nets import PolicyValueNet
+
 CHECKPOINT_KIND = "pg"
 # stats a trainer's iteration() returns, averaged over each logging interval
 MEAN_KEYS = ("loss", "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
 
+ModuleT = TypeVar("ModuleT", bound=torch.nn.Module)
 
-def learning_mode(net, batch_stats=False):
+
+def learning_mode(net: ModuleT, batch_stats: bool = False) -> ModuleT:
     """Put `net` in training mode; with batch_stats=False its BatchNorm layers stay in eval mode (they
     normalise with their running statistics and do not update them), so the trained policy is the
     one that played."""
@@ -38,7 +50,7 @@ def learning_mode(net, batch_stats=False):
     return net
 
 
-def initial_net(cfg):
+def initial_net(cfg: PGConfig) -> PolicyValueNet:
     """The PolicyValueNet of cfg.init_from, checked against the game (any board size of it). Loaded
     on resume too, for its shape; the checkpoint then supplies the weights."""
     from zerogym_agents.nets import PolicyValueNet, load_net
@@ -49,7 +61,7 @@ def initial_net(cfg):
     return net.with_value_activation(cfg.net.get("value_activation", net.config.value_activation))
 
 
-def seed_for(*keys):
+def seed_for(*keys: int) -> int:
     """A 63-bit seed derived from config.seed and a purpose, so every random stream is independent."""
     return int(np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint64)[0] >> np.uint64(1))
 
@@ -73,10 +85,13 @@ class PGTrainer(CosineSchedule):
     redrawn at every checkpoint.
     """
 
-    algos = ()
-    resume_fields = ("algo", "game", "game_kwargs", "net")    # a run resumes only with the same values of these
+    algos: tuple[str, ...] = ()
+    # a run resumes only with the same values of these
+    resume_fields: tuple[str, ...] = ("algo", "game", "game_kwargs", "net")
+    net: PolicyValueNet             # the learner, built by the subclass's _build()
 
-    def __init__(self, config, out_dir, resume=False, log_dir=None):
+    def __init__(self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False,
+                 log_dir: str | bool | None = None) -> None:
         cfg = config if isinstance(config, PGConfig) else PGConfig.from_dict(config)
         if cfg.algo not in self.algos:
             raise ValueError(f"{type(self).__name__} trains {', '.join(self.algos)}, not algo={cfg.algo!r}")
@@ -85,14 +100,15 @@ class PGTrainer(CosineSchedule):
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)    # a bad or missing device is refused before any work
-        self.net_config, init = cfg.net_config(), None
+        self.net_config = cfg.net_config()
+        init: PolicyValueNet | None = None
         if cfg.init_from:
             init = initial_net(cfg)
             self.net_config = init.config
         self.pool = OpponentPool(cfg.pool_size, mode=cfg.pool_mode, k_factor=cfg.pool_k_factor,
                                  seed=seed_for(cfg.seed, 1))
         self.step = self.episodes = self.learner_moves = 0
-        self.history = []
+        self.history: list[dict[str, Any]] = []
         self._interval = self._new_interval()
         self._build()
         if init is not None:
@@ -103,48 +119,48 @@ class PGTrainer(CosineSchedule):
             self._load(os.path.join(self.out, CHECKPOINT))
         with open(os.path.join(self.out, CONFIG), "w") as f:
             f.write(cfg.to_json())
-        self.writer = None
+        self.writer: SummaryWriter | None = None
         if log_dir is not False:
             from torch.utils.tensorboard import SummaryWriter
             self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
 
     # ---- for subclasses -------------------------------------------------------------------------
-    def _build(self):
+    def _build(self) -> None:
         raise NotImplementedError
 
-    def iteration(self):
+    def iteration(self) -> dict[str, Any]:
         """One policy update; returns {"wins", "draws", "losses", and any of MEAN_KEYS}."""
         raise NotImplementedError
 
-    def _algo_state(self):
+    def _algo_state(self) -> dict[str, Any]:
         return {}
 
-    def _algo_schema(self):
+    def _algo_schema(self) -> dict[str, Spec]:
         """{key: spec} of the subclass's checkpoint entries (zerogym_agents.core.checkpoint schema pieces),
         checked with the rest before anything is restored."""
         return {}
 
-    def _algo_rule(self, data):
+    def _algo_rule(self, data: dict[str, Any]) -> str | tuple[str, str] | None:
         """None, or what the checked checkpoint `data` breaks across entries: a message or (key, message)."""
         return None
 
-    def _load_algo_state(self, data):
+    def _load_algo_state(self, data: dict[str, Any]) -> None:
         pass
 
     # ---- the run protocol of zerogym_agents.experiment ------------------------------------------
     agent_kind = "policy"           # save_agent's kind of the agent this run trains
 
-    def agent_options(self):
+    def agent_options(self) -> dict[str, Any]:
         """The options the trained agent plays with (those of agent.pt): its net's greedy move."""
         return {"greedy": True}
 
-    def agent(self, seed=None, **options):
+    def agent(self, seed: int | None = None, **options: Any) -> PolicyAgent:
         """The current net as a PolicyAgent (a copy: further training leaves it as it is); options
         override agent_options()."""
         from zerogym_agents.agents.policy import PolicyAgent
         return PolicyAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
 
-    def counters(self):
+    def counters(self) -> dict[str, float]:
         """How far the run is: updates, games, learner moves, and the learner's Elo in its pool."""
         return {"updates": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves,
                 "pool_elo": float(self.pool.learner_elo)}
@@ -152,25 +168,25 @@ class PGTrainer(CosineSchedule):
     # ---- the run --------------------------------------------------------------------------------
     unit = "update"
 
-    def run_name(self):
+    def run_name(self) -> str:
         return f"{self.cfg.algo} {self.cfg.game}"
 
-    def train_step(self):
+    def train_step(self) -> None:
         """One update (iteration()), its time and stats kept for the log interval."""
         t0 = time.perf_counter()
         stats = self.iteration()
         self._interval["seconds"] += time.perf_counter() - t0
         self._accumulate(stats)
 
-    def postfix(self, h):
+    def postfix(self, h: dict[str, Any]) -> dict[str, Any]:
         return dict(episodes=self.episodes, win=f"{h['win_rate']:.2f}", elo=f"{h['elo']:.0f}",
                     loss="-" if h.get("loss") is None else f"{h['loss']:.3f}")
 
-    def _new_interval(self):
+    def _new_interval(self) -> dict[str, Any]:
         return {"seconds": 0.0, "episodes": self.episodes, "moves": self.learner_moves,
                 "wins": 0, "draws": 0, "losses": 0, "sums": {}, "updates": 0}
 
-    def _accumulate(self, stats):
+    def _accumulate(self, stats: dict[str, Any]) -> None:
         it = self._interval
         it["updates"] += 1
         for k in ("wins", "draws", "losses"):
@@ -181,7 +197,7 @@ class PGTrainer(CosineSchedule):
                 s[0] += float(stats[k])
                 s[1] += 1
 
-    def _log(self):
+    def _log(self) -> None:
         """Close the logging interval: one history entry and TensorBoard scalars."""
         it = self._interval
         if not it["updates"]:
@@ -205,7 +221,7 @@ class PGTrainer(CosineSchedule):
         self._interval = self._new_interval()
 
     # ---- checkpoints ----------------------------------------------------------------------------
-    def save(self):
+    def save(self) -> None:
         """Write checkpoint.pt (atomically: weights, optimizer, pool, RNG states, counters, history)
         and agent.pt (the learner as a PolicyAgent)."""
         self._log()
@@ -227,7 +243,7 @@ class PGTrainer(CosineSchedule):
         if self.history:
             plot_history(self.history, os.path.join(self.out, PLOT), title=f"{cfg.algo} {cfg.game}")
 
-    def _checkpoint_schema(self):
+    def _checkpoint_schema(self) -> tuple[Spec, Spec]:
         """What a checkpoint of this run must hold: the shared entries, the subclass's (_algo_schema),
         the learner's net and every pool snapshot with the learner's shapes."""
         learner = StateDict(self.net.state_dict(), label="the learner's network")
@@ -245,7 +261,7 @@ class PGTrainer(CosineSchedule):
             "pool_snapshots": ListOf(NetPayload((FILE_FORMAT,))), "torch_rng": TorchRngState(), **self._algo_schema()},
             optional={"cuda_rng": CudaRngState()}, rule=rule), Fields({"net": net, "pool_snapshots": ListOf(net)})
 
-    def _load(self, path):
+    def _load(self, path: str) -> None:
         """Restore the run from the checkpoint at `path`, every part checked first: a malformed file
         raises CheckpointError naming it and what is wrong, before anything is restored."""
         data = load_checkpoint(path, kind=CHECKPOINT_KIND)
@@ -268,7 +284,7 @@ class PGTrainer(CosineSchedule):
         self._interval = self._new_interval()
 
 
-def plot_history(history, path, title=""):
+def plot_history(history: list[dict[str, Any]], path: str, title: str = "") -> Figure:
     """The history as a PNG, with a caption under the panels that says what each one shows: losses
     and entropy, results against the pool, training throughput and the pool Elo, against updates.
     Returns the matplotlib Figure."""

@@ -1,10 +1,16 @@
 """PGConfig: everything that defines a policy-gradient run, saved as JSON beside its checkpoints."""
+from __future__ import annotations
+
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from zerogym.registry import GAMES
 from zerogym_agents.core.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 from zerogym_agents.core.devices import device_setting
+
+if TYPE_CHECKING:
+    from zerogym_agents.nets.model import NetConfig
 
 ALGOS = ("reinforce", "reinforce-baseline", "ppo")
 OPTIMIZERS = ("adam", "sgd")
@@ -36,18 +42,18 @@ class PGConfig(JsonConfig):
 
     algo: str = setting("reinforce", OneOf(ALGOS))
     game: str = setting("connect_four", OneOf(GAMES), "registry name of the game")
-    game_kwargs: dict = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
+    game_kwargs: dict[str, Any] = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
     # the AlphaZero nets (zerogym_agents.nets.NetConfig fields other than the game's own)
-    net: dict = setting(factory=lambda: {"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce",
+    net: dict[str, Any] = setting(factory=lambda: {"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce",
                                          "value_activation": "leaky_relu"},
                         check=Dict("a dict of NetConfig fields"))
     seed: int = setting(0, Integer(0))
     torch_threads: int = setting(1, Integer(1))
     device: str = device_setting("where the net trains and plays")
-    init_from: str = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
-                             "start from the net in this agent, checkpoint or net file (same game, any board "
-                             "size; or pretrained:NAME); the net's shape then comes from it and `net` is ignored, "
-                             "but for its value_activation (a setting without weights)")
+    init_from: str | None = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
+                                    "start from the net in this agent, checkpoint or net file (same game, any board "
+                                    "size; or pretrained:NAME); the net's shape then comes from it and `net` is "
+                                    "ignored, but for its value_activation (a setting without weights)")
     # rollouts
     num_envs: int = setting(64, Integer(1))
     # discount per learner move (1: every move gets the final result)
@@ -57,7 +63,7 @@ class PGConfig(JsonConfig):
     optimizer: str = setting("adam", OneOf(OPTIMIZERS))
     lr: float = setting(1e-3, Number(above=0))
     # cosine decay from lr to lr_final over the run (None: lr, a constant rate)
-    lr_final: float = setting(None, Maybe(Number(0)))
+    lr_final: float | None = setting(None, Maybe(Number(0)))
     momentum: float = setting(0.9, Number(0, 1))    # sgd only
     weight_decay: float = setting(1e-4, Number(0))
     grad_clip: float = setting(1.0, Number(0))      # gradient norm clipping (0: none)
@@ -90,7 +96,7 @@ class PGConfig(JsonConfig):
     checkpoint_every: int = setting(50, Integer(1))
     log_every: int = setting(10, Integer(1))
 
-    def check_rules(self):
+    def check_rules(self) -> None:
         if self.lr_final is None:
             self.lr_final = self.lr
         if self.algo == "ppo" and self.ppo_n_steps * self.num_envs < 2:
@@ -98,7 +104,7 @@ class PGConfig(JsonConfig):
                              f"{self.ppo_n_steps} * {self.num_envs}")
         self._check_game()
 
-    def _check_game(self):
+    def _check_game(self) -> None:
         """The game's kwargs and the net fields, checked by building them (no torch needed)."""
         import zerogym
         allowed = sorted(zerogym.make_state(self.game).spec.kwargs)
@@ -112,13 +118,13 @@ class PGConfig(JsonConfig):
             raise ValueError(f"PGConfig.game_kwargs: {err}") from None
         self.net_config()
 
-    def batch_stats(self):
+    def batch_stats(self) -> bool:
         """True when BatchNorm uses batch statistics while learning (see the batchnorm field)."""
         if self.batchnorm == "auto":
             return self.algo != "ppo"
         return self.batchnorm == "batch"
 
-    def net_config(self):
+    def net_config(self) -> NetConfig:
         """The zerogym_agents.nets.NetConfig of the learner (fitted to the game)."""
         from zerogym_agents.nets.model import NetConfig, for_game
         known = {f.name for f in dataclasses.fields(NetConfig)}

@@ -7,13 +7,24 @@
 - ProcessWorkers: PoolShards in worker processes (forkserver), spoken to over pipes, lockstep.
   scale/ppo.py has the same over Ray actors.
 """
+from __future__ import annotations
+
 import multiprocessing as mp
 import weakref
 from collections import OrderedDict
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import Any, NoReturn
+
+import numpy as np
 
 from zerogym_agents.training.pool import OpponentPool
 
 PRELOAD = ["torch", "zerogym.vector", "zerogym_agents.pg.pool_vec_env", "zerogym_agents.pg.env_workers"]
+Sync = dict[str, Any]                   # the driver's pool as sent: {"names", "elos", "learner_elo", "new"}
+Results = list[tuple[str, float]]       # (snapshot, learner's score) of each game recorded, in order
 
 
 class MirrorPool(OpponentPool):
@@ -21,11 +32,11 @@ class MirrorPool(OpponentPool):
     (snapshots arrive once, in sync["new"]); its own generator draws the opponents; record() also
     appends (name, score) to `results`, for the driver."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.results = []
+        self.results: Results = []
 
-    def mirror(self, sync):
+    def mirror(self, sync: Sync) -> None:
         """sync: {"names", "elos", "learner_elo", "new": {name: snapshot}} (WorkerPoolVecEnv._sync)."""
         have = {name: entry[0] for name, entry in self.entries.items()}
         have.update(sync["new"])
@@ -35,7 +46,7 @@ class MirrorPool(OpponentPool):
         self.entries = OrderedDict((name, [have[name], float(elo)]) for name, elo in zip(sync["names"], sync["elos"]))
         self.learner_elo = float(sync["learner_elo"])
 
-    def record(self, name, score):
+    def record(self, name: str, score: float) -> None:
         super().record(name, score)
         self.results.append((name, float(score)))
 
@@ -46,7 +57,8 @@ class PoolShard:
 
     COMMANDS = ("reset", "step", "state_dict", "load_state_dict", "pool_entries")
 
-    def __init__(self, config_json, num_games, pool_seed, env_seed, threads=1):
+    def __init__(self, config_json: str, num_games: int, pool_seed: int, env_seed: int | None,
+                 threads: int = 1) -> None:
         import torch
 
         from zerogym_agents.pg.config import PGConfig
@@ -57,16 +69,16 @@ class PoolShard:
         self.vec = PoolVecEnv(cfg.game, self.pool, num_games, cfg.game_kwargs, greedy=cfg.opponent_greedy,
                               seed=env_seed)
 
-    def call(self, method, *args):
+    def call(self, method: str, *args: Any) -> Any:
         if method not in self.COMMANDS:
             raise ValueError(f"PoolShard has no command {method!r}; commands: {', '.join(self.COMMANDS)}")
         return getattr(self, method)(*args)
 
-    def _results(self):
+    def _results(self) -> Results:
         results, self.pool.results = self.pool.results, []
         return results
 
-    def reset(self, sync, seed):
+    def reset(self, sync: Sync, seed: int | None) -> tuple[np.ndarray, np.ndarray, Results]:
         """New games (seeded by `seed` when it is not None); returns (obs, masks, results)."""
         self.pool.mirror(sync)
         if seed is not None:
@@ -74,7 +86,8 @@ class PoolShard:
         obs = self.vec.reset()
         return obs, self.vec.action_masks(), self._results()
 
-    def step(self, sync, actions):
+    def step(self, sync: Sync, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]],
+                                                            np.ndarray, Results]:
         """The learner's `actions` in every game, then the opponents' replies; returns (obs, rewards,
         dones, infos, masks, results) with results the (snapshot, score) pairs recorded, in order."""
         self.pool.mirror(sync)
@@ -82,13 +95,13 @@ class PoolShard:
         obs, rewards, dones, infos = self.vec.step_wait()
         return obs, rewards, dones, infos, self.vec.action_masks(), self._results()
 
-    def state_dict(self, sync):
+    def state_dict(self, sync: Sync) -> dict[str, Any]:
         """The games (with the weights of opponents the driver's pool, as of `sync`, has dropped) and
         the draws' generator. Mirroring here changes nothing the next step would not."""
         self.pool.mirror(sync)
         return {"games": self.vec.state_dict(), "pool_rng": self.pool.rng.bit_generator.state}
 
-    def load_state_dict(self, sync, state):
+    def load_state_dict(self, sync: Sync, state: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """Restore state_dict()'s output (with the driver's pool as of the checkpoint); returns
         (obs, masks) of the games in progress."""
         self.pool.mirror(sync)
@@ -97,7 +110,7 @@ class PoolShard:
         return self.vec._obs(), self.vec.action_masks()
 
 
-    def pool_entries(self, sync=None):
+    def pool_entries(self, sync: Sync | None = None) -> tuple[list[str], list[float], float, list[Any]]:
         """(names, Elos, learner Elo, snapshots) of the mirror, after mirroring `sync` when given."""
         if sync is not None:
             self.pool.mirror(sync)
@@ -105,7 +118,7 @@ class PoolShard:
         return list(entries), [e[1] for e in entries.values()], self.pool.learner_elo, [e[0] for e in entries.values()]
 
 
-def _serve(conn, shard_args):
+def _serve(conn: Connection, shard_args: Sequence[Any]) -> None:
     """A worker process: build the PoolShard, then answer (method, args) messages until None."""
     try:
         shard = PoolShard(*shard_args)
@@ -126,7 +139,7 @@ def _serve(conn, shard_args):
         conn.close()
 
 
-def _stop(procs, conns):
+def _stop(procs: list[BaseProcess], conns: list[Connection]) -> None:
     for conn in conns:
         try:
             conn.send(None)
@@ -148,13 +161,15 @@ class ProcessWorkers:
     for worker k's answer. A worker that fails raises RuntimeError here, naming it; close() (or
     garbage collection) stops them."""
 
-    def __init__(self, shard_args):
+    def __init__(self, shard_args: Sequence[Sequence[Any]]) -> None:
+        ctx: BaseContext
         if "forkserver" in mp.get_all_start_methods():
             ctx = mp.get_context("forkserver")
             ctx.set_forkserver_preload(PRELOAD)     # imported once by the server, not by every worker
         else:
             ctx = mp.get_context("spawn")
-        self.procs, self.conns = [], []
+        self.procs: list[BaseProcess] = []
+        self.conns: list[Connection] = []
         for k, args in enumerate(shard_args):
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_serve, args=(child, args), daemon=True, name=f"zerogym-env-worker-{k}")
@@ -166,16 +181,16 @@ class ProcessWorkers:
         for k in range(len(self.procs)):
             self.recv(k)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.procs)
 
-    def send(self, k, method, *args):
+    def send(self, k: int, method: str, *args: Any) -> None:
         try:
             self.conns[k].send((method, args))
         except (OSError, BrokenPipeError):
             self._died(k)
 
-    def recv(self, k):
+    def recv(self, k: int) -> Any:
         try:
             status, value = self.conns[k].recv()
         except (EOFError, OSError):
@@ -184,10 +199,10 @@ class ProcessWorkers:
             raise RuntimeError(f"env worker {k}: {value}")
         return value
 
-    def _died(self, k):
+    def _died(self, k: int) -> NoReturn:
         self.procs[k].join(timeout=1)
         raise RuntimeError(f"env worker {k} (process {self.procs[k].pid}) stopped, exit code "
                            f"{self.procs[k].exitcode}; the run can resume from its last checkpoint")
 
-    def close(self):
+    def close(self) -> None:
         self._finalizer()

@@ -5,17 +5,28 @@ training of the learner cannot change it and no tensor is shared with the learne
 loads the drawn snapshot into a net of its own (eval mode, no gradients) and plays it, one move at
 a time (act(env), as SingleAgentEnv's opponent) or batched (logits(planes), in the vector path).
 """
+from __future__ import annotations
+
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 import gymnasium
+import numpy as np
 
 from zerogym_agents.agents.base import Agent
 from zerogym_agents.pg.config import SNAPSHOT_UNITS
 
+if TYPE_CHECKING:
+    import torch
+
+    from zerogym.wrappers import SingleAgentEnv
+    from zerogym_agents.nets.model import PolicyValueNet
+    from zerogym_agents.training.pool import OpponentPool
+
 SNAPSHOT_FORMAT = "zerogym.PolicyValueNet"     # the format of nets.net_payload, so files and pools agree
 
 
-def snapshot(net):
+def snapshot(net: PolicyValueNet) -> dict[str, Any]:
     """A frozen copy of a PolicyValueNet for a pool: {"format", "version", "config", "state_dict"}
     with every tensor cloned (nets.net_payload's layout, readable by nets.net_from_payload)."""
     from zerogym_agents.nets.model import FILE_FORMAT, FILE_VERSION
@@ -23,7 +34,7 @@ def snapshot(net):
             "state_dict": {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}}
 
 
-def frozen_net(snap):
+def frozen_net(snap: Mapping[str, Any]) -> PolicyValueNet:
     """A PolicyValueNet holding snapshot `snap`'s weights, in eval mode, with no gradients."""
     import torch
     from zerogym_agents.nets.model import NetConfig, PolicyValueNet
@@ -33,14 +44,14 @@ def frozen_net(snap):
     return net.requires_grad_(False)
 
 
-def is_net_snapshot(obj):
+def is_net_snapshot(obj: object) -> bool:
     return isinstance(obj, Mapping) and obj.get("format") == SNAPSHOT_FORMAT
 
 
 class SnapshotSchedule:
     """Says when a snapshot is due: every `every` learner episodes or learner moves ("steps")."""
 
-    def __init__(self, every, unit="episodes"):
+    def __init__(self, every: int, unit: str = "episodes") -> None:
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
             raise ValueError(f"snapshot every must be an integer >= 1, got {every!r}")
         if unit not in SNAPSHOT_UNITS:
@@ -48,7 +59,7 @@ class SnapshotSchedule:
         self.every, self.unit = every, unit
         self.mark = 0            # the count at the last snapshot
 
-    def due(self, count):
+    def due(self, count: int) -> bool:
         """True (and remember `count`) when `count` passed a multiple of `every` since the last snapshot."""
         if count // self.every > self.mark // self.every:
             self.mark = count
@@ -70,20 +81,22 @@ class PoolOpponent(Agent):
 
     name = "pool"
 
-    def __init__(self, pool, greedy=False, seed=None, device="cpu"):
+    def __init__(self, pool: OpponentPool, greedy: bool = False, seed: int | None = None,
+                 device: torch.device | str = "cpu") -> None:
         super().__init__(seed)
         self.device = device
         self.pool = pool
         self.greedy = bool(greedy)
-        self.current = None          # name of the snapshot being played
-        self._player = None          # what plays it: a PolicyAgent over our own net, or the snapshot itself
-        self._nets = {}              # config JSON -> frozen net
+        self.current: str | None = None          # name of the snapshot being played
+        # what plays it: a PolicyAgent over our own net, or the snapshot itself (an agent or a callable)
+        self._player: Any = None
+        self._nets: dict[str, PolicyValueNet] = {}      # config JSON -> frozen net
 
-    def reset(self):
+    def reset(self) -> None:
         name, snap = self.pool.sample()
         self.load(name, snap)
 
-    def load(self, name, snap):
+    def load(self, name: str, snap: Any) -> None:
         """Play snapshot `snap` (named `name` in the pool) from now on."""
         if is_net_snapshot(snap):
             from zerogym_agents.agents.policy import PolicyAgent
@@ -103,7 +116,7 @@ class PoolOpponent(Agent):
         self.current = name
 
     @property
-    def net(self):
+    def net(self) -> PolicyValueNet | None:
         """The frozen net being played (None when the snapshot is not a net)."""
         return getattr(self._player, "net", None) if self._player is not None else None
 
@@ -111,25 +124,25 @@ class PoolOpponent(Agent):
         if self._player is None:
             raise RuntimeError("PoolOpponent: call reset() to draw an opponent from the pool first")
 
-    def act(self, env):
+    def act(self, env: Any) -> int:
         self._need_player()
         if hasattr(self._player, "act"):
             return self._player.act(env)
         return self._player(env)
 
-    def logits(self, planes):
+    def logits(self, planes: np.ndarray) -> np.ndarray:
         """Batched policy logits of the drawn snapshot (only for snapshot(net) entries)."""
         self._need_player()
         if self.net is None:
             raise ValueError(f"pool snapshot {self.current!r} is not a net: it cannot play batched positions")
         return self._player.logits(planes)
 
-    def seed(self, seed):
+    def seed(self, seed: int | None) -> None:
         super().seed(seed)
         if self._player is not None and hasattr(self._player, "net"):
             self._player.rng = self.rng
 
-    def record(self, score):
+    def record(self, score: float) -> None:
         """Elo update for one finished game of the learner against the current snapshot."""
         if self.current is not None and self.current in self.pool.entries:
             self.pool.record(self.current, score)
@@ -140,32 +153,37 @@ class RecordPoolResults(gymnasium.Wrapper):
     (Elo) and counts the learner's wins, draws and losses. info gets "opponent" (the snapshot's name)
     and, at the end of a game, "result" (the learner's reward)."""
 
-    def __init__(self, env):
+    def __init__(self, env: gymnasium.Env) -> None:
         super().__init__(env)
         self.wins = self.draws = self.losses = 0
 
     @property
-    def episodes(self):
+    def episodes(self) -> int:
         return self.wins + self.draws + self.losses
 
-    def step(self, action):
+    def _single(self) -> SingleAgentEnv:
+        return cast("SingleAgentEnv", self.env.unwrapped)
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        opponent = self.env.unwrapped.opponent
+        opponent = self._single().opponent
         info["opponent"] = getattr(opponent, "current", None)
         if terminated or truncated:
-            info["result"] = float(reward)
-            self.wins += reward > 0
-            self.losses += reward < 0
-            self.draws += reward == 0
+            result = float(reward)
+            info["result"] = result
+            self.wins += result > 0
+            self.losses += result < 0
+            self.draws += result == 0
             if hasattr(opponent, "record"):
-                opponent.record((float(reward) + 1.0) / 2.0)
+                opponent.record((result + 1.0) / 2.0)
         return obs, reward, terminated, truncated, info
 
-    def action_masks(self):
-        return self.env.unwrapped.action_masks()
+    def action_masks(self) -> np.ndarray:
+        return self._single().action_masks()
 
 
-def make_selfplay_env(game, pool, game_kwargs=None, learner="alternate", greedy=False, seed=None):
+def make_selfplay_env(game: str, pool: OpponentPool, game_kwargs: dict[str, Any] | None = None,
+                      learner: str = "alternate", greedy: bool = False, seed: int | None = None) -> RecordPoolResults:
     """A gymnasium env for single-agent learners (Stable-Baselines3 and the like): the learner plays
     `game` against snapshots drawn from `pool` (one per episode), colours alternating by default;
     results update the pool's Elo. action_masks() gives the legal actions (sb3-contrib)."""

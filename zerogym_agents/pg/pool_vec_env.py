@@ -6,13 +6,25 @@ zerogym.vector.VectorEnv and the opponents' replies chosen in one forward pass p
 instead of one per game, so an on-policy learner such as MaskablePPO collects its moves several times
 faster. It plays snapshot(net) entries (the policy-gradient trainers' pools) only.
 """
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import gymnasium
 import numpy as np
 import torch
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from zerogym_agents.agents.policy import net_logits, select_actions
 from zerogym_agents.pg.opponents import frozen_net, is_net_snapshot
+
+if TYPE_CHECKING:
+    from zerogym._core.state import State
+    from zerogym_agents.core.file_checks import Spec
+    from zerogym_agents.nets.model import PolicyValueNet
+    from zerogym_agents.training.pool import OpponentPool
 
 
 class PoolVecEnv(VecEnv):
@@ -31,7 +43,10 @@ class PoolVecEnv(VecEnv):
     wins, draws, losses count the learner's finished games.
     """
 
-    def __init__(self, game, pool, num_envs=64, game_kwargs=None, greedy=False, seed=None):
+    observation_space: spaces.Box           # the learner's planes (H, W, C)
+
+    def __init__(self, game: str, pool: OpponentPool, num_envs: int = 64, game_kwargs: Mapping[str, Any] | None = None,
+                 greedy: bool = False, seed: int | None = None) -> None:
         import zerogym.vector
         self.venv = zerogym.vector.make(game, num_envs, copy=False, **dict(game_kwargs or {}))
         self.pool, self.greedy = pool, bool(greedy)
@@ -41,8 +56,8 @@ class PoolVecEnv(VecEnv):
         self._actions = np.zeros(n, np.int64)
         self.seats = np.arange(n, dtype=np.int64) % 2
         self.episodes = np.zeros(n, np.int64)       # finished games per slot
-        self.opponents = [None] * n                 # the snapshot name each game is played against
-        self._nets = {}                             # snapshot name -> frozen net
+        self.opponents: list[str | None] = [None] * n     # the snapshot name each game is played against
+        self._nets: dict[str, PolicyValueNet] = {}        # snapshot name -> frozen net
         self.wins = self.draws = self.losses = 0
         self.rng = np.random.default_rng(seed)
         self._seed = seed
@@ -51,7 +66,7 @@ class PoolVecEnv(VecEnv):
         super().__init__(n, spaces.Box(0, 1, (h, w, c), np.int8), spaces.Discrete(self.venv.num_actions))
 
     # ---- the games ----------------------------------------------------------------------------
-    def reset(self):
+    def reset(self) -> np.ndarray:
         seed = self._seeds[0] if self._seeds[0] is not None else self._seed
         if seed is not None:
             self.rng = np.random.default_rng(seed)
@@ -64,22 +79,22 @@ class PoolVecEnv(VecEnv):
         self._reply(np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, bool))
         return self._obs()
 
-    def step_async(self, actions):
+    def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs).copy()
 
-    def step_wait(self):
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         n = self.num_envs
         rewards, dones = np.zeros(n, np.float32), np.zeros(n, bool)
         _, r, term, trunc, _ = self.venv.step(self._actions)      # the learner moves in every game
         ended = np.flatnonzero(term | trunc)
         self._finish(ended, r[ended], rewards, dones)
         self._reply(rewards, dones)
-        infos = [{"opponent": self.opponents[i]} for i in range(n)]
+        infos: list[dict[str, Any]] = [{"opponent": self.opponents[i]} for i in range(n)]
         for i in np.flatnonzero(dones):
             infos[i]["result"] = float(rewards[i])
         return self._obs(), rewards, dones, infos
 
-    def _reply(self, rewards, dones):
+    def _reply(self, rewards: np.ndarray, dones: np.ndarray) -> None:
         """Opponents' moves until the learner is to move in every game."""
         while True:
             theirs = self._to_play != self.seats
@@ -97,7 +112,7 @@ class PoolVecEnv(VecEnv):
             ended = np.flatnonzero((term | trunc) & theirs)
             self._finish(ended, -r[ended], rewards, dones)       # r is the mover's, the opponent's
 
-    def _finish(self, ended, results, rewards, dones):
+    def _finish(self, ended: np.ndarray, results: np.ndarray, rewards: np.ndarray, dones: np.ndarray) -> None:
         """Games `ended` just ended with the learner's `results`: record them, start the next ones."""
         for i, result in zip(ended, results):
             result = float(result)
@@ -111,7 +126,7 @@ class PoolVecEnv(VecEnv):
             self.seats[i] = (i + self.episodes[i]) % 2
             self._draw(i)
 
-    def _draw(self, i):
+    def _draw(self, i: int) -> None:
         name, snap = self.pool.sample()
         if not is_net_snapshot(snap):
             raise ValueError(f"PoolVecEnv plays net snapshots (pg.opponents.snapshot) only; pool entry {name!r} "
@@ -123,15 +138,15 @@ class PoolVecEnv(VecEnv):
         for old in [k for k in self._nets if k not in live and k not in self.pool.entries]:
             del self._nets[old]
 
-    def _obs(self):
+    def _obs(self) -> np.ndarray:
         return self._board.copy()
 
-    def action_masks(self):
+    def action_masks(self) -> np.ndarray:
         """bool (num_envs, A): the learner's legal moves in each game."""
         return self._mask.astype(bool)
 
     # ---- checkpoints --------------------------------------------------------------------------
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """Everything needed to carry on exactly: games, seats, opponents (with the weights of those
         the pool has dropped since), results and the random state."""
         return {"games": [torch.frombuffer(bytearray(self.venv.get_state(i).to_bytes()), dtype=torch.uint8)
@@ -142,13 +157,13 @@ class PoolVecEnv(VecEnv):
                             for k, net in self._nets.items() if k not in self.pool.entries},
                 "rng": self.rng.bit_generator.state}
 
-    def state_schema(self, net_state):
+    def state_schema(self, net_state: Mapping[str, torch.Tensor]) -> Spec:
         """What load_state_dict's `data` must be (a zerogym_agents.core.checkpoint schema): state_dict()'s
         entries for this env's num_envs games, each game a valid position in progress, and the
         dropped opponents' weights with the shapes of `net_state` (the learner's state_dict)."""
         return games_schema(self.venv.template, self.num_envs, net_state)
 
-    def load_state_dict(self, data):
+    def load_state_dict(self, data: Mapping[str, Any]) -> None:
         """Restore state_dict()'s output (check it with state_schema first: a game blob that does not
         load raises ValueError naming the game)."""
         if len(data["games"]) != self.num_envs:
@@ -168,7 +183,7 @@ class PoolVecEnv(VecEnv):
         self.wins, self.draws, self.losses = data["results"]
         self._nets = {}
         any_net = next(iter(self.pool.entries.values()))[0]
-        for name in dict.fromkeys(self.opponents):
+        for name in dict.fromkeys(data["opponents"]):       # self.opponents, each a name (str)
             if name in self.pool.entries:
                 self._nets[name] = frozen_net(self.pool.entries[name][0])
             elif name in data["dropped"]:
@@ -179,35 +194,36 @@ class PoolVecEnv(VecEnv):
         self._reset_seeds()
 
     # ---- the rest of the VecEnv interface -----------------------------------------------------
-    def close(self):
+    def close(self) -> None:
         self.venv.close()
 
-    def get_attr(self, attr_name, indices=None):
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         if attr_name == "render_mode":
             return [None for _ in self._indices(indices)]
         value = getattr(self, attr_name)
         return [value for _ in self._indices(indices)]
 
-    def set_attr(self, attr_name, value, indices=None):
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
         if method_name == "action_masks":
             masks = self.action_masks()
             return [masks[i] for i in self._indices(indices)]
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result for _ in self._indices(indices)]
 
-    def env_is_wrapped(self, wrapper_class, indices=None):
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         return [False for _ in self._indices(indices)]
 
-    def _indices(self, indices):
+    def _indices(self, indices: VecEnvIndices) -> Sequence[int]:
         if indices is None:
             return range(self.num_envs)
         return [indices] if isinstance(indices, int) else list(indices)
 
 
-def games_schema(template, num_envs, net_state):
+def games_schema(template: State, num_envs: int, net_state: Mapping[str, torch.Tensor]) -> Spec:
     """PoolVecEnv.state_schema for `num_envs` games of the game whose State `template` is."""
     from zerogym_agents.core.file_checks import DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor
     n = num_envs

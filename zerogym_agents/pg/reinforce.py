@@ -11,6 +11,11 @@ learner's moves, one for the opponent's), then one gradient step on all of the l
 each seen under a random board symmetry (or all of them), with an entropy bonus. Illegal actions
 are masked out of the softmax everywhere.
 """
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -20,17 +25,24 @@ from zerogym_agents.nets import PolicyValueNet
 from zerogym_agents.agents.policy import PolicyAgent
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
 from zerogym_agents.pg.opponents import PoolOpponent, SnapshotSchedule, snapshot
-from zerogym_agents.pg.rollout import play_episodes
+from zerogym_agents.pg.rollout import Episodes, play_episodes
+
+if TYPE_CHECKING:
+    from zerogym.symmetry import Symmetries
+    from zerogym_agents.core.file_checks import Spec
+    from zerogym_agents.pg.config import PGConfig
 
 
-def masked_log_softmax(logits, mask):
+def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """log-probabilities over the legal actions; 0 (not -inf) on illegal ones, so products stay finite."""
     logp = torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=1)
     return torch.where(mask, logp, 0.0)
 
 
-def reinforce_loss(net, planes, masks, actions, returns, baseline=False, entropy_coef=0.0, value_coef=0.5,
-                   total=None, behaviour_logp=None):
+def reinforce_loss(net: PolicyValueNet, planes: torch.Tensor, masks: torch.Tensor | np.ndarray, actions: torch.Tensor,
+                   returns: torch.Tensor, baseline: bool = False, entropy_coef: float = 0.0, value_coef: float = 0.5,
+                   total: int | None = None,
+                   behaviour_logp: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, float]]:
     """The REINFORCE loss of a batch of the learner's moves, and its parts as floats.
 
     planes float32 (B, C, H, W); masks (B, A) bool or 0/1; actions int64 (B,); returns float32 (B,)
@@ -71,7 +83,9 @@ def reinforce_loss(net, planes, masks, actions, returns, baseline=False, entropy
     return loss, parts
 
 
-def augment(symmetries, planes, masks, actions, returns, mode, rng, logp=None):
+def augment(symmetries: Symmetries | None, planes: np.ndarray, masks: np.ndarray, actions: np.ndarray,
+            returns: np.ndarray, mode: str, rng: np.random.Generator,
+            logp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Board symmetries of a batch: mode "random" transforms each position by one drawn transform,
     "all" stacks every transform of every position, "none" returns the batch as it is. Planes,
     masks and actions are transformed alike (zerogym.symmetry.Symmetries); returns and the
@@ -98,7 +112,7 @@ def augment(symmetries, planes, masks, actions, returns, mode, rng, logp=None):
     return planes, masks, actions, returns, logp
 
 
-def make_optimizer(params, cfg):
+def make_optimizer(params: Iterable[torch.nn.Parameter], cfg: PGConfig) -> torch.optim.Optimizer:
     """Adam or SGD (with momentum) as the config says; weight_decay is an L2 term."""
     if cfg.optimizer == "adam":
         return torch.optim.Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -116,7 +130,7 @@ class ReinforceTrainer(PGTrainer):
 
     algos = ("reinforce", "reinforce-baseline")
 
-    def _build(self):
+    def _build(self) -> None:
         cfg = self.cfg
         self.net = PolicyValueNet(self.net_config).to(self.device).eval()
         self.opt = make_optimizer(self.net.parameters(), cfg)
@@ -127,7 +141,7 @@ class ReinforceTrainer(PGTrainer):
         self.rng = np.random.default_rng(seed_for(cfg.seed, 2))
         self.schedule = SnapshotSchedule(cfg.snapshot_every, cfg.snapshot_unit)
 
-    def play(self):
+    def play(self) -> Episodes:
         """One game in each of the num_envs slots against an opponent drawn from the pool; the results
         go to the pool's Elo. Returns the Episodes."""
         cfg = self.cfg
@@ -139,7 +153,7 @@ class ReinforceTrainer(PGTrainer):
             self.opponent.record((float(result) + 1.0) / 2.0)
         return episodes
 
-    def update(self, episodes):
+    def update(self, episodes: Episodes) -> dict[str, float | None]:
         """One gradient step on the learner's moves of `episodes`; returns the mean loss parts."""
         cfg = self.cfg
         planes, masks, actions, returns, logp = augment(self.symmetries, episodes.planes, episodes.masks,
@@ -148,10 +162,11 @@ class ReinforceTrainer(PGTrainer):
         total = len(actions)
         if total == 0:
             return {}
+        assert logp is not None                     # episodes carry their behaviour log-probabilities
         sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0}
         dev = self.device
 
-        def tensor(x):
+        def tensor(x: np.ndarray) -> torch.Tensor:
             return torch.from_numpy(x).to(dev)
         learning_mode(self.net, cfg.batch_stats())
         self.opt.zero_grad(set_to_none=True)
@@ -174,11 +189,12 @@ class ReinforceTrainer(PGTrainer):
             self.opt.step()
         finally:
             self.net.eval()
+        stats: dict[str, float | None] = dict(sums)
         if cfg.algo == "reinforce":
-            sums["value_loss"] = None
-        return sums
+            stats["value_loss"] = None
+        return stats
 
-    def iteration(self):
+    def iteration(self) -> dict[str, Any]:
         cfg = self.cfg
         episodes = self.play()
         stats = self.update(episodes)
@@ -191,15 +207,15 @@ class ReinforceTrainer(PGTrainer):
         r = episodes.results
         return {**stats, "wins": int((r > 0).sum()), "draws": int((r == 0).sum()), "losses": int((r < 0).sum())}
 
-    def _algo_state(self):
+    def _algo_state(self) -> dict[str, Any]:
         return {"optimizer": self.opt.state_dict(), "rng": self.rng.bit_generator.state,
                 "snapshot_mark": self.schedule.mark}
 
-    def _algo_schema(self):
+    def _algo_schema(self) -> dict[str, Spec]:
         from zerogym_agents.core.file_checks import Int, Optimizer, RngState
         return {"optimizer": Optimizer(self.opt), "rng": RngState(), "snapshot_mark": Int(0)}
 
-    def _load_algo_state(self, data):
+    def _load_algo_state(self, data: dict[str, Any]) -> None:
         self.opt.load_state_dict(data["optimizer"])
         self.rng.bit_generator.state = data["rng"]
         self.schedule.mark = data["snapshot_mark"]

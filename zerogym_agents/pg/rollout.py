@@ -5,11 +5,22 @@ is to move, one for all the games where the opponent is. Every game is played to
 a game that ended restarts inside the vector env (auto-reset) and is then stepped with its first
 legal action, unrecorded, until the slowest game ends.
 """
+from __future__ import annotations
+
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from zerogym_agents.agents.policy import select_actions
+
+if TYPE_CHECKING:
+    from zerogym.vector import VectorEnv
+
+# policy logits (B, A) of float32 planes (B, C, H, W): a learner's or an opponent's batched forward pass
+Logits = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass
@@ -33,11 +44,12 @@ class Episodes:
     lengths: np.ndarray
     seats: np.ndarray
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.actions)
 
 
-def play_episodes(venv, learner, opponent, seats, rng, gamma=1.0, learner_greedy=False, opponent_greedy=False):
+def play_episodes(venv: VectorEnv, learner: Logits, opponent: Logits, seats: npt.ArrayLike, rng: np.random.Generator,
+                  gamma: float = 1.0, learner_greedy: bool = False, opponent_greedy: bool = False) -> Episodes:
     """Play one game in each of venv's N games from the start position; returns Episodes.
 
     venv: a zerogym.vector.VectorEnv (copy=False is fastest). learner, opponent: callables
@@ -103,7 +115,7 @@ def play_episodes(venv, learner, opponent, seats, rng, gamma=1.0, learner_greedy
                     seats)
 
 
-def action_logp(logits, masks, actions):
+def action_logp(logits: npt.ArrayLike, masks: npt.ArrayLike, actions: np.ndarray) -> np.ndarray:
     """log softmax(logits over the legal actions)[action] per row, float32 (B,)."""
     x = np.where(np.asarray(masks) != 0, np.asarray(logits, np.float64), -np.inf)
     top = x.max(axis=1, keepdims=True)

@@ -27,8 +27,11 @@ Logged besides AlphaZeroTrainer's entries: weight staleness (versions between a 
 the learner's when it is consumed) p50 / p95 / max, the share of work time spent publishing weights,
 SGD samples per position, tasks lost to dead workers and the most tasks in flight.
 """
+from __future__ import annotations
+
 import collections
 import time
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -36,12 +39,15 @@ import torch
 from zerogym_agents.alphazero.selfplay import GameRecords, tree_seed
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, PendingMove, saved_move, restored_move
 from zerogym_agents.core.checkpoint import CheckpointError
-from zerogym_agents.core.file_checks import Config, DictOf, Fields, Int, ListOf, Maybe, StateBlob, Str, Tensor
+from zerogym_agents.core.file_checks import Config, DictOf, Fields, Int, ListOf, Maybe, Spec, StateBlob, Str, Tensor
 from zerogym_agents.nets import net_payload
 from zerogym_agents.nets.model import NetPayload
 from zerogym_agents.scale import runtime
 from zerogym_agents.scale.config import RayConfig
 from zerogym_agents.scale.selfplay_worker import SelfPlayWorker, task_moves
+
+if TYPE_CHECKING:
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
 
 Task = collections.namedtuple("Task", "index ref version opponent")
 
@@ -50,13 +56,13 @@ class Slot:
     """One worker slot: its actor, its games as of its last consumed task, the learner's moves of the
     games in progress, the next task index, and the tasks in flight (oldest first)."""
 
-    def __init__(self, carry, num_games, root_value_weight):
-        self.actor = None
+    def __init__(self, carry: dict[str, Any], num_games: int, root_value_weight: float) -> None:
+        self.actor: Any = None       # a SelfPlayWorker actor's handle
         self.carry = carry
         self.records = GameRecords(num_games, root_value_weight)
         self.next_index = 0          # of the next task to submit
         self.consumed = 0            # tasks consumed: the carry is the state after task consumed - 1
-        self.inflight = collections.deque()
+        self.inflight: collections.deque[Task] = collections.deque()
         self.fresh = True            # the actor has not got this slot's games yet: send the carry
 
 
@@ -65,17 +71,22 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
     RayConfig or its dict. Call close() to stop the workers (the run's Ray instance stays up)."""
 
     unit = "task"
+    # deterministic mode: the round's object store refs (version, weights, opponent name, its weights) once put
+    _round_refs: tuple[int, Any, str | None, Any] | None
 
-    def __init__(self, config, out_dir, resume=False, log_dir=None, net=None, ray_config=None):
+    def __init__(self, config: AlphaZeroConfig | dict[str, Any], out_dir: str, resume: bool = False,
+                 log_dir: str | bool | None = None, net: torch.nn.Module | None = None,
+                 ray_config: RayConfig | dict[str, Any] | None = None) -> None:
         rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         self.ray_cfg = rc
         self.ray = runtime.require_ray()
         self.version = 0                 # of the weights published last (0: none yet)
-        self._published = None           # (version, ref) of the last ray.put
+        self._published: tuple[int, Any] | None = None       # (version, ref) of the last ray.put
         self._published_at = 0           # tasks consumed then
         self._dirty = True               # the net changed since the last publication
-        self._opponent_ref = None
-        self._round = None               # deterministic: (round, weights payload, opponent name, snapshot)
+        self._opponent_ref: Any = None
+        # deterministic: (round, weights version, weights payload, opponent name, snapshot)
+        self._round: tuple[int, int, dict[str, Any], str | None, Any] | None = None
         self.lost_tasks = 0
         self._reset_scale_stats()
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir, net=net)
@@ -87,27 +98,28 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
                           for _ in range(rc.workers)]
         self._started = False
 
-    def _reset_scale_stats(self):
-        self._staleness, self._publish_seconds, self._scale_seconds = [], 0.0, 0.0
+    def _reset_scale_stats(self) -> None:
+        self._staleness: list[int] = []
+        self._publish_seconds, self._scale_seconds = 0.0, 0.0
         self._inflight_max = 0
 
     # ---- the pool opponent and the weights, published once per version ----------------------
-    def _rebuild_trees(self):
+    def _rebuild_trees(self) -> None:
         """At the start and at every checkpoint: draw the pool opponent for the next stretch."""
         if self.num_pool:
             self.opponent, self._opponent_snapshot = self.pool.sample()
             self._opponent_ref = None
 
-    def _set_net(self, net):
+    def _set_net(self, net: torch.nn.Module) -> None:
         super()._set_net(net)
         self._dirty = True
 
-    def train_some(self, steps=None):
+    def train_some(self, steps: int | None = None) -> None:
         before = self.train_steps
         super().train_some(steps)
         self._dirty |= self.train_steps != before
 
-    def _weights(self):
+    def _weights(self) -> tuple[int, Any]:
         """(version, ref) of the current weights, put in the object store when they changed and
         publish_every tasks were consumed since the last version (workers by default)."""
         every = self.ray_cfg.publish_every or self.ray_cfg.workers
@@ -121,7 +133,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             self._dirty = False
         return self._published
 
-    def _opponent(self):
+    def _opponent(self) -> tuple[str | None, Any]:
         if not self.num_pool:
             return None, None
         if self._opponent_ref is None:
@@ -129,7 +141,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         return self.opponent, self._opponent_ref
 
     # ---- workers ------------------------------------------------------------------------------
-    def _start(self):
+    def _start(self) -> None:
         rc = self.ray_cfg
         runtime.start(rc.address)
         self._actor_class = runtime.actor_class(SelfPlayWorker, rc.cpus_per_worker, rc.gpus_per_worker)
@@ -142,14 +154,15 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             for s in range(len(self.slots)):
                 self._top_up(s)
 
-    def _new_actor(self, s):
+    def _new_actor(self, s: int) -> None:
         rc = self.ray_cfg
         device = self.cfg.device if rc.gpus_per_worker > 0 else "cpu"
         slot = self.slots[s]
         slot.actor = self._actor_class.remote(self.cfg.to_json(), runtime.worker_threads(rc.cpus_per_worker), device)
         slot.fresh = True
 
-    def _submit(self, s, index, version, weights_ref, opponent, opponent_ref):
+    def _submit(self, s: int, index: int, version: int, weights_ref: Any, opponent: str | None,
+                opponent_ref: Any) -> None:
         slot = self.slots[s]
         task = {"slot": s, "index": index, "seed": tree_seed(self.cfg.seed, s, index),
                 "steps": self.ray_cfg.steps_per_task, "version": version, "weights": [weights_ref],
@@ -159,13 +172,13 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         slot.inflight.append(Task(index, slot.actor.play.remote(task), version, opponent))
         self._inflight_max = max(self._inflight_max, sum(len(x.inflight) for x in self.slots))
 
-    def _top_up(self, s):
+    def _top_up(self, s: int) -> None:
         slot = self.slots[s]
         while len(slot.inflight) < self.ray_cfg.max_inflight:
             self._submit(s, slot.next_index, *self._weights(), *self._opponent())
             slot.next_index += 1
 
-    def _submit_round(self):
+    def _submit_round(self) -> None:
         """Deterministic mode: task `round` of every slot with the weights of the round's start (kept,
         with the round's opponent, for checkpoints taken within the round)."""
         if self._round is None:
@@ -186,7 +199,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
                 self._submit(s, r, *self._round_refs)
                 slot.next_index = r + 1
 
-    def _restart(self, s):
+    def _restart(self, s: int) -> None:
         """Slot s's actor died: a new one, and its tasks in flight resubmitted from the slot's games."""
         slot = self.slots[s]
         lost = list(slot.inflight)
@@ -203,7 +216,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             slot.next_index = lost[0].index if lost else slot.next_index
             self._top_up(s)
 
-    def _result(self, s):
+    def _result(self, s: int) -> tuple[Any, dict[str, Any]]:
         """The oldest task of slot s, its actor restarted (and the task played again) as often as it dies."""
         slot = self.slots[s]
         while True:
@@ -218,10 +231,11 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             result["finals"] = [None if f is None else (f[0].copy(), f[1]) for f in result["finals"]]
             return task, {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in result.items()}
 
-    def _next_slot(self):
+    def _next_slot(self) -> int:
         """The slot whose oldest task is consumed next: in deterministic mode the next slot of the
         round in order; in async mode the first whose oldest task is done."""
         if self.ray_cfg.mode == "deterministic":
+            assert self._round is not None          # submitted before any of its tasks is consumed
             r = self._round[0]
             return next(s for s, slot in enumerate(self.slots) if slot.consumed == r)
         heads = {slot.inflight[0].ref: s for s, slot in enumerate(self.slots) if slot.inflight}
@@ -229,10 +243,10 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         return heads[ready[0]]
 
     # ---- the run ------------------------------------------------------------------------------
-    def run_name(self):
+    def run_name(self) -> str:
         return f"alphazero {self.cfg.game} (ray, {self.ray_cfg.workers} workers, {self.ray_cfg.mode})"
 
-    def self_play_step(self):
+    def self_play_step(self) -> int:
         """Consume one task: its moves and finished games go to the replay buffer, pool results to
         the pool."""
         if not self._started:
@@ -253,7 +267,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self.step += 1
         return s
 
-    def train_step(self):
+    def train_step(self) -> None:
         """One task consumed, then SGD while samples per new position stay within samples_per_position;
         then the slot is topped up (async) or, at the end of a round, the next round submitted."""
         t0 = time.perf_counter()
@@ -263,6 +277,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         if allowed > 0:
             self.train_some(allowed)
         if self.ray_cfg.mode == "deterministic":
+            assert self._round is not None
             if all(slot.consumed > self._round[0] for slot in self.slots):
                 self._round = None
                 self._submit_round()
@@ -272,7 +287,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self._work_seconds += spent
         self._scale_seconds += spent
 
-    def _log(self, checkpoint=False):
+    def _log(self, checkpoint: bool = False) -> None:
         n = len(self.history)
         super()._log(checkpoint)
         if len(self.history) == n:
@@ -291,7 +306,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
                     self.writer.add_scalar(f"alphazero/{k}", entry[k], self.step)
         self._reset_scale_stats()
 
-    def close(self):
+    def close(self) -> None:
         """Stop the workers (their tasks in flight are dropped; the last checkpoint has their games)."""
         for slot in getattr(self, "slots", []):
             if slot.actor is not None:
@@ -300,13 +315,13 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             slot.inflight.clear()
         self._started = False
 
-    def worker_info(self):
+    def worker_info(self) -> list[dict[str, Any]]:
         """Each worker's SelfPlayWorker.info()."""
         return self.ray.get([slot.actor.info.remote() for slot in self.slots])
 
     # ---- checkpoints ----------------------------------------------------------------------------
-    def _extra_state(self):
-        def carry(c):
+    def _extra_state(self) -> dict[str, Any]:
+        def carry(c: dict[str, Any]) -> dict[str, Any]:
             return {"roots": [torch.frombuffer(bytearray(bytes(b)), dtype=torch.uint8) for b in c["roots"]],
                     "move_no": torch.from_numpy(np.array(c["move_no"], np.int64)),
                     "learner_seat": torch.from_numpy(np.array(c["learner_seat"], np.int64))}
@@ -322,7 +337,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             "round_opponent": rnd[3] if rnd is not None else None,
             "round_opponent_weights": rnd[4] if rnd is not None else None}}
 
-    def _extra_schema(self):
+    def _extra_schema(self) -> dict[str, Spec]:
         cfg, spec = self.cfg, self.template.spec
         h, w, c = spec.obs_shape
         G, N, P = cfg.concurrent_games, self.ray_cfg.workers, self.num_pool
@@ -335,7 +350,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             "round_version": Int(0), "round_weights": Maybe(NetPayload()), "round_opponent": Maybe(Str()),
             "round_opponent_weights": Maybe(DictOf(Str()))})}
 
-    def _load_extra(self, data):
+    def _load_extra(self, data: dict[str, Any]) -> None:
         saved = data["ray"]
         theirs = saved["config"]                      # checked with the rest of the checkpoint
         for name in ("workers", "mode", "steps_per_task"):

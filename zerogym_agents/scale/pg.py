@@ -8,18 +8,29 @@ go out with one ray.put per update, an opponent with one per draw, and a worker 
 changed. A worker's random stream derives from (run seed, update, slot), so a run is a function of
 its config and its number of workers, and resumes exactly. PPO's games on Ray actors: scale/ppo.py.
 """
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
-from zerogym_agents.pg.base import seed_for
+from zerogym_agents.pg.base import PGTrainer, seed_for
 from zerogym_agents.pg.reinforce import ReinforceTrainer
 from zerogym_agents.pg.rollout import Episodes
 from zerogym_agents.scale import runtime
 
+if TYPE_CHECKING:
+    from zerogym.vector import VectorEnv
+    from zerogym_agents.agents.policy import PolicyAgent
+    from zerogym_agents.pg.config import PGConfig
+    from zerogym_agents.scale.config import RayConfig
 
-def ray_pg_trainer(cfg, ray_config):
+
+def ray_pg_trainer(cfg: PGConfig, ray_config: RayConfig | dict[str, Any] | None) -> Callable[..., PGTrainer]:
     """make_trainer(cfg, out, resume=...) for `zerogym train pg --backend ray`: RayReinforceTrainer,
     or scale.ppo.RayPPOTrainer for algo "ppo"."""
-    trainer = RayReinforceTrainer
+    trainer: Callable[..., PGTrainer] = RayReinforceTrainer
     if cfg.algo == "ppo":
         from zerogym_agents.pg.worker_vec_env import check_workers
         from zerogym_agents.scale.config import RayConfig
@@ -27,7 +38,8 @@ def ray_pg_trainer(cfg, ray_config):
         rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         check_workers(rc.workers, cfg.num_envs)        # refused before the run folder is made
 
-    def make(config, out, resume=False, log_dir=None):
+    def make(config: PGConfig | dict[str, Any], out: str, resume: bool = False,
+             log_dir: str | bool | None = None) -> PGTrainer:
         return trainer(config, out, resume=resume, log_dir=log_dir, ray_config=ray_config)
     return make
 
@@ -35,18 +47,20 @@ def ray_pg_trainer(cfg, ray_config):
 class RolloutWorker:
     """A rollout actor: the learner and the opponent as PolicyAgents over nets of its own."""
 
-    def __init__(self, config_json, threads=1):
+    def __init__(self, config_json: str, threads: int = 1) -> None:
         import torch
 
         from zerogym_agents.pg.config import PGConfig
         torch.set_num_threads(threads)
         self.cfg = PGConfig.from_json(config_json)
-        self.venvs = {}
-        self.version = self.opponent = None
-        self.learner = self.opp = None
+        self.venvs: dict[int, VectorEnv] = {}
+        self.version: int | None = None
+        self.opponent: str | None = None
+        self.learner: PolicyAgent | None = None
+        self.opp: PolicyAgent | None = None
         self.fetches = 0
 
-    def _nets(self, task):
+    def _nets(self, task: Mapping[str, Any]) -> None:
         import ray
         import torch
 
@@ -70,10 +84,11 @@ class RolloutWorker:
                 self.opp.net.load_state_dict(snap["state_dict"])
             self.opponent = task["opponent"]
 
-    def rollout(self, task):
+    def rollout(self, task: Mapping[str, Any]) -> Episodes:
         import zerogym.vector
         from zerogym_agents.pg.rollout import play_episodes
         self._nets(task)
+        assert self.learner is not None and self.opp is not None      # made by _nets for the first task
         cfg, n = self.cfg, len(task["seats"])
         if n not in self.venvs:
             self.venvs[n] = zerogym.vector.make(cfg.game, n, copy=False, **cfg.game_kwargs)
@@ -82,38 +97,38 @@ class RolloutWorker:
                              gamma=cfg.gamma, opponent_greedy=cfg.opponent_greedy)
 
 
-def join_episodes(parts):
+def join_episodes(parts: Sequence[Episodes]) -> Episodes:
     """One Episodes of the parts' games in order (game indices shifted)."""
     offsets = np.cumsum([0] + [len(p.results) for p in parts[:-1]])
-    return Episodes(*(np.concatenate([getattr(p, f) for p in parts]) for f in
-                      ("planes", "masks", "actions", "logp", "returns")),
-                    np.concatenate([p.games + o for p, o in zip(parts, offsets)]),
-                    *(np.concatenate([getattr(p, f) for p in parts]) for f in ("results", "lengths", "seats")))
+    joined = {f: np.concatenate([getattr(p, f) for p in parts])
+              for f in ("planes", "masks", "actions", "logp", "returns", "results", "lengths", "seats")}
+    return Episodes(games=np.concatenate([p.games + o for p, o in zip(parts, offsets)]), **joined)
 
 
 class RayReinforceTrainer(ReinforceTrainer):
     """ReinforceTrainer whose games are played by RayConfig.workers rollout actors (module docstring)."""
 
-    def __init__(self, config, out_dir, resume=False, log_dir=None, ray_config=None):
+    def __init__(self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False,
+                 log_dir: str | bool | None = None, ray_config: RayConfig | dict[str, Any] | None = None) -> None:
         from zerogym_agents.scale.config import RayConfig
         self.ray_cfg = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         self.ray = runtime.require_ray()
-        self.actors = None
-        self._opponent_ref = (None, None)
+        self.actors: list[Any] | None = None          # RolloutWorker actors' handles, once started
+        self._opponent_ref: tuple[str | None, Any] = (None, None)
         self.lost_tasks = 0
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir)
         if self.ray_cfg.workers > self.cfg.num_envs:
             raise ValueError(f"RayConfig.workers ({self.ray_cfg.workers}) must be at most num_envs "
                              f"({self.cfg.num_envs}): each worker plays a share of the games")
 
-    def run_name(self):
+    def run_name(self) -> str:
         return f"{super().run_name()} (ray, {self.ray_cfg.workers} workers)"
 
-    def _actor(self):
+    def _actor(self) -> Any:
         rc = self.ray_cfg
         return self._actor_class.remote(self.cfg.to_json(), runtime.worker_threads(rc.cpus_per_worker))
 
-    def play(self):
+    def play(self) -> Episodes:
         from zerogym_agents.pg.opponents import snapshot
         cfg, rc = self.cfg, self.ray_cfg
         if self.actors is None:
@@ -146,7 +161,7 @@ class RayReinforceTrainer(ReinforceTrainer):
             self.opponent.record((float(result) + 1.0) / 2.0)
         return episodes
 
-    def close(self):
+    def close(self) -> None:
         for actor in self.actors or []:
             self.ray.kill(actor)
         self.actors = None

@@ -6,29 +6,38 @@ lockstep from the driver, so a run gives the same numbers on Ray actors as on lo
 the same worker count, and resumes bit for bit. Of RayConfig, PPO uses workers, address and
 cpus_per_worker (the actors' torch threads); the other fields are the AlphaZero backend's.
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from zerogym_agents.pg.ppo import PPOTrainer
 from zerogym_agents.scale import runtime
+
+if TYPE_CHECKING:
+    from zerogym_agents.pg.config import PGConfig
+    from zerogym_agents.scale.config import RayConfig
 
 
 class RayWorkers:
     """PoolShards as Ray actors (one per entry of shard_args), with env_workers.ProcessWorkers'
     send / recv / close."""
 
-    def __init__(self, shard_args, ray_config):
+    def __init__(self, shard_args: Sequence[Sequence[Any]], ray_config: RayConfig) -> None:
         from zerogym_agents.pg.env_workers import PoolShard
         self.ray = runtime.start(ray_config.address)
         actor = runtime.actor_class(PoolShard, ray_config.cpus_per_worker)
         threads = runtime.worker_threads(ray_config.cpus_per_worker)
         self.actors = [actor.remote(*args[:-1], threads) for args in shard_args]
-        self.refs = [None] * len(self.actors)
+        self.refs: list[Any] = [None] * len(self.actors)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.actors)
 
-    def send(self, k, method, *args):
+    def send(self, k: int, method: str, *args: Any) -> None:
         self.refs[k] = self.actors[k].call.remote(method, *args)
 
-    def recv(self, k):
+    def recv(self, k: int) -> Any:
         ref, self.refs[k] = self.refs[k], None
         try:
             return self.ray.get(ref)
@@ -36,7 +45,7 @@ class RayWorkers:
             raise RuntimeError(f"env worker {k} (a Ray actor) died: {err}; the run can resume from its last "
                                f"checkpoint") from None
 
-    def close(self):
+    def close(self) -> None:
         for actor in self.actors:
             self.ray.kill(actor)
         self.actors = []
@@ -45,17 +54,18 @@ class RayWorkers:
 class RayPPOTrainer(PPOTrainer):
     """PPOTrainer whose games are played by RayConfig.workers actors (see the module docstring)."""
 
-    def __init__(self, config, out_dir, resume=False, log_dir=None, ray_config=None):
+    def __init__(self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False,
+                 log_dir: str | bool | None = None, ray_config: RayConfig | dict[str, Any] | None = None) -> None:
         from zerogym_agents.scale.config import RayConfig
         self.ray_cfg = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         runtime.require_ray()
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir, workers=self.ray_cfg.workers)
 
-    def _in_process(self):
+    def _in_process(self) -> bool:
         return False
 
-    def _start_workers(self, shard_args):
+    def _start_workers(self, shard_args: list[tuple[Any, ...]]) -> RayWorkers:
         return RayWorkers(shard_args, self.ray_cfg)
 
-    def run_name(self):
+    def run_name(self) -> str:
         return f"{self.cfg.algo} {self.cfg.game} (ray, {self.workers} workers)"

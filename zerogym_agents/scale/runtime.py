@@ -1,9 +1,13 @@
 """Ray on demand: imported only when the ray backend is used, started locally or joined."""
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
 
 INSTALL_HINT = 'pip install "zerogym[ray]" (or pip install "ray>=2.9")'
 
 
-def require_ray():
+def require_ray() -> ModuleType:
     """The ray module, or ImportError saying how to install it."""
     try:
         import ray
@@ -12,25 +16,25 @@ def require_ray():
     return ray
 
 
-def start(address=None, num_cpus=None):
+def start(address: str | None = None, num_cpus: float | None = None) -> ModuleType:
     """Join the Ray instance this process already runs in, else ray.init(address): None starts a local
     instance on this machine (num_cpus: how many CPUs it offers; None = all), "auto" joins the
     cluster started with `ray start --head`, "ray://host:10001" a remote one."""
     ray = require_ray()
     if not ray.is_initialized():
-        kwargs = {"address": address, "include_dashboard": False, "log_to_driver": False}
+        kwargs: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": False}
         if address is None and num_cpus is not None:
             kwargs["num_cpus"] = num_cpus
         ray.init(**kwargs)
     return ray
 
 
-def worker_threads(num_cpus):
+def worker_threads(num_cpus: float) -> int:
     """torch threads for an actor that declares num_cpus CPUs: as many as it owns, at least 1."""
     return max(1, int(num_cpus))
 
 
-def actor_class(cls, num_cpus, num_gpus=0.0):
+def actor_class(cls: type, num_cpus: float, num_gpus: float = 0.0) -> Any:
     """`cls` as a Ray actor class declaring its resources. Compute actors declare at least a share of a
     CPU (an actor with num_cpus=0 could be packed onto a node without any CPU to spare) and, with
     max_restarts=0, a dead one stays dead: the driver starts its replacement and resubmits its tasks."""
@@ -40,6 +44,6 @@ def actor_class(cls, num_cpus, num_gpus=0.0):
     return ray.remote(num_cpus=num_cpus, num_gpus=num_gpus, max_restarts=0)(cls)
 
 
-def node_id():
+def node_id() -> str:
     """The Ray node this process runs on (for placement checks)."""
     return require_ray().get_runtime_context().get_node_id()

@@ -11,14 +11,24 @@ an opponent only when it changed. The search trees are reseeded from the task's 
 driver derives from (run seed, slot, task index), so a task's games depend on its inputs only, not
 on the machine that plays them: play_task gives the same bytes in the driver's process as in a worker.
 """
+from __future__ import annotations
+
 import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from zerogym_agents.alphazero.selfplay import SelfPlay
 
+if TYPE_CHECKING:
+    import torch
 
-def play_task(engine, evaluator, opp_evaluator, task):
+Evaluator = Callable[..., Any]       # a net's evaluator for the batched search (nets.make_evaluator)
+
+
+def play_task(engine: SelfPlay, evaluator: Evaluator, opp_evaluator: Evaluator,
+              task: Mapping[str, Any]) -> dict[str, Any]:
     """Run `task` on `engine` (a SelfPlay) and return its result: the learner's moves as arrays in
     the order they were played (games (M,), planes int8 (M, C, H, W), masks, policies, movers,
     root_values, and step_ends: rows played up to the end of each step), the games that ended as (step, game,
@@ -31,7 +41,10 @@ def play_task(engine, evaluator, opp_evaluator, task):
     if task["carry"] is not None:
         engine.load_carry(task["carry"])
     engine.rebuild(task["seed"])
-    rows, finished, finals, step_ends = [], [], [], []
+    rows: list[tuple[Any, ...]] = []            # the learner's moves: (game, planes, mask, policy, mover, root value)
+    finished: list[tuple[Any, ...]] = []        # (step, game, returns, score)
+    finals: list[Any] = []
+    step_ends: list[int] = []
     for t in range(task["steps"]):
         moves, done = engine.step(evaluator, opp_evaluator)
         rows.extend(moves)
@@ -50,7 +63,7 @@ def play_task(engine, evaluator, opp_evaluator, task):
             "finished": finished, "finals": finals, "carry": engine.carry(), "seconds": time.perf_counter() - t0}
 
 
-def task_moves(result):
+def task_moves(result: Mapping[str, Any]) -> Iterator[tuple[Iterable[tuple[Any, ...]], list[tuple[Any, ...]]]]:
     """The result's moves step by step: yields (moves of the step as (game, planes, mask, policy,
     mover, root value) tuples, the games that ended in it as (game, returns, score, final))."""
     start, k, fin, finals = 0, 0, result["finished"], result["finals"]
@@ -70,7 +83,7 @@ class SelfPlayWorker:
     """A self-play worker (made a Ray actor by runtime.actor_class): its own SelfPlay engine, nets and
     evaluators; torch runs on `threads` threads, the nets on `device`."""
 
-    def __init__(self, config_json, threads=1, device="cpu"):
+    def __init__(self, config_json: str, threads: int = 1, device: str = "cpu") -> None:
         import torch
 
         from zerogym_agents.alphazero.config import AlphaZeroConfig
@@ -79,11 +92,16 @@ class SelfPlayWorker:
         self.cfg = AlphaZeroConfig.from_json(config_json)
         self.device = resolve_device(device)
         self.engine = SelfPlay(self.cfg)
-        self.net = self.opp_net = self.evaluator = self.opp_evaluator = None
-        self.version = self.opponent = None
+        # the learner's and the opponent's nets and evaluators, made with the first weights
+        self.net: torch.nn.Module | None = None
+        self.opp_net: torch.nn.Module | None = None
+        self.evaluator: Evaluator | None = None
+        self.opp_evaluator: Evaluator | None = None
+        self.version: int | None = None
+        self.opponent: str | None = None
         self.tasks_run = self.fetches = 0
 
-    def _load(self, payload):
+    def _load(self, payload: dict[str, Any]) -> None:
         import copy
 
         import torch
@@ -99,12 +117,14 @@ class SelfPlayWorker:
         else:
             self.net.load_state_dict(payload["state_dict"])
 
-    def play(self, task):
+    def play(self, task: Mapping[str, Any]) -> dict[str, Any]:
         import ray
         if task["version"] != self.version:
             self._load(ray.get(task["weights"][0]))
             self.version = task["version"]
             self.fetches += 1
+        # made by the first task's _load (a task always brings a weights version)
+        assert self.opp_net is not None and self.evaluator is not None and self.opp_evaluator is not None
         if task["opponent"] is not None and task["opponent"] != self.opponent:
             self.opp_net.load_state_dict(ray.get(task["opponent_weights"][0]))
             self.opponent = task["opponent"]
@@ -112,7 +132,7 @@ class SelfPlayWorker:
         self.tasks_run += 1
         return result
 
-    def info(self):
+    def info(self) -> dict[str, Any]:
         """What this worker has done, and where it runs."""
         import os
 

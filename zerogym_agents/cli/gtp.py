@@ -367,7 +367,7 @@ def run_gtp(args: argparse.Namespace) -> None:
             if game not in (None, "go", "go_v0"):
                 raise ValueError(f"agent {args.agent!r} plays {game}, not Go")
         kwargs = {"board_size": args.board_size, "komi": args.komi}
-        agent = agent_from_spec(args.agent, "go", kwargs, seed=args.seed)
+        agent: Player = agent_from_spec(args.agent, "go", kwargs, seed=args.seed)
         if args.resign_below is not None:
             agent = resigning(agent, args, kwargs)
         engine = GTPEngine(agent, args.board_size, args.komi, args.max_moves)

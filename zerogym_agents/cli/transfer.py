@@ -15,6 +15,7 @@ from zerogym_agents.transfer.sources import read_source, square_board_size
 if TYPE_CHECKING:
     import torch
 
+    from zerogym_agents.agents.policy import PolicyNet
     from zerogym_agents.nets.model import PolicyValueNet
 
 COMMAND = "zerogym transfer"
@@ -85,12 +86,22 @@ def max_change(a: PolicyValueNet, b: PolicyValueNet, size: int, seed: int = 0) -
     return float((la - lb).abs().max()), float((va - vb).abs().max())
 
 
+def plain_net(net: PolicyNet, src: str) -> PolicyValueNet:
+    """`net` when it is a PolicyValueNet (what growth and the composite start from), else ValueError."""
+    from zerogym_agents.nets import PolicyValueNet
+    if not isinstance(net, PolicyValueNet):
+        raise ValueError(f"{src} holds a {type(net).__name__}; growth and the composite start from a plain "
+                         f"PolicyValueNet")
+    return net
+
+
 def run_grow(args: argparse.Namespace) -> None:
     from zerogym_agents.transfer.grow import grow
     if args.blocks is None and args.channels is None and args.kernel_size is None:
         raise ValueError("give at least one of --blocks, --channels, --kernel-size")
     try:
         net, agent, game, kwargs = read_source(args.src)
+        net = plain_net(net, args.src)
         grown = grow(net, blocks=args.blocks, channels=args.channels, kernel_size=args.kernel_size,
                      noise=args.noise, seed=args.seed)
     # ValueError and OSError: one line through zerogym_agents.cli.main.user_error
@@ -113,6 +124,7 @@ def run_composite(args: argparse.Namespace) -> None:
     from zerogym_agents.nets.composite import CompositeNet
     try:
         net, agent, game, kwargs = read_source(args.src)
+        net = plain_net(net, args.src)
         small = args.small_size
         if small is None:
             if kwargs is None:

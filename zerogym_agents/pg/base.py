@@ -54,6 +54,7 @@ def initial_net(cfg: PGConfig) -> PolicyValueNet:
     """The PolicyValueNet of cfg.init_from, checked against the game (any board size of it). Loaded
     on resume too, for its shape; the checkpoint then supplies the weights."""
     from zerogym_agents.nets import PolicyValueNet, load_net
+    assert cfg.init_from is not None        # called for a run that starts from a net
     net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
     if not isinstance(net, PolicyValueNet):
         raise ValueError(f"PGConfig.init_from: {cfg.init_from} holds a {type(net).__name__}; the policy-gradient "

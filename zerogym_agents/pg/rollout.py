@@ -97,7 +97,7 @@ def play_episodes(venv: VectorEnv, learner: Logits, opponent: Logits, seats: npt
             results[ended] = np.where(mine[ended], rewards[ended], -rewards[ended])
             active[ended] = False
         to_play = np.array(infos["to_play"], dtype=np.int64)
-    a = venv.num_actions
+    num_actions = venv.num_actions
     if rec:
         games = np.concatenate([r[0] for r in rec])
         move_no = np.concatenate([r[1] for r in rec])
@@ -108,7 +108,7 @@ def play_episodes(venv: VectorEnv, learner: Logits, opponent: Logits, seats: npt
     else:
         games = move_no = actions = np.zeros(0, np.int64)
         logp = np.zeros(0, np.float32)
-        out_planes, masks = np.zeros((0, c, h, w), np.int8), np.zeros((0, a), np.int8)
+        out_planes, masks = np.zeros((0, c, h, w), np.int8), np.zeros((0, num_actions), np.int8)
     later = counts[games] - 1 - move_no
     returns = (results[games] * np.power(gamma, later)).astype(np.float32)
     return Episodes(out_planes, masks.astype(np.int8, copy=False), actions, logp, returns, games, results, lengths,

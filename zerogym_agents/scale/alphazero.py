@@ -47,6 +47,7 @@ from zerogym_agents.scale.config import RayConfig
 from zerogym_agents.scale.selfplay_worker import SelfPlayWorker, task_moves
 
 if TYPE_CHECKING:
+    from zerogym_agents.agents.policy import PolicyNet
     from zerogym_agents.alphazero.config import AlphaZeroConfig
 
 Task = collections.namedtuple("Task", "index ref version opponent")
@@ -75,7 +76,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
     _round_refs: tuple[int, Any, str | None, Any] | None
 
     def __init__(self, config: AlphaZeroConfig | dict[str, Any], out_dir: str, resume: bool = False,
-                 log_dir: str | bool | None = None, net: torch.nn.Module | None = None,
+                 log_dir: str | bool | None = None, net: PolicyNet | None = None,
                  ray_config: RayConfig | dict[str, Any] | None = None) -> None:
         rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         self.ray_cfg = rc
@@ -110,7 +111,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             self.opponent, self._opponent_snapshot = self.pool.sample()
             self._opponent_ref = None
 
-    def _set_net(self, net: torch.nn.Module) -> None:
+    def _set_net(self, net: PolicyNet) -> None:
         super()._set_net(net)
         self._dirty = True
 
@@ -246,9 +247,13 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
     def run_name(self) -> str:
         return f"alphazero {self.cfg.game} (ray, {self.ray_cfg.workers} workers, {self.ray_cfg.mode})"
 
-    def self_play_step(self) -> int:
+    def self_play_step(self) -> None:
         """Consume one task: its moves and finished games go to the replay buffer, pool results to
         the pool."""
+        self._consume_task()
+
+    def _consume_task(self) -> int:
+        """self_play_step's work; returns the slot whose task it consumed."""
         if not self._started:
             self._start()
         s = self._next_slot()
@@ -271,7 +276,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         """One task consumed, then SGD while samples per new position stay within samples_per_position;
         then the slot is topped up (async) or, at the end of a round, the next round submitted."""
         t0 = time.perf_counter()
-        s = self.self_play_step()
+        s = self._consume_task()
         cfg = self.cfg
         allowed = int(self.ray_cfg.samples_per_position * self.positions // cfg.batch_size) - self.train_steps
         if allowed > 0:

@@ -137,6 +137,7 @@ class RayReinforceTrainer(ReinforceTrainer):
             self.actors = [self._actor() for _ in range(rc.workers)]
         self.opponent.reset()                    # draws the opponent as the local trainer does
         name = self.opponent.current
+        assert name is not None                  # reset() drew one
         if self._opponent_ref[0] != name:
             self._opponent_ref = (name, self.ray.put(self.pool.entries[name][0]))
         weights = self.ray.put(snapshot(self.net))

@@ -1,12 +1,16 @@
 """`zerogym transfer run`: the board-size transfer experiment from the command line (resumable)."""
+from __future__ import annotations
+
+import argparse
 import dataclasses
 import os
 import shlex
+from typing import Any
 
 from zerogym_agents.transfer.settings import TransferSettings
 
 
-def add_run_parser(commands):
+def add_run_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     r = commands.add_parser(
         "run", help="the transfer experiment: scratch, fine-tune, composite, grown and curriculum runs on a "
                     "bigger board",
@@ -32,7 +36,7 @@ def add_run_parser(commands):
     return r
 
 
-def settings_from_args(args):
+def settings_from_args(args: argparse.Namespace) -> TransferSettings:
     from zerogym_agents.core.config_io import read_json_object
     from zerogym_agents.agents.specs import parse_kwargs
     config = read_json_object(args.config, "AlphaZeroConfig fields") if args.config else {}
@@ -40,7 +44,7 @@ def settings_from_args(args):
     return TransferSettings.from_options(args, config=config)
 
 
-def command_line(settings, out, report, parallel=1):
+def command_line(settings: TransferSettings, out: str, report: str | None, parallel: int = 1) -> str:
     """The full `zerogym transfer run` command of these settings (every option spelt out)."""
     unused = ("minutes", "eval_every_minutes") if settings.step_mode else ()
     words = ["zerogym", "transfer", "run", *settings.to_options(skip=unused), "--out", out]
@@ -51,7 +55,7 @@ def command_line(settings, out, report, parallel=1):
     return shlex.join(words)
 
 
-def run_experiment_cli(args):
+def run_experiment_cli(args: argparse.Namespace) -> dict[str, Any]:
     from zerogym_agents.training.run_folder import prepare_run_folder
     from zerogym_agents.experiment.transfer import run_transfer
     try:

@@ -1,12 +1,21 @@
 """Trainings in child processes: a scheduler that runs tasks `parallel` at a time, and children
 that never outlive the process that started them."""
+from __future__ import annotations
+
 import functools
 import os
 import subprocess
 import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
+    Child = Union[subprocess.Popen, BaseProcess]
 
 
-def die_with_parent(parent_pid=None):
+def die_with_parent(parent_pid: int | None = None) -> None:
     """Ask Linux to send this process SIGTERM when its parent dies (no-op elsewhere), so that child
     processes of a killed experiment do not train on unseen. parent_pid: exit at once if the parent
     that started this process has already gone (it died before the request was made)."""
@@ -20,12 +29,12 @@ def die_with_parent(parent_pid=None):
         os._exit(1)
 
 
-def start_command(argv, env=None):
+def start_command(argv: list[str], env: Mapping[str, str] | None = None) -> subprocess.Popen:
     """Run the command `argv` in a child process (subprocess.Popen) that dies with this one."""
     return subprocess.Popen(argv, env=env, preexec_fn=functools.partial(die_with_parent, os.getpid()))
 
 
-def start_function(target, *args, name=None):
+def start_function(target: Callable[..., Any], *args: Any, name: str | None = None) -> BaseProcess:
     """Run target(*args) in a child process (multiprocessing, spawn: a fresh interpreter, so target
     and args must pickle) that dies with this one."""
     import multiprocessing
@@ -34,18 +43,26 @@ def start_function(target, *args, name=None):
     return proc
 
 
-def _child(parent_pid, target, args):
+def _child(parent_pid: int, target: Callable[..., Any], args: tuple) -> None:
     die_with_parent(parent_pid)
     target(*args)
 
 
-def _exit_code(child):
+def _exit_code(child: Child) -> int | None:
     """The exit code of a finished Popen or multiprocessing.Process (negative: killed by that signal),
     None while it runs."""
     return child.poll() if isinstance(child, subprocess.Popen) else child.exitcode
 
 
-def run_children(tasks, start, parallel=2, needs=None, on_failure=None, poll_seconds=0.2):
+def check_parallel(parallel: object) -> None:
+    """ValueError unless `parallel` (how many at a time) is a positive integer."""
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+        raise ValueError(f"parallel must be a positive integer, got {parallel!r}")
+
+
+def run_children(tasks: Iterable[str], start: Callable[[str, int], Child], parallel: int = 2,
+                 needs: Mapping[str, Iterable[str]] | None = None, on_failure: Callable[[str, int], Any] | None = None,
+                 poll_seconds: float = 0.2) -> list[tuple[str, int]]:
     """Run every task in a child process, `parallel` at a time, in order. start(task, slot) starts
     one (start_command or start_function) and returns its process; `slot` (0 .. parallel - 1) is
     its own while it runs (a progress bar's line, say). needs: {task: tasks it waits for}, tasks
@@ -54,10 +71,11 @@ def run_children(tasks, start, parallel=2, needs=None, on_failure=None, poll_sec
     others go on. Returns [(task, exit code)] of the failed tasks. On the way out (an error,
     KeyboardInterrupt, SIGTERM turned into SystemExit) the children still running are terminated
     and waited for."""
-    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
-        raise ValueError(f"parallel must be a positive integer, got {parallel!r}")
+    check_parallel(parallel)
     queue, waiting = list(tasks), {task: set(need) for task, need in (needs or {}).items()}
-    running, finished, failed = {}, set(), []
+    running: dict[str, tuple[Child, int]] = {}
+    finished: set[str] = set()
+    failed: list[tuple[str, int]] = []
     try:
         while queue or running or waiting:
             for task, need in list(waiting.items()):
@@ -86,5 +104,8 @@ def run_children(tasks, start, parallel=2, needs=None, on_failure=None, poll_sec
         for child, _ in running.values():
             child.terminate()
         for child, _ in running.values():
-            child.wait() if isinstance(child, subprocess.Popen) else child.join()
+            if isinstance(child, subprocess.Popen):
+                child.wait()
+            else:
+                child.join()
     return failed

@@ -7,7 +7,12 @@ continues exactly from the checkpoint it saved there (core.constants.CHECKPOINT)
 restart it anywhere: the budget loop only ever stops a run at a step whose checkpoint is written, or
 writes one (save) first.
 """
-from typing import Protocol, runtime_checkable
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from zerogym_agents.agents.base import Agent
 
 
 @runtime_checkable
@@ -31,20 +36,20 @@ class TrainingRun(Protocol):
       training leaves as it is; agent_options() the options it plays with by default, and
       agent_kind the zerogym_agents.agents.saved kind ("alphazero" or "policy") to save it as.
     """
-    cfg: object
+    cfg: Any
     step: int
-    net: object
-    history: list
-    time_budget: float
+    net: Any
+    history: list[dict[str, Any]]
+    time_budget: float | None
     last_cpu: float
     agent_kind: str
 
-    def train_for(self, steps, time_used=0.0): ...
+    def train_for(self, steps: int, time_used: float = 0.0) -> float: ...
 
-    def save(self): ...
+    def save(self) -> None: ...
 
-    def counters(self): ...
+    def counters(self) -> dict[str, Any]: ...
 
-    def agent(self, seed=None, **options): ...
+    def agent(self, seed: int | None = None, **options: Any) -> Agent: ...
 
-    def agent_options(self): ...
+    def agent_options(self) -> dict[str, Any]: ...

@@ -225,3 +225,115 @@ def test_runs_are_checked_as_they_are_added(tmp_path, tiny):
     c.add("defaults", "ppo")
     assert c.runs["defaults"].config == {"algo": "ppo", "game": "connect_four", "game_kwargs": {}, "seed": 0,
                                          "max_steps": 4}
+
+
+# ---- runs with stages, runs from a given net, zero-shot evaluations ---------------------------------
+GO_NET = {"trunk": "resnet", "blocks": 1, "channels": 8, "policy_hidden": 8, "value_hidden": 8, "value_loss": "bce"}
+GO_TINY = {"net": GO_NET, "concurrent_games": 4, "simulations": 4, "batch_size": 16, "min_buffer": 16,
+           "max_train_per_step": 1, "checkpoint_every": 2}
+
+
+def go_net():
+    from zerogym_agents.nets import PolicyValueNet, for_game
+    return PolicyValueNet(for_game("go", game_kwargs={"board_size": 4}, **GO_NET))
+
+
+def go_comparison(folder, budget=None, **kw):
+    return Comparison(folder, "go", budget or Budget(steps=4, eval_every=2), references=["random"],
+                      game_kwargs={"board_size": 4}, eval_games=2, **{"log": lambda line: None, **kw})
+
+
+def test_a_run_with_stages_trains_each_from_the_last_and_is_evaluated_on_the_game_throughout(tmp_path):
+    from zerogym_agents.experiment import Stage
+    c = go_comparison(tmp_path, budget=Budget(steps=5, eval_every=2), end="reach")
+    c.add("curriculum", "alphazero", GO_TINY, stages=[Stage("small", 1, {"game_kwargs": {"board_size": 3}}),
+                                                      Stage("big", 1)], simulations=2)
+    assert c.stage_budgets("curriculum") == [2, 3]
+    rec = c.train("curriculum")
+    assert rec["done"] and rec["steps"] == 5 and [(st["name"], st["steps"], st["done"]) for st in rec["stages"]] == \
+        [("small", 2, True), ("big", 3, True)]
+    # the budget's points (0, 2, 4, 5) and the end of every stage; names and seeds count over the whole run
+    assert [(ev["stage"], ev["target"], ev["step"], ev["name"]) for ev in rec["evals"]] == \
+        [(0, 0, 0, "curriculum@0"), (0, 2, 2, "curriculum@2"), (1, 2, 2, "curriculum@4"),
+         (1, 3, 3, "curriculum@5")]
+    assert [m["seed"] for ev in rec["evals"] for m in ev["matches"]] == [seed_int(0, 7, i, 0) for i in range(4)]
+    assert all(m["kwargs"] == {"board_size": 4} for ev in rec["evals"] for m in ev["matches"])
+    configs = []
+    for stage in ("small", "big"):
+        with open(tmp_path / "curriculum" / stage / "config.json") as f:
+            configs.append(json.load(f))
+    assert [(cfg["game_kwargs"], cfg["max_steps"], cfg["init_from"]) for cfg in configs] == \
+        [({"board_size": 3}, 2, None), ({"board_size": 4}, 3, str(tmp_path / "curriculum" / "small" / "checkpoint.pt"))]
+    assert (tmp_path / "curriculum" / "tb" / "small").is_dir() and (tmp_path / "curriculum" / "tb" / "big").is_dir()
+    assert rec["counters"]["search_steps"] == 5 and load_card(c.final_agent_path("curriculum"))["budget"]["steps"] == 5
+    assert load_agent(c.final_agent_path("curriculum")).simulations == 2
+    assert c.fingerprint("curriculum")["stages"][0] == {"name": "small", "share": 1, "config": {"game_kwargs":
+                                                                                                {"board_size": 3}}}
+
+
+def test_stage_targets_fall_where_the_stages_before_ended():
+    from zerogym_agents.experiment import Stage
+    c = go_comparison("unused", budget=Budget(steps=10, eval_every=4))
+    c.add("two", "alphazero", GO_TINY, stages=[Stage("a"), Stage("b")])
+    c.add("one", "alphazero", GO_TINY)
+    rec = c.new_record("two", c.fingerprint("two"))
+    assert c.stage_targets("two", rec, 0) == [0, 4, 5]
+    rec["stages"][0]["steps"] = 5
+    assert c.stage_targets("two", rec, 1) == [3, 5]            # the budget's points 8 and 10
+    assert c.stage_targets("one", c.new_record("one", None), 0) == [0, 4, 8, 10]
+    minutes = go_comparison("unused", budget=Budget(minutes=1, eval_every=0.25))
+    minutes.add("two", "alphazero", GO_TINY, stages=[Stage("a", 1), Stage("b", 3)])
+    rec = minutes.new_record("two", None)
+    assert minutes.stage_budgets("two") == [15.0, 45.0] and minutes.stage_targets("two", rec, 0) == [0, 15.0]
+    rec["stages"][0]["seconds"] = 15.5                          # a stage may end a little after its budget
+    assert minutes.stage_targets("two", rec, 1) == [14.5, 29.5, 44.5, 45.0]
+
+
+def test_a_run_starts_from_a_given_net(tmp_path):
+    import functools
+    c = go_comparison(tmp_path, log=print)                      # pickles, for the child
+    from zerogym_agents.transfer.grow import grow
+    grown = functools.partial(grow, go_net(), blocks=3, seed=1)         # a net no config field describes
+    c.add("grown", "alphazero", {**GO_TINY, "net": {**GO_NET, "blocks": 3}}, net=grown)
+    c.run(parallel=2)                                           # the net's maker pickles for the child
+    assert load_card(c.final_agent_path("grown"))["net"]["blocks"] == 3
+    assert c.fingerprint("grown")["net"] == "zerogym_agents.transfer.grow.grow"
+    with pytest.raises(ValueError, match="cannot start from a given net"):
+        c.add("pg", "ppo", {"net": GO_NET}, net=grown)
+
+
+def test_a_zero_shot_evaluation_is_played_once_and_rated(tmp_path):
+    import functools
+    from zerogym_agents.experiment import reference_agent
+    c = go_comparison(tmp_path)
+    c.add_zero_shot("greedy", functools.partial(reference_agent, "greedy", "go", {"board_size": 4}), games=4)
+    c.add_zero_shot("seeded", functools.partial(reference_agent, "random", "go", {"board_size": 4}), seeded=True,
+                    rated=False)
+    assert c.tasks() == ["zero-shot:greedy", "zero-shot:seeded", "references"]
+    elo = c.run()
+    saved = json.loads((tmp_path / "zero_shot.json").read_text())
+    (match,) = saved["greedy"]["matches"]
+    assert (match["agent_a"], match["agent_b"], match["seed"], sum(match["total"].values())) == \
+        ("greedy", "random", seed_int(0, 5, 0, 0), 4)
+    assert saved["seeded"]["matches"][0]["seed"] == seed_int(seed_int(0, 5, 1, 0), 3)
+    assert set(elo.names) == {"greedy", "random"}               # the unrated one is not a player
+    before = (tmp_path / "zero_shot.json").stat().st_mtime_ns
+    assert c.zero_shot("greedy") == saved["greedy"]["matches"]
+    assert (tmp_path / "zero_shot.json").stat().st_mtime_ns == before
+    with pytest.raises(ValueError, match="taken"):
+        c.add("greedy", "alphazero", GO_TINY)
+
+
+def test_stages_are_checked_as_they_are_added(tmp_path):
+    from zerogym_agents.experiment import Stage
+    c = go_comparison(tmp_path, budget=Budget(steps=2))
+    for stages in ([], [Stage("a"), Stage("a")], [Stage("tb")], [Stage("a", 0)]):
+        with pytest.raises(ValueError, match="stages must be Stage"):
+            c.add("x", "alphazero", GO_TINY, stages=stages)
+    with pytest.raises(ValueError, match="2 steps cannot be split over 3 stages"):
+        c.add("x", "alphazero", GO_TINY, stages=[Stage("a"), Stage("b"), Stage("c")])
+    with pytest.raises(ValueError, match="its config trains go {'board_size': 3}"):
+        c.add("x", "alphazero", GO_TINY, stages=[Stage("a"), Stage("b", 1, {"game_kwargs": {"board_size": 3}})])
+    with pytest.raises(ValueError, match="every stage must train go"):
+        c.add("x", "alphazero", GO_TINY, stages=[Stage("a", 1, {"game": "hex"}), Stage("b")])
+    assert "x" not in c.runs

@@ -109,6 +109,55 @@ def test_evaluations_are_on_the_big_board_with_alternating_colours(experiment):
     assert data["elo"]["agents"]["random"]["elo"] == 0
 
 
+def test_the_experiment_keeps_its_files_and_record_format(experiment):
+    """The layout and record format of the experiment's folder, and the seeds of its matches: what a
+    finished or interrupted experiment of an earlier version holds, and what the report reads."""
+    from zerogym_agents.experiment.seeds import seed_int
+    _, out, data = experiment
+    files = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and "tfevents" not in p.name}
+    per_run = {"agent.json", "agent.pt", "checkpoint.pt", "config.json", "training.png"}
+    folders = {m: ["stage1-4x4", "stage2-5x5"] if m == "curriculum" else ["run"] for m in METHODS}
+    assert files == {"experiment.json", "zero_shot.json", "references.json", "results.json", "report/transfer.md",
+                     "report/transfer.png"} | {f"{m}/{f}" for m in METHODS for f in
+                                               ("done.json", "final_agent.json", "final_agent.pt", "progress.json")} \
+        | {f"{m}/{d}/{f}" for m in METHODS for d in folders[m] for f in per_run}
+    logs = {str(p.parent.relative_to(out)) for p in out.rglob("*tfevents*")}
+    assert logs == {f"{m}/tb/{d}" for m in METHODS for d in ["eval", *folders[m]]}
+    assert json.loads((out / "experiment.json").read_text())["methods"] == list(METHODS)
+    assert json.loads((out / "references.json").read_text()) == {"games": 0, "matches": []}
+    zs = json.loads((out / "zero_shot.json").read_text())
+    assert sorted(zs) == ["board_size", "games", "match", "score", "simulations"]
+    assert zs["match"]["seed"] == seed_int(seed_int(0, 7), 3)
+    assert sorted(data) == ["anchor", "big_kwargs", "budget", "command", "config", "curriculum", "elo", "game",
+                            "methods", "paths", "reference_matches", "settings", "small_size", "source", "zero_shot"]
+    assert data["budget"] == {"unit": "steps", "per_method": STEPS, "parallel": 1, "torch_threads": 1}
+    assert data["curriculum"] == {"sizes": [4], "split": [0.5, 0.5]} and data["anchor"] == "random"
+    for i, method in enumerate(METHODS):
+        prog = json.loads((out / method / "progress.json").read_text())
+        assert prog == data["methods"][method]
+        assert sorted(prog) == ["done", "evals", "method", "net", "next_eval", "stages"]
+        assert (prog["method"], prog["next_eval"], prog["done"]) == (method, STEPS + EVERY, True)
+        assert [sorted(st) for st in prog["stages"]] == [["board_size", "budget", "cpu_seconds", "cpu_wall_seconds",
+                                                          "done", "games", "name", "positions", "seconds", "steps",
+                                                          "train_steps"]] * len(folders[method])
+        assert [(st["name"], st["board_size"], st["budget"]) for st in prog["stages"]] == \
+            ([("stage1-4x4", 4, 2), ("stage2-5x5", 5, 2)] if method == "curriculum" else [("run", 5, STEPS)])
+        evals = [{k: v for k, v in ev.items() if k not in ("matches", "seconds")} for ev in prog["evals"]]
+        assert evals == [{"name": f"{method}@{n}", "stage": int(method == "curriculum" and n > 2),
+                          "board_size": None if n == 0 else 4 if method == "curriculum" and n == 2 else 5,
+                          "step": n if method != "curriculum" or n == 0 else 2, "total_steps": n, "games": 2,
+                          "final": n == STEPS} for n in (0, 2, 4)]
+        assert [[m["seed"] for m in ev["matches"]] for ev in prog["evals"]] == \
+            [[seed_int(seed_int(0, 13, i, k, r), 3) for r in range(2)] for k in range(3)]
+        assert json.loads((out / method / "done.json").read_text()) == \
+            {"method": method, "agent": "final_agent.pt", "final": f"{method}@{STEPS}"}
+        card = load_card(str(out / method / "final_agent.pt"))
+        assert sorted(card["training"]) == ["config", "method", "positions", "seconds", "self_play_games", "source",
+                                            "source_board_size", "stages", "steps", "train_steps"]
+        assert card["training"]["config"] == data["config"] and card["simulations_per_move"] == 4
+        assert load_agent(str(out / method / "final_agent.pt")).simulations == 4
+
+
 def test_zero_shot_runs_the_source_on_the_big_board(experiment):
     _, out, data = experiment
     zs = json.loads((out / "zero_shot.json").read_text())
@@ -159,19 +208,19 @@ def test_a_restart_skips_finished_methods(experiment):
 def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, tmp_path, monkeypatch):
     _, first_out, _ = experiment
     out = tmp_path / "cut"
-    evaluate = TransferExperiment._evaluate
+    evaluate = TransferExperiment.evaluation_point
     calls = []
 
-    def killed_at_step_2(self, method, k, trainer, prog, *rest, **kw):
-        if trainer.step == 2:
+    def killed_at_step_2(self, method, run, record, *rest):
+        if run.step == 2:
             raise KeyboardInterrupt                # killed while evaluating, after the step-2 checkpoint
-        return evaluate(self, method, k, trainer, prog, *rest, **kw)
+        return evaluate(self, method, run, record, *rest)
 
-    monkeypatch.setattr(TransferExperiment, "_evaluate", killed_at_step_2)
+    monkeypatch.setattr(TransferExperiment, "evaluation_point", killed_at_step_2)
     with pytest.raises(KeyboardInterrupt):
         run_transfer(settings(source, methods=("finetune",)), out, progress=False)
     assert not (out / "finetune" / "done.json").exists()
-    monkeypatch.setattr(TransferExperiment, "_evaluate", evaluate)
+    monkeypatch.setattr(TransferExperiment, "evaluation_point", evaluate)
     train_for = AlphaZeroTrainer.train_for
     monkeypatch.setattr(AlphaZeroTrainer, "train_for",
                         lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a))

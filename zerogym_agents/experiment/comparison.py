@@ -534,7 +534,7 @@ class Comparison:
         if old is not None and old["fingerprint"] == fp:
             return old
         with folder_lock(self.folder, LOCK + "-round-robin"):
-            agents = {n: load_agent(self.final_agent_path(n)) for n in done}
+            agents: dict[str, Agent] = {n: load_agent(self.final_agent_path(n)) for n in done}
             agents.update({r: reference_agent(r, self.game, self.game_kwargs) for r in self.references})
             t0 = time.perf_counter()
             self.log(f"[{self.label}/round robin] {len(names)} agents, {games_per_pair} games per pair ...")

@@ -245,9 +245,11 @@ class TransferExperiment(Comparison):
         curriculum from the source file (init_from), composite and grown from a net made of the
         source net (initial_net); the curriculum has a stage per board size, the others one."""
         s, src = self.s, self.src_fields
-        fields = {"scratch": {"net": src}, "finetune": {"init_from": self.source_path},
-                  "curriculum": {"init_from": self.source_path}, "composite": {},
-                  "grown": {"net": {**src, "blocks": self.grown_blocks()}}}[method]
+        by_method: dict[str, dict[str, Any]] = {
+            "scratch": {"net": src}, "finetune": {"init_from": self.source_path},
+            "curriculum": {"init_from": self.source_path}, "composite": {},
+            "grown": {"net": {**src, "blocks": self.grown_blocks()}}}
+        fields = by_method[method]
         self.sizes[method] = [*self.intermediate, s.big_size] if method == "curriculum" else [s.big_size]
         stages = ([Stage(f"stage{i + 1}-{n}x{n}", share, {"game_kwargs": self.kwargs_for(n)})
                    for i, (n, share) in enumerate(zip(self.sizes[method], self.shares))]
@@ -377,7 +379,7 @@ class TransferExperiment(Comparison):
         total_steps = sum(p["steps"] for p in stages)
         seconds = sum(p["seconds"] for p in stages)
         point, index = self.point_label(rec, name, total_steps, seconds), len(rec["evals"])
-        games = s.final_games if final else s.eval_games
+        games = s.final_games if final and s.final_games is not None else s.eval_games  # check_rules sets it
         matches = evaluate(functools.partial(sampling_agent, run.net, s.simulations, s.opening_moves), point,
                            s.references, self.game, self.big_kwargs, games, (s.seed, 13, METHODS.index(name), index),
                            seeded=True, records=True, progress=self.progress)

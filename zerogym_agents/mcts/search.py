@@ -287,7 +287,8 @@ class BatchedMCTS:
             return self._policy, self._value
         return self._policy.copy(), self._value.copy()
 
-    def _budget(self, simulations, explore):
+    def _budget(self, simulations: int | npt.ArrayLike | None, explore: npt.ArrayLike | None
+                ) -> tuple[int | npt.NDArray[np.int32], npt.NDArray[np.uint8] | None]:
         G = self.num_games
         sims: int | npt.NDArray[np.int32]
         if simulations is None:
@@ -305,8 +306,8 @@ class BatchedMCTS:
             flags = np.asarray(explore)
             if flags.shape != (G,) or flags.dtype != np.bool_:
                 raise ValueError(f"explore must be None or {G} bools (one per tree), got {explore!r}")
-            explore = flags.astype(np.uint8)
-        return sims, explore
+            return sims, flags.astype(np.uint8)
+        return sims, None
 
     def pruned_policy(self) -> npt.NDArray[np.float32]:
         """(G, A) float32: the root visit distributions of the last run with the forced playouts

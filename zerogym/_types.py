@@ -25,7 +25,8 @@ class Example:
 
     kwargs: dict[str, Any]  # the kwargs of the page's AEC loop, action table and picture
     moves: str  # the picture: these moves from the start, as a person types them
-    result: str  # the last line of the AEC loop
+    # the last line of the AEC loop
+    result: str = "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if black won"
 
 
 class GameInfoProtocol(Protocol):

@@ -164,6 +164,40 @@ def grid_items(board: Board, last: Cell | None, m: float, labels: bool, row0_at_
     return items, background
 
 
+HEX_CELL, HEX_EDGE, HEX_BACKGROUND = (205, 175, 120), (90, 75, 50), (225, 210, 180)
+
+
+def hex_steps(m: float) -> tuple[float, float, float]:
+    """(side, dx, dy) of pointy-top hexagons on cells of m pixels: the hexagon's side, the step from
+    one column to the next and from one row to the next."""
+    s = m * 0.55
+    return s, s * math.sqrt(3), s * 1.5
+
+
+def hex_centre(r: float, c: float, m: float) -> tuple[float, float]:
+    """(y, x) of the centre of cell (r, c) on a board of hexagons where row r+1 sits half a cell right
+    of row r (Hex's rhombus, Havannah's hexagon)."""
+    _, dx, dy = hex_steps(m)
+    return r * dy, c * dx + r * dx / 2
+
+
+def hex_items(board: Board, cells: Iterable[tuple[int, int, Colour]], last: Cell | None, m: float) -> list[Item]:
+    """A pointy-top hexagon at hex_centre for each (row, col, fill) of `cells`, the stone on it, and the
+    last move's mark."""
+    s = hex_steps(m)[0]
+    corners = [(math.sin(t) * s, math.cos(t) * s) for t in np.deg2rad(np.arange(6) * 60 - 90)]
+    lw = max(1.5, m / 24)
+    items: list[Item] = []
+    for r, c, fill in cells:
+        cy, cx = hex_centre(r, c, m)
+        items.append(("poly", [(cy + y, cx + x) for y, x in corners], fill, HEX_EDGE, lw))
+        if board[r, c]:
+            items.append(("disc", cy, cx, s * 0.68, STONE[board[r, c]], OUTLINE))
+    if last is not None:
+        items.append(("disc", *hex_centre(*last, m), s * 0.22, MARK, None))
+    return items
+
+
 def scene(state: State, row0_at_bottom: bool | None = None, cell: float = CELL, labels: bool = True,
           caption: str | None = None) -> tuple[int, int, Colour, list[Item]]:
     """(height, width, background, items) of a picture of `state` (see the item list above), drawn

@@ -30,6 +30,11 @@ class Corpus:
         weights = [c["weight"] for c in self.configs]
         return rng.choices(range(len(self.configs)), weights=weights)[0]
 
+    def pick_config(self, rng):
+        """(ci, config) of a config picked by weight (pick)."""
+        ci = self.pick(rng)
+        return ci, self.configs[ci]
+
     def position(self, rng, ci):
         """(moves, blob) of a random position of config ci."""
         moves, blobs = rng.choice(self.configs[ci]["games"])
@@ -40,6 +45,16 @@ class Corpus:
         st = self.configs[ci]["template"].copy()
         st.load_bytes(blob)
         return st
+
+
+class CorpusTarget:
+    """A target whose inputs start from real positions: the Corpus of its seed, games_per_config games
+    of every config."""
+    timeout = 20.0
+    games_per_config = 4
+
+    def __init__(self, seed):
+        self.corpus = Corpus(seed, games_per_config=self.games_per_config)
 
 
 def play_out(st, rng, limit, revalidate=False):

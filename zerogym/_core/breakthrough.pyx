@@ -22,11 +22,11 @@ import operator
 
 import numpy as np
 
-from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
+from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, start, played,
                                  mask_over, set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL,
                                  BLOB_OK, BLOB_TO_PLAY, BLOB_STATUS, BLOB_WINNER, BLOB_MOVES, BLOB_LAST_ACTION,
                                  BLOB_HASH, BLOB_GAME)
-from zerogym._core.common cimport cell_key, board_hash, scan_board
+from zerogym._core.common cimport cell_key, board_hash, check_cells
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -186,9 +186,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int count[2]
     cdef int won[2]
     cdef int i, la, mover, t = -1, w, goal
-    cdef int code = check_header(h, p.cells * MOVES, longest(p.rows, p.cols))
-    if code == BLOB_OK:
-        code = scan_board(b, p.cells, SALT, &hv, count)
+    cdef int code = check_cells(h, p.cells * MOVES, longest(p.rows, p.cols), b, p.cells, SALT, &hv, count)
     if code != BLOB_OK:
         return code
     if cnt[0] != count[0] or cnt[1] != count[1] or count[0] > 2 * p.cols or count[1] > 2 * p.cols:
@@ -324,12 +322,6 @@ cdef class BreakthroughState(State):
     def __init__(self, rows=8, cols=8):
         self._adopt(make_spec(rows, cols))
         self.reset()
-
-    def board(self):
-        """int8 (rows, cols), row 0 on top: 0 empty, 1 a player-0 piece, 2 a player-1 piece."""
-        cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t[::1] view = <int8_t[:p.cells]> board_of(p, self.s)
-        return np.array(view, dtype=np.int8).reshape(p.rows, p.cols)
 
     def counts(self):
         """(pieces of player 0, pieces of player 1)."""

@@ -1,9 +1,9 @@
 # Helpers for games whose board is an int8 array of cells, 0 empty, 1 a first-player piece, 2 a
 # second-player piece, hashed with one Zobrist key per (cell, player): Tic-tac-toe/Gomoku,
-# Connect Four, Hex, Othello.
+# Connect Four, Hex, Havannah, Othello, Breakthrough.
 from libc.stdint cimport int8_t, uint64_t
 
-from zerogym._core.game cimport (Header, splitmix64, BLOB_OK, BLOB_TO_PLAY, BLOB_MOVES, BLOB_CELL)
+from zerogym._core.game cimport (Header, splitmix64, check_header, BLOB_OK, BLOB_TO_PLAY, BLOB_MOVES, BLOB_CELL)
 
 
 cdef inline uint64_t cell_key(int cell, int player, uint64_t salt) noexcept nogil:
@@ -36,6 +36,14 @@ cdef inline int scan_board(const int8_t* b, int cells, uint64_t salt, uint64_t* 
             count[b[i] - 1] += 1
     hash[0] = hv
     return BLOB_OK
+
+
+cdef inline int check_cells(const Header* h, int num_actions, int max_moves, const int8_t* b, int cells,
+                            uint64_t salt, uint64_t* hash, int* count) noexcept nogil:
+    # validate's first checks: the Header's fields in range (check_header), then the board's cells
+    # (scan_board, which sets *hash and count)
+    cdef int code = check_header(h, num_actions, max_moves)
+    return scan_board(b, cells, salt, hash, count) if code == BLOB_OK else code
 
 
 cdef inline int check_turns(const Header* h, const int* count) noexcept nogil:

@@ -10,10 +10,9 @@ from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 import numpy as np
 
-from zerogym._core.game cimport (Header, header, align8, check_header, start, played, mask_over, set_shape,
-                                 set_rules, REASON_OK, REASON_GAME, BLOB_OK, BLOB_LAST_ACTION, BLOB_HASH,
-                                 BLOB_GAME)
-from zerogym._core.common cimport cell_key, board_hash, scan_board, check_turns, observe_pieces
+from zerogym._core.game cimport (Header, header, align8, start, played, mask_over, set_shape, set_rules,
+                                 REASON_OK, REASON_GAME, BLOB_OK, BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
+from zerogym._core.common cimport cell_key, board_hash, check_cells, check_turns, observe_pieces
 from zerogym._core.lines cimport end_on_line, check_outcome
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
@@ -100,9 +99,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int r, c
     cdef int count[2]
     cdef uint64_t hv = 0
-    cdef int code = check_header(h, p.cols, p.cells)
-    if code == BLOB_OK:
-        code = scan_board(b, p.cells, SALT, &hv, count)
+    cdef int code = check_cells(h, p.cols, p.cells, b, p.cells, SALT, &hv, count)
     if code != BLOB_OK:
         return code
     for c in range(p.cols):
@@ -165,12 +162,6 @@ cdef class ConnectFourState(State):
     def __init__(self, rows=6, cols=7, connect=4):
         self._adopt(make_spec(rows, cols, connect))
         self.reset()
-
-    def board(self):
-        """int8 (rows, cols), row 0 on top: 0 empty, 1 a first-player piece, 2 a second-player piece."""
-        cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t[::1] view = <int8_t[:p.cells]> board_of(p, self.s)
-        return np.array(view, dtype=np.int8).reshape(p.rows, p.cols)
 
     def heights(self):
         """int64 (cols,): the number of pieces in each column."""

@@ -97,12 +97,6 @@ cdef inline bint same_forest(const int16_t* par, int nodes, const int8_t* b, int
     return True
 
 
-cdef inline object board_array(const int8_t* b, int rows, int cols):
-    """A numpy int8 (rows, cols) copy of a board."""
-    import numpy
-    return numpy.asarray(<const int8_t[:rows * cols]> b).reshape(rows, cols).copy()
-
-
 cdef inline object forest_roots(const int16_t* par, int nodes):
     """A numpy int64 (nodes,) array of the root of every node, read without compressing paths."""
     import numpy

@@ -197,24 +197,24 @@ cdef inline bint seen_before(const Params* p, Go* g, uint64_t key) noexcept nogi
     return bloom_maybe(g.x, key) and set_has(p, g.tab, key)
 
 
-cdef inline bint set_has(const Params* p, const uint64_t* tab, uint64_t key) noexcept nogil:
+cdef inline int probe(const Params* p, const uint64_t* tab, uint64_t key) noexcept nogil:
+    # the slot of `key` in the set, or the free slot where it would go: linear probing from its home slot
     cdef int m = p.cap - 1
     cdef int i = <int> (key & <uint64_t> m)
-    while tab[i] != 0:
-        if tab[i] == key:
-            return True
+    while tab[i] != 0 and tab[i] != key:
         i = (i + 1) & m
-    return False
+    return i
+
+
+cdef inline bint set_has(const Params* p, const uint64_t* tab, uint64_t key) noexcept nogil:
+    return tab[probe(p, tab, key)] != 0
 
 
 cdef inline bint set_add(const Params* p, uint64_t* tab, uint64_t key) noexcept nogil:
     # True if the key was new.  The set holds at most max_moves + 1 keys, capacity >= twice that.
-    cdef int m = p.cap - 1
-    cdef int i = <int> (key & <uint64_t> m)
-    while tab[i] != 0:
-        if tab[i] == key:
-            return False
-        i = (i + 1) & m
+    cdef int i = probe(p, tab, key)
+    if tab[i] != 0:
+        return False
     tab[i] = key
     return True
 
@@ -560,7 +560,7 @@ cdef int check_history(const Params* p, Go* g) noexcept nogil:
     # by linear probing from its home slot, the start and the current board among them, tallied
     # per stone count in seen[], and the Bloom filter exactly the OR of the entries' bits
     cdef Extra bloom
-    cdef int i, j, k, m = p.cap - 1
+    cdef int i, k
     cdef int64_t entries = 0, tallied = 0
     cdef uint64_t key
     memset(&bloom, 0, sizeof(Extra))
@@ -575,11 +575,8 @@ cdef int check_history(const Params* p, Go* g) noexcept nogil:
         if key == 0:
             continue
         entries += 1
-        j = <int> (key & <uint64_t> m)
-        while j != i:
-            if g.tab[j] == 0 or g.tab[j] == key:
-                return BAD_HISTORY
-            j = (j + 1) & m
+        if probe(p, g.tab, key) != i:        # reached from its home slot past no free slot, no copy of it
+            return BAD_HISTORY
         bloom_add(&bloom, key)
     if entries != tallied or entries > g.h.moves + 1 or memcmp(bloom.bloom, g.x.bloom, sizeof(bloom.bloom)) != 0:
         return BAD_HISTORY
@@ -1000,54 +997,15 @@ cdef class GoState(State):
         return hsh
 
     def check_chains(self):
-        """Verify the incremental chain data against a recomputation (for tests); raises
-        AssertionError on the first inconsistency."""
+        """Verify the incremental chain data against a recomputation from the board (for tests), as
+        validate does: chain lists and heads, sizes, pseudo-liberty counters and chain hashes, chains
+        maximal and with a liberty, and the stone counts; raises AssertionError naming the first
+        inconsistency."""
         cdef const Params* p = self._p()
         cdef Go g
         view(p, self.s, &g)
-        cdef int r, c, pt, q, cur, hd
-        cdef Chain ch
-        n = p.n
-        seen = {}
-        for r in range(n):
-            for c in range(n):
-                pt = (r + 1) * p.w + c
-                if g.b[pt] != BLACK and g.b[pt] != WHITE:
-                    continue
-                hd = g.head[pt]
-                if hd in seen:
-                    continue
-                stones, libs_pseudo, lsum, lsq, zx = [], 0, 0, 0, 0
-                cur = hd
-                while True:
-                    assert g.b[cur] == g.b[hd], "chain list mixes colours"
-                    assert g.head[cur] == hd, "stone with a stale chain head"
-                    stones.append(cur)
-                    zx ^= stone_key(cur, g.b[cur])
-                    for q in (cur + p.w, cur - p.w, cur + 1, cur - 1):
-                        if g.b[q] == EMPTY:
-                            libs_pseudo += 1
-                            lsum += q
-                            lsq += q * q
-                    cur = g.nxt[cur]
-                    if cur == hd:
-                        break
-                seen[hd] = stones
-                ch = g.ch[hd]
-                assert ch.size == len(stones), "chain size"
-                assert ch.libs == libs_pseudo and ch.lsum == lsum and ch.lsq == lsq, "pseudo-liberties"
-                assert g.zx[hd] == zx, "chain hash"
-        total = sum(len(v) for v in seen.values())
-        on_board = int(np.count_nonzero(self.board()))
-        assert total == on_board, "stones missing from chain lists (chain of a stone not connected)"
-        # chains are maximal: no two adjacent same-colour stones in different chains
-        for r in range(n):
-            for c in range(n):
-                pt = (r + 1) * p.w + c
-                if g.b[pt] == BLACK or g.b[pt] == WHITE:
-                    for q in (pt + p.w, pt + 1):
-                        if g.b[q] == g.b[pt]:
-                            assert g.head[q] == g.head[pt], "adjacent stones in different chains"
+        code = check_chains(p, &g)
+        assert code == BLOB_OK, self.spec.blob_error(code)
         assert g.x.nblack == int(np.count_nonzero(self.board() == 1)), "black stone count"
         assert g.x.nwhite == int(np.count_nonzero(self.board() == 2)), "white stone count"
         return True

@@ -41,7 +41,7 @@ from zerogym._core.game cimport (Header, header, align8, finish, check_header, s
                                  BLOB_STATUS, BLOB_WINNER, BLOB_CELL, BLOB_GAME)
 from zerogym._core.common cimport cell_key
 from zerogym._core.connection cimport (side_key, stones_hash, find_mut, singletons, check_placements,
-                                       same_forest, board_array, forest_roots)
+                                       same_forest, forest_roots)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
@@ -464,11 +464,6 @@ cdef class HavannahState(State):
     def __init__(self, board_size=8, swap=False):
         self._adopt(make_spec(board_size, swap))
         self.reset()
-
-    def board(self):
-        """int8 (D, D): 0 empty or off the hexagon, 1 player 0, 2 player 1."""
-        cdef const Params* p = <const Params*> self.g.params
-        return board_array(board_of(p, self.s), p.d, p.d)
 
     def on_board(self):
         """bool (D, D): True on the cells of the hexagon."""

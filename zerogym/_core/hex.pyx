@@ -18,12 +18,12 @@ Hash: XOR of a Zobrist key per stone (cell, colour), XOR SIDE_KEY when white is 
 from libc.stdint cimport int8_t, int16_t, uint64_t
 from libc.string cimport memset
 
-from zerogym._core.game cimport (Header, header, align8, finish, check_header, start, played, mask_over,
+from zerogym._core.game cimport (Header, header, align8, finish, start, played, mask_over,
                                  set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK,
                                  BLOB_STATUS, BLOB_WINNER, BLOB_GAME)
-from zerogym._core.common cimport cell_key, scan_board, empty_mask
+from zerogym._core.common cimport cell_key, check_cells, empty_mask
 from zerogym._core.connection cimport (side_key, stones_hash, find_mut, singletons, check_placements,
-                                       same_forest, board_array, forest_roots)
+                                       same_forest, forest_roots)
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg, choice_arg
@@ -220,9 +220,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int la = h.last_action, w
     cdef int count[2]
     cdef uint64_t hv = 0
-    cdef int code = check_header(h, p.cells + 1, p.cells + 1)
-    if code == BLOB_OK:
-        code = scan_board(b, p.cells, SALT, &hv, count)
+    cdef int code = check_cells(h, p.cells + 1, p.cells + 1, b, p.cells, SALT, &hv, count)
     if code == BLOB_OK:
         code = check_placements(h, b, count, hv, side(), p.swap, p.cells)
     if code != BLOB_OK:
@@ -284,11 +282,6 @@ cdef class HexState(State):
     def __init__(self, board_size=11, swap=True):
         self._adopt(make_spec(board_size, swap))
         self.reset()
-
-    def board(self):
-        """int8 (N, N): 0 empty, 1 black, 2 white."""
-        cdef const Params* p = <const Params*> self.g.params
-        return board_array(board_of(p, self.s), p.n, p.n)
 
     def recompute_hash(self):
         """The Zobrist hash computed from scratch from the board and the player to move."""

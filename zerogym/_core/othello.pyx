@@ -18,10 +18,10 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from libc.string cimport memset, memcpy
 import numpy as np
 
-from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, check_header, start, played,
+from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, start, played,
                                  set_shape, set_rules, REASON_OK, REASON_GAME, RUNNING, TERMINAL, BLOB_OK,
                                  BLOB_STATUS, BLOB_WINNER, BLOB_MOVES, BLOB_LAST_ACTION, BLOB_HASH, BLOB_GAME)
-from zerogym._core.common cimport cell_key, board_hash, scan_board
+from zerogym._core.common cimport cell_key, board_hash, check_cells
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
 from zerogym._validate import int_arg
@@ -368,9 +368,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef uint64_t bb[2]
     cdef uint64_t hv = 0
     cdef int i, n, other, count[2]
-    cdef int code = check_header(h, p.cells + 1, 2 * p.cells + 1)
-    if code == BLOB_OK:
-        code = scan_board(b, p.cells, SALT, &hv, count)
+    cdef int code = check_cells(h, p.cells + 1, 2 * p.cells + 1, b, p.cells, SALT, &hv, count)
     if code != BLOB_OK:
         return code
     bb[0] = bb[1] = 0
@@ -487,15 +485,6 @@ cdef class OthelloState(State):
     @property
     def board_size(self):
         return (<const Params*> self.g.params).n
-
-    def board(self):
-        """int8 (N, N): 0 empty, 1 black, 2 white."""
-        cdef const Params* p = <const Params*> self.g.params
-        cdef int8_t[:, ::1] out
-        res = np.empty((p.n, p.n), dtype=np.int8)
-        out = res
-        memcpy(&out[0, 0], board_of(p, self.s), p.cells)
-        return res
 
     def counts(self):
         """(black discs, white discs)."""

@@ -257,7 +257,13 @@ cdef class State:
         return self.observation(0)
 
     def board(self):
-        """int8 (H, W): 0 empty, 1 a first-player piece, 2 a second-player piece (from the observation)."""
+        """int8 (H, W): 0 empty, 1 a first-player piece, 2 a second-player piece.  A copy of the blob's
+        board where the game's layout has one of H * W int8 cells (row-major), else from the observation."""
+        cdef int H = self.g.height, W = self.g.width
+        place = self.spec.layout.get("board")
+        if place is not None and tuple(place[1:]) == ("i1", H * W):
+            cells = <const int8_t[:H * W]> <const int8_t*> (self.s + <Py_ssize_t> place[0])
+            return np.asarray(cells).reshape(H, W).copy()
         o = self.observation(0)
         return (o[:, :, 0] + 2 * o[:, :, 1]).astype(np.int8)
 

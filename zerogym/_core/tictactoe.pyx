@@ -6,9 +6,9 @@ Layout of a state blob: Header, then int8 board[N*N] (0 empty, 1 first player, 2
 from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
-from zerogym._core.game cimport (Header, header, align8, check_header, start, played, mask_over, set_shape,
-                                 set_rules, REASON_OK, REASON_GAME, BLOB_OK, BLOB_HASH)
-from zerogym._core.common cimport cell_key, board_hash, scan_board, check_turns, empty_mask, observe_pieces
+from zerogym._core.game cimport (Header, header, align8, start, played, mask_over, set_shape, set_rules,
+                                 REASON_OK, REASON_GAME, BLOB_OK, BLOB_HASH)
+from zerogym._core.common cimport cell_key, board_hash, check_cells, check_turns, empty_mask, observe_pieces
 from zerogym._core.lines cimport end_on_line, check_outcome
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
@@ -76,9 +76,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef int8_t tmp[MAX_CELLS]
     cdef int count[2]
     cdef uint64_t hv = 0
-    cdef int code = check_header(h, p.cells, p.cells)
-    if code == BLOB_OK:
-        code = scan_board(b, p.cells, SALT, &hv, count)
+    cdef int code = check_cells(h, p.cells, p.cells, b, p.cells, SALT, &hv, count)
     if code == BLOB_OK:
         code = check_turns(h, count)
     if code != BLOB_OK:

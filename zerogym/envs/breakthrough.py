@@ -24,8 +24,7 @@ class BreakthroughInfo(GameInfo[BreakthroughState]):
     row0_at_bottom = False
     column_labels = "lowercase"
     board_colours = ((235, 225, 200), (222, 196, 150), (120, 90, 50), (70, 50, 30))
-    example = Example({"rows": 6, "cols": 6}, "d2-e3 c5-c4 e2-d3 c4xd3 c2xd3 d5-c4 d3xc4 b5xc4 a2-a3 c4-d3 a3-a4 e5-e4",
-                      "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if black won")
+    example = Example({"rows": 6, "cols": 6}, "d2-e3 c5-c4 e2-d3 c4xd3 c2xd3 d5-c4 d3xc4 b5xc4 a2-a3 c4-d3 a3-a4 e5-e4")
 
     # ---- a move is a piece's cell and where it goes ----------------------------------------------
     def format_action(self, spec: GameSpec, a: int) -> str:
@@ -81,13 +80,12 @@ class BreakthroughInfo(GameInfo[BreakthroughState]):
     def score_lines(self, state: BreakthroughState) -> list[str]:
         if state.winner < 0:
             return super().score_lines(state)
-        who = self.player_name(state.winner)
         loser = self.player_words[1 - state.winner]
         if state.counts()[1 - state.winner] == 0:
             how = f"captured every {loser} piece"
         else:
             how = f"reached row {state.spec.kwargs['rows'] if state.winner == 0 else 1}"
-        return [f"{who[0].upper()}{who[1:]} {how}."]
+        return [self.winner_line(state, how)]
 
 
 class BreakthroughEnv(BoardGameEnv):

@@ -156,8 +156,12 @@ class GameInfo(Generic[StateT]):
             return ["The game reached its move limit: no result."]
         if state.winner < 0:
             return ["A draw."]
+        return [self.winner_line(state, "wins")]
+
+    def winner_line(self, state: StateT, deed: str) -> str:
+        """The sentence "Black (X) `deed`." on the winner of the finished game `state`."""
         who = self.player_name(state.winner)
-        return [f"{who[0].upper()}{who[1:]} wins."]
+        return f"{who[0].upper()}{who[1:]} {deed}."
 
     # ---- pictures (zerogym.render) ----------------------------------------------------------------
     def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
@@ -190,3 +194,19 @@ class LineGameInfo(GameInfo[StateT]):
         w = spec.obs_shape[1]
         return ": " + " ".join(self.format_action(spec, r * w + c) for r, c in line)
 
+
+
+class HexGameInfo(GameInfo[StateT]):
+    """A board of hexagons where row r+1 sits half a cell right of row r, row 1 at the top, and white
+    may swap instead of its first move when the kwarg swap is on (Hex, Havannah)."""
+
+    row0_at_bottom = False
+    hex_rows = True
+
+    def rules_line(self, state: StateT) -> str:
+        kw = state.spec.kwargs
+        return self.goal(kw) + ("; white may swap instead of its first move." if kw["swap"] else ".")
+
+    def goal(self, kwargs: dict[str, Any]) -> str:
+        """The rules line before the swap: the board and how the game is won."""
+        raise NotImplementedError

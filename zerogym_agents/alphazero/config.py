@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from zerogym_agents.core.config_io import Dict, Integer, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.core.config_io import Dict, Integer, Number, OneOf, Text, init_from_setting, setting
 from zerogym_agents.core.devices import PRECISIONS, device_setting
 from zerogym_agents.mcts.config import SearchConfig
 
@@ -23,10 +23,7 @@ class AlphaZeroConfig(SearchConfig):
                                   check=Dict("a dict of NetConfig fields"))
     seed: int = setting(0, Integer(0))
     device: str = device_setting("where the net trains and evaluates self-play positions")
-    init_from: str | None = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
-                                    "start from the net in this agent, checkpoint or net file (same game, any board "
-                                    "size; or pretrained:NAME); the net's shape then comes from it and `net` is "
-                                    "ignored, but for its value_activation (a setting without weights)")
+    init_from: str | None = init_from_setting()
     # self-play
     concurrent_games: int = setting(64, Integer(1))  # G games searched together, one evaluator call per batch of leaves
     simulations: int = setting(100, Integer(1))

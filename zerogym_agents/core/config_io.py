@@ -232,6 +232,14 @@ def setting(default: Any = dataclasses.MISSING, check: Check | None = None, doc:
     return dataclasses.field(default=default, metadata=meta)
 
 
+
+def init_from_setting() -> Any:
+    """A trainer config's `init_from` field: the net a run starts from (default None: a new net)."""
+    return setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
+                   "start from the net in this agent, checkpoint or net file (same game, any board size; or "
+                   "pretrained:NAME); the net's shape then comes from it and `net` is ignored, but for its "
+                   "value_activation (a setting without weights)")
+
 class _FileLimits:
     """JsonConfig.file_limits: {field: the largest value a network file may hold}, from file_max."""
 

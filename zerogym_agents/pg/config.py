@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zerogym.registry import GAMES
-from zerogym_agents.core.config_io import Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
+from zerogym_agents.core.config_io import (Dict, Flag, Integer, JsonConfig, Maybe, Number, OneOf, init_from_setting,
+                                            setting)
 from zerogym_agents.core.devices import device_setting
 
 if TYPE_CHECKING:
@@ -50,10 +51,7 @@ class PGConfig(JsonConfig):
     seed: int = setting(0, Integer(0))
     torch_threads: int = setting(1, Integer(1))
     device: str = device_setting("where the net trains and plays")
-    init_from: str | None = setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
-                                    "start from the net in this agent, checkpoint or net file (same game, any board "
-                                    "size; or pretrained:NAME); the net's shape then comes from it and `net` is "
-                                    "ignored, but for its value_activation (a setting without weights)")
+    init_from: str | None = init_from_setting()
     # rollouts
     num_envs: int = setting(64, Integer(1))
     # discount per learner move (1: every move gets the final result)

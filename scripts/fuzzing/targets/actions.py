@@ -5,7 +5,7 @@ from enum import IntEnum
 from fractions import Fraction
 
 from ..common import INT_DTYPES, Finding, Timeout
-from ..positions import Corpus
+from ..positions import CorpusTarget
 
 
 class _Boom(Exception):
@@ -199,16 +199,12 @@ def refusal_allowed(err, action):
     return isinstance(action, _IndexRaises) and err is action.exc
 
 
-class ActionTarget:
+class ActionTarget(CorpusTarget):
     name = "actions"
-    timeout = 20.0
-
-    def __init__(self, seed):
-        self.corpus = Corpus(seed, games_per_config=3)
+    games_per_config = 3
 
     def generate(self, rng):
-        ci = self.corpus.pick(rng)
-        cfg = self.corpus.configs[ci]
+        ci, cfg = self.corpus.pick_config(rng)
         moves, blob = self.corpus.position(rng, ci)
         st = self.corpus.state(ci, blob)
         legal = [int(x) for x in st.legal_actions()]

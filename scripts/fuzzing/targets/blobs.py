@@ -5,7 +5,7 @@ import random
 import struct
 
 from ..common import Finding
-from ..positions import Corpus, move_limit, play_out
+from ..positions import CorpusTarget, move_limit, play_out
 
 HEADER = {"hash": (0, "<Q"), "to_play": (8, "<i"), "status": (12, "<i"), "winner": (16, "<i"),
           "moves": (20, "<i"), "last_action": (24, "<i"), "pad": (28, "<i")}
@@ -73,17 +73,15 @@ class HashModel:
                 struct.pack_into("<Q", blob, 0, h)
 
 
-class BlobTarget:
+class BlobTarget(CorpusTarget):
     name = "blobs"
-    timeout = 20.0
 
     def __init__(self, seed):
-        self.corpus = Corpus(seed)
+        super().__init__(seed)
         self.models = {}
 
     def generate(self, rng):
-        ci = self.corpus.pick(rng)
-        cfg = self.corpus.configs[ci]
+        ci, cfg = self.corpus.pick_config(rng)
         _, blob = self.corpus.position(rng, ci)
         blob = bytearray(blob)
         ops = []
@@ -153,7 +151,7 @@ class BlobTarget:
         via = "pickle" if rng.random() < 0.15 else "load_bytes"
         kwargs = dict(cfg["kwargs"])
         if via == "pickle" and rng.random() < 0.2:       # a pickle whose kwargs and blob disagree
-            other = self.corpus.configs[self.corpus.pick(rng)]
+            _, other = self.corpus.pick_config(rng)
             if other["game"] == cfg["game"]:
                 kwargs = dict(other["kwargs"])
         return {"game": cfg["game"], "config": ci, "kwargs": kwargs, "blob": bytes(blob), "ops": ops, "via": via,

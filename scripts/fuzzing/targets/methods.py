@@ -3,20 +3,20 @@ import os
 import random
 
 from ..common import Finding
-from ..positions import Corpus, move_limit, play_out
+from ..positions import CorpusTarget, move_limit, play_out
 
 
-class MethodTarget:
+class MethodTarget(CorpusTarget):
     """The public methods a game's State class adds to State's (set_position, move_cells, winning_cells,
     ...), found by looking, called with odd arguments on real positions: each returns, or refuses with
     TypeError / ValueError; a method that changed the state must leave a position that loads again and
     plays on to the end."""
     name = "methods"
-    timeout = 20.0
+    games_per_config = 2
 
     def __init__(self, seed):
         from zerogym._core.state import State
-        self.corpus = Corpus(seed, games_per_config=2)
+        super().__init__(seed)
         base = set(dir(State))
         self.methods = {}
         for cfg in self.corpus.configs:
@@ -26,8 +26,7 @@ class MethodTarget:
                                            and callable(getattr(cls, m)))
 
     def generate(self, rng):
-        ci = self.corpus.pick(rng)
-        cfg = self.corpus.configs[ci]
+        ci, cfg = self.corpus.pick_config(rng)
         moves, blob = self.corpus.position(rng, ci)
         names = self.methods[type(cfg["template"])]
         return {"game": cfg["game"], "config": ci, "blob": blob, "method": rng.choice(names) if names else None,

@@ -2,23 +2,19 @@
 import random
 
 from ..common import Finding, valid_index
-from ..positions import Corpus
+from ..positions import CorpusTarget
 
 
-class SymmetryTarget:
+class SymmetryTarget(CorpusTarget):
     """The board transforms of every game (the spec's Symmetries), cell_moves actions included: a random game
     played again through transform k is the transformed game (legal masks, observations, encoded planes,
     the outcome), every action map is a permutation with an inverse, and action() and policy() refuse an
     action, a transform index or a vector that is not one of theirs instead of wrapping it around."""
     name = "symmetry"
-    timeout = 20.0
-
-    def __init__(self, seed):
-        self.corpus = Corpus(seed, games_per_config=2)
+    games_per_config = 2
 
     def generate(self, rng):
-        ci = self.corpus.pick(rng)
-        cfg = self.corpus.configs[ci]
+        ci, cfg = self.corpus.pick_config(rng)
         moves, _ = rng.choice(cfg["games"])
         k = rng.randrange(len(cfg["template"].symmetries()))
         mode = rng.choice(("replay", "replay", "replay", "garbage"))

@@ -330,11 +330,7 @@ cdef class PUCTCore:
 
     @gumbel.setter
     def gumbel(self, v):
-        if not isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"gumbel must be True or False, got {v!r}")
-        self._free()
-        self._idle()
-        self._gumbel = bool(v)
+        self._gumbel = self._new_mode("gumbel", v)
 
     @property
     def decisive(self):
@@ -343,11 +339,15 @@ cdef class PUCTCore:
 
     @decisive.setter
     def decisive(self, v):
+        self._decisive = self._new_mode("decisive", v)
+
+    def _new_mode(self, name, v):
+        """A mode flag (gumbel, decisive) checked, the trees emptied for it: every search starts anew."""
         if not isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"decisive must be True or False, got {v!r}")
+            raise TypeError(f"{name} must be True or False, got {v!r}")
         self._free()
         self._idle()
-        self._decisive = bool(v)
+        return bool(v)
 
     @property
     def pass_action(self):

@@ -81,8 +81,9 @@ def greedy_games():
     """The games of the greedy heuristics' table (read from the source: the environments' tests
     import nothing from the agents)."""
     tree = ast.parse((ROOT / GREEDY).read_text())
-    table = next(node.value for node in tree.body if isinstance(node, ast.Assign)
-                 and any(getattr(t, "id", None) == "HEURISTICS" for t in node.targets))
+    table = next(node.value for node in tree.body
+                 if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "HEURISTICS" for t in node.targets)
+                 or isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "HEURISTICS")
     return {key.value for key in table.keys}
 
 

@@ -131,8 +131,11 @@ class BatchedMCTS:
 
     game: a game name with its kwargs (``BatchedMCTS("go", board_size=9)``), a GameSpec or a State.
     simulations: new simulations per tree in each run() (a reused subtree keeps its earlier visits).
-    c_puct, fpu_reduction, virtual_loss: the selection constants above.  dirichlet_alpha, epsilon:
-    root noise (dirichlet_epsilon=0 turns it off).  leaves_per_tree: descents per tree per batch.
+    The search settings are SearchConfig's (zerogym_agents.mcts.config: names, defaults, bounds), given
+    as a `config` (a SearchConfig, or an AlphaZeroConfig, which has its fields) and/or as keywords over
+    it; every other keyword is a game kwarg.  c_puct, fpu_reduction, virtual_loss: the selection
+    constants above.  dirichlet_alpha, dirichlet_epsilon: root noise (dirichlet_epsilon=0 turns it
+    off).  leaves_per_tree: descents per tree per batch.
     capacity: nodes per tree (default: enough for one search, at most 2**20); when a tree is full,
     new leaves are evaluated and backed up but not expanded (counted in .full_events).
     seed: None, an int, or one int per tree (see tree_seeds); it drives the noise and move choice.

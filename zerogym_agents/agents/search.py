@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from zerogym._core.spec import GameSpec
     from zerogym._core.state import State
 
-# a batch evaluator: (planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A), values (B,))
-
 S = SearchConfig          # the defaults of the search settings
 UCT_NODES_LIMIT = 1 << 22      # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
 

@@ -69,7 +69,8 @@ def invocation() -> str:
 def bench(args: argparse.Namespace) -> None:
     """`zerogym bench`: the environment speed table (zerogym_agents.cli.bench); --out DIR also writes it."""
     from zerogym_agents.cli.bench import run
-    run(args, "zerogym bench" + "".join(f" {a}" for a in sys.argv[2:]))
+    options = [f"--seconds {args.seconds:g}"] + ["--quick"] * args.quick + ["--no-pgx"] * args.no_pgx
+    run(args, " ".join(["zerogym bench", *options, *(["--out", args.out] if args.out else [])]))
 
 
 class CommandExit(SystemExit):

@@ -84,11 +84,11 @@ def _tunable(name: str) -> property:
 
 def uniform_evaluator(planes: npt.ArrayLike,
                       masks: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-    """The evaluator of a search without a net: priors uniform over the legal actions, value 0 (tests,
-    search benchmarks, a baseline of the net's worth)."""
-    legal = (np.asarray(masks) != 0).astype(np.float32)
-    count = legal.sum(axis=1, keepdims=True)
-    return np.divide(legal, count, out=np.zeros_like(legal), where=count > 0), np.zeros(len(legal), np.float32)
+    """The evaluator of a search without a net: priors uniform over the legal actions (the mask itself:
+    the search renormalises priors over the legal actions), value 0. Tests, the search benchmarks (the
+    search alone) and a baseline of a net's worth use it."""
+    m = np.asarray(masks)
+    return m.astype(np.float32), np.zeros(len(m), np.float32)
 
 
 def game_spec(game: str | GameSpec | State, kwargs: Mapping[str, Any]) -> tuple[GameSpec, State]:

@@ -349,7 +349,7 @@ def test_bench_is_installed_and_writes_only_where_it_is_told(tmp_path, monkeypat
     monkeypatch.setattr(sys, "argv", ["zerogym", "bench", "--no-pgx", "--out", str(written)])
     cli.main(sys.argv[1:])
     assert sorted(p.name for p in written.iterdir()) == ["env_speed.md", "env_speed.png"]
-    assert f"zerogym bench --no-pgx --out {written}" in (written / "env_speed.md").read_text()
+    assert f"zerogym bench --seconds 3 --no-pgx --out {written}" in (written / "env_speed.md").read_text()
 
 
 def test_demo_speed_table_leaves_out_what_it_did_not_measure():

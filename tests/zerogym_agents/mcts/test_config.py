@@ -7,6 +7,8 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
+import zerogym
+
 from zerogym_agents.agents.search import AlphaZeroAgent
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.core.config_io import Flag, Integer, Number, OneOf
@@ -87,8 +89,12 @@ def test_every_taker_refuses_and_accepts_the_same_values(name):
 def test_the_uniform_evaluator_spreads_the_prior_over_the_legal_actions():
     masks = np.array([[1, 1, 0, 1], [0, 0, 0, 0], [0, 1, 0, 0]], np.int8)
     priors, values = uniform_evaluator(np.zeros((3, 2, 2, 2), np.float32), masks)
-    assert np.array_equal(priors, np.array([[1 / 3, 1 / 3, 0, 1 / 3], [0, 0, 0, 0], [0, 1, 0, 0]], np.float32))
-    assert priors.dtype == np.float32 and np.array_equal(values, np.zeros(3, np.float32))
+    assert np.array_equal(priors, masks) and priors.dtype == np.float32          # equal weights where legal
+    assert np.array_equal(values, np.zeros(3, np.float32))
+    m = BatchedMCTS("tictactoe", simulations=1, dirichlet_epsilon=0.0, seed=0)
+    m.set_roots([zerogym.make_state("tictactoe")])
+    m.run(uniform_evaluator)
+    assert np.allclose(m.root_priors()[0], np.full(9, 1 / 9))                  # the search renormalises them
 
 
 def test_a_setting_changed_on_a_search_is_checked_as_the_config_checks_it():

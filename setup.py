@@ -25,7 +25,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 only = [w for w in os.environ.get("ZEROGYM_ONLY", "").split(",") if w]
-PARALLEL = {"zerogym._core.batch"}   # modules with prange loops: built with OpenMP when available
+# modules with prange loops: built with OpenMP when available
+PARALLEL = {"zerogym._core.batch", "zerogym_agents.mcts._puct"}
 SANITIZE = os.environ.get("ZEROGYM_SANITIZE", "") not in ("", "0")
 NO_OPENMP = os.environ.get("ZEROGYM_NO_OPENMP", "") not in ("", "0")
 SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]

@@ -1,32 +1,51 @@
-"""Self-play throughput with a real network: how much of the wall time is spent outside the
-net's forward pass, and how throughput grows with the number of concurrent games G.
+"""Self-play throughput: zerogym beside Pgx + mctx, the compiled search against its thread count,
+and the share of the time spent outside the net's forward pass.
 
-    python benchmarks/selfplay_throughput.py [--game connect_four] [--simulations 64] [--seconds 20]
-                                             [--cache 0 65536] [--precision auto bfloat16]
-                                             [--net pretrained:connect_four] [--device cpu cuda]
+    python benchmarks/selfplay_throughput.py versus [--games 64 1024 4096] [--simulations 32] [--seconds 20]
+    python benchmarks/selfplay_throughput.py threads [--threads 1 2 4 8 16] [--games 1024]
+    python benchmarks/selfplay_throughput.py evaluator [--game connect_four] [--cache 0 65536]
+                                             [--precision auto bfloat16] [--net pretrained:connect_four]
+                                             [--device cpu cuda]
 
-Each G is measured with each evaluation cache size (make_evaluator's cache, AlphaZeroConfig.eval_cache;
-0 = off) and each --precision (auto: float32 on the CPU; bfloat16: bf16 autocast, fast on a CPU with
-native bf16), on each --device (cpu, cuda, cuda:N; the search stays on the CPU, the forward pass runs
-there). --net: a saved agent's net instead of a freshly initialised ResNet 4x32 (a trained net
-searches more narrowly, so it meets more repeated positions).
+versus: Go 9x9 and Connect Four, G games at once, the same freshly initialised ResNet (4 blocks x 32
+channels, float32) in both libraries, Gumbel root search (16 candidates) with --simulations simulations
+a move, every finished game restarted, no training. Pgx + mctx runs all in JAX (benchmarks/pgx_selfplay.py;
+needs `pip install "jax[cpu]" pgx mctx`, else its column is left empty); zerogym with its search on one
+thread (its default before the threaded search) and on every usable core (threads=None, the default).
+Writes results/selfplay_versus_pgx[_LABEL].md and .png. Targets: >= 2x Pgx + mctx on a 2-core CPU, >= 1x
+on one GPU with 16 cores.
 
-Writes benchmarks/results/selfplay_throughput[_LABEL].md. Target: the share outside the forward pass <= 15%.
+threads: the search alone (a uniform evaluator, no net) against its thread count, Go 9x9 and Connect
+Four. Writes results/search_threads[_LABEL].md and .png. Target: >= 0.8 N times one thread's speed.
+
+evaluator: with a real net, how much of the wall time is spent outside the forward pass, and how
+throughput grows with G; each G with each evaluation cache size (make_evaluator's cache,
+AlphaZeroConfig.eval_cache; 0 = off) and each --precision (auto: float32 on the CPU; bfloat16: bf16
+autocast, fast on a CPU with native bf16), on each --device (cpu, cuda, cuda:N; the search stays on the
+CPU, the forward pass runs there). --net: a saved agent's net instead of a freshly initialised ResNet
+4x32. Writes results/selfplay_throughput[_LABEL].md. Target: the share outside the forward pass <= 15%.
 """
 import argparse
 import os
 import sys
 import time
 
-import torch
-from tqdm import tqdm
+import matplotlib
 
-import zerogym
-from zerogym_agents.core.devices import PRECISIONS, cpu_has_bf16, resolve_device
-from zerogym_agents.mcts.search import BatchedMCTS
-from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import zerogym  # noqa: E402
+from zerogym_agents.core.devices import PRECISIONS, cpu_has_bf16, resolve_device, usable_cores  # noqa: E402
+from zerogym_agents.mcts.search import BatchedMCTS, uniform_evaluator  # noqa: E402
+from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+GAMES = {"go": {"board_size": 9}, "connect_four": {}}
+LABELS = {"go": "Go 9x9", "connect_four": "Connect Four"}
 
 
 class TimedEvaluator:
@@ -45,18 +64,22 @@ class TimedEvaluator:
         return out
 
 
-def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precision="auto", device="cpu"):
-    """Self-play moves/s and the share of time outside the evaluator, G games at once."""
-    inner = make_evaluator(net, device=device, cache=cache, precision=precision)
+def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precision="auto", device="cpu",
+            threads=None, net_threads="auto", search="puct"):
+    """Self-play moves/s and the share of time outside the evaluator, G games at once (net None: the
+    uniform evaluator); threads: the search's, net_threads: torch's (make_evaluator's threads)."""
+    inner = uniform_evaluator if net is None else make_evaluator(net, device=device, cache=cache,
+                                                                 precision=precision, threads=net_threads)
     ev = TimedEvaluator(inner)
-    mcts = BatchedMCTS(game, num_games=G, simulations=simulations, seed=seed, **kwargs)
+    mcts = BatchedMCTS(game, num_games=G, simulations=simulations, seed=seed, threads=threads, search=search,
+                       **kwargs)
     template = zerogym.make_state(game, **kwargs)
     roots = [template.copy() for _ in range(G)]
     mcts.set_roots(roots)
     moves, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         mcts.run(ev)
-        actions = mcts.select_actions(1.0)
+        actions = mcts.select_actions(0.0 if search == "gumbel" else 1.0)
         mcts.advance(actions)
         for i, root in enumerate(roots):
             root.step(int(actions[i]))
@@ -65,24 +88,133 @@ def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precisi
                 mcts.set_root(i, root)
         moves += G
     wall = time.perf_counter() - t0
+    hits = getattr(inner, "hits", 0)            # the evaluation cache's (none for the uniform evaluator)
     return {"G": G, "cache": cache, "precision": precision, "device": device, "moves_per_s": moves / wall,
             "positions_per_s": ev.positions / wall, "outside_share": 1 - ev.seconds / wall,
-            "batch": ev.positions / max(ev.calls, 1), "hit_share": inner.hits / max(inner.hits + inner.misses, 1)}
+            "batch": ev.positions / max(ev.calls, 1), "hit_share": hits / max(hits + getattr(inner, "misses", 0), 1)}
 
 
-def main(argv=None):
+def fresh_net(game):
+    torch.manual_seed(0)
+    return PolicyValueNet(for_game(game, trunk="resnet", blocks=4, channels=32, **GAMES.get(game, {}))).eval()
+
+
+def pgx_rate(game, G, simulations, seconds):
+    """Pgx + mctx moves/s, or None where JAX, Pgx or mctx is not installed."""
+    try:
+        import pgx_selfplay
+    except ImportError:
+        return None
+    return pgx_selfplay.moves_per_second(game, G, simulations, seconds)
+
+
+def write(name, lines, fig=None):
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    with open(os.path.join(HERE, "results", name + ".md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    if fig is not None:
+        fig.savefig(os.path.join(HERE, "results", name + ".png"), dpi=100)
+        plt.close(fig)
+    print("\n".join(lines))
+
+
+def machine():
+    gpu = f", GPU {torch.cuda.get_device_name()}" if torch.cuda.is_available() else ""
+    return f"{os.cpu_count()} CPU cores, {usable_cores()} usable by this process{gpu}"
+
+
+def versus_main(args, cmd):
+    sys.path.insert(0, HERE)                          # pgx_selfplay sits beside this script
+    runs = [(g, G) for g in args.game for G in args.games]
+    rows = []
+    for game, G in tqdm(runs, desc="self-play versus Pgx + mctx", unit="run"):
+        net = fresh_net(game)
+        one = measure(game, GAMES[game], net, G, args.simulations, args.seconds, threads=1, search="gumbel")
+        full = measure(game, GAMES[game], net, G, args.simulations, args.seconds, threads=None,
+                       net_threads=usable_cores(), search="gumbel")
+        rows.append((game, G, pgx_rate(game, G, args.simulations, args.seconds), one["moves_per_s"],
+                     full["moves_per_s"]))
+    lines = ["# Self-play: zerogym beside Pgx + mctx", "",
+             f"Made by `{cmd}` on this machine ({machine()}). The same freshly initialised ResNet (4 blocks x 32 "
+             f"channels, float32) in both; Gumbel root search with 16 candidates and {args.simulations} simulations "
+             "a move; finished games restarted; no training. zerogym, one thread: the search on one thread, torch "
+             "on half the cores (the defaults before the threaded search); all cores: threads=None for the search "
+             "and every usable core for torch, which take turns.", "",
+             "| game | games at once G | Pgx + mctx moves/s | zerogym, one thread | zerogym, all cores | "
+             "all cores / one thread | zerogym / Pgx + mctx |", "|---|---|---|---|---|---|---|"]
+    for game, G, anchor, one, full in rows:
+        ratio = "-" if anchor is None else f"{full / anchor:.2f}x"
+        lines.append(f"| {LABELS[game]} | {G} | {'not installed' if anchor is None else f'{anchor:.1f}'} | "
+                     f"{one:.1f} | {full:.1f} | {full / one:.2f}x | {ratio} |")
+    lines += ["", "Targets: zerogym >= 2x Pgx + mctx on a 2-core CPU; >= 1x on one GPU with 16 cores."]
+    fig, axes = plt.subplots(1, len(args.game), figsize=(5 * len(args.game), 3.5), squeeze=False)
+    for ax, game in zip(axes[0], args.game):
+        mine = [r for r in rows if r[0] == game]
+        x = np.arange(len(mine))
+        for k, (label, col) in enumerate([("Pgx + mctx", 2), ("zerogym, one thread", 3), ("zerogym, all cores", 4)]):
+            ax.bar(x + (k - 1) * 0.27, [r[col] or 0 for r in mine], 0.27, label=label)
+        ax.set_xticks(x, [str(r[1]) for r in mine])
+        ax.set(title=LABELS[game], xlabel="games at once", ylabel="self-play moves/s")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    write("selfplay_versus_pgx" + (f"_{args.label}" if args.label else ""), lines, fig)
+
+
+def threads_main(args, cmd):
+    runs = [(g, G, t) for g in args.game for G in args.games for t in args.threads]
+    rates = {}
+    for game, G, t in tqdm(runs, desc="search threads", unit="run"):
+        rates[game, G, t] = measure(game, GAMES[game], None, G, args.simulations, args.seconds, threads=t,
+                                    search="gumbel")["moves_per_s"]
+    lines = ["# The compiled search against its thread count", "",
+             f"Made by `{cmd}` on this machine ({machine()}). The search alone: a uniform evaluator, no net; "
+             f"Gumbel root search, {args.simulations} simulations a move; finished games restarted. Threads past "
+             "the usable cores share them.", "",
+             "| game | games at once G | threads | self-play moves/s | speed-up over one thread | per thread |",
+             "|---|---|---|---|---|---|"]
+    for (game, G, t), r in rates.items():
+        base = rates[game, G, args.threads[0]] / args.threads[0]
+        lines.append(f"| {LABELS[game]} | {G} | {t} | {r:.0f} | {r / base:.2f}x | {r / base / t:.2f} |")
+    lines += ["", "Target: >= 0.8 N times one thread's speed with N threads, up to the cores there are "
+              "(>= 1.7x with 2 threads on a 2-core machine)."]
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for game in args.game:
+        for G in args.games:
+            base = rates[game, G, args.threads[0]] / args.threads[0]
+            ax.plot(args.threads, [rates[game, G, t] / base for t in args.threads], "o-",
+                    label=f"{LABELS[game]}, G={G}")
+    ax.plot(args.threads, args.threads, "k:", label="linear")
+    ax.set(xlabel="search threads", ylabel="speed-up over one thread", title="The search alone")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    write("search_threads" + (f"_{args.label}" if args.label else ""), lines, fig)
+
+
+def parser():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="connect_four")
-    ap.add_argument("--simulations", type=int, default=64)
-    ap.add_argument("--seconds", type=float, default=20.0)
-    ap.add_argument("--games", type=int, nargs="*", default=[1, 8, 64, 256])
-    ap.add_argument("--cache", type=int, nargs="*", default=[0, 65536], help="evaluation cache sizes (0: off)")
-    ap.add_argument("--precision", nargs="*", default=["auto"], choices=PRECISIONS,
+    sub = ap.add_subparsers(dest="mode", required=True)
+    vs = sub.add_parser("versus", help="zerogym beside Pgx + mctx")
+    th = sub.add_parser("threads", help="the search alone against its thread count")
+    ev = sub.add_parser("evaluator", help="the time outside the net's forward pass")
+    for p, games, sims in ((vs, [64, 1024, 4096], 32), (th, [1024], 32), (ev, [1, 8, 64, 256], 64)):
+        p.add_argument("--simulations", type=int, default=sims)
+        p.add_argument("--seconds", type=float, default=20.0, help="seconds of each measurement")
+        p.add_argument("--games", type=int, nargs="*", default=games, help="games at once (G) to measure")
+        p.add_argument("--label", help="appended to the result file's name")
+    for p in (vs, th):
+        p.add_argument("--game", nargs="*", default=list(GAMES), choices=list(GAMES))
+    th.add_argument("--threads", type=int, nargs="*", default=[1, 2, 4, 8, 16],
+                    help="thread counts to measure, the first the base")
+    ev.add_argument("--game", default="connect_four")
+    ev.add_argument("--cache", type=int, nargs="*", default=[0, 65536], help="evaluation cache sizes (0: off)")
+    ev.add_argument("--precision", nargs="*", default=["auto"], choices=PRECISIONS,
                     help="forward-pass precisions to measure (make_evaluator's precision)")
-    ap.add_argument("--device", nargs="*", default=["cpu"], help="devices for the forward pass (cpu, cuda, cuda:N)")
-    ap.add_argument("--net", help="a saved agent (path or pretrained:NAME) whose net to use")
-    ap.add_argument("--label", help="writes selfplay_throughput_LABEL.md")
-    args = ap.parse_args(argv)
+    ev.add_argument("--device", nargs="*", default=["cpu"], help="devices for the forward pass (cpu, cuda, cuda:N)")
+    ev.add_argument("--net", help="a saved agent (path or pretrained:NAME) whose net to use")
+    return ap
+
+
+def evaluator_main(args, cmd):
     torch.manual_seed(0)
     if args.net:
         from zerogym_agents.nets import net_from_payload
@@ -98,7 +230,6 @@ def main(argv=None):
     rows = [measure(args.game, {}, net, G, args.simulations, args.seconds, cache=c, precision=p, device=d)
             for G, c, p, d in tqdm(runs, desc="self-play throughput", unit="run")]
     gpus = sorted({torch.cuda.get_device_name(d) for d in devices if d.type == "cuda"})
-    cmd = "python benchmarks/selfplay_throughput.py " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [f"# Self-play throughput: {args.game}", "",
              f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, torch threads {torch.get_num_threads()}"
              f"{''.join(', GPU ' + g for g in gpus)}).",
@@ -114,11 +245,14 @@ def main(argv=None):
               "Outside the evaluator: the compiled search (selection, expansion, backup, leaf encoding), "
               "the Python glue of each batch and the move bookkeeping (the cache's lookups count as inside). "
               "Target <= 15%."]
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    name = "selfplay_throughput" + (f"_{args.label}" if args.label else "")
-    with open(os.path.join(HERE, "results", name + ".md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write("selfplay_throughput" + (f"_{args.label}" if args.label else ""), lines)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    cmd = "python benchmarks/selfplay_throughput.py " + " ".join(argv)
+    {"versus": versus_main, "threads": threads_main, "evaluator": evaluator_main}[args.mode](args, cmd)
 
 
 if __name__ == "__main__":

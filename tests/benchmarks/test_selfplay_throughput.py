@@ -11,7 +11,7 @@ def run(tmp_path, monkeypatch, *args, name="selfplay_throughput"):
     """The script's main(args) writing under tmp_path; the text of results/<name>.md."""
     script = load_script("selfplay_throughput")
     monkeypatch.setattr(script, "HERE", str(tmp_path))
-    script.main(["--game", "tictactoe", *args])
+    script.main(["evaluator", "--game", "tictactoe", *args])
     return (tmp_path / "results" / f"{name}.md").read_text()
 
 
@@ -49,3 +49,27 @@ def test_rows_for_each_device(tmp_path, monkeypatch):
                "--label", "d", name="selfplay_throughput_d")
     assert re.findall(r"^\| (\w+) \| 2 \| off \|", text, re.M) == ["cpu", "cuda"]
     assert ", GPU " in text
+
+
+def test_the_search_against_its_threads(tmp_path, monkeypatch):
+    script = load_script("selfplay_throughput")
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    script.main(["threads", "--game", "connect_four", "--games", "8", "--threads", "1", "2", "--seconds", "0.3",
+                 "--simulations", "8", "--label", "t"])
+    text = (tmp_path / "results" / "search_threads_t.md").read_text()
+    rows = re.findall(r"^\| Connect Four \| 8 \| (\d) \| (\d+) \| ([\d.]+)x \|", text, re.M)
+    assert [r[0] for r in rows] == ["1", "2"] and float(rows[0][2]) == 1.0 and int(rows[1][1]) > 0
+    assert (tmp_path / "results" / "search_threads_t.png").stat().st_size > 0
+
+
+def test_versus_pgx_has_a_row_per_game_and_size(tmp_path, monkeypatch):
+    script = load_script("selfplay_throughput")
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds: 10.0 * G)   # the anchor, stubbed
+    script.main(["versus", "--game", "connect_four", "--games", "2", "4", "--seconds", "0.3", "--simulations", "4"])
+    text = (tmp_path / "results" / "selfplay_versus_pgx.md").read_text()
+    rows = re.findall(r"^\| Connect Four \| (\d) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| [\d.]+x \| ([\d.]+)x \|",
+                      text, re.M)
+    assert [(r[0], r[1]) for r in rows] == [("2", "20.0"), ("4", "40.0")]
+    for _, anchor, _, full, ratio in rows:
+        assert abs(float(ratio) - float(full) / float(anchor)) < 0.01

@@ -16,6 +16,7 @@ elsewhere torch emulates bf16, many times slower than float32, and warn_emulated
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,13 @@ if TYPE_CHECKING:                   # torch is imported when a device is resolve
 
 ALLOWED = '"auto", "cpu", "cuda" or "cuda:N" (N a GPU index)'
 _PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def check_device_name(name: Any) -> str:

@@ -37,6 +37,12 @@ Forced playouts (Wu, "Accelerating Self-Play Learning in Go", 2019), when `force
 child with visits but fewer than sqrt(forced_playouts * P * sum of the children's visits) is chosen first;
 pruned_policy() then takes those extra visits back out of the policy target.
 
+Threads: the work on the trees (descents, leaf encoding, expansion and backup, root noise, move
+choice, advancing the roots) runs on `threads` OpenMP threads, each tree on one thread at a time with
+one Work (scratch space) per thread; nothing is allocated per move.  Tree i's leaves go into its own
+slots (i * leaves_per_tree ...) and then, in tree order, into the rows of planes and masks, and each
+tree draws from its own random stream, so every result is the same for any number of threads.
+
 Every method callable from Python checks its arguments (tree indices, counts, array shapes, States
 of this game, actions, the search constants) before compiled code uses them; the nogil loops
 check nothing.  The legal masks that expansion trusts are a private copy: the evaluator gets
@@ -46,6 +52,7 @@ from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
 from libc.math cimport sqrt, isfinite, pow, log, exp, ceil, floor
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from cython.parallel cimport prange, threadid
 cimport numpy as cnp
 
 import numpy as np
@@ -71,7 +78,8 @@ cdef enum:
 cdef enum:
     MAX_LEAVES_PER_TREE = 1024   # descents in flight per tree (Node.inflight is 16 bits)
     MAX_ACTIONS = 32767          # Node.action and Node.num_children are 16 bits
-    MAX_BUFFERS = 32             # buffers one PUCTCore allocates (27 today)
+    MAX_BUFFERS = 32             # buffers one PUCTCore allocates (28 today)
+    MAX_THREADS = 1024
     INT32_MAX = 2147483647
 
 
@@ -87,6 +95,16 @@ ctypedef struct Node:
     int16_t inflight       # descents in flight through this node (virtual loss)
     int8_t mover           # the player who chose the edge into this node
     int8_t pending         # queued for evaluation in the current batch
+
+
+ctypedef struct Work:
+    # one thread's scratch space: a search thread touches its trees and this, nothing else
+    char* scratch          # one blob replayed per descent
+    char* probe            # one blob for trying a leaf's moves (decisive)
+    double* work           # num_actions scores of one node's children (Gumbel)
+    double* noise          # num_actions gamma draws
+    float* work_f          # num_actions priors of a decisive leaf
+    Node* spare            # capacity nodes, for compaction on advance
 
 
 ctypedef struct Constants:
@@ -173,38 +191,36 @@ cdef class PUCTCore:
     """G PUCT trees over one game; driven by zerogym_agents.mcts.search.BatchedMCTS."""
     cdef readonly GameSpec spec
     cdef const GameDef* g
-    cdef readonly int num_games, num_actions, leaves_per_tree, capacity
+    cdef readonly int num_games, num_actions, leaves_per_tree, capacity, threads
     cdef int C, H, W
     cdef Py_ssize_t stride
     cdef char* roots           # G state blobs
-    cdef char* scratch         # one blob replayed per descent
-    cdef char* probe           # one blob for trying a leaf's moves (decisive)
-    cdef int8_t* obs           # one (H, W, C) observation
+    cdef Work* works           # one per thread
     cdef Node* nodes           # G * capacity
-    cdef Node* spare           # capacity, for compaction on advance
     cdef int32_t* used         # nodes in use per tree
+    cdef int64_t* full         # per tree: leaves left unexpanded because the tree was full
     cdef int32_t* done         # simulations done per tree in the current run
     cdef int32_t* budget       # simulations asked of each tree in the current run
     cdef uint8_t* explore      # per tree: root noise and forced playouts in the current run
     cdef uint64_t* rng         # one stream per tree
     cdef uint8_t* noised       # root noise applied since the root was set
     cdef uint8_t* has_root
-    cdef int32_t* leaf_tree
+    # queued leaves: tree i owns the slots i*k .. i*k + leaf_count[i] - 1 (k = leaves_per_tree), and
+    # its leaves are the rows leaf_first[i] .. of planes and masks (in tree order, whatever the threads)
+    cdef int32_t* leaf_count
+    cdef int32_t* leaf_first
     cdef int32_t* leaf_node
     cdef int8_t* leaf_player   # the player to move at each queued leaf
+    cdef int8_t* leaf_obs      # (G*k, H*W*C) observations of the queued leaves, as the game writes them
     cdef int8_t* leaf_mask     # (G*k, A) legal masks of the queued leaves, as expansion trusts them
     cdef int8_t* leaf_wins     # (G*k, A) the moves that win at once (decisive), valid where leaf_decisive
     cdef uint8_t* leaf_decisive  # (G*k,) whether the queued leaf's player to move can win at once
     cdef int64_t* moves        # G: advance()'s actions, copied before they are checked
-    cdef double* noise         # num_actions gamma draws
-    cdef double* work          # num_actions scores of one node's children (Gumbel)
-    cdef float* work_f         # num_actions priors of a decisive leaf
     cdef float* gum            # (G, A) Gumbel draws of the root children (by child index), scaled
     cdef int32_t* base_n       # (G, A) visits of the root children when the search began
     cdef int32_t* considered   # G: candidates of the sequential halving
     cdef uint8_t* gready       # G: Gumbel draws taken for the current root
     cdef readonly int pending_leaves
-    cdef readonly int64_t full_events     # leaves left unexpanded because their tree was full
     cdef Constants cfg                     # the search constants (checked by their properties)
     cdef bint _gumbel                      # Gumbel root search and deterministic non-root selection
     cdef bint _decisive                    # decisive moves (see the module docstring)
@@ -218,7 +234,7 @@ cdef class PUCTCore:
     cdef void* owned[MAX_BUFFERS]          # the buffers above, from _alloc
     cdef int n_owned
 
-    def __cinit__(self, GameSpec spec not None, num_games, leaves_per_tree, capacity):
+    def __cinit__(self, GameSpec spec not None, num_games, leaves_per_tree, capacity, threads=1):
         if not spec.ready:
             raise ValueError("PUCTCore needs a GameSpec built by a game module's make_spec")
         if not 1 <= spec.d.num_actions <= MAX_ACTIONS:
@@ -227,15 +243,17 @@ cdef class PUCTCore:
         n_games = args.integer("num_games", num_games, 1, INT32_MAX)
         n_leaves = args.integer("leaves_per_tree", leaves_per_tree, 1, MAX_LEAVES_PER_TREE)
         n_nodes = args.integer("capacity", capacity, 1, INT32_MAX)
+        n_threads = min(args.integer("threads", threads, 1, MAX_THREADS), n_games)
         if n_games * n_leaves > INT32_MAX:
             raise ValueError(f"num_games * leaves_per_tree must be at most {INT32_MAX} leaves per batch, "
                              f"got {n_games} * {n_leaves} = {n_games * n_leaves}")
         A_, obs_ = spec.d.num_actions, spec.d.height * spec.d.width * spec.d.planes
-        need = ((n_games + 1) * n_nodes * sizeof(Node) + (n_games + 1) * spec.d.state_bytes + obs_
-                + n_games * (4 * sizeof(int32_t) + sizeof(uint64_t) + sizeof(int64_t) + 4)
+        need = (n_games * n_nodes * sizeof(Node) + n_games * spec.d.state_bytes
+                + n_games * (6 * sizeof(int32_t) + sizeof(uint64_t) + 2 * sizeof(int64_t) + 4)
                 + n_games * A_ * (sizeof(float) + sizeof(int32_t))
-                + n_games * n_leaves * (2 * sizeof(int32_t) + 2 + 3 * A_ + 4 * obs_)
-                + A_ * (2 * sizeof(double) + sizeof(float)) + spec.d.state_bytes)
+                + n_games * n_leaves * (sizeof(int32_t) + 2 + 3 * A_ + 5 * obs_)
+                + n_threads * (sizeof(Work) + n_nodes * sizeof(Node) + 2 * spec.d.state_bytes
+                               + A_ * (2 * sizeof(double) + sizeof(float))))
         what = (f"PUCTCore: {n_games} {spec.name} search trees of {n_nodes} nodes ({sizeof(Node)} bytes each) "
                 f"with {n_leaves} leaves per tree")
         args.check_bytes(what, need)
@@ -246,6 +264,7 @@ cdef class PUCTCore:
         self.num_actions = spec.d.num_actions
         self.leaves_per_tree = <int> k
         self.capacity = <int> cap
+        self.threads = <int> n_threads
         self.C, self.H, self.W = spec.d.planes, spec.d.height, spec.d.width
         self.stride = spec.d.state_bytes
         self._pass_action = -1
@@ -255,15 +274,14 @@ cdef class PUCTCore:
                              forced_playouts=0.0)
         self._gumbel = 0
         cdef Py_ssize_t L = G * k, A = self.num_actions, obs = <Py_ssize_t> self.H * self.W * self.C
+        cdef Py_ssize_t T = n_threads
         try:
             # zeroed (last argument 1): what is read before it is first written
             self.roots = <char*> self._alloc(G, self.stride, 1)
-            self.scratch = <char*> self._alloc(1, self.stride, 1)
-            self.probe = <char*> self._alloc(1, self.stride, 1)
-            self.obs = <int8_t*> self._alloc(obs, 1, 0)
+            self._alloc_works(T)
             self.nodes = <Node*> self._alloc(G * cap, sizeof(Node), 0)
-            self.spare = <Node*> self._alloc(cap, sizeof(Node), 0)
             self.used = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
+            self.full = <int64_t*> self._alloc(G, sizeof(int64_t), 1)
             self.done = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
             self.budget = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
             self.explore = <uint8_t*> self._alloc(G, 1, 1)
@@ -271,25 +289,38 @@ cdef class PUCTCore:
             self.gready = <uint8_t*> self._alloc(G, 1, 1)
             self.gum = <float*> self._alloc(G * A, sizeof(float), 1)
             self.base_n = <int32_t*> self._alloc(G * A, sizeof(int32_t), 1)
-            self.work = <double*> self._alloc(A, sizeof(double), 0)
-            self.work_f = <float*> self._alloc(A, sizeof(float), 0)
             self.rng = <uint64_t*> self._alloc(G, sizeof(uint64_t), 1)
             self.noised = <uint8_t*> self._alloc(G, 1, 1)
             self.has_root = <uint8_t*> self._alloc(G, 1, 1)
-            self.leaf_tree = <int32_t*> self._alloc(L, sizeof(int32_t), 0)
+            self.leaf_count = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
+            self.leaf_first = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
             self.leaf_node = <int32_t*> self._alloc(L, sizeof(int32_t), 0)
             self.leaf_player = <int8_t*> self._alloc(L, 1, 0)
+            self.leaf_obs = <int8_t*> self._alloc(L * obs, 1, 0)
             self.leaf_mask = <int8_t*> self._alloc(L * A, 1, 0)
             self.leaf_wins = <int8_t*> self._alloc(L * A, 1, 0)
             self.leaf_decisive = <uint8_t*> self._alloc(L, 1, 0)
             self.moves = <int64_t*> self._alloc(G, sizeof(int64_t), 0)
-            self.noise = <double*> self._alloc(A, sizeof(double), 0)
             self.planes = np.zeros((L, self.C, self.H, self.W), np.float32)
             self.masks = np.zeros((L, self.num_actions), np.int8)
         except MemoryError:
             raise MemoryError(f"{what} need {need} bytes, which could not be allocated") from None
         memset(self.explore, 1, G)
         self._bind_buffers()
+
+    cdef int _alloc_works(self, Py_ssize_t T) except -1:
+        # each thread's Work, its pieces cut from one buffer per kind
+        cdef Py_ssize_t t, A = self.num_actions
+        cdef char* blobs = <char*> self._alloc(2 * T, self.stride, 1)
+        cdef double* d = <double*> self._alloc(2 * T * A, sizeof(double), 0)
+        cdef float* f = <float*> self._alloc(T * A, sizeof(float), 0)
+        cdef Node* spare = <Node*> self._alloc(T * self.capacity, sizeof(Node), 0)
+        self.works = <Work*> self._alloc(T, sizeof(Work), 0)
+        for t in range(T):
+            self.works[t] = Work(scratch=blobs + 2 * t * self.stride, probe=blobs + (2 * t + 1) * self.stride,
+                                 work=d + 2 * t * A, noise=d + (2 * t + 1) * A, work_f=f + t * A,
+                                 spare=spare + t * self.capacity)
+        return 0
 
     cdef void* _alloc(self, size_t count, size_t size, bint zero) except NULL:
         # count * size bytes (zeroed if `zero`) that __dealloc__ frees; MemoryError when not had
@@ -310,6 +341,15 @@ cdef class PUCTCore:
     @property
     def node_bytes(self):
         return sizeof(Node)
+
+    @property
+    def full_events(self):
+        """Leaves left unexpanded because their tree was full, since this search was made."""
+        cdef int i
+        cdef int64_t total = 0
+        for i in range(self.num_games):
+            total += self.full[i]
+        return total
 
     # ---- search constants (read by the compiled loops; checked here) ----------------------
     c_puct = _constant("c_puct")
@@ -457,13 +497,16 @@ cdef class PUCTCore:
     def abort(self):
         """Drop the leaves of the last collect() (their virtual loss included), e.g. after the
         evaluator failed: the trees are as they were before collect()."""
-        cdef int j
+        cdef int i, c, slot
         cdef Node* base
         self._free()
-        for j in range(self.pending_leaves):
-            base = self.nodes + <Py_ssize_t> self.leaf_tree[j] * self.capacity
-            base[self.leaf_node[j]].pending = 0
-            self._undo(base, self.leaf_node[j])
+        for i in range(self.num_games):
+            base = self.nodes + <Py_ssize_t> i * self.capacity
+            for c in range(self.leaf_count[i]):
+                slot = i * self.leaves_per_tree + c
+                base[self.leaf_node[slot]].pending = 0
+                self._undo(base, self.leaf_node[slot])
+            self.leaf_count[i] = 0
         self.pending_leaves = 0
 
     cdef _idle(self):
@@ -510,13 +553,16 @@ cdef class PUCTCore:
             flags = np.ascontiguousarray(explore)
             for i in range(G):
                 self.explore[i] = flags[i] != 0
-        for i in range(G):
-            self.done[i] = 0
-            self.gready[i] = 0
-            if self.nodes[<Py_ssize_t> i * self.capacity].first_child >= 0:
-                self._noise_root(i)
-                if self._gumbel:
-                    self._gumbel_start(i)
+        self._enter()
+        with nogil:
+            for i in prange(G, num_threads=self.threads, schedule="static"):
+                self.done[i] = 0
+                self.gready[i] = 0
+                if self.nodes[<Py_ssize_t> i * self.capacity].first_child >= 0:
+                    self._noise_root(i, self.works + threadid())
+                    if self._gumbel:
+                        self._gumbel_start(i)
+        self.busy = 0
 
     def finished(self):
         """True when every tree with a running root has done its simulations."""
@@ -528,31 +574,56 @@ cdef class PUCTCore:
 
     def collect(self):
         """Descend every unfinished tree up to leaves_per_tree times; return the number L of leaves
-        queued (their planes and masks are rows 0..L-1 of .planes / .masks).  Terminal leaves are
-        backed up at once and not queued."""
+        queued (their planes and masks are rows 0..L-1 of .planes / .masks, tree by tree in tree
+        order).  Terminal leaves are backed up at once and not queued."""
         self._free()
         self._idle()
         self._bind_buffers()
-        cdef int i, t, tries, r
+        cdef int i, t, total = 0
         self._enter()
         with nogil:
-            for i in range(self.num_games):
-                if header(self.roots + i * self.stride).status != RUNNING:
-                    continue
-                tries = self.budget[i] - self.done[i]
-                if tries > self.leaves_per_tree:
-                    tries = self.leaves_per_tree
-                if self._gumbel:
-                    self._collect_gumbel(i, tries)
-                    continue
-                for t in range(tries):
-                    r = self._descend(i, -1)
-                    if r != D_COLLISION:
-                        self.done[i] += 1
+            for i in prange(self.num_games, num_threads=self.threads, schedule="dynamic", chunksize=8):
+                self._collect_tree(i, self.works + threadid())
+            for t in range(self.num_games):
+                self.leaf_first[t] = total
+                total = total + self.leaf_count[t]
+            for i in prange(self.num_games, num_threads=self.threads, schedule="static"):
+                self._write_rows(i)
+            self.pending_leaves = total
         self.busy = 0
         return self.pending_leaves
 
-    cdef void _collect_gumbel(self, int i, int tries) noexcept nogil:
+    cdef void _collect_tree(self, int i, Work* w) noexcept nogil:
+        cdef int t, tries
+        if header(self.roots + i * self.stride).status != RUNNING:
+            return
+        tries = self.budget[i] - self.done[i]
+        if tries > self.leaves_per_tree:
+            tries = self.leaves_per_tree
+        if self._gumbel:
+            self._collect_gumbel(i, tries, w)
+            return
+        for t in range(tries):
+            if self._descend(i, -1, w) != D_COLLISION:
+                self.done[i] += 1
+
+    cdef void _write_rows(self, int i) noexcept nogil:
+        # tree i's queued leaves into their rows of planes (float32, C x H x W) and masks
+        cdef int c, ch, k, HW = self.H * self.W, C = self.C, A = self.num_actions
+        cdef Py_ssize_t slot, row
+        cdef const int8_t* o
+        cdef float* out
+        for c in range(self.leaf_count[i]):
+            slot = <Py_ssize_t> i * self.leaves_per_tree + c
+            row = self.leaf_first[i] + c
+            o = self.leaf_obs + slot * HW * C
+            out = self.planes_p + row * C * HW
+            for ch in range(C):
+                for k in range(HW):
+                    out[ch * HW + k] = o[k * C + ch]
+            memcpy(self.masks_p + row * A, self.leaf_mask + slot * A, A)
+
+    cdef void _collect_gumbel(self, int i, int tries, Work* w) noexcept nogil:
         # the root is evaluated first, outside the budget (a dead end, no legal move in a running
         # game, is scored as a draw and counted); then each descent starts at the child that the
         # sequential halving picks
@@ -562,17 +633,17 @@ cdef class PUCTCore:
             if root.first_child < 0:
                 if root.pending:
                     return
-                r = self._descend(i, -1)
+                r = self._descend(i, -1, w)
                 if r != D_BACKED:
                     return
                 self.done[i] += 1
                 continue
             if not self.gready[i]:
                 self._gumbel_start(i)
-            j = self._root_pick(i)
+            j = self._root_pick(i, w)
             if j < 0:
                 return
-            if self._descend(i, j) == D_COLLISION:
+            if self._descend(i, j, w) == D_COLLISION:
                 return
             self.done[i] += 1
 
@@ -588,7 +659,7 @@ cdef class PUCTCore:
         self.considered[i] = self.cfg.gumbel_m if self.cfg.gumbel_m < n else n
         self.gready[i] = 1
 
-    cdef int _root_pick(self, int i) noexcept nogil:
+    cdef int _root_pick(self, int i, Work* w) noexcept nogil:
         # the root child for the next simulation: among the children at the current round's visit
         # count, the best g + log P (round 0: the Gumbel top-k) or g + log P + sigma(q); -1 to wait
         # when a smaller phase starts while simulations are in flight (it must rank finished ones)
@@ -602,9 +673,9 @@ cdef class PUCTCore:
         if shrink and root.inflight > 0:
             return -1
         if r > 0:
-            self._completed_logits(root, 0, self.work)
+            self._completed_logits(root, 0, w.work)
         for j in range(n):
-            x = self.gum[row + j] + (self.work[j] if r > 0 else log_prior(kids[j].prior))
+            x = self.gum[row + j] + (w.work[j] if r > 0 else log_prior(kids[j].prior))
             if kids[j].n + kids[j].inflight - self.base_n[row + j] == r and x > top:
                 top, best = x, j
             if x > any_top:
@@ -642,36 +713,36 @@ cdef class PUCTCore:
                 top = out[j]
         return top
 
-    cdef void _improved_policy(self, Node* base, int node) noexcept nogil:
-        # work[j] = pi'(j) = softmax(log P + sigma(completed q)) over the children of the expanded node
+    cdef void _improved_policy(self, Node* base, int node, double* out) noexcept nogil:
+        # out[j] = pi'(j) = softmax(log P + sigma(completed q)) over the children of the expanded node
         cdef int j, n = base[node].num_children
-        cdef double top = self._completed_logits(base, node, self.work), z = 0.0
+        cdef double top = self._completed_logits(base, node, out), z = 0.0
         for j in range(n):
-            self.work[j] = exp(self.work[j] - top)
-            z += self.work[j]
+            out[j] = exp(out[j] - top)
+            z += out[j]
         for j in range(n):
-            self.work[j] = self.work[j] / z
+            out[j] = out[j] / z
 
-    cdef int _gumbel_select(self, Node* base, int node) noexcept nogil:
+    cdef int _gumbel_select(self, Node* base, int node, double* work) noexcept nogil:
         # below the root: argmax pi'(a) - N(a) / (1 + sum N), descents in flight counted as visits
         cdef Node* nd = base + node
         cdef Node* kids = base + nd.first_child
         cdef int j, n = nd.num_children, best = 0
         cdef double x, best_x = -1e300
         cdef int64_t seen = 0
-        self._improved_policy(base, node)
+        self._improved_policy(base, node, work)
         for j in range(n):
             seen += kids[j].n + kids[j].inflight
         for j in range(n):
-            x = self.work[j] - (kids[j].n + kids[j].inflight) / (1.0 + seen)
+            x = work[j] - (kids[j].n + kids[j].inflight) / (1.0 + seen)
             if x > best_x:
                 best_x, best = x, j
         return best
 
-    cdef int _descend(self, int i, int first) noexcept nogil:
+    cdef int _descend(self, int i, int first, Work* w) noexcept nogil:
         # one descent of tree i; first >= 0: the root child to take (Gumbel's sequential halving)
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
-        cdef char* s = self.scratch
+        cdef char* s = w.scratch
         cdef Header* h = header(s)
         cdef int node = 0, best, L, count
         cdef Node* nd
@@ -686,44 +757,43 @@ cdef class PUCTCore:
                 self._undo(base, node)
                 return D_COLLISION
             if nd.first_child < 0:
-                L = self.pending_leaves
+                L = i * self.leaves_per_tree + self.leaf_count[i]
                 count = self._encode(s, L)
                 if count == 0:       # no legal move in a running game: score it as a draw
                     self._backup(base, node, 0.0, h.to_play)
                     return D_BACKED
-                self.leaf_decisive[L] = self._decisive and self._wins_now(s, L)
+                self.leaf_decisive[L] = self._decisive and self._wins_now(s, L, w.probe)
                 if self.leaf_decisive[L] and node != 0:     # a win in one: scored, not expanded
                     self._backup(base, node, 1.0, h.to_play)
                     return D_BACKED
                 nd.pending = 1
-                self.leaf_tree[L] = i
                 self.leaf_node[L] = node
                 self.leaf_player[L] = <int8_t> h.to_play
-                self.pending_leaves = L + 1
+                self.leaf_count[i] += 1
                 return D_LEAF
             if first >= 0:
                 best, first = first, -1
             elif self._gumbel:
-                best = self._gumbel_select(base, node)
+                best = self._gumbel_select(base, node, w.work)
             else:
                 best = self._puct_select(base, node, h.to_play,
                                          node == 0 and self.cfg.forced_playouts > 0 and self.explore[i])
             node = nd.first_child + best
             self.g.apply(self.g.params, s, base[node].action)
 
-    cdef bint _wins_now(self, char* s, int row) noexcept nogil:
-        # whether the player to move at s has a move that wins at once; leaf_wins row `row` marks
-        # those moves (leaf_mask row `row` holds the legal ones)
+    cdef bint _wins_now(self, char* s, int slot, char* probe) noexcept nogil:
+        # whether the player to move at s has a move that wins at once; leaf_wins row `slot` marks
+        # those moves (leaf_mask row `slot` holds the legal ones)
         cdef int a, A = self.num_actions, player = header(s).to_play
-        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> row * A
-        cdef int8_t* w = self.leaf_wins + <Py_ssize_t> row * A
-        cdef Header* hp = header(self.probe)
+        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> slot * A
+        cdef int8_t* w = self.leaf_wins + <Py_ssize_t> slot * A
+        cdef Header* hp = header(probe)
         cdef bint found = 0
         for a in range(A):
             w[a] = 0
             if m[a]:
-                memcpy(self.probe, s, self.stride)
-                self.g.apply(self.g.params, self.probe, a)
+                memcpy(probe, s, self.stride)
+                self.g.apply(self.g.params, probe, a)
                 if hp.status == TERMINAL and hp.winner == player:
                     w[a] = 1
                     found = 1
@@ -763,13 +833,12 @@ cdef class PUCTCore:
             c += 1
         return best_forced if best_forced >= 0 else best
 
-    cdef int _encode(self, char* s, int row) noexcept nogil:
-        # write the mover's planes (C, H, W) as float32 and the legal mask into row `row` (without
-        # pass before move no_pass_before while another move is legal)
-        cdef int HW = self.H * self.W, C = self.C, k, ch, count
-        cdef int8_t* o = self.obs
-        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> row * self.num_actions
-        cdef float* out = self.planes_p + <Py_ssize_t> row * C * HW
+    cdef int _encode(self, char* s, int slot) noexcept nogil:
+        # write the mover's observation and the legal mask into slot `slot` (without pass before
+        # move no_pass_before while another move is legal); returns the number of legal moves
+        cdef int count
+        cdef int8_t* o = self.leaf_obs + <Py_ssize_t> slot * self.H * self.W * self.C
+        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> slot * self.num_actions
         if self.g.observe_mover != NULL:
             count = self.g.observe_mover(self.g.params, s, o, m)
         else:
@@ -778,10 +847,6 @@ cdef class PUCTCore:
         if self._pass_action >= 0 and count > 1 and m[self._pass_action] and header(s).moves < self.no_pass_before:
             m[self._pass_action] = 0
             count -= 1
-        memcpy(self.masks_p + <Py_ssize_t> row * self.num_actions, m, self.num_actions)
-        for ch in range(C):
-            for k in range(HW):
-                out[ch * HW + k] = o[k * C + ch]
         return count
 
     cdef void _backup(self, Node* base, int node, double v, int player) noexcept nogil:
@@ -804,7 +869,7 @@ cdef class PUCTCore:
 
         Returns -1, or the index of the first leaf with a non-finite or negative prior or a
         non-finite value (then nothing was changed and the leaves stay queued)."""
-        cdef int L = self.pending_leaves, A = self.num_actions, j
+        cdef int L = self.pending_leaves, A = self.num_actions, i, c, j
         if priors.shape[0] != L or priors.shape[1] != A or values.shape[0] != L:
             raise ValueError(f"expected priors ({L}, {A}) and values ({L},), got priors "
                              f"({priors.shape[0]}, {priors.shape[1]}) and values ({values.shape[0]},)")
@@ -812,36 +877,44 @@ cdef class PUCTCore:
         with nogil:
             j = self._validate(priors, values)
             if j < 0:
-                for j in range(L):
-                    self._expand(j, &priors[j, 0], values[j])
+                for i in prange(self.num_games, num_threads=self.threads, schedule="dynamic", chunksize=8):
+                    for c in range(self.leaf_count[i]):
+                        self._expand(i, c, &priors[self.leaf_first[i] + c, 0], values[self.leaf_first[i] + c],
+                                     self.works + threadid())
+                    self.leaf_count[i] = 0
                 self.pending_leaves = 0
         self.busy = 0
         return j if self.pending_leaves else -1
 
     cdef int _validate(self, const float[:, ::1] priors, const float[::1] values) noexcept nogil:
-        cdef int j, a, A = self.num_actions
+        # the first row with a non-finite value or a bad prior on a legal move, or -1
+        cdef int i, c, j, a, A = self.num_actions
         cdef int8_t* m
-        for j in range(self.pending_leaves):
-            if not isfinite(values[j]):
-                return j
-            m = self.leaf_mask + <Py_ssize_t> j * A
-            for a in range(A):
-                if m[a] and not (priors[j, a] >= 0 and isfinite(priors[j, a])):
+        for i in range(self.num_games):
+            for c in range(self.leaf_count[i]):
+                j = self.leaf_first[i] + c
+                if not isfinite(values[j]):
                     return j
+                m = self.leaf_mask + (<Py_ssize_t> i * self.leaves_per_tree + c) * A
+                for a in range(A):
+                    if m[a] and not (priors[j, a] >= 0 and isfinite(priors[j, a])):
+                        return j
         return -1
 
-    cdef void _expand(self, int j, const float* prior, float value) noexcept nogil:
-        cdef int i = self.leaf_tree[j], node = self.leaf_node[j], A = self.num_actions, a, count = 0, first
+    cdef void _expand(self, int i, int c, const float* prior, float value, Work* w) noexcept nogil:
+        # expand tree i's queued leaf c with `prior` and back up `value`
+        cdef Py_ssize_t j = <Py_ssize_t> i * self.leaves_per_tree + c
+        cdef int node = self.leaf_node[j], A = self.num_actions, a, count = 0, first
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef Node* nd = base + node
-        cdef Node* c
-        cdef int8_t* m = self.leaf_mask + <Py_ssize_t> j * A
+        cdef Node* ch
+        cdef int8_t* m = self.leaf_mask + j * A
         cdef double total = 0.0, scale
         cdef int player = self.leaf_player[j]
         if self.leaf_decisive[j]:           # all the prior on the winning moves; the value is exact
-            prior = <const float*> self.work_f
+            prior = <const float*> w.work_f
             for a in range(A):
-                self.work_f[a] = self.leaf_wins[<Py_ssize_t> j * A + a]
+                w.work_f[a] = self.leaf_wins[j * A + a]
             value = 1.0
         for a in range(A):
             if m[a]:
@@ -853,30 +926,30 @@ cdef class PUCTCore:
             first = self.used[i]
             self.used[i] += count
             scale = 1.0 / total if total > 0 else 0.0
-            c = base + first
+            ch = base + first
             for a in range(A):
                 if m[a]:
-                    c.first_child = -1
-                    c.parent = node
-                    c.prior = <float> (prior[a] * scale if total > 0 else 1.0 / count)
-                    c.w = 0.0
-                    c.n = 0
-                    c.raw = 0.0
-                    c.action = <int16_t> a
-                    c.num_children = 0
-                    c.inflight = 0
-                    c.mover = <int8_t> player
-                    c.pending = 0
-                    c += 1
+                    ch.first_child = -1
+                    ch.parent = node
+                    ch.prior = <float> (prior[a] * scale if total > 0 else 1.0 / count)
+                    ch.w = 0.0
+                    ch.n = 0
+                    ch.raw = 0.0
+                    ch.action = <int16_t> a
+                    ch.num_children = 0
+                    ch.inflight = 0
+                    ch.mover = <int8_t> player
+                    ch.pending = 0
+                    ch += 1
             nd.first_child = first
             nd.num_children = <int16_t> count
             if node == 0:
-                self._noise_root(i)
+                self._noise_root(i, w)
         else:
-            self.full_events += 1
+            self.full[i] += 1
         self._backup(base, node, value, player)
 
-    cdef void _noise_root(self, int i) noexcept nogil:
+    cdef void _noise_root(self, int i, Work* w) noexcept nogil:
         # mix Dirichlet(alpha) noise into the root priors, once per root
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef int j, n = base.num_children
@@ -886,11 +959,11 @@ cdef class PUCTCore:
             return
         self.noised[i] = 1
         for j in range(n):
-            self.noise[j] = gamma_sample(&self.rng[i], self.cfg.dirichlet_alpha)
-            total += self.noise[j]
+            w.noise[j] = gamma_sample(&self.rng[i], self.cfg.dirichlet_alpha)
+            total += w.noise[j]
         for j in range(n):
             c = base + base.first_child + j
-            c.prior = <float> ((1.0 - eps) * c.prior + eps * (self.noise[j] / total if total > 0 else 1.0 / n))
+            c.prior = <float> ((1.0 - eps) * c.prior + eps * (w.noise[j] / total if total > 0 else 1.0 / n))
 
     # ---- results and moves ---------------------------------------------------------------
     def root_stats(self, int32_t[:, ::1] counts not None, float[:, ::1] policy not None, float[::1] value not None,
@@ -899,50 +972,53 @@ cdef class PUCTCore:
         improved policy softmax(log P + sigma(completed q))), the root value (player to move's view;
         for a finished root, its result), and the root priors (after noise); counts, policy and
         priors of shape (num_games, num_actions), value (num_games,)."""
-        cdef int i, j, A = self.num_actions, G = self.num_games
+        cdef int i, A = self.num_actions, G = self.num_games
         args.shape("counts", (counts.shape[0], counts.shape[1]), (G, A))
         args.shape("policy", (policy.shape[0], policy.shape[1]), (G, A))
         args.shape("value", (value.shape[0],), (G,))
         args.shape("priors", (priors.shape[0], priors.shape[1]), (G, A))
         self._check_roots()
-        cdef Node* base
-        cdef Node* c
-        cdef Header* h
-        cdef int64_t total
         self._enter()
         with nogil:
-            for i in range(self.num_games):
-                base = self.nodes + <Py_ssize_t> i * self.capacity
-                h = header(self.roots + i * self.stride)
-                memset(&counts[i, 0], 0, A * sizeof(int32_t))
-                memset(&policy[i, 0], 0, A * sizeof(float))
-                memset(&priors[i, 0], 0, A * sizeof(float))
-                if h.status != RUNNING:
-                    value[i] = <float> leaf_result(h)
-                    continue
-                value[i] = 0.0
-                if base.n > 0:
-                    value[i] = base.w / base.n if base.mover == h.to_play else -base.w / base.n
-                total = 0
-                for j in range(base.num_children if base.first_child >= 0 else 0):
-                    c = base + base.first_child + j
-                    counts[i, c.action] = c.n
-                    priors[i, c.action] = c.prior
-                    total += c.n
-                if self._gumbel and base.first_child >= 0 and base.num_children > 0:
-                    self._improved(base, &policy[i, 0])
-                elif total > 0:
-                    for j in range(A):
-                        policy[i, j] = <float> (<double> counts[i, j] / total)
+            for i in prange(G, num_threads=self.threads, schedule="static"):
+                self._tree_stats(i, &counts[i, 0], &policy[i, 0], &value[i], &priors[i, 0],
+                                 self.works[threadid()].work)
         self.busy = 0
 
-    cdef void _improved(self, Node* base, float* out) noexcept nogil:
+    cdef void _tree_stats(self, int i, int32_t* counts, float* policy, float* value, float* priors,
+                          double* work) noexcept nogil:
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
+        cdef Header* h = header(self.roots + i * self.stride)
+        cdef Node* c
+        cdef int j, A = self.num_actions
+        cdef int64_t total = 0
+        memset(counts, 0, A * sizeof(int32_t))
+        memset(policy, 0, A * sizeof(float))
+        memset(priors, 0, A * sizeof(float))
+        if h.status != RUNNING:
+            value[0] = <float> leaf_result(h)
+            return
+        value[0] = 0.0
+        if base.n > 0:
+            value[0] = base.w / base.n if base.mover == h.to_play else -base.w / base.n
+        for j in range(base.num_children if base.first_child >= 0 else 0):
+            c = base + base.first_child + j
+            counts[c.action] = c.n
+            priors[c.action] = c.prior
+            total += c.n
+        if self._gumbel and base.first_child >= 0 and base.num_children > 0:
+            self._improved(base, policy, work)
+        elif total > 0:
+            for j in range(A):
+                policy[j] = <float> (<double> counts[j] / total)
+
+    cdef void _improved(self, Node* base, float* out, double* work) noexcept nogil:
         # pi' over the root's children, by action
         cdef Node* kids = base + base.first_child
         cdef int j
-        self._improved_policy(base, 0)
+        self._improved_policy(base, 0, work)
         for j in range(base.num_children):
-            out[kids[j].action] = <float> self.work[j]
+            out[kids[j].action] = <float> work[j]
 
     def pruned_policy(self, float[:, ::1] policy not None):
         """Per tree, the visit distribution with forced playouts taken out (Wu 2019, policy target
@@ -956,7 +1032,7 @@ cdef class PUCTCore:
         cdef int i
         self._enter()
         with nogil:
-            for i in range(self.num_games):
+            for i in prange(self.num_games, num_threads=self.threads, schedule="static"):
                 memset(&policy[i, 0], 0, self.num_actions * sizeof(float))
                 if header(self.roots + i * self.stride).status == RUNNING:
                     self._pruned(i, &policy[i, 0])
@@ -1005,11 +1081,11 @@ cdef class PUCTCore:
         cdef int i
         self._enter()
         with nogil:
-            for i in range(self.num_games):
-                out[i] = self._choose(i, t)
+            for i in prange(self.num_games, num_threads=self.threads, schedule="static"):
+                out[i] = self._choose(i, t, self.works[threadid()].work)
         self.busy = 0
 
-    cdef int _choose(self, int i, double temperature) noexcept nogil:
+    cdef int _choose(self, int i, double temperature, double* work) noexcept nogil:
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef Node* kids = base + base.first_child
         cdef int j, n = base.num_children, ties = 0, pick = -1, visited = 0
@@ -1017,7 +1093,7 @@ cdef class PUCTCore:
         if header(self.roots + i * self.stride).status != RUNNING or base.first_child < 0 or n == 0:
             return -1
         if self._gumbel and self.gready[i]:
-            return self._gumbel_choice(i)
+            return self._gumbel_choice(i, work)
         for j in range(n):
             visited += kids[j].n > 0
         if temperature <= 0:
@@ -1050,17 +1126,17 @@ cdef class PUCTCore:
             pick = below(&self.rng[i], n)
         return kids[pick].action
 
-    cdef int _gumbel_choice(self, int i) noexcept nogil:
+    cdef int _gumbel_choice(self, int i, double* work) noexcept nogil:
         # the best g + log P + sigma(q) among the candidates most visited in this search
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef Node* kids = base + base.first_child
         cdef Py_ssize_t row = <Py_ssize_t> i * self.num_actions
         cdef int j, n = base.num_children, pick = 0, most = -1, v
         cdef double x, top = -1e300
-        self._completed_logits(base, 0, self.work)
+        self._completed_logits(base, 0, work)
         for j in range(n):
             v = kids[j].n - self.base_n[row + j]
-            x = self.gum[row + j] + self.work[j]
+            x = self.gum[row + j] + work[j]
             if v > most or (v == most and x > top):
                 most, top, pick = v, x, j
         return kids[pick].action
@@ -1095,7 +1171,7 @@ cdef class PUCTCore:
         self._check_roots()
         self._free()
         self._idle()
-        cdef int i, j, keep, code
+        cdef int i, code
         cdef int64_t* a = self.moves
         # a private copy: the caller's array could change under the nogil loop
         memcpy(a, &actions[0], self.num_games * sizeof(int64_t))
@@ -1103,26 +1179,27 @@ cdef class PUCTCore:
         if i >= 0:
             reason = self.spec.reason(code)
             raise IllegalMoveError(f"game {i}: illegal move {a[i]}: {reason}", action=a[i], reason=reason, game_index=i)
-        cdef Node* base
         self._enter()
         with nogil:
-            for i in range(self.num_games):
-                base = self.nodes + <Py_ssize_t> i * self.capacity
-                keep = -1
-                for j in range(base.num_children if base.first_child >= 0 else 0):
-                    if base[base.first_child + j].action == a[i]:
-                        keep = base.first_child + j
-                self.g.apply(self.g.params, self.roots + i * self.stride, <int> a[i])
-                if keep < 0:
-                    self._fresh_root(i)
-                else:
-                    self._compact(i, keep)
+            for i in prange(self.num_games, num_threads=self.threads, schedule="dynamic", chunksize=8):
+                self._advance_tree(i, <int> a[i], self.works[threadid()].spare)
         self.busy = 0
 
-    cdef void _compact(self, int i, int keep) noexcept nogil:
-        # copy the subtree under `keep` breadth first into spare (children stay contiguous), then back
+    cdef void _advance_tree(self, int i, int action, Node* spare) noexcept nogil:
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
-        cdef Node* out = self.spare
+        cdef int j, keep = -1
+        for j in range(base.num_children if base.first_child >= 0 else 0):
+            if base[base.first_child + j].action == action:
+                keep = base.first_child + j
+        self.g.apply(self.g.params, self.roots + i * self.stride, action)
+        if keep < 0:
+            self._fresh_root(i)
+        else:
+            self._compact(i, keep, spare)
+
+    cdef void _compact(self, int i, int keep, Node* out) noexcept nogil:
+        # copy the subtree under `keep` breadth first into `out` (children stay contiguous), then back
+        cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef int head = 0, tail = 1, cnt, k
         out[0] = base[keep]
         out[0].parent = -1

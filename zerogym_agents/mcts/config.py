@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from zerogym_agents.core.config_io import Flag, Integer, JsonConfig, Number, OneOf, setting
+from zerogym_agents.core.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, setting
 
 SEARCHES = ("puct", "gumbel")
 MAX_LEAVES_PER_TREE = 1024      # the compiled core's limit on descents per tree per batch
 MAX_GUMBEL_M = 32767            # root candidates of the Gumbel search (int16 in the core)
+MAX_THREADS = 1024              # the compiled core's limit on search threads
 
 
 @dataclass
@@ -42,6 +43,9 @@ class SearchConfig(JsonConfig):
                                      "target pruning (0: off; 2 in the paper; PUCT only)")
     decisive_moves: bool = setting(False, Flag(), "score a position where the player to move can win at once as "
                                    "won, without the net (Teytaud and Teytaud 2010); for games won by one move")
+    threads: int | None = setting(None, Maybe(Integer(1, MAX_THREADS)), "threads the compiled search runs its trees "
+                                  "on (None: every core this process may use; 1: one); results are the same for "
+                                  "every value")
 
     def check_rules(self) -> None:
         if self.forced_playouts and self.search != "puct":

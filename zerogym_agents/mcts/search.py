@@ -57,6 +57,7 @@ from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.registry import make_state
 from zerogym_agents.core.checks import integer, real
 from zerogym_agents.core.constants import INT32_MAX
+from zerogym_agents.core.devices import usable_cores
 from zerogym_agents.mcts._puct import PUCTCore
 from zerogym_agents.mcts.config import SEARCH_SETTINGS, SearchConfig
 
@@ -146,6 +147,9 @@ class BatchedMCTS:
     c_visit, c_scale (the scale of sigma) and gumbel_scale (of the root's Gumbel noise; 0: none).
     forced_playouts: KataGo's k for forced playouts at the root (0: off; PUCT only).
     decisive_moves: score wins in one move exactly (see the module docstring).
+    threads: the compiled search works on the trees with this many threads (None: every core the process
+    may use); every result is the same for any value, since each tree has its own random stream and
+    the leaves reach the evaluator in tree order.
     """
 
     def __init__(self, game: str | GameSpec | State, num_games: int = 1, simulations: int = 800,
@@ -161,7 +165,9 @@ class BatchedMCTS:
         if capacity is None:
             capacity = min(DEFAULT_NODES_LIMIT, (self.simulations + 1) * self.num_actions + 1)
         capacity = integer("capacity", capacity, self.num_actions + 1, INT32_MAX)
-        self._core = PUCTCore(self.spec, self.num_games, settings.leaves_per_tree, capacity)
+        self._threads = settings.threads
+        self._core = PUCTCore(self.spec, self.num_games, settings.leaves_per_tree, capacity,
+                              usable_cores() if settings.threads is None else settings.threads)
         self._core.gumbel = settings.search == "gumbel"
         self._core.decisive = settings.decisive_moves
         for name in TUNABLE:
@@ -196,6 +202,9 @@ class BatchedMCTS:
     decisive_moves = property(lambda self: self._core.decisive,
                               doc="whether wins in one move are scored exactly (fixed)")
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree, doc="descents per tree per batch (fixed)")
+    threads = property(lambda self: self._threads, doc="the threads setting (fixed; None: every usable core)")
+    threads_used = property(lambda self: self._core.threads,
+                            doc="threads the compiled search runs on: the setting, at most one per tree")
 
     @property
     def settings(self) -> SearchConfig:

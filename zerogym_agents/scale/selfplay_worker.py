@@ -81,7 +81,8 @@ def task_moves(result: Mapping[str, Any]) -> Iterator[tuple[Iterable[tuple[Any, 
 
 class SelfPlayWorker:
     """A self-play worker (made a Ray actor by runtime.actor_class): its own SelfPlay engine, nets and
-    evaluators; torch runs on `threads` threads, the nets on `device`."""
+    evaluators; torch and the search run on `threads` threads (unless the config sets the search's), the nets
+    on `device`."""
 
     def __init__(self, config_json: str, threads: int = 1, device: str = "cpu") -> None:
         import torch
@@ -90,6 +91,8 @@ class SelfPlayWorker:
         from zerogym_agents.core.devices import resolve_device
         torch.set_num_threads(threads)
         self.cfg = AlphaZeroConfig.from_json(config_json)
+        if self.cfg.threads is None:    # the search on the worker's own CPUs, not every core of the node
+            self.cfg.threads = threads
         self.device = resolve_device(device)
         self.engine = SelfPlay(self.cfg)
         # the learner's and the opponent's nets and evaluators, made with the first weights

@@ -72,6 +72,23 @@ def test_resume_continues_exactly(tmp_path, killed_at):
     assert len(full.history) == 7 and untimed(resumed.history) == untimed(full.history)
 
 
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_a_seeded_run_is_the_same_with_any_number_of_search_threads(tmp_path, search):
+    runs = []
+    for threads in (1, 3):
+        tr = AlphaZeroTrainer(tiny(threads=threads, search=search, leaves_per_tree=2, max_steps=16),
+                              tmp_path / str(threads), log_dir=False)
+        tr.run(progress=False)
+        assert tr.selfplay.mcts.threads_used == threads
+        runs.append(tr)
+    one, many = runs
+    assert (one.games, one.positions) == (many.games, many.positions) and one.games > 0
+    assert np.array_equal(one.replay.values, many.replay.values)
+    for k, v in one.net.state_dict().items():
+        assert torch.equal(v, many.net.state_dict()[k]), k
+    assert untimed(one.history) == untimed(many.history)
+
+
 def test_losses_throughput_and_buffer_fill_are_logged_every_log_every_steps(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     cfg = tiny(max_steps=30, checkpoint_every=1000, log_every=3, buffer_size=64)

@@ -11,13 +11,15 @@ import zerogym
 
 from zerogym_agents.agents.search import AlphaZeroAgent
 from zerogym_agents.alphazero.config import AlphaZeroConfig
-from zerogym_agents.core.config_io import Flag, Integer, Number, OneOf
+from zerogym_agents.core.config_io import Flag, Integer, Maybe, Number, OneOf
 from zerogym_agents.mcts import BatchedMCTS, SearchConfig, uniform_evaluator
 from zerogym_agents.mcts.config import SEARCH_SETTINGS
 
 
 def refused(check):
     """Values `check` refuses, read from its bounds."""
+    if isinstance(check, Maybe):
+        return [x for x in refused(check.check) if x is not None]
     if isinstance(check, Number):
         lows = [x - 0.5 for x in (check.low,) if x is not None] + [x for x in (check.above,) if x is not None]
         highs = [x + 0.5 for x in (check.high,) if x is not None] + [x for x in (check.below,) if x is not None]
@@ -34,6 +36,8 @@ def refused(check):
 
 def accepted(check):
     """Values `check` accepts: its bounds themselves."""
+    if isinstance(check, Maybe):
+        return [None] + accepted(check.check)
     if isinstance(check, (Number, Integer)):
         ends = [x for x in (check.low, check.high) if x is not None]
         return ends or [(check.above or 0) + 1]
@@ -66,7 +70,8 @@ def test_config_and_agent_declare_the_same_names_and_defaults():
 
 def test_the_search_reads_every_setting_it_is_given():
     given = dict(c_puct=2.5, dirichlet_alpha=0.7, dirichlet_epsilon=0.5, fpu_reduction=-0.5, virtual_loss=2.0,
-                 leaves_per_tree=3, gumbel_m=5, c_visit=40.0, c_scale=0.5, forced_playouts=1.5, decisive_moves=True)
+                 leaves_per_tree=3, gumbel_m=5, c_visit=40.0, c_scale=0.5, forced_playouts=1.5, decisive_moves=True,
+                 threads=2)
     assert set(given) | {"search"} == set(SEARCH_SETTINGS)
     m = BatchedMCTS("tictactoe", simulations=4, **given)
     assert m.settings == SearchConfig(**given)

@@ -1,0 +1,98 @@
+"""The threaded search: every result is the same whatever the number of threads (each tree has its own
+random stream, and the leaves reach the evaluator in tree order)."""
+import numpy as np
+import pytest
+
+import zerogym
+from zerogym_agents.mcts import BatchedMCTS
+
+
+def hashed_evaluator(planes, masks):
+    """A deterministic evaluator that differs from position to position (so that the searches are uneven)."""
+    flat = planes.reshape(len(planes), -1)
+    weights = np.cos(np.arange(flat.shape[1], dtype=np.float64))
+    key = flat.astype(np.float64) @ weights
+    a = np.arange(masks.shape[1])
+    priors = masks * (1.5 + np.sin(key[:, None] * 0.37 + a[None, :] * 1.3)).astype(np.float32)
+    return priors, np.tanh(np.sin(key * 0.11)).astype(np.float32)
+
+
+def play(threads, game, moves, evaluator=hashed_evaluator, G=13, kwargs=None, **settings):
+    """Self-play of G games for `moves` moves; everything the search handed out, in order."""
+    kwargs = kwargs or {}
+    m = BatchedMCTS(game, num_games=G, simulations=12, seed=5, threads=threads, **settings, **kwargs)
+    roots = [zerogym.make_state(game, **kwargs) for _ in range(G)]
+    m.set_roots(roots)
+    seen, batches = [], []
+
+    def recording(planes, masks):
+        batches.append((planes.copy(), masks.copy()))
+        return evaluator(planes, masks)
+
+    for _ in range(moves):
+        policy, value = m.run(recording)
+        actions = m.select_actions(0.0 if m.search == "gumbel" else 1.0)
+        seen.append((policy, value, m.visit_counts(), m.root_priors(), actions.copy(), m.pruned_policy()))
+        m.advance(actions)
+        for i, root in enumerate(roots):
+            root.step(int(actions[i]))
+            if root.is_over():
+                root.reset()
+                m.set_root(i, root)
+    return seen, batches, m.full_events
+
+
+SEARCHES = [
+    dict(search="puct", dirichlet_epsilon=0.25, leaves_per_tree=4),
+    dict(search="puct", dirichlet_epsilon=0.25, forced_playouts=2.0, leaves_per_tree=1),
+    dict(search="gumbel", leaves_per_tree=3),
+    dict(search="puct", decisive_moves=True, leaves_per_tree=2),
+    dict(search="puct", leaves_per_tree=8, capacity=40),            # trees that fill up
+]
+
+
+@pytest.mark.parametrize("settings", SEARCHES, ids=lambda s: "-".join(f"{k}={v}" for k, v in s.items()))
+@pytest.mark.parametrize("game,kwargs", [("connect_four", {}), ("go", {"board_size": 5}), ("hex", {"board_size": 4})])
+def test_the_results_are_the_same_for_any_number_of_threads(game, kwargs, settings):
+    one = play(1, game, 9, kwargs=kwargs, **settings)
+    for threads in (2, 5, 64):
+        many = play(threads, game, 9, kwargs=kwargs, **settings)
+        assert len(many[1]) == len(one[1])
+        for (p1, m1), (p2, m2) in zip(one[1], many[1]):       # the same leaves, in the same order
+            assert np.array_equal(p1, p2) and np.array_equal(m1, m2)
+        for a, b in zip(one[0], many[0]):
+            for x, y in zip(a, b):
+                assert np.array_equal(x, y)
+        assert many[2] == one[2]
+    if "capacity" in settings:
+        assert one[2] > 0                     # the full trees were met
+
+
+def test_the_leaves_come_tree_by_tree():
+    m = BatchedMCTS("tictactoe", num_games=6, simulations=3, seed=0, threads=3, leaves_per_tree=3,
+                    dirichlet_epsilon=0.0)
+    roots = [zerogym.make_state("tictactoe") for _ in range(6)]
+    for i in (1, 4):                           # these trees' roots are over: they queue no leaf
+        for a in (0, 3, 1, 4, 2):
+            roots[i].step(a)
+    m.set_roots(roots)
+    m._core.begin(4)                          # the root, then 3 more
+    planes, masks = m.collect()
+    assert len(masks) == 4                     # a root leaf for each running tree, nothing else yet
+    stones = planes[:, :2]                     # Tic-tac-toe's planes: the mover's stones, the other's, to-play
+    assert np.array_equal(stones, np.zeros_like(stones))        # four empty boards
+    m.backup(masks.astype(np.float32), np.zeros(4, np.float32))
+    planes, masks = m.collect()
+    assert len(masks) == 4 * 3                 # then 3 leaves each, tree after tree
+    for t in range(4):
+        stones = planes[3 * t: 3 * t + 3, :2].sum(axis=(1, 2, 3))
+        assert np.array_equal(stones, [1, 1, 1])       # one stone: a child of the root
+
+
+def test_threads_is_a_setting_of_the_search():
+    assert BatchedMCTS("tictactoe", num_games=4, threads=None).threads is None
+    m = BatchedMCTS("tictactoe", num_games=4, threads=16)
+    assert m.threads == 16 and m.threads_used == 4          # at most one thread per tree
+    assert m.settings.threads == 16
+    with pytest.raises(ValueError, match="threads"):
+        BatchedMCTS("tictactoe", threads=0)

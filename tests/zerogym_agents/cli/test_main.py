@@ -28,6 +28,62 @@ def test_console_script_is_installed():
     assert "train an agent (alphazero, pg)" in out.stdout and "--debug" in out.stdout
 
 
+def subcommands(parser, words=()):
+    """(words, parser) of every command and sub-command of `parser`, e.g. (("train", "pg"), its parser)."""
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*words, name), sub
+                yield from subcommands(sub, (*words, name))
+
+
+# what a new user types first answers without loading torch (seconds on a busy machine)
+NO_TORCH = """
+import argparse, sys
+from zerogym_agents.cli.main import main, parser
+
+def commands(p, words=()):
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*words, name)
+                yield from commands(sub, (*words, name))
+
+argvs = [["--help"], ["--version"], ["fly"], ["train", "alphazero", "--game"], ["play", "--human", "third"]]
+argvs += [[*words, "--help"] for words in commands(parser())]
+for argv in argvs:
+    try:
+        main(argv)
+    except SystemExit as e:
+        assert e.code == (2 if "--help" not in argv and "--version" not in argv else 0), (argv, e.code)
+    assert "torch" not in sys.modules, argv
+print(len(argvs), "command lines")
+"""
+
+
+def test_help_version_and_argument_errors_do_not_import_torch():
+    out = subprocess.run([sys.executable, "-c", NO_TORCH], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert int(out.stdout.split()[-3]) > 15                     # every sub-command's --help was asked
+
+
+def test_version_prints_the_package_version():
+    import zerogym
+    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == f"zerogym {zerogym.__version__}"
+
+
+def test_every_option_of_every_command_has_help():
+    import argparse
+    missing = [(words, action.option_strings or action.dest) for words, sub in subcommands(cli.parser())
+               for action in sub._actions
+               if not action.help and not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))]
+    assert missing == []
+    demo = dict(subcommands(cli.parser()))[("demo",)].format_help()
+    assert "side of the Go board" in demo and "seed of the random game" in demo
+
+
 def test_arena_help_names_its_default_folder_which_git_ignores():
     import os
     out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "arena", "--help"], capture_output=True,
@@ -432,3 +488,4 @@ def test_max_seconds_stops_a_run_on_the_clock_with_a_checkpoint(tmp_path, algo):
     assert (out / "checkpoint.pt").exists() and (out / "agent.pt").exists()
     bad = zerogym(*TRAIN_LONG[algo], "--max-seconds", "0", "--out", tmp_path / "other")
     assert bad.returncode == 2 and "--max-seconds: must be a number of seconds > 0, got '0'" in bad.stderr
+

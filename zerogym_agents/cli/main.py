@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 
 import numpy as np
@@ -220,10 +221,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             pass
         raise CommandExit("", 1) from None
     except (Exception, KeyboardInterrupt) as err:
-        found = None if debug else user_error(err)
-        if found is None:
+        found = user_error(err)
+        if found is None or debug and isinstance(err, KeyboardInterrupt):
             raise
         status, message = found
+        if debug:                                   # the traceback, then the same line and exit status
+            traceback.print_exception(type(err), err, err.__traceback__)
         if message:
             message = f"zerogym {command_name(args)}: error: {message}"
             print(message, file=sys.stderr)

@@ -306,11 +306,15 @@ def test_bad_arguments_are_one_line_on_stderr_with_status_2(tmp_path, argv, word
     assert not (tmp_path / "out").exists()
 
 
-def test_debug_shows_the_traceback_and_a_missing_file_is_status_1(tmp_path):
+def test_debug_shows_the_traceback_and_keeps_the_exit_status(tmp_path):
     for argv in (["--debug", "play", "go", "--kwargs", "boardsize=9"],
                  ["play", "go", "--kwargs", "boardsize=9", "--debug"]):
         out = zerogym(*argv, stdin="quit\n")
-        assert out.returncode == 1 and "Traceback" in out.stderr and "KwargsError" in out.stderr, out.stderr
+        assert out.returncode == 2 and "Traceback" in out.stderr and "KwargsError" in out.stderr, out.stderr
+        assert out.stderr.strip().splitlines()[-1].startswith("zerogym play: error: go: unknown keyword argument")
+    config = tmp_path / "missing.json"
+    out = zerogym("--debug", "train", "pg", "--game", "tictactoe", "--config", config, "--out", tmp_path / "r")
+    assert out.returncode == 1 and "FileNotFoundError" in out.stderr, out.stderr
     out = zerogym("train", "pg", "--game", "tictactoe", "--config", tmp_path / "missing.json", "--out", tmp_path / "r")
     assert out.returncode == 1, out.stderr
     assert out.stderr.strip().splitlines() == [f"zerogym train pg: error: {tmp_path / 'missing.json'}: "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shutil
+import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -30,13 +32,23 @@ TrainerT = TypeVar("TrainerT", bound="CosineSchedule")
 def add_train_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     train = subparsers.add_parser("train", help="train an agent (alphazero, pg)")
     algos = train.add_subparsers(dest="algo", required=True)
-    az = algos.add_parser("alphazero", help="AlphaZero self-play training",
-                          description="AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, "
-                                      "then --config FILE (JSON), then --set key=value pairs.")
     from zerogym_agents.alphazero.config import AlphaZeroConfig
+    az = algos.add_parser("alphazero", help="AlphaZero self-play training", **help_texts(
+        "AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, then --config FILE (JSON), "
+        "then --set key=value pairs.", AlphaZeroConfig))
     add_training_arguments(az, AlphaZeroConfig, "runs/alphazero-GAME")
     az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
+
+
+def help_texts(description: str, config_class: type[JsonConfig]) -> dict[str, Any]:
+    """add_parser's description (wrapped here) and epilog: every field of config_class, its default,
+    the values it allows and its doc (JsonConfig.fields_help), kept as written."""
+    width = max(60, shutil.get_terminal_size().columns - 2)
+    epilog = (f"{config_class.__name__} fields (--set KEY=VALUE, values read as JSON; or --config FILE):\n"
+              + config_class.fields_help(width))
+    return {"description": textwrap.fill(description, width), "epilog": epilog,
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
 
 
 def alphazero_config(args: argparse.Namespace) -> AlphaZeroConfig:
@@ -169,10 +181,10 @@ def seconds(text: str) -> float:
 def add_pg_parser(algos: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add `pg` to the `zerogym train` sub-commands (`algos`, an argparse subparsers object)."""
     from zerogym_agents.pg.config import PGConfig
-    pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)",
-                          description="Policy-gradient training against a pool of frozen snapshots of the learner. "
-                                      "Settings come from PGConfig's defaults, then --config FILE (JSON), then "
-                                      "--set key=value pairs; --algo, --game and --kwargs override them.")
+    pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)", **help_texts(
+        "Policy-gradient training against a pool of frozen snapshots of the learner. Settings come from PGConfig's "
+        "defaults, then --config FILE (JSON), then --set key=value pairs; --algo, --game and --kwargs override them.",
+        PGConfig))
     pg.add_argument("--algo", choices=ALGOS, default=None,
                     help="reinforce, reinforce-baseline or ppo (default: the config's, else reinforce)")
     add_training_arguments(pg, PGConfig, "runs/pg-ALGO-GAME")

@@ -28,6 +28,7 @@ import dataclasses
 import json
 import math
 import numbers
+import textwrap
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -321,6 +322,19 @@ class JsonConfig:
 
     # ---- command-line options made from the fields ----------------------------------------------
     @classmethod
+    def fields_help(cls, width: int = 100) -> str:
+        """Every field as a command's --help lists it: `name = default  (the values it allows)`, then
+        its doc wrapped to `width` columns."""
+        lines, width = [], max(width, 40)
+        for f in dataclasses.fields(cls):
+            default = _default(f)
+            shown = "(required)" if default is dataclasses.MISSING else _word(default)
+            lines += textwrap.wrap(f"{f.name} = {shown}  ({f.metadata['check'].what})", width,
+                                   initial_indent="  ", subsequent_indent=" " * 8, break_on_hyphens=False)
+            lines += textwrap.wrap(f.metadata["doc"], width, initial_indent=" " * 6, subsequent_indent=" " * 6)
+        return "\n".join(lines)
+
+    @classmethod
     def add_options(cls, parser: argparse.ArgumentParser, names: Collection[str] | None = None,
                     exclusive: Collection[str] = ()) -> None:
         """Add one option per field named in `names` (default: every field) to argparse `parser`:
@@ -361,6 +375,15 @@ class JsonConfig:
 
 def _flag(f: dataclasses.Field[Any]) -> str:
     return "--" + f.name.replace("_", "-")
+
+
+def _word(value: Any) -> str:
+    """A default as a --set value is written: JSON, but for a string (as it is) and a float (_text)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return _text(value)
+    return json.dumps(list(value) if isinstance(value, tuple) else value)
 
 
 def _default(f: dataclasses.Field[Any]) -> Any:

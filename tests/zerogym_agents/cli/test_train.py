@@ -116,3 +116,24 @@ def test_the_summary_says_so_when_no_game_finished(tmp_path, capsys):
               "--out", str(tmp_path / "run")])
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert "0 games" in line and "last win rate vs pool -," in line and "nan" not in line
+
+
+# ---- what a new user reads and mistypes: the settings in --help, --set's words ----------------------------------
+
+@pytest.mark.parametrize("algo", ["alphazero", "pg"])
+def test_train_help_lists_every_config_field_with_its_default_bounds_and_doc(capsys, algo):
+    import dataclasses
+
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    from zerogym_agents.pg.config import PGConfig
+    config = {"alphazero": AlphaZeroConfig, "pg": PGConfig}[algo]
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", algo, "--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for f in dataclasses.fields(config):
+        assert f.metadata["doc"] and " ".join(f.metadata["doc"].split()) in text, f.name
+        assert f"({f.metadata['check'].what})" in text, f.name
+    assert "simulations = 100 (an integer >= 1)" in text if algo == "alphazero" else \
+        "lr_final = null (None or a number >= 0)" in text
+

@@ -143,7 +143,7 @@ def ray_config(args: argparse.Namespace) -> RayConfig | None:
     from zerogym_agents.scale.config import RayConfig
     from zerogym_agents.scale.runtime import require_ray
     given = {k: v for k, v in (("workers", args.workers), ("address", args.address)) if v is not None}
-    rc = RayConfig.from_layers(None, args.ray_set, **given)
+    rc = RayConfig.from_layers(None, args.ray_set, sets_option="--ray-set", **given)
     try:
         require_ray()
     except ImportError as err:

@@ -40,7 +40,7 @@ def settings_from_args(args: argparse.Namespace) -> TransferSettings:
     from zerogym_agents.core.config_io import read_json_object
     from zerogym_agents.agents.specs import parse_kwargs
     config = read_json_object(args.config, "AlphaZeroConfig fields") if args.config else {}
-    config.update(parse_kwargs(args.set))
+    config.update(parse_kwargs(args.set, "--set"))
     return TransferSettings.from_options(args, config=config)
 
 

@@ -137,3 +137,23 @@ def test_train_help_lists_every_config_field_with_its_default_bounds_and_doc(cap
     assert "simulations = 100 (an integer >= 1)" in text if algo == "alphazero" else \
         "lr_final = null (None or a number >= 0)" in text
 
+
+@pytest.mark.parametrize("words, says", [
+    (["simulations"], "zerogym train alphazero: error: --set takes key=value words (or one JSON object), got "
+                      "'simulations': write simulations=VALUE"),
+    (["simulatons=3"], "zerogym train alphazero: error: unknown AlphaZeroConfig field 'simulatons' (did you mean "
+                       "simulations?)"),
+])
+def test_set_mistakes_say_what_set_takes_and_suggest_the_field(tmp_path, capsys, words, says):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", "alphazero", "--game", "tictactoe", "--set", *words, "--out", str(tmp_path / "run")])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.strip() == says
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_ray_set_mistake_names_ray_set(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", "pg", "--game", "tictactoe", "--backend", "ray", "--ray-set", "workers",
+                  "--out", str(tmp_path / "run")])
+    assert e.value.code == 2 and "error: --ray-set takes key=value words" in capsys.readouterr().err

@@ -360,3 +360,12 @@ def test_fields_help_shows_each_default_as_set_takes_it_and_wraps_the_doc():
     assert lines[4] == "  rate = null  (None or a number >= 0)" and all(len(line) <= 60 for line in lines)
     assert '  net = {"blocks": 2}  (a dict of NetConfig fields)' in lines
 
+
+def test_an_unknown_field_gets_a_suggestion_or_else_the_list_of_fields():
+    suggestion = r"^unknown AlphaZeroConfig field 'simulatons' \(did you mean simulations\?\)$"
+    with pytest.raises(ValueError, match=suggestion):
+        AlphaZeroConfig.from_layers(None, ["simulatons=3"])
+    with pytest.raises(ValueError, match=r"unknown AlphaZeroConfig fields \['zzz'\]; known: batch_size, "):
+        AlphaZeroConfig.from_dict({"zzz": 1})
+    with pytest.raises(ValueError, match=r"^--set takes key=value words \(or one JSON object\), got 'lr': write lr="):
+        AlphaZeroConfig.from_layers(None, ["lr"])

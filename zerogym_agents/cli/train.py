@@ -7,6 +7,7 @@ import math
 import os
 import shutil
 import textwrap
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -117,7 +118,8 @@ def add_training_arguments(parser: argparse.ArgumentParser, config_class: type[J
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The options `zerogym train alphazero|pg` share about the run itself."""
     parser.add_argument("--max-seconds", type=seconds, default=None, metavar="SECONDS",
-                        help="stop after this much wall clock, saving a checkpoint (--resume continues)")
+                        help="stop this long after the command starts, within a few seconds, saving a checkpoint "
+                             "(--resume continues)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -155,12 +157,15 @@ def train(args: argparse.Namespace, cfg: JsonConfig, default_out: str,
           make_trainer: Callable[..., TrainerT]) -> tuple[TrainerT, str]:
     """The run of `zerogym train alphazero|pg`: the run folder (--out, else default_out) prepared by
     its rule, the trainer made (make_trainer(cfg, out, resume=...)) and run; returns (trainer, out).
+    --max-seconds counts from here: making the trainer (a resumed run's loading too) is part of it.
     A trainer with close() (the ray backend's) is closed afterwards."""
+    start = time.perf_counter()
     out = args.out or default_out
     prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = make_trainer(cfg, out, resume=args.resume)
+    left = None if args.max_seconds is None else max(args.max_seconds - (time.perf_counter() - start), 1e-3)
     try:
-        trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+        trainer.run(progress=not args.no_progress, max_seconds=left)
     finally:
         if hasattr(trainer, "close"):
             trainer.close()

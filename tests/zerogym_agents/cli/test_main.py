@@ -493,3 +493,24 @@ def test_max_seconds_stops_a_run_on_the_clock_with_a_checkpoint(tmp_path, algo):
     bad = zerogym(*TRAIN_LONG[algo], "--max-seconds", "0", "--out", tmp_path / "other")
     assert bad.returncode == 2 and "--max-seconds: must be a number of seconds > 0, got '0'" in bad.stderr
 
+
+# one step of each takes minutes: a million simulations per move; 1024 games of 19x19 Go played to the end
+TRAIN_SLOW = {
+    "alphazero": ["train", "alphazero", "--game", "connect_four", "--set", "simulations=1000000", "concurrent_games=2",
+                  "max_steps=1", "batch_size=8", "min_buffer=8", "pool_fraction=0", 'net={"blocks": 1, "channels": 4}'],
+    "pg": ["train", "pg", "--game", "go", "--kwargs", "board_size=19", "--set", "num_envs=1024", "max_steps=1",
+           'net={"blocks": 1, "channels": 4}'],
+}
+
+
+@pytest.mark.parametrize("algo", ["alphazero", "pg"])
+def test_max_seconds_stops_within_a_long_step_and_saves(tmp_path, algo):
+    import time
+    from zerogym_agents.agents.saved import load_card
+    out = tmp_path / "run"
+    t0 = time.perf_counter()
+    done = zerogym(*TRAIN_SLOW[algo], "--no-progress", "--max-seconds", "3", "--out", out)
+    # generous (the process also starts Python and torch): only a run that waits for its step to end fails it
+    assert time.perf_counter() - t0 < 3 + 40
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert (out / "checkpoint.pt").exists() and load_card(str(out / "agent.pt"))["training"]["steps"] == 0

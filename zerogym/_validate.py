@@ -38,10 +38,16 @@ def choice_arg(game: str, name: str, value: T, allowed: Collection[object]) -> T
     return value
 
 
+def did_you_mean(name: str, known: Collection[str]) -> str:
+    """" (did you mean NAME?)" naming the one of `known` closest to a mistyped `name`, else ""."""
+    import difflib
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def known_kwargs(state_class: type, kwargs: Mapping[str, Any]) -> None:
     """KwargsError (a TypeError) naming the game and the keywords it takes if `kwargs` has one that its
     make_spec does not (a typo like boardsize=9 would otherwise name neither)."""
-    import difflib
     import inspect
     import sys
     module = sys.modules[state_class.__module__]
@@ -49,7 +55,6 @@ def known_kwargs(state_class: type, kwargs: Mapping[str, Any]) -> None:
     for key in kwargs:
         if key not in params:
             game = module.__name__.rsplit(".", 1)[-1]
-            close = difflib.get_close_matches(key, params, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            hint = did_you_mean(key, params)
             takes = ", ".join(f"{p.name}={p.default!r}" for p in params.values())
             raise KwargsError(f"{game}: unknown keyword argument {key!r}{hint}; {game} takes {takes}")

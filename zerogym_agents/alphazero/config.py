@@ -16,25 +16,30 @@ class AlphaZeroConfig(SearchConfig):
     c_scale, forced_playouts, decisive_moves) are SearchConfig's fields, inherited."""
 
     game: str = setting("tictactoe", Text(), "registry name of the game")
-    game_kwargs: dict[str, Any] = setting(factory=dict, check=Dict("a dict of the game's kwargs"))
+    game_kwargs: dict[str, Any] = setting(factory=dict, check=Dict("a dict of the game's kwargs"),
+                                          doc="the game's kwargs, e.g. {\"board_size\": 9}")
     # BCE on the value: unlike MSE on tanh, its gradient does not vanish when the head saturates
     net: dict[str, Any] = setting(factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32,
                                                    "value_loss": "bce", "value_activation": "leaky_relu"},
-                                  check=Dict("a dict of NetConfig fields"))
-    seed: int = setting(0, Integer(0))
+                                  check=Dict("a dict of NetConfig fields"),
+                                  doc="the network: NetConfig fields (trunk, blocks, channels, ...)")
+    seed: int = setting(0, Integer(0), "seed of the net's weights, the searches and the replay sampling")
     device: str = device_setting("where the net trains and evaluates self-play positions")
     init_from: str | None = init_from_setting()
     # self-play
-    concurrent_games: int = setting(64, Integer(1))  # G games searched together, one evaluator call per batch of leaves
-    simulations: int = setting(100, Integer(1))
-    temperature_moves: int = setting(8, Integer(0))   # moves sampled in proportion to visits, then the most visited
+    concurrent_games: int = setting(64, Integer(1), "self-play games searched together, one evaluator call per "
+                                    "batch of their leaves")
+    simulations: int = setting(100, Integer(1), "simulations of the search of each move")
+    temperature_moves: int = setting(8, Integer(0), "moves of a game sampled in proportion to the visits; later "
+                                     "moves take the most visited")
     random_opening_moves: int = setting(0, Integer(0), "self-play: each game starts with a number of uniformly "
                                         "random legal moves drawn from 0..random_opening_moves (never one that "
                                         "ends the game), neither searched nor trained on (0: off)")
     # no pass while another move is legal before move ceil(no_pass_fraction * board points) (0: none).
     # Go from scratch otherwise tends to collapse: a young value net that credits White with the komi
     # whatever happens makes passing look free, White learns to pass from move 1, and Black learns nothing
-    no_pass_fraction: float = setting(0.0, Number(0, 1))
+    no_pass_fraction: float = setting(0.0, Number(0, 1), "no pass while another move is legal before move "
+                                      "ceil(no_pass_fraction * board points) (0: none)")
     precision: str = setting("auto", OneOf(PRECISIONS), "forward passes: 'auto' (float32 on the CPU, autocast on "
                              "CUDA), 'float32', or 'bfloat16' (self-play and SGD forward passes under bf16 "
                              "autocast on the CPU too: faster where the CPU has native bf16)")
@@ -57,30 +62,32 @@ class AlphaZeroConfig(SearchConfig):
     root_value_weight: float = setting(0.0, Number(0, 1), "value target: (1 - w) * the game's outcome + w * the "
                                        "search's root value at the move (0: the outcome alone)")
     # replay and training
-    buffer_size: int = setting(50_000, Integer(1))
-    max_reuse: int = setting(8, Integer(1))          # Polygames: each position is trained on about 8 times at most
-    batch_size: int = setting(128, Integer(1))
-    min_buffer: int = setting(512, Integer(1))       # positions stored before training starts (>= batch_size)
-    lr: float = setting(0.02, Number(0))
-    lr_final: float = setting(0.002, Number(0))      # cosine decay from lr to lr_final over max_steps search steps
-    momentum: float = setting(0.9, Number(0, 1))
-    weight_decay: float = setting(1e-4, Number(0))   # the L2 term
-    max_train_per_step: int = setting(4, Integer(0))  # training steps after each self-play search step, at most
-    grad_clip: float = setting(5.0, Number(0))       # gradient norm clipping (0: none); keeps early steps from
-                                                     # saturating heads
+    buffer_size: int = setting(50_000, Integer(1), "positions the replay buffer holds")
+    # Polygames: each position is trained on about 8 times at most
+    max_reuse: int = setting(8, Integer(1), "times a position is trained on, at most")
+    batch_size: int = setting(128, Integer(1), "positions per SGD step")
+    min_buffer: int = setting(512, Integer(1), "positions stored before training starts (>= batch_size)")
+    lr: float = setting(0.02, Number(0), "learning rate (SGD with momentum)")
+    lr_final: float = setting(0.002, Number(0), "final learning rate: cosine decay from lr over max_steps")
+    momentum: float = setting(0.9, Number(0, 1), "SGD momentum")
+    weight_decay: float = setting(1e-4, Number(0), "the L2 term")
+    max_train_per_step: int = setting(4, Integer(0), "SGD steps after each self-play search step, at most")
+    # keeps early steps from saturating heads
+    grad_clip: float = setting(5.0, Number(0), "gradient norm clipping (0: none)")
     # schedule (in self-play search steps, so that runs are reproducible)
-    max_steps: int = setting(2000, Integer(1))
-    checkpoint_every: int = setting(200, Integer(1))
+    max_steps: int = setting(2000, Integer(1), "self-play search steps of the run")
+    checkpoint_every: int = setting(200, Integer(1), "search steps between checkpoints")
     # losses, learning rate, throughput and buffer fill go to the history (training.png) and TensorBoard
     # every log_every search steps, and at every checkpoint. Counted in steps, not seconds, so that the
     # points fall on the same steps in a resumed run as in an uninterrupted one; 5 gives the 6-minute
     # Connect Four demo (~1 step/s on a 2-core CPU) about 70 points and a default 2000-step run 400,
     # a few hundred bytes each in the checkpoint
-    log_every: int = setting(5, Integer(1))
+    log_every: int = setting(5, Integer(1), "search steps between history entries (training.png, TensorBoard)")
     # tournament pool (Polygames): this share of the games is played against one of the last
     # pool_size checkpoints, drawn with probability ∝ exp(-(Elo_learner - Elo_i) / 400) at each checkpoint
-    pool_fraction: float = setting(0.25, Number(0, below=1))
-    pool_size: int = setting(10, Integer(1))
+    pool_fraction: float = setting(0.25, Number(0, below=1), "share of the self-play games played against a "
+                                   "past checkpoint of the pool")
+    pool_size: int = setting(10, Integer(1), "checkpoints the pool keeps (the last ones)")
 
     @property
     def aux_targets(self) -> bool:

@@ -25,6 +25,7 @@ from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_e
 from zerogym_agents.nets.model import NetPayload
 from zerogym_agents.training.pool import OpponentPool
 from zerogym_agents.agents.saved import save_agent
+from zerogym_agents.training.interrupt import OutOfTime
 from zerogym_agents.training.schedule import CosineSchedule
 from zerogym_agents.training.plot import draw_caption, pool_elo_note, series, two_axes
 
@@ -169,10 +170,18 @@ class AlphaZeroTrainer(CosineSchedule):
 
     def self_play_step(self) -> None:
         """One search of every game, then one move in each; finished games go to the replay buffer.
-        The evaluation caches start empty, so a step's result does not depend on where a run resumed."""
+        The evaluation caches start empty, so a step's result does not depend on where a run resumed.
+        Past the run's wall-clock limit the search stops at its next batch and the step takes itself
+        back (OutOfTime; the trees are rebuilt when the run saves)."""
         self.evaluator.clear_cache()
         self.opp_evaluator.clear_cache()
-        moves, finished = self.selfplay.step(self.evaluator, self.opp_evaluator)
+        games = self.selfplay.carry() if self.cfg.random_opening_moves and self.until is not None else None
+        try:
+            moves, finished = self.selfplay.step(self.on_time(self.evaluator), self.on_time(self.opp_evaluator))
+        except OutOfTime:
+            if games is not None:               # the openings played before the search
+                self.selfplay.load_carry(games)
+            raise
         self.records.add(moves)
         for i, returns, score in finished:
             self.add_game(self.records.finish(i, returns, self.selfplay.finals.get(i)))

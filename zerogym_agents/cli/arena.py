@@ -27,7 +27,7 @@ def add_arena_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     p.add_argument("--opening-moves", type=int, default=0, metavar="K",
                    help="each pair of games starts from the same K random moves, colours swapped, so that "
                         "agents which play deterministically still meet in different games (default 0)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the round robin's games (default 0)")
     p.add_argument("--anchor", default=None, help="agent name rated 0 (default: mean rating 0)")
     p.add_argument("--out", default="arena_results",
                    help="folder for report.md, elo.png, results.json, games.jsonl (default arena_results)")

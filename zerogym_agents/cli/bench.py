@@ -304,7 +304,7 @@ def plot(rows: Sequence[Row], path: str) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser, out_default: str | None = None) -> None:
     """The options of `zerogym bench` and benchmarks/env_speed.py."""
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds of play per measurement (default 3)")
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, one core, no Pgx")
     parser.add_argument("--no-pgx", action="store_true", help="leave Pgx out (it is measured when installed)")
     parser.add_argument("--out", default=out_default, metavar="DIR", help="write the table (env_speed.md) and its "

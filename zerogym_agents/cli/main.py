@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 
 import numpy as np
@@ -168,20 +169,19 @@ def command_name(args: argparse.Namespace) -> str:
     return getattr(args, "command_name", None) or args.command
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Run the command line `argv` (default sys.argv[1:]); see user_error for how errors end."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    cut = argv.index("--") if "--" in argv else len(argv)
-    debug = "--debug" in argv[:cut]                  # accepted anywhere, before or after the command
-    argv = [a for a in argv[:cut] if a != "--debug"] + argv[cut:]
+def parser() -> argparse.ArgumentParser:
+    """The `zerogym` parser with every sub-command. Building it (and --help, --version, an argument
+    error) imports no sub-command's heavy modules: torch is loaded by the commands that run."""
+    from zerogym import __version__
     ap = argparse.ArgumentParser(prog="zerogym",
                                  description="Board games with a compiled core, and agents that learn them.")
+    ap.add_argument("--version", action="version", version=f"zerogym {__version__}")
     ap.add_argument("--debug", action="store_true",
                     help="show the full traceback of any error (also after the command)")
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="a Go game, AlphaZero trained briefly against the baselines, a speed table")
-    d.add_argument("--board-size", type=int, default=9)
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--board-size", type=int, default=9, help="side of the Go board (default 9)")
+    d.add_argument("--seed", type=int, default=0, help="seed of the random game and of training (default 0)")
     d.add_argument("--watch", type=float, default=0.0, metavar="SECONDS",
                    help="redraw after every move, pausing this long")
     d.add_argument("--seconds", type=float, default=2.0, help="time per speed measurement")
@@ -199,6 +199,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     add_gtp_parser(sub)
     add_train_parser(sub)
     add_transfer_parser(sub)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the command line `argv` (default sys.argv[1:]); see user_error for how errors end."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    debug = "--debug" in argv[:cut]                  # accepted anywhere, before or after the command
+    argv = [a for a in argv[:cut] if a != "--debug"] + argv[cut:]
+    ap = parser()
     args = ap.parse_args(argv)
     try:
         if args.command == "gtp":
@@ -211,10 +221,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             pass
         raise CommandExit("", 1) from None
     except (Exception, KeyboardInterrupt) as err:
-        found = None if debug else user_error(err)
-        if found is None:
+        found = user_error(err)
+        if found is None or debug and isinstance(err, KeyboardInterrupt):
             raise
         status, message = found
+        if debug:                                   # the traceback, then the same line and exit status
+            traceback.print_exception(type(err), err, err.__traceback__)
         if message:
             message = f"zerogym {command_name(args)}: error: {message}"
             print(message, file=sys.stderr)

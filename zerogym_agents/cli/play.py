@@ -15,7 +15,6 @@ from typing import Any
 
 from zerogym.play import Player, PlayResult, Session
 from zerogym.registry import GAMES, make_state
-from zerogym_agents.core.checkpoint import PRETRAINED_DIR, pretrained_names
 from zerogym_agents.agents.specs import agent_from_spec, game_kwargs_for_agents, parse_kwargs
 
 DEFAULT_AGENT = "uct:400"
@@ -36,6 +35,7 @@ def default_agent(game: str, kwargs: Mapping[str, Any]) -> str:
 
 def pretrained_cards() -> dict[str, dict[str, Any]]:
     """{name: model card} of the agents shipped with zerogym_agents (read from their JSON cards)."""
+    from zerogym_agents.core.checkpoint import PRETRAINED_DIR, pretrained_names
     cards: dict[str, dict[str, Any]] = {}
     for name in pretrained_names():
         try:
@@ -80,7 +80,7 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
                    help=f"pretrained:NAME, a saved agent's path, uct:N, random, greedy, minimax "
                         f"(default: a pretrained agent for this game and kwargs, else {DEFAULT_AGENT})")
     p.add_argument("--human", choices=("first", "second"), default="first", help="your side (default first)")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
     p.add_argument("--gif", default=None, metavar="PATH", help="save the game as an animated GIF")
     p.add_argument("--svg", default=None, metavar="DIR", help="save one SVG per position in this folder")
     p.add_argument("--list", action="store_true", help="list the pretrained agents and exit")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shutil
+import textwrap
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -30,13 +33,23 @@ TrainerT = TypeVar("TrainerT", bound="CosineSchedule")
 def add_train_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     train = subparsers.add_parser("train", help="train an agent (alphazero, pg)")
     algos = train.add_subparsers(dest="algo", required=True)
-    az = algos.add_parser("alphazero", help="AlphaZero self-play training",
-                          description="AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, "
-                                      "then --config FILE (JSON), then --set key=value pairs.")
     from zerogym_agents.alphazero.config import AlphaZeroConfig
+    az = algos.add_parser("alphazero", help="AlphaZero self-play training", **help_texts(
+        "AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, then --config FILE (JSON), "
+        "then --set key=value pairs.", AlphaZeroConfig))
     add_training_arguments(az, AlphaZeroConfig, "runs/alphazero-GAME")
     az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
+
+
+def help_texts(description: str, config_class: type[JsonConfig]) -> dict[str, Any]:
+    """add_parser's description (wrapped here) and epilog: every field of config_class, its default,
+    the values it allows and its doc (JsonConfig.fields_help), kept as written."""
+    width = max(60, shutil.get_terminal_size().columns - 2)
+    epilog = (f"{config_class.__name__} fields (--set KEY=VALUE, values read as JSON; or --config FILE):\n"
+              + config_class.fields_help(width))
+    return {"description": textwrap.fill(description, width), "epilog": epilog,
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
 
 
 def alphazero_config(args: argparse.Namespace) -> AlphaZeroConfig:
@@ -105,7 +118,8 @@ def add_training_arguments(parser: argparse.ArgumentParser, config_class: type[J
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The options `zerogym train alphazero|pg` share about the run itself."""
     parser.add_argument("--max-seconds", type=seconds, default=None, metavar="SECONDS",
-                        help="stop after this much wall clock, saving a checkpoint (--resume continues)")
+                        help="stop this long after the command starts, within a few seconds, saving a checkpoint "
+                             "(--resume continues)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -131,7 +145,7 @@ def ray_config(args: argparse.Namespace) -> RayConfig | None:
     from zerogym_agents.scale.config import RayConfig
     from zerogym_agents.scale.runtime import require_ray
     given = {k: v for k, v in (("workers", args.workers), ("address", args.address)) if v is not None}
-    rc = RayConfig.from_layers(None, args.ray_set, **given)
+    rc = RayConfig.from_layers(None, args.ray_set, sets_option="--ray-set", **given)
     try:
         require_ray()
     except ImportError as err:
@@ -143,12 +157,15 @@ def train(args: argparse.Namespace, cfg: JsonConfig, default_out: str,
           make_trainer: Callable[..., TrainerT]) -> tuple[TrainerT, str]:
     """The run of `zerogym train alphazero|pg`: the run folder (--out, else default_out) prepared by
     its rule, the trainer made (make_trainer(cfg, out, resume=...)) and run; returns (trainer, out).
+    --max-seconds counts from here: making the trainer (a resumed run's loading too) is part of it.
     A trainer with close() (the ray backend's) is closed afterwards."""
+    start = time.perf_counter()
     out = args.out or default_out
     prepare_run_folder(out, resume=args.resume, force=args.force)
     trainer = make_trainer(cfg, out, resume=args.resume)
+    left = None if args.max_seconds is None else max(args.max_seconds - (time.perf_counter() - start), 1e-3)
     try:
-        trainer.run(progress=not args.no_progress, max_seconds=args.max_seconds)
+        trainer.run(progress=not args.no_progress, max_seconds=left)
     finally:
         if hasattr(trainer, "close"):
             trainer.close()
@@ -169,10 +186,10 @@ def seconds(text: str) -> float:
 def add_pg_parser(algos: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add `pg` to the `zerogym train` sub-commands (`algos`, an argparse subparsers object)."""
     from zerogym_agents.pg.config import PGConfig
-    pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)",
-                          description="Policy-gradient training against a pool of frozen snapshots of the learner. "
-                                      "Settings come from PGConfig's defaults, then --config FILE (JSON), then "
-                                      "--set key=value pairs; --algo, --game and --kwargs override them.")
+    pg = algos.add_parser("pg", help="policy gradient against a pool of past selves (REINFORCE, PPO)", **help_texts(
+        "Policy-gradient training against a pool of frozen snapshots of the learner. Settings come from PGConfig's "
+        "defaults, then --config FILE (JSON), then --set key=value pairs; --algo, --game and --kwargs override them.",
+        PGConfig))
     pg.add_argument("--algo", choices=ALGOS, default=None,
                     help="reinforce, reinforce-baseline or ppo (default: the config's, else reinforce)")
     add_training_arguments(pg, PGConfig, "runs/pg-ALGO-GAME")

@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from zerogym_agents.transfer.sources import read_source, square_board_size
-
 if TYPE_CHECKING:
     import torch
 
@@ -97,6 +95,7 @@ def plain_net(net: PolicyNet, src: str) -> PolicyValueNet:
 
 def run_grow(args: argparse.Namespace) -> None:
     from zerogym_agents.transfer.grow import grow
+    from zerogym_agents.transfer.sources import read_source
     if args.blocks is None and args.channels is None and args.kernel_size is None:
         raise ValueError("give at least one of --blocks, --channels, --kernel-size")
     try:
@@ -122,6 +121,7 @@ def run_grow(args: argparse.Namespace) -> None:
 def run_composite(args: argparse.Namespace) -> None:
     import torch
     from zerogym_agents.nets.composite import CompositeNet
+    from zerogym_agents.transfer.sources import read_source, square_board_size
     try:
         net, agent, game, kwargs = read_source(args.src)
         net = plain_net(net, args.src)

@@ -29,7 +29,7 @@ def add_run_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentPar
     r.add_argument("--report", help="markdown report path, plot beside it as .png (default OUT/report.md)")
     r.add_argument("--parallel", type=int, default=1,
                    help="methods trained at once, each in a child process on one torch thread (default 1)")
-    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--no-progress", action="store_true", help="no progress bars")
     from zerogym_agents.training.run_folder import add_run_folder_arguments
     add_run_folder_arguments(r, what="the experiment")
     r.set_defaults(func=run_experiment_cli, command_name="transfer run")
@@ -40,7 +40,7 @@ def settings_from_args(args: argparse.Namespace) -> TransferSettings:
     from zerogym_agents.core.config_io import read_json_object
     from zerogym_agents.agents.specs import parse_kwargs
     config = read_json_object(args.config, "AlphaZeroConfig fields") if args.config else {}
-    config.update(parse_kwargs(args.set))
+    config.update(parse_kwargs(args.set, "--set"))
     return TransferSettings.from_options(args, config=config)
 
 

@@ -28,8 +28,11 @@ import dataclasses
 import json
 import math
 import numbers
+import textwrap
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from zerogym._validate import did_you_mean
 
 _C = TypeVar("_C", bound="JsonConfig")
 
@@ -296,6 +299,10 @@ class JsonConfig:
         known = {f.name for f in fields}
         unknown = sorted(set(d) - known, key=str)
         if unknown:
+            hints = [did_you_mean(str(name), known) for name in unknown]
+            if all(hints):
+                raise ValueError(" and ".join(f"unknown {cls.__name__} field {name!r}{hint}"
+                                              for name, hint in zip(unknown, hints)))
             raise ValueError(f"unknown {cls.__name__} fields {unknown}; known: {', '.join(sorted(known))}")
         missing = [f.name for f in fields if f.name not in d and f.default is dataclasses.MISSING
                    and f.default_factory is dataclasses.MISSING]
@@ -311,15 +318,30 @@ class JsonConfig:
         return cls.from_dict(json.loads(text))
 
     @classmethod
-    def from_layers(cls: type[_C], config: str | None = None, sets: Sequence[str] = (), **given: Any) -> _C:
+    def from_layers(cls: type[_C], config: str | None = None, sets: Sequence[str] = (), *,
+                    sets_option: str = "--set", **given: Any) -> _C:
         """The defaults, then the fields in `config` (--config: a JSON file, or an inline JSON object),
-        then `sets` (--set key=value words), then `given` (options of their own, e.g. --game)."""
+        then `sets` (key=value words of the option `sets_option`), then `given` (options of their own,
+        e.g. --game)."""
         fields = read_json_object(config, f"{cls.__name__} fields") if config else {}
-        fields.update(parse_kwargs(sets))
+        fields.update(parse_kwargs(sets, sets_option))
         fields.update(given)
         return cls.from_dict(fields)
 
     # ---- command-line options made from the fields ----------------------------------------------
+    @classmethod
+    def fields_help(cls, width: int = 100) -> str:
+        """Every field as a command's --help lists it: `name = default  (the values it allows)`, then
+        its doc wrapped to `width` columns."""
+        lines, width = [], max(width, 40)
+        for f in dataclasses.fields(cls):
+            default = _default(f)
+            shown = "(required)" if default is dataclasses.MISSING else _word(default)
+            lines += textwrap.wrap(f"{f.name} = {shown}  ({f.metadata['check'].what})", width,
+                                   initial_indent="  ", subsequent_indent=" " * 8, break_on_hyphens=False)
+            lines += textwrap.wrap(f.metadata["doc"], width, initial_indent=" " * 6, subsequent_indent=" " * 6)
+        return "\n".join(lines)
+
     @classmethod
     def add_options(cls, parser: argparse.ArgumentParser, names: Collection[str] | None = None,
                     exclusive: Collection[str] = ()) -> None:
@@ -361,6 +383,15 @@ class JsonConfig:
 
 def _flag(f: dataclasses.Field[Any]) -> str:
     return "--" + f.name.replace("_", "-")
+
+
+def _word(value: Any) -> str:
+    """A default as a --set value is written: JSON, but for a string (as it is) and a float (_text)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return _text(value)
+    return json.dumps(list(value) if isinstance(value, tuple) else value)
 
 
 def _default(f: dataclasses.Field[Any]) -> Any:
@@ -428,24 +459,26 @@ def read_json_object(text: str, what: str, option: str = "--config") -> dict[str
     return loaded
 
 
-def parse_kwargs(items: Sequence[str] | None) -> dict[str, Any]:
-    """Game kwargs from the command line: one JSON object, or key=value words (values read as JSON
-    when they parse, e.g. 9, 7.5, true, null; else kept as strings)."""
+def parse_kwargs(items: Sequence[str] | None, option: str = "--kwargs") -> dict[str, Any]:
+    """Game kwargs (or config fields) from the command line: one JSON object, or key=value words
+    (values read as JSON when they parse, e.g. 9, 7.5, true, null; else kept as strings). Errors
+    name `option`, the option the words came from."""
     if not items:
         return {}
     if len(items) == 1 and items[0].lstrip().startswith("{"):
         try:
             out = json.loads(items[0])
         except json.JSONDecodeError as err:
-            raise ValueError(f"--kwargs: not valid JSON ({err}): {items[0]!r}") from None
+            raise ValueError(f"{option}: not valid JSON ({err}): {items[0]!r}") from None
         if not isinstance(out, dict):
-            raise ValueError(f"--kwargs: expected a JSON object, got {items[0]!r}")
+            raise ValueError(f"{option}: expected a JSON object, got {items[0]!r}")
         return out
     out = {}
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"--kwargs: expected key=value (or one JSON object), got {item!r}")
+            raise ValueError(f"{option} takes key=value words (or one JSON object), got {item!r}"
+                             + (f": write {item}=VALUE" if key and not eq else ""))
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:

@@ -26,6 +26,7 @@ from zerogym_agents.agents.policy import PolicyAgent
 from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
 from zerogym_agents.pg.opponents import PoolOpponent, SnapshotSchedule, snapshot
 from zerogym_agents.pg.rollout import Episodes, play_episodes
+from zerogym_agents.training.interrupt import OutOfTime
 
 if TYPE_CHECKING:
     from zerogym.symmetry import Symmetries
@@ -143,12 +144,18 @@ class ReinforceTrainer(PGTrainer):
 
     def play(self) -> Episodes:
         """One game in each of the num_envs slots against an opponent drawn from the pool; the results
-        go to the pool's Elo. Returns the Episodes."""
+        go to the pool's Elo. Returns the Episodes. Past the run's wall-clock limit the games stop at the
+        learner's next move and their random draws are taken back (OutOfTime)."""
         cfg = self.cfg
-        self.opponent.reset()
-        seats = (np.arange(cfg.num_envs) + self.step) % 2
-        episodes = play_episodes(self.venv, self.learner.logits, self.opponent.logits, seats, self.rng,
-                                 gamma=cfg.gamma, opponent_greedy=cfg.opponent_greedy)
+        draws = self.rng.bit_generator.state, self.pool.rng.bit_generator.state
+        try:
+            self.opponent.reset()
+            seats = (np.arange(cfg.num_envs) + self.step) % 2
+            episodes = play_episodes(self.venv, self.on_time(self.learner.logits), self.opponent.logits, seats,
+                                     self.rng, gamma=cfg.gamma, opponent_greedy=cfg.opponent_greedy)
+        except OutOfTime:
+            self.rng.bit_generator.state, self.pool.rng.bit_generator.state = draws
+            raise
         for result in episodes.results:
             self.opponent.record((float(result) + 1.0) / 2.0)
         return episodes

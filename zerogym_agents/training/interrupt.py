@@ -51,6 +51,11 @@ def deadline(max_seconds: float | None) -> float | None:
     return time.perf_counter() + max_seconds
 
 
+class OutOfTime(Exception):
+    """A step cut short because the run's wall-clock limit has passed (CosineSchedule.on_time): the step
+    takes back what it changed, and the run saves where the last whole step ended."""
+
+
 def stopped(stop: StopRequest, step: int, folder: str) -> None:
     """After a run loop: if Ctrl-C asked it to stop (it has saved), say where and raise KeyboardInterrupt."""
     if stop.requested:

@@ -4,7 +4,6 @@ naming the file and what is wrong, never a KeyError / TypeError / torch RuntimeE
 import copy
 import json
 import os
-import time
 
 import numpy as np
 import pytest
@@ -213,9 +212,7 @@ def test_a_malformed_entry_is_refused_with_what_is_wrong(tmp_path, saved, case):
     mutate, words = CASES[case]
     data = copy.deepcopy(saved)
     mutate(data)
-    t0 = time.perf_counter()
     refused(tmp_path, data, words)
-    assert time.perf_counter() - t0 < 5.0
 
 
 def test_a_refused_resume_leaves_the_run_folder_as_it_was(tmp_path, saved):

@@ -274,3 +274,20 @@ def test_init_from_starts_from_a_net_of_another_board_size(tmp_path):
     with pytest.raises(NetFileError, match="othello"):
         AlphaZeroTrainer(tiny(game="go", game_kwargs={"board_size": 5}, init_from=str(tmp_path / "othello.pt")),
                          tmp_path / "bad", log_dir=False)
+
+
+def test_max_seconds_cuts_a_long_self_play_step_and_saves_the_last_whole_one(tmp_path):
+    import time
+    # one step searches a million simulations per move: minutes of work, cut within one evaluator call
+    cfg = dict(game="connect_four", concurrent_games=2, simulations=10 ** 6, max_steps=1, batch_size=8, min_buffer=8,
+               pool_fraction=0.0, random_opening_moves=2, net={"trunk": "resnet", "blocks": 1, "channels": 4})
+    tr = AlphaZeroTrainer(AlphaZeroConfig(**cfg), tmp_path / "run", log_dir=False)
+    t0 = time.perf_counter()
+    tr.run(progress=False, max_seconds=3)
+    assert time.perf_counter() - t0 < 3 + 20              # generous: only a run that ignores the clock fails it
+    assert tr.step == 0 and tr.mcts.evaluator_calls > 0 and tr.until is None
+    assert (tmp_path / "run" / CHECKPOINT).exists()
+    assert load_card(str(tmp_path / "run" / AGENT))["training"]["steps"] == 0
+    assert all(root.move_count == 0 for root in tr.selfplay.roots)      # the step's random openings taken back
+    resumed = AlphaZeroTrainer(AlphaZeroConfig(**cfg), tmp_path / "run", resume=True, log_dir=False)
+    assert resumed.step == 0 and resumed.games == 0

@@ -116,3 +116,44 @@ def test_the_summary_says_so_when_no_game_finished(tmp_path, capsys):
               "--out", str(tmp_path / "run")])
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert "0 games" in line and "last win rate vs pool -," in line and "nan" not in line
+
+
+# ---- what a new user reads and mistypes: the settings in --help, --set's words ----------------------------------
+
+@pytest.mark.parametrize("algo", ["alphazero", "pg"])
+def test_train_help_lists_every_config_field_with_its_default_bounds_and_doc(capsys, algo):
+    import dataclasses
+
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    from zerogym_agents.pg.config import PGConfig
+    config = {"alphazero": AlphaZeroConfig, "pg": PGConfig}[algo]
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", algo, "--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for f in dataclasses.fields(config):
+        assert f.metadata["doc"] and " ".join(f.metadata["doc"].split()) in text, f.name
+        assert f"({f.metadata['check'].what})" in text, f.name
+    assert "simulations = 100 (an integer >= 1)" in text if algo == "alphazero" else \
+        "lr_final = null (None or a number >= 0)" in text
+
+
+@pytest.mark.parametrize("words, says", [
+    (["simulations"], "zerogym train alphazero: error: --set takes key=value words (or one JSON object), got "
+                      "'simulations': write simulations=VALUE"),
+    (["simulatons=3"], "zerogym train alphazero: error: unknown AlphaZeroConfig field 'simulatons' (did you mean "
+                       "simulations?)"),
+])
+def test_set_mistakes_say_what_set_takes_and_suggest_the_field(tmp_path, capsys, words, says):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", "alphazero", "--game", "tictactoe", "--set", *words, "--out", str(tmp_path / "run")])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.strip() == says
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_ray_set_mistake_names_ray_set(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["train", "pg", "--game", "tictactoe", "--backend", "ray", "--ray-set", "workers",
+                  "--out", str(tmp_path / "run")])
+    assert e.value.code == 2 and "error: --ray-set takes key=value words" in capsys.readouterr().err

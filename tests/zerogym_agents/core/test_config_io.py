@@ -345,3 +345,27 @@ def test_docs_tables_show_the_declared_bounds(page):
         column = header.index("allowed")
         shown = {row[0].strip("`"): row[column] for row in rows}
         assert shown == {f.name: allowed_in_docs(f) for f in dataclasses.fields(cls)}, cls.__name__
+
+
+def test_fields_help_shows_each_default_as_set_takes_it_and_wraps_the_doc():
+    @dataclasses.dataclass
+    class Run(JsonConfig):
+        name: str = setting(check=Text(), doc="what it is called")
+        steps: int = setting(10, Integer(1), "steps of the run")
+        rate: float | None = setting(None, Maybe(Number(0)), "learning rate (None: the default one) " * 4)
+        net: dict = setting(factory=lambda: {"blocks": 2}, check=Dict("a dict of NetConfig fields"), doc="the net")
+    lines = Run.fields_help(width=60).splitlines()
+    assert lines[:4] == ["  name = (required)  (a string)", "      what it is called",
+                         "  steps = 10  (an integer >= 1)", "      steps of the run"]
+    assert lines[4] == "  rate = null  (None or a number >= 0)" and all(len(line) <= 60 for line in lines)
+    assert '  net = {"blocks": 2}  (a dict of NetConfig fields)' in lines
+
+
+def test_an_unknown_field_gets_a_suggestion_or_else_the_list_of_fields():
+    suggestion = r"^unknown AlphaZeroConfig field 'simulatons' \(did you mean simulations\?\)$"
+    with pytest.raises(ValueError, match=suggestion):
+        AlphaZeroConfig.from_layers(None, ["simulatons=3"])
+    with pytest.raises(ValueError, match=r"unknown AlphaZeroConfig fields \['zzz'\]; known: batch_size, "):
+        AlphaZeroConfig.from_dict({"zzz": 1})
+    with pytest.raises(ValueError, match=r"^--set takes key=value words \(or one JSON object\), got 'lr': write lr="):
+        AlphaZeroConfig.from_layers(None, ["lr"])

@@ -177,8 +177,9 @@ def test_a_time_budget(tmp_path, tiny):
     c.runs["reinforce"].config.update(lr=1e-3, lr_final=1e-4)
     c.run()
     rec = state(c, "reinforce")
-    # overshot by one step at most, which takes seconds on a busy machine; the exact rule: test_budget.py
-    assert rec["steps"] > 1 and 0.2 < rec["seconds"] < 1.2 + 3.0
+    # the clock ended the run (it has no step cap): the exact rule, on a fake clock, is in test_budget.py;
+    # the upper bound only catches a run that ignores its budget, so a busy machine passes it
+    assert rec["steps"] > 1 and 0.2 < rec["seconds"] < 1.2 + 60
     assert rec["evals"][-1]["seconds"] == rec["seconds"]
     assert [ev["seconds"] for ev in rec["evals"]] == sorted(ev["seconds"] for ev in rec["evals"])
     assert [ev["name"] for ev in rec["evals"]] == ["reinforce@0min", "reinforce@0.01min", "reinforce@0.02min"]

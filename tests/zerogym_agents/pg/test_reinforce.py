@@ -230,9 +230,12 @@ def test_resume_refuses_other_runs_and_foreign_files(tmp_path):
 
 def test_a_time_budget_stops_early_and_saves(tmp_path):
     tr = ReinforceTrainer(tiny(max_steps=1000, checkpoint_every=500), tmp_path, log_dir=False)
-    tr.run(progress=False, max_seconds=1e-6)
-    assert tr.step == 1 and tr.history[-1]["step"] == 1
-    assert ReinforceTrainer(tiny(max_steps=1000), tmp_path, resume=True, log_dir=False).step == 1
+    tr.run(progress=False, max_seconds=1e-6)            # past the limit at the first learner move: step 1 cut short
+    assert tr.step == 0 and (tmp_path / CHECKPOINT).exists()
+    assert ReinforceTrainer(tiny(max_steps=1000), tmp_path, resume=True, log_dir=False).step == 0
+    fits = ReinforceTrainer(tiny(max_steps=2), tmp_path / "fits", log_dir=False)
+    fits.run(progress=False, max_seconds=600)           # a limit the run does not reach: it goes to max_steps
+    assert fits.step == 2 and fits.history[-1]["step"] == 2
     with pytest.raises(ValueError, match="max_seconds"):
         tr.run(progress=False, max_seconds=0)
 
@@ -246,3 +249,18 @@ def test_the_learning_rate_decays_on_the_cosine_to_lr_final(tmp_path):
     constant = ReinforceTrainer(tiny(lr=1e-3, max_steps=2), tmp_path / "c", log_dir=False)
     constant.run(progress=False)
     assert constant.cfg.lr_final == 1e-3 and constant.opt.param_groups[0]["lr"] == pytest.approx(1e-3)
+
+
+def test_max_seconds_cuts_a_long_rollout_and_takes_back_its_draws(tmp_path):
+    import time
+    # one update plays 1024 games of 19x19 Go to the end: minutes of work, cut within one learner move
+    cfg = tiny(game="go", game_kwargs={"board_size": 19}, num_envs=1024, max_steps=1, net={"blocks": 1, "channels": 4})
+    tr = ReinforceTrainer(cfg, str(tmp_path / "run"), log_dir=False)
+    draws = tr.rng.bit_generator.state, tr.pool.rng.bit_generator.state
+    t0 = time.perf_counter()
+    tr.run(progress=False, max_seconds=3)
+    assert time.perf_counter() - t0 < 3 + 20              # generous: only a run that ignores the clock fails it
+    assert tr.step == 0 and tr.episodes == 0 and tr.until is None
+    assert (tr.rng.bit_generator.state, tr.pool.rng.bit_generator.state) == draws
+    assert (tmp_path / "run" / CHECKPOINT).exists()
+    assert load_card(str(tmp_path / "run" / AGENT))["training"]["steps"] == 0

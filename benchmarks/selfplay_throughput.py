@@ -65,14 +65,14 @@ class TimedEvaluator:
 
 
 def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precision="auto", device="cpu",
-            threads=None, net_threads="auto", search="puct"):
+            threads=None, net_threads="auto", search="puct", pipeline=1):
     """Self-play moves/s and the share of time outside the evaluator, G games at once (net None: the
-    uniform evaluator); threads: the search's, net_threads: torch's (make_evaluator's threads)."""
+    uniform evaluator); threads and pipeline: the search's, net_threads: torch's (make_evaluator's)."""
     inner = uniform_evaluator if net is None else make_evaluator(net, device=device, cache=cache,
                                                                  precision=precision, threads=net_threads)
     ev = TimedEvaluator(inner)
     mcts = BatchedMCTS(game, num_games=G, simulations=simulations, seed=seed, threads=threads, search=search,
-                       **kwargs)
+                       pipeline=pipeline, **kwargs)
     template = zerogym.make_state(game, **kwargs)
     roots = [template.copy() for _ in range(G)]
     mcts.set_roots(roots)
@@ -96,7 +96,8 @@ def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precisi
 
 def fresh_net(game):
     torch.manual_seed(0)
-    return PolicyValueNet(for_game(game, trunk="resnet", blocks=4, channels=32, **GAMES.get(game, {}))).eval()
+    config = for_game(game, game_kwargs=GAMES.get(game, {}), trunk="resnet", blocks=4, channels=32)
+    return PolicyValueNet(config).eval()
 
 
 def pgx_rate(game, G, simulations, seconds):
@@ -138,8 +139,8 @@ def versus_main(args, cmd):
              f"Made by `{cmd}` on this machine ({machine()}). The same freshly initialised ResNet (4 blocks x 32 "
              f"channels, float32) in both; Gumbel root search with 16 candidates and {args.simulations} simulations "
              "a move; finished games restarted; no training. zerogym, one thread: the search on one thread, torch "
-             "on half the cores (the defaults before the threaded search); all cores: threads=None for the search "
-             "and every usable core for torch, which take turns.", "",
+             "on half the cores (make_evaluator's default); all cores: the search on every usable core (threads=None, "
+             "the default) and torch too (make_evaluator(threads=N)), taking turns.", "",
              "| game | games at once G | Pgx + mctx moves/s | zerogym, one thread | zerogym, all cores | "
              "all cores / one thread | zerogym / Pgx + mctx |", "|---|---|---|---|---|---|---|"]
     for game, G, anchor, one, full in rows:

@@ -132,14 +132,15 @@ class AlphaZeroAgent(Agent):
                  search: str = S.search, gumbel_m: int = S.gumbel_m, c_visit: float = S.c_visit,
                  c_scale: float = S.c_scale, resign_below: float | None = None, resign_moves: int = 2,
                  decisive_moves: bool = S.decisive_moves, forced_playouts: float = S.forced_playouts,
-                 threads: int | None = S.threads) -> None:
+                 threads: int | None = S.threads, pipeline: int = S.pipeline) -> None:
         super().__init__(seed)
         # one tree: 8 leaves per evaluator call by default (self-play's many trees batch with 1 each)
         self.settings = SearchConfig(search=search, c_puct=c_puct, dirichlet_alpha=dirichlet_alpha,
                                      dirichlet_epsilon=dirichlet_epsilon, fpu_reduction=fpu_reduction,
                                      virtual_loss=virtual_loss, leaves_per_tree=leaves_per_tree, gumbel_m=gumbel_m,
                                      c_visit=c_visit, c_scale=c_scale, decisive_moves=decisive_moves,
-                                     forced_playouts=forced_playouts, threads=threads)
+                                     forced_playouts=forced_playouts, threads=threads,
+                                     pipeline=pipeline)
         if not isinstance(dirichlet, (bool, np.bool_)):
             raise ValueError(f"dirichlet must be True or False, got {dirichlet!r}")
         if dirichlet and search == "gumbel":

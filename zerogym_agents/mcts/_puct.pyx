@@ -494,24 +494,37 @@ cdef class PUCTCore:
         cdef int t = self._rooted(i)
         return header(self.roots + t * self.stride).status != RUNNING
 
-    def abort(self):
-        """Drop the leaves of the last collect() (their virtual loss included), e.g. after the
-        evaluator failed: the trees are as they were before collect()."""
-        cdef int i, c, slot
+    def abort(self, lo=0, hi=None):
+        """Drop the queued leaves of trees lo..hi-1 (their virtual loss included), e.g. after the
+        evaluator failed: those trees are as they were before collect()."""
+        cdef int a, b, i, c, slot
+        a, b = self._group(lo, hi)
         cdef Node* base
         self._free()
-        for i in range(self.num_games):
+        for i in range(a, b):
             base = self.nodes + <Py_ssize_t> i * self.capacity
             for c in range(self.leaf_count[i]):
                 slot = i * self.leaves_per_tree + c
                 base[self.leaf_node[slot]].pending = 0
                 self._undo(base, self.leaf_node[slot])
+            self.pending_leaves -= self.leaf_count[i]
             self.leaf_count[i] = 0
-        self.pending_leaves = 0
 
     cdef _idle(self):
         if self.pending_leaves:
             raise RuntimeError("leaves are waiting for their evaluation: call backup() after collect()")
+
+    cdef tuple _group(self, lo, hi):
+        # the trees lo..hi-1 of a collect(), backup(), abort() or finished(), checked (hi None: to the last)
+        cdef int a = args.integer("lo", lo, 0, self.num_games - 1)
+        cdef int b = self.num_games if hi is None else args.integer("hi", hi, a + 1, self.num_games)
+        return a, b
+
+    cdef int _queued(self, int a, int b):
+        cdef int i, n = 0
+        for i in range(a, b):
+            n += self.leaf_count[i]
+        return n
 
     cdef int _check_roots(self) except -1:
         cdef int i
@@ -564,34 +577,40 @@ cdef class PUCTCore:
                         self._gumbel_start(i)
         self.busy = 0
 
-    def finished(self):
-        """True when every tree with a running root has done its simulations."""
-        cdef int i
-        for i in range(self.num_games):
+    def finished(self, lo=0, hi=None):
+        """True when every tree lo..hi-1 with a running root has done its simulations."""
+        cdef int a, b, i
+        a, b = self._group(lo, hi)
+        for i in range(a, b):
             if self.done[i] < self.budget[i] and header(self.roots + i * self.stride).status == RUNNING:
                 return False
         return True
 
-    def collect(self):
-        """Descend every unfinished tree up to leaves_per_tree times; return the number L of leaves
-        queued (their planes and masks are rows 0..L-1 of .planes / .masks, tree by tree in tree
-        order).  Terminal leaves are backed up at once and not queued."""
+    def collect(self, lo=0, hi=None):
+        """Descend every unfinished tree lo..hi-1 (default: all) up to leaves_per_tree times; return
+        the number L of leaves queued: their planes and masks are rows lo*leaves_per_tree .. + L - 1 of
+        .planes / .masks, tree by tree in tree order (so groups of trees have rows of their own).
+        Terminal leaves are backed up at once and not queued.  The group must have no queued leaves."""
+        cdef int a, b, i, t, total
+        a, b = self._group(lo, hi)
         self._free()
-        self._idle()
+        if self._queued(a, b):
+            raise RuntimeError("leaves are waiting for their evaluation: call backup() after collect()")
         self._bind_buffers()
-        cdef int i, t, total = 0
+        total = a * self.leaves_per_tree
         self._enter()
         with nogil:
-            for i in prange(self.num_games, num_threads=self.threads, schedule="dynamic", chunksize=8):
+            for i in prange(a, b, num_threads=self.threads, schedule="dynamic", chunksize=8):
                 self._collect_tree(i, self.works + threadid())
-            for t in range(self.num_games):
+            for t in range(a, b):
                 self.leaf_first[t] = total
                 total = total + self.leaf_count[t]
-            for i in prange(self.num_games, num_threads=self.threads, schedule="static"):
+            for i in prange(a, b, num_threads=self.threads, schedule="static"):
                 self._write_rows(i)
-            self.pending_leaves = total
+            total = total - a * self.leaves_per_tree
+            self.pending_leaves += total
         self.busy = 0
-        return self.pending_leaves
+        return total
 
     cdef void _collect_tree(self, int i, Work* w) noexcept nogil:
         cdef int t, tries
@@ -864,35 +883,41 @@ cdef class PUCTCore:
             base[node].inflight -= 1
             node = base[node].parent
 
-    def backup(self, const float[:, ::1] priors not None, const float[::1] values not None):
-        """Expand the queued leaves with `priors` (renormalised over legal actions) and back up `values`.
+    def backup(self, const float[:, ::1] priors not None, const float[::1] values not None, lo=0, hi=None):
+        """Expand the queued leaves of trees lo..hi-1 (default: all) with `priors` (renormalised over
+        legal actions) and back up `values`, row r of both for the leaf in row lo*leaves_per_tree + r.
 
         Returns -1, or the index of the first leaf with a non-finite or negative prior or a
         non-finite value (then nothing was changed and the leaves stay queued)."""
-        cdef int L = self.pending_leaves, A = self.num_actions, i, c, j
+        cdef int a, b, L, A = self.num_actions, i, c, j, off
+        a, b = self._group(lo, hi)
+        L = self._queued(a, b)
         if priors.shape[0] != L or priors.shape[1] != A or values.shape[0] != L:
             raise ValueError(f"expected priors ({L}, {A}) and values ({L},), got priors "
                              f"({priors.shape[0]}, {priors.shape[1]}) and values ({values.shape[0]},)")
+        off = a * self.leaves_per_tree
         self._enter()
         with nogil:
-            j = self._validate(priors, values)
+            j = self._validate(priors, values, a, b, off)
             if j < 0:
-                for i in prange(self.num_games, num_threads=self.threads, schedule="dynamic", chunksize=8):
+                for i in prange(a, b, num_threads=self.threads, schedule="dynamic", chunksize=8):
                     for c in range(self.leaf_count[i]):
-                        self._expand(i, c, &priors[self.leaf_first[i] + c, 0], values[self.leaf_first[i] + c],
-                                     self.works + threadid())
+                        self._expand(i, c, &priors[self.leaf_first[i] - off + c, 0],
+                                     values[self.leaf_first[i] - off + c], self.works + threadid())
                     self.leaf_count[i] = 0
-                self.pending_leaves = 0
+                self.pending_leaves -= L
         self.busy = 0
-        return j if self.pending_leaves else -1
+        return j
 
-    cdef int _validate(self, const float[:, ::1] priors, const float[::1] values) noexcept nogil:
-        # the first row with a non-finite value or a bad prior on a legal move, or -1
+    cdef int _validate(self, const float[:, ::1] priors, const float[::1] values, int lo, int hi,
+                       int off) noexcept nogil:
+        # the first row (counted from row `off`) of trees lo..hi-1 with a non-finite value or a bad
+        # prior on a legal move, or -1
         cdef int i, c, j, a, A = self.num_actions
         cdef int8_t* m
-        for i in range(self.num_games):
+        for i in range(lo, hi):
             for c in range(self.leaf_count[i]):
-                j = self.leaf_first[i] + c
+                j = self.leaf_first[i] - off + c
                 if not isfinite(values[j]):
                     return j
                 m = self.leaf_mask + (<Py_ssize_t> i * self.leaves_per_tree + c) * A

@@ -18,6 +18,7 @@ SEARCHES = ("puct", "gumbel")
 MAX_LEAVES_PER_TREE = 1024      # the compiled core's limit on descents per tree per batch
 MAX_GUMBEL_M = 32767            # root candidates of the Gumbel search (int16 in the core)
 MAX_THREADS = 1024              # the compiled core's limit on search threads
+MAX_PIPELINE = 64               # groups of trees in a pipelined search
 
 
 @dataclass
@@ -46,6 +47,9 @@ class SearchConfig(JsonConfig):
     threads: int | None = setting(None, Maybe(Integer(1, MAX_THREADS)), "threads the compiled search runs its trees "
                                   "on (None: every core this process may use; 1: one); results are the same for "
                                   "every value")
+    pipeline: int = setting(1, Integer(1, MAX_PIPELINE), "groups of trees: while the net evaluates one group's "
+                            "leaves (on another thread), the search works on the next (1: no pipeline); the same "
+                            "value gives the same results, another can differ in the net's last bits")
 
     def check_rules(self) -> None:
         if self.forced_playouts and self.search != "puct":

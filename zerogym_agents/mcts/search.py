@@ -44,6 +44,7 @@ Gomoku, Hex), not in Go, which ends by passing.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import numbers
 import operator
 from collections.abc import Callable, Iterable, Mapping
@@ -150,6 +151,10 @@ class BatchedMCTS:
     threads: the compiled search works on the trees with this many threads (None: every core the process
     may use); every result is the same for any value, since each tree has its own random stream and
     the leaves reach the evaluator in tree order.
+    pipeline: split the trees into this many groups and call the evaluator for one group on a
+    worker thread while the search advances the others (1: one batch of every tree at a time); the
+    evaluator then runs outside the calling thread, and must release the GIL (a torch net does) to
+    overlap with the search.
     """
 
     def __init__(self, game: str | GameSpec | State, num_games: int = 1, simulations: int = 800,
@@ -166,6 +171,10 @@ class BatchedMCTS:
             capacity = min(DEFAULT_NODES_LIMIT, (self.simulations + 1) * self.num_actions + 1)
         capacity = integer("capacity", capacity, self.num_actions + 1, INT32_MAX)
         self._threads = settings.threads
+        self._pipeline = settings.pipeline
+        edges = np.linspace(0, self.num_games, min(settings.pipeline, self.num_games) + 1).round().astype(int)
+        self._groups = list(zip(edges[:-1].tolist(), edges[1:].tolist()))
+        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
         self._core = PUCTCore(self.spec, self.num_games, settings.leaves_per_tree, capacity,
                               usable_cores() if settings.threads is None else settings.threads)
         self._core.gumbel = settings.search == "gumbel"
@@ -203,6 +212,7 @@ class BatchedMCTS:
                               doc="whether wins in one move are scored exactly (fixed)")
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree, doc="descents per tree per batch (fixed)")
     threads = property(lambda self: self._threads, doc="the threads setting (fixed; None: every usable core)")
+    pipeline = property(lambda self: self._pipeline, doc="groups of trees pipelined with the evaluator (fixed)")
     threads_used = property(lambda self: self._core.threads,
                             doc="threads the compiled search runs on: the setting, at most one per tree")
 
@@ -249,7 +259,10 @@ class BatchedMCTS:
 
     def backup(self, priors: npt.ArrayLike, values: npt.ArrayLike) -> None:
         """Expand the leaves of the last collect() with the evaluator's priors and back up its values."""
-        n = self._core.pending_leaves
+        self._backup(priors, values, 0, self.num_games, self._core.pending_leaves)
+
+    def _backup(self, priors: npt.ArrayLike, values: npt.ArrayLike, lo: int, hi: int, n: int) -> None:
+        # the n leaves of trees lo..hi-1
         priors = _as_f32(priors, "priors")
         values = _as_f32(values, "values")
         if values.ndim == 2 and values.shape[1] == 1:
@@ -257,7 +270,7 @@ class BatchedMCTS:
         if priors.shape != (n, self.num_actions) or values.shape != (n,):
             raise ValueError(f"the evaluator must return priors of shape ({n}, {self.num_actions}) and values "
                              f"of shape ({n},), got {priors.shape} and {values.shape}")
-        bad = self._core.backup(np.ascontiguousarray(priors), np.ascontiguousarray(values))
+        bad = self._core.backup(np.ascontiguousarray(priors), np.ascontiguousarray(values), lo, hi)
         if bad >= 0:
             raise ValueError(f"the evaluator returned a non-finite value or a negative / non-finite prior on a "
                              f"legal action for leaf {bad} (value {values[bad]!r}); priors must be "
@@ -280,24 +293,56 @@ class BatchedMCTS:
             raise ValueError(f"evaluator must be a callable (planes, masks) -> (priors, values), got {evaluator!r}")
         core = self._core
         core.begin(*self._budget(simulations, explore))
-        while not core.finished():
-            planes, masks = self.collect()
-            if len(masks):
-                try:
-                    out = evaluator(planes, masks)
+        if len(self._groups) > 1:
+            self._run_pipelined(evaluator)
+        else:
+            while not core.finished():
+                planes, masks = self.collect()
+                if len(masks):
                     try:
-                        priors, values = out
-                    except (TypeError, ValueError):
-                        raise ValueError("the evaluator must return a pair (priors, values)") from None
-                    self.evaluator_calls += 1
-                    self.backup(priors, values)
-                except BaseException:
-                    core.abort()      # the trees stay usable: the failed leaves are dropped
-                    raise
+                        self._answer(evaluator(planes, masks), 0, self.num_games, len(masks))
+                    except BaseException:
+                        core.abort()      # the trees stay usable: the failed leaves are dropped
+                        raise
         self._stats()
         if not copy:
             return self._policy, self._value
         return self._policy.copy(), self._value.copy()
+
+    def _answer(self, out: Any, lo: int, hi: int, n: int) -> None:
+        # back up the evaluator's answer `out` for the n leaves of trees lo..hi-1
+        try:
+            priors, values = out
+        except (TypeError, ValueError):
+            raise ValueError("the evaluator must return a pair (priors, values)") from None
+        self.evaluator_calls += 1
+        self._backup(priors, values, lo, hi, n)
+
+    def _run_pipelined(self, evaluator: LeafEvaluator) -> None:
+        # each group in turn: take its evaluation (waiting for it), then collect its next leaves and
+        # hand them to the worker thread, which evaluates them while the search serves the next group
+        core, k = self._core, self._core.leaves_per_tree
+        if self._worker is None:
+            self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="zerogym-evaluator")
+        waiting: dict[int, tuple[concurrent.futures.Future[Any], int]] = {}
+        try:
+            while True:
+                for g, (lo, hi) in enumerate(self._groups):
+                    if g in waiting:
+                        future, n = waiting.pop(g)
+                        self._answer(future.result(), lo, hi, n)
+                    if not core.finished(lo, hi):
+                        n = core.collect(lo, hi)
+                        if n:
+                            rows = slice(lo * k, lo * k + n)
+                            waiting[g] = self._worker.submit(evaluator, core.planes[rows], core.masks[rows]), n
+                if not waiting and core.finished():
+                    return
+        except BaseException:
+            for future, _ in waiting.values():       # let the worker finish with the buffers, then drop
+                concurrent.futures.wait([future])
+            core.abort()
+            raise
 
     def _budget(self, simulations: int | npt.ArrayLike | None, explore: npt.ArrayLike | None
                 ) -> tuple[int | npt.NDArray[np.int32], npt.NDArray[np.uint8] | None]:

@@ -96,3 +96,58 @@ def test_threads_is_a_setting_of_the_search():
     assert m.settings.threads == 16
     with pytest.raises(ValueError, match="threads"):
         BatchedMCTS("tictactoe", threads=0)
+
+
+@pytest.mark.parametrize("search", ["puct", "gumbel"])
+def test_a_pipelined_search_gives_the_same_results(search):
+    settings = dict(search=search, leaves_per_tree=2, dirichlet_epsilon=0.25 if search == "puct" else 0.0)
+    one = play(2, "connect_four", 8, **settings)
+    for pipeline in (2, 5, 13, 64):            # 64 groups for 13 trees: one tree each
+        many = play(2, "connect_four", 8, pipeline=pipeline, **settings)
+        for a, b in zip(one[0], many[0]):
+            for x, y in zip(a, b):
+                assert np.array_equal(x, y)
+        assert sum(len(m) for _, m in many[1]) == sum(len(m) for _, m in one[1])    # the same leaves in all
+        assert len(many[1]) > len(one[1])      # in smaller batches
+
+
+def test_the_pipeline_evaluates_on_a_worker_thread_and_survives_its_errors():
+    import threading
+    callers = set()
+
+    def evaluator(planes, masks):
+        callers.add(threading.get_ident())
+        if evaluator.fail:
+            raise RuntimeError("net failed")
+        return hashed_evaluator(planes, masks)
+
+    evaluator.fail = True
+    m = BatchedMCTS("connect_four", num_games=6, simulations=10, seed=1, pipeline=3, leaves_per_tree=2)
+    m.set_roots([zerogym.make_state("connect_four") for _ in range(6)])
+    with pytest.raises(RuntimeError, match="net failed"):
+        m.run(evaluator)
+    assert threading.get_ident() not in callers
+    evaluator.fail = False
+    policy, _ = m.run(evaluator)               # the trees stay usable
+    assert np.allclose(policy.sum(axis=1), 1.0)
+    ref = BatchedMCTS("connect_four", num_games=6, simulations=10, seed=1, leaves_per_tree=2)
+    ref.set_roots([zerogym.make_state("connect_four") for _ in range(6)])
+    assert np.array_equal(ref.run(hashed_evaluator)[0], policy)      # as if the failed call never happened
+
+
+def test_groups_of_trees_have_rows_of_their_own():
+    m = BatchedMCTS("tictactoe", num_games=4, simulations=4, seed=0, leaves_per_tree=2, dirichlet_epsilon=0.0)
+    m.set_roots([zerogym.make_state("tictactoe") for _ in range(4)])
+    core = m._core
+    core.begin(4)
+    assert core.collect(0, 2) == 2 and core.collect(2, 4) == 2      # each root, in its group's rows
+    with pytest.raises(RuntimeError, match="waiting for their evaluation"):
+        core.collect(1, 3)
+    with pytest.raises(ValueError, match=r"expected priors \(2, 9\)"):
+        core.backup(np.ones((4, 9), np.float32), np.zeros(4, np.float32), 2, 4)
+    assert core.backup(np.ones((2, 9), np.float32), np.zeros(2, np.float32), 2, 4) == -1
+    assert core.pending_leaves == 2
+    assert core.collect(2, 4) == 4             # two leaves per tree now, at rows 4.. (trees 2, 3)
+    assert np.array_equal(core.masks[4:8].sum(axis=1), [8, 8, 8, 8])       # one stone down: 8 moves left
+    with pytest.raises(ValueError, match="hi"):
+        core.collect(2, 2)

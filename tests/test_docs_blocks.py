@@ -470,6 +470,8 @@ def python_problems(words):
     if rest and rest[0].endswith(".py"):
         if not (ROOT / rest[0]).is_file():
             return [f"{rest[0]} does not exist"]
+        if rest[1:2] and not rest[1].startswith("-"):       # a mode (sub-command) first: its own options
+            return options_problems(rest[2:], tuple(rest[:2]))
         return options_problems(rest[1:], (rest[0],))
     return []
 

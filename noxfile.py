@@ -20,6 +20,7 @@ The interpreters are looked up on PATH as python3.X; pyenv's installed versions 
 default ~/.pyenv) are put first on PATH, the newest patch release of each minor version. A missing
 interpreter fails its session rather than skipping it.
 """
+
 import glob
 import os
 

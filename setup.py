@@ -14,6 +14,7 @@ ZEROGYM_SANITIZE=1 builds them with AddressSanitizer and UndefinedBehaviorSaniti
 pointers kept; OpenMP stays on; gcc and clang only). Such a build only imports in a Python started
 with the sanitizer runtimes preloaded: scripts/sanitize.sh sets that up (docs/hardening.md).
 """
+
 import glob
 import os
 import sys
@@ -80,17 +81,25 @@ class BuildExt(build_ext):
             base, link = UNIX_OPTIMIZE + UNIX_WARNINGS, UNIX_LINK
             openmp = None if NO_OPENMP else unix_openmp(self.compiler)
         if openmp is None and any(ext.name in PARALLEL for ext in self.extensions):
-            why = "ZEROGYM_NO_OPENMP is set" if NO_OPENMP else (
-                "Apple's clang needs libomp (brew install libomp)" if sys.platform == "darwin"
-                else "the C compiler does not build OpenMP code")
-            print(f"zerogym: building without OpenMP ({why}): the vector path's loops run serially, on one "
-                  "thread", file=sys.stderr)
+            why = (
+                "ZEROGYM_NO_OPENMP is set"
+                if NO_OPENMP
+                else (
+                    "Apple's clang needs libomp (brew install libomp)"
+                    if sys.platform == "darwin"
+                    else "the C compiler does not build OpenMP code"
+                )
+            )
+            print(
+                f"zerogym: building without OpenMP ({why}): the vector path's loops run serially, on one thread",
+                file=sys.stderr,
+            )
         for ext in self.extensions:
             parallel = openmp is not None and ext.name in PARALLEL
             ext.extra_compile_args = base + (openmp[0] if parallel else [])
             ext.extra_link_args = link + (openmp[1] if parallel else [])
         if self.parallel is None and kind != "msvc":
-            self.parallel = os.cpu_count() or 1       # one extension per core (gcc -O3 takes most of a build)
+            self.parallel = os.cpu_count() or 1  # one extension per core (gcc -O3 takes most of a build)
         super().build_extensions()
 
 
@@ -99,17 +108,25 @@ for pyx in sorted(glob.glob("zerogym/**/*.pyx", recursive=True) + glob.glob("zer
     module = pyx[:-4].replace(os.sep, ".")
     if only and not any(w in module for w in only):
         continue
-    extensions.append(Extension(
-        module, [pyx],
-        include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-    ))
+    extensions.append(
+        Extension(
+            module,
+            [pyx],
+            include_dirs=[np.get_include()],
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        )
+    )
 
 setup(
     ext_modules=cythonize(
         extensions,
-        compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False,
-                             "cdivision": True, "initializedcheck": False},
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
         # parallel cythonizing forks; where multiprocessing spawns instead (macOS, Windows) it would
         # run this file again in each worker
         nthreads=(os.cpu_count() or 1) if sys.platform.startswith("linux") else 0,

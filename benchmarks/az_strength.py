@@ -22,6 +22,7 @@ writes az_strength_<label>_final.md.
 Writes benchmarks/results/az_strength_<label>.md and .png (label: the preset by default), the run
 (checkpoints, TensorBoard logs) under runs/az-strength-<label>/.
 """
+
 import argparse
 import os
 import sys
@@ -45,6 +46,8 @@ from zerogym_agents.agents.search import AlphaZeroAgent  # noqa: E402
 from zerogym_agents.agents.specs import agent_from_spec  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 def baseline(name, seed):
     return agent_from_spec(name, seed=seed)
 
@@ -58,18 +61,36 @@ def main(argv=None):
     ap.add_argument("--final-games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--save-pretrained", default=None, metavar="NAME", help="also save as pretrained:NAME")
-    ap.add_argument("--minutes", type=float, default=None, help="stop training after this much training time "
-                    "(the learning rate then anneals over it)")
+    ap.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="stop training after this much training time (the learning rate then anneals over it)",
+    )
     ap.add_argument("--workers", type=int, default=None, help="self-play on this many Ray workers")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="training settings over the preset's")
-    ap.add_argument("--ray", nargs="*", default=[], metavar="KEY=VALUE",
-                    help="RayConfig settings with --workers, e.g. samples_per_position=8")
-    ap.add_argument("--opening-moves", type=int, default=0, metavar="K", help="random opening moves of the "
-                    "evaluation games (default 0)")
+    ap.add_argument(
+        "--ray",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="RayConfig settings with --workers, e.g. samples_per_position=8",
+    )
+    ap.add_argument(
+        "--opening-moves",
+        type=int,
+        default=0,
+        metavar="K",
+        help="random opening moves of the evaluation games (default 0)",
+    )
     ap.add_argument("--label", default=None, help="names the results and the run folder (default: --game)")
     ap.add_argument("--final-only", metavar="AGENT", help="no training: the final matches of this saved agent")
-    ap.add_argument("--train-only", action="store_true", help="no matches: train and save the agent (for a "
-                    "machine without the opponents, GNU Go say; play them later with --final-only)")
+    ap.add_argument(
+        "--train-only",
+        action="store_true",
+        help="no matches: train and save the agent (for a "
+        "machine without the opponents, GNU Go say; play them later with --final-only)",
+    )
     args = ap.parse_args(argv)
     args.label = args.label or args.game
     if args.final_only and args.train_only:
@@ -82,23 +103,26 @@ def main(argv=None):
     steps = args.steps or preset["steps"]
     game, kwargs = preset["game"], preset["kwargs"]
     config = {**preset["config"], **parse_kwargs(args.set)}
-    cfg = AlphaZeroConfig(game=game, game_kwargs=kwargs, max_steps=steps, checkpoint_every=args.eval_every,
-                          seed=args.seed, **config)
+    cfg = AlphaZeroConfig(
+        game=game, game_kwargs=kwargs, max_steps=steps, checkpoint_every=args.eval_every, seed=args.seed, **config
+    )
     run_dir = os.path.join("runs", f"az-strength-{args.label}")
     if args.workers:
         from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
+
         trainer = RayAlphaZeroTrainer(cfg, run_dir, ray_config={**parse_kwargs(args.ray), "workers": args.workers})
     else:
         trainer = AlphaZeroTrainer(cfg, run_dir)
     sims, opening = preset["sims"], args.opening_moves
-    play = {"simulations": sims, **({"decisive_moves": True} if cfg.decisive_moves else {})}   # as in training
+    play = {"simulations": sims, **({"decisive_moves": True} if cfg.decisive_moves else {})}  # as in training
     outcomes, curve, t_train = [], [], 0.0
-    for i, a in enumerate(() if args.train_only else preset["baselines"]):   # the baselines against each other
-        for b in preset["baselines"][i + 1:]:
-            outcomes += play_match(baseline(a, 1), baseline(b, 2), game, kwargs, games=args.eval_games,
-                                   seed=args.seed, names=(a, b)).outcomes()
+    for i, a in enumerate(() if args.train_only else preset["baselines"]):  # the baselines against each other
+        for b in preset["baselines"][i + 1 :]:
+            outcomes += play_match(
+                baseline(a, 1), baseline(b, 2), game, kwargs, games=args.eval_games, seed=args.seed, names=(a, b)
+            ).outcomes()
     budget = None if args.minutes is None else 60.0 * args.minutes
-    trainer.time_budget = budget          # the learning rate then anneals over the minutes, not the steps
+    trainer.time_budget = budget  # the learning rate then anneals over the minutes, not the steps
     while trainer.step < steps and (budget is None or t_train < budget):
         t_train += trainer.train_for(args.eval_every, t_train, None if budget is None else budget - t_train)
         if args.train_only:
@@ -106,8 +130,16 @@ def main(argv=None):
         name = f"az@{trainer.step}"
         for b in preset["baselines"]:
             agent = AlphaZeroAgent(trainer.net, seed=trainer.step, **play)
-            outcomes += play_match(agent, baseline(b, 3), game, kwargs, games=args.eval_games,
-                                   seed=args.seed + trainer.step, names=(name, b), opening_moves=opening).outcomes()
+            outcomes += play_match(
+                agent,
+                baseline(b, 3),
+                game,
+                kwargs,
+                games=args.eval_games,
+                seed=args.seed + trainer.step,
+                names=(name, b),
+                opening_moves=opening,
+            ).outcomes()
         elo = fit_elo(outcomes, anchor="random")
         curve.append((trainer.step, t_train, elo.rating(name), *elo.interval(name)))
         print(f"step {trainer.step}: {t_train:.0f} s of training, Elo {curve[-1][2]:+.0f} (random = 0)", flush=True)
@@ -115,13 +147,23 @@ def main(argv=None):
         trainer.close()
     matches = [] if args.train_only else final_matches(trainer.net, play, preset, args)
     cmd = "python benchmarks/az_strength.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    card = {"game": game, "kwargs": kwargs, "net": trainer.net.config.to_dict(),
-            "parameters": trainer.net.num_parameters(),
-            "training": {"steps": trainer.step, "self_play_games": trainer.games, "positions": trainer.positions,
-                         "train_steps": trainer.train_steps, "seconds": round(t_train, 1), "config": cfg.to_dict()},
-            "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)}
-                        for m in matches},
-            "simulations_per_move": sims, "command": cmd}
+    card = {
+        "game": game,
+        "kwargs": kwargs,
+        "net": trainer.net.config.to_dict(),
+        "parameters": trainer.net.num_parameters(),
+        "training": {
+            "steps": trainer.step,
+            "self_play_games": trainer.games,
+            "positions": trainer.positions,
+            "train_steps": trainer.train_steps,
+            "seconds": round(t_train, 1),
+            "config": cfg.to_dict(),
+        },
+        "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)} for m in matches},
+        "simulations_per_move": sims,
+        "command": cmd,
+    }
     save_agent(os.path.join(run_dir, "agent.pt"), trainer.net, play, card)
     if args.save_pretrained:
         save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), trainer.net, play, card)
@@ -132,13 +174,30 @@ def final_matches(net, play, preset, args):
     """[the final match against the preset's final opponent (--final-games), then half as many games
     against each other baseline]; the seeds depend on --seed alone."""
     game, kwargs, opening = preset["game"], preset["kwargs"], args.opening_moves
-    final = play_match(AlphaZeroAgent(net, seed=7, **play), baseline(preset["final"], 8), game, kwargs,
-                       games=args.final_games, seed=args.seed + 1, names=("alphazero", preset["final"]),
-                       opening_moves=opening)
-    others = {b: play_match(AlphaZeroAgent(net, seed=9, **play), baseline(b, 10), game, kwargs,
-                            games=args.final_games // 2, seed=args.seed + 2, names=("alphazero", b),
-                            opening_moves=opening)
-              for b in preset["baselines"] if b != preset["final"]}
+    final = play_match(
+        AlphaZeroAgent(net, seed=7, **play),
+        baseline(preset["final"], 8),
+        game,
+        kwargs,
+        games=args.final_games,
+        seed=args.seed + 1,
+        names=("alphazero", preset["final"]),
+        opening_moves=opening,
+    )
+    others = {
+        b: play_match(
+            AlphaZeroAgent(net, seed=9, **play),
+            baseline(b, 10),
+            game,
+            kwargs,
+            games=args.final_games // 2,
+            seed=args.seed + 2,
+            names=("alphazero", b),
+            opening_moves=opening,
+        )
+        for b in preset["baselines"]
+        if b != preset["final"]
+    }
     return [final, *others.values()]
 
 
@@ -148,9 +207,14 @@ def final_only(args, preset, argv_text):
     path, saved = read_agent(args.final_only)
     net = net_from_payload(saved["net"], source=path, game=preset["game"], game_kwargs=preset["kwargs"]).eval()
     matches = final_matches(net, dict(saved["options"]), preset, args)
-    lines = [f"# AlphaZero strength, final matches only: {args.label}", "",
-             f"Made by `python benchmarks/az_strength.py {argv_text}` on a machine with {os.cpu_count()} CPU cores, "
-             f"from `{args.final_only}` (played with {saved['options']}).", "", *match_table(matches)]
+    lines = [
+        f"# AlphaZero strength, final matches only: {args.label}",
+        "",
+        f"Made by `python benchmarks/az_strength.py {argv_text}` on a machine with {os.cpu_count()} CPU cores, "
+        f"from `{args.final_only}` (played with {saved['options']}).",
+        "",
+        *match_table(matches),
+    ]
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, f"az_strength_{args.label}_final.md"), "w") as f:
@@ -165,22 +229,31 @@ def wdl(x):
 
 def match_table(matches):
     """Markdown rows: each match's W-D-L with AlphaZero first, second and in all."""
-    return ["| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |", "|---|---|---|---|",
-            *(f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |" for m in matches)]
+    return [
+        "| opponent | AlphaZero first (W-D-L) | AlphaZero second (W-D-L) | total (W-D-L) |",
+        "|---|---|---|---|",
+        *(f"| {m.agent_b} | {wdl(m.a_first)} | {wdl(m.b_first)} | {wdl(m.total)} |" for m in matches),
+    ]
 
 
 def write_results(args, cmd, cfg, trainer, t_train, sims, curve, matches):
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     where = f"on {args.workers} Ray worker{'s' * (args.workers > 1)}" if args.workers else "in the training process"
-    gpu = ("no GPU used" if trainer.device.type != "cuda"
-           else f"the net on a {torch.cuda.get_device_name(trainer.device)}")
-    lines = [f"# AlphaZero strength: {args.label}", "",
-             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores ({gpu}).", "",
-             f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
-             f"steps, {t_train:.0f} s of training wall time, self-play {where}; net {trainer.net.config.trunk} "
-             f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
-             f"{sims} simulations per move when playing{' (decisive moves)' * cfg.decisive_moves}.", ""]
+    gpu = (
+        "no GPU used" if trainer.device.type != "cuda" else f"the net on a {torch.cuda.get_device_name(trainer.device)}"
+    )
+    lines = [
+        f"# AlphaZero strength: {args.label}",
+        "",
+        f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores ({gpu}).",
+        "",
+        f"Training: {trainer.games} self-play games, {trainer.positions} positions, {trainer.train_steps} SGD "
+        f"steps, {t_train:.0f} s of training wall time, self-play {where}; net {trainer.net.config.trunk} "
+        f"{trainer.net.config.blocks}x{trainer.net.config.channels} ({trainer.net.num_parameters()} parameters); "
+        f"{sims} simulations per move when playing{' (decisive moves)' * cfg.decisive_moves}.",
+        "",
+    ]
     if matches:
         lines += match_table(matches)
     else:
@@ -188,8 +261,13 @@ def write_results(args, cmd, cfg, trainer, t_train, sims, curve, matches):
         lines.append(f"No matches were played (--train-only): play the final ones with `--final-only {agent}`.")
     if curve:
         plot_curve(args, curve, os.path.join(out, f"az_strength_{args.label}.png"))
-        lines += ["", "Elo over training (maximum likelihood over every evaluation game, random = 0, 95% interval):",
-                  "", "| step | training s | Elo | interval |", "|---|---|---|---|"]
+        lines += [
+            "",
+            "Elo over training (maximum likelihood over every evaluation game, random = 0, 95% interval):",
+            "",
+            "| step | training s | Elo | interval |",
+            "|---|---|---|---|",
+        ]
         lines += [f"| {int(s)} | {t:.0f} | {e:+.0f} | {a:+.0f} .. {b:+.0f} |" for s, t, e, a, b in curve]
         lines += ["", f"![curve](az_strength_{args.label}.png)"]
     lines += ["", "Config:", "", "```json", cfg.to_json(), "```", ""]

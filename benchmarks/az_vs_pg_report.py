@@ -1,6 +1,7 @@
 """The report of benchmarks/az_vs_pg.py: benchmarks/results/az_vs_pg.md and one plot per game, written
 from the saved state only (the runs' records, the references, the round robins); the numbers come from
 the experiment harness (zerogym_agents.experiment), the words from the numbers."""
+
 import argparse
 import json
 import os
@@ -25,14 +26,22 @@ def game_data(o, key):
     saved = runs.saved()
     rr = saved["round_robin"]
     rr_elo = pooled_elo(rr["result"]["matches"], names=rr["result"]["names"]) if rr else None
-    return {"key": key, "runs": saved["runs"], "refs": saved["references"], "rr": rr, "elo": runs.elo(saved),
-            "rr_elo": rr_elo}
+    return {
+        "key": key,
+        "runs": saved["runs"],
+        "refs": saved["references"],
+        "rr": rr,
+        "elo": runs.elo(saved),
+        "rr_elo": rr_elo,
+    }
 
 
 def plot_game(o, g, path):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     elo = g["elo"]
     fig, ax = plt.subplots(figsize=(9.5, 4.5))
     colours = {"alphazero": "C0", "reinforce": "C1", "reinforce_baseline": "C2", "ppo": "C3"}
@@ -45,17 +54,34 @@ def plot_game(o, g, path):
         if prog.get("puct") and prog["puct"]["name"] in elo.names:
             n = prog["puct"]["name"]
             r, (l_, h_) = elo.rating(n), elo.interval(n)
-            ax.errorbar([x[-1]], [r], yerr=[[r - l_], [h_ - r]], fmt="s", mfc="none", color=colours[algo],
-                        capsize=3, label=f"{algo} final net in PUCT {o.args.simulations}")
+            ax.errorbar(
+                [x[-1]],
+                [r],
+                yerr=[[r - l_], [h_ - r]],
+                fmt="s",
+                mfc="none",
+                color=colours[algo],
+                capsize=3,
+                label=f"{algo} final net in PUCT {o.args.simulations}",
+            )
     for ref in o.references:
         if ref in elo.names:
             ax.axhline(elo.rating(ref), color="grey", lw=0.7, ls="--")
-            ax.text(0.0, elo.rating(ref), f" {ref}", va="bottom", fontsize=7, color="grey",
-                    transform=ax.get_yaxis_transform())
+            ax.text(
+                0.0,
+                elo.rating(ref),
+                f" {ref}",
+                va="bottom",
+                fontsize=7,
+                color="grey",
+                transform=ax.get_yaxis_transform(),
+            )
     ax.set_xlabel("training wall time (minutes; evaluation excluded)")
     ax.set_ylabel("Elo (random = 0, 95% interval)")
-    ax.set_title(f"{g['key']}: AlphaZero vs policy gradient"
-                 + (" (steps mode: not equal compute)" if o.step_mode else " at equal training time"))
+    ax.set_title(
+        f"{g['key']}: AlphaZero vs policy gradient"
+        + (" (steps mode: not equal compute)" if o.step_mode else " at equal training time")
+    )
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -94,11 +120,17 @@ def reading(o, data):
     """The written reading, generated from the numbers only."""
     lines = []
     if o.step_mode:
-        lines += ["*This is a `--steps` run (a fixed number of training steps per evaluation, for tests): the "
-                  "algorithms did not get equal compute, so nothing below is a statement about equal compute.*", ""]
+        lines += [
+            "*This is a `--steps` run (a fixed number of training steps per evaluation, for tests): the "
+            "algorithms did not get equal compute, so nothing below is a statement about equal compute.*",
+            "",
+        ]
     # 1. strongest
-    lines += [("**Strongest (steps mode)**" if o.step_mode else "**Strongest at equal training time**")
-              + " (final agents, Elo over all games of the game):", ""]
+    lines += [
+        ("**Strongest (steps mode)**" if o.step_mode else "**Strongest at equal training time**")
+        + " (final agents, Elo over all games of the game):",
+        "",
+    ]
     if not data:
         lines.append("- No run has been evaluated yet.")
     firsts = {}
@@ -119,9 +151,12 @@ def reading(o, data):
         order = ", ".join(f"{a} {fmt_elo(elo, n)}" for a, n in ranked)
         h2h = rr_match(g, a1, a2)
         h2h_text = f"; head to head in the round robin {a1} scored {wdl(h2h)} against {a2}" if h2h else ""
-        verdict = (f"{a1} is strongest, ahead of {a2} beyond the 95% intervals" if clear else
-                   f"{a1} has the highest rating, but its 95% interval overlaps {a2}'s, so the first place is "
-                   f"not established")
+        verdict = (
+            f"{a1} is strongest, ahead of {a2} beyond the 95% intervals"
+            if clear
+            else f"{a1} has the highest rating, but its 95% interval overlaps {a2}'s, so the first place is "
+            f"not established"
+        )
         lines.append(f"- {key}: {verdict}{h2h_text}. Ranking: {order}.")
     if firsts:
         tops = sorted(set(firsts.values()))
@@ -131,9 +166,12 @@ def reading(o, data):
             lines.append("- Highest final rating: " + ", ".join(f"{k}: {a}" for k, a in firsts.items()) + ".")
     lines.append("")
     # 2. ZetaGo hypothesis
-    lines += ["**Does the value baseline help?** ZetaGo (Painter & Johnston, 'Mastering the game of Go from "
-              "scratch') left the value baseline out of REINFORCE and names it as likely crucial for stable, fast "
-              "convergence; hypothesis: reinforce_baseline beats reinforce on every game. Final agents:", ""]
+    lines += [
+        "**Does the value baseline help?** ZetaGo (Painter & Johnston, 'Mastering the game of Go from "
+        "scratch') left the value baseline out of REINFORCE and names it as likely crucial for stable, fast "
+        "convergence; hypothesis: reinforce_baseline beats reinforce on every game. Final agents:",
+        "",
+    ]
     above, compared, significant = [], [], []
     if not data:
         lines.append("- Not measured yet.")
@@ -151,30 +189,41 @@ def reading(o, data):
             above.append(key)
             if sig:
                 significant.append(key)
-        lines.append(f"- {key}: reinforce_baseline {fmt_elo(elo, nb)} vs reinforce {fmt_elo(elo, nr)}: "
-                     f"{'higher' if diff > 0 else 'not higher'} by {diff:+.0f} Elo, "
-                     f"{'intervals separate' if sig else 'intervals overlap'}"
-                     + (f"; head to head {wdl(h2h)} (baseline's W-D-L)" if h2h else "") + ".")
+        lines.append(
+            f"- {key}: reinforce_baseline {fmt_elo(elo, nb)} vs reinforce {fmt_elo(elo, nr)}: "
+            f"{'higher' if diff > 0 else 'not higher'} by {diff:+.0f} Elo, "
+            f"{'intervals separate' if sig else 'intervals overlap'}"
+            + (f"; head to head {wdl(h2h)} (baseline's W-D-L)" if h2h else "")
+            + "."
+        )
     if compared:
         if len(above) == len(compared) == len(o.all_games):
-            s = ("reinforce_baseline is rated above reinforce on every game"
-                 + (" and the difference is beyond the 95% intervals on every game: supported."
-                    if len(significant) == len(compared) else
-                    f", but the intervals overlap on {len(compared) - len(significant)} of {len(compared)} games, "
-                    "so the evidence is not conclusive there."))
+            s = "reinforce_baseline is rated above reinforce on every game" + (
+                " and the difference is beyond the 95% intervals on every game: supported."
+                if len(significant) == len(compared)
+                else f", but the intervals overlap on {len(compared) - len(significant)} of {len(compared)} games, "
+                "so the evidence is not conclusive there."
+            )
         elif len(above) == len(compared):
-            s = ("reinforce_baseline is rated above reinforce on "
-                 + ("the one game" if len(compared) == 1 else f"all {len(compared)} games")
-                 + f" measured so far (of {len(o.all_games)}); not yet shown for every game.")
+            s = (
+                "reinforce_baseline is rated above reinforce on "
+                + ("the one game" if len(compared) == 1 else f"all {len(compared)} games")
+                + f" measured so far (of {len(o.all_games)}); not yet shown for every game."
+            )
         else:
-            s = (f"reinforce_baseline is rated above reinforce on {len(above)} of {len(compared)} games measured "
-                 f"({', '.join(above) or 'none'}): not on every game.")
+            s = (
+                f"reinforce_baseline is rated above reinforce on {len(above)} of {len(compared)} games measured "
+                f"({', '.join(above) or 'none'}): not on every game."
+            )
         lines.append(f"- Verdict: {s}")
     lines.append("")
     # 3. targets
-    lines += ["**Targets for the policy-gradient agents** on Connect Four and Go 5x5: win at least 95% of the "
-              "games against Random and at least 70% against Greedy (final round robin; wins / games, a draw "
-              "is not a win):", ""]
+    lines += [
+        "**Targets for the policy-gradient agents** on Connect Four and Go 5x5: win at least 95% of the "
+        "games against Random and at least 70% against Greedy (final round robin; wins / games, a draw "
+        "is not a win):",
+        "",
+    ]
     verdicts = []
     for key, targets in TARGETS.items():
         g = data.get(key)
@@ -189,17 +238,23 @@ def reading(o, data):
                 rate = t["wins"] / n
                 ok = rate >= need - 1e-12
                 verdicts.append(ok)
-                lines.append(f"- {key} / {algo} vs {ref}: {t['wins']} of {n} games won ({100 * rate:.1f}%), "
-                             f"target >= {need:.0%}: **{'met' if ok else 'missed'}**"
-                             + ("" if ok else best_during_training(g["runs"].get(algo), ref)))
+                lines.append(
+                    f"- {key} / {algo} vs {ref}: {t['wins']} of {n} games won ({100 * rate:.1f}%), "
+                    f"target >= {need:.0%}: **{'met' if ok else 'missed'}**"
+                    + ("" if ok else best_during_training(g["runs"].get(algo), ref))
+                )
     if all(v is True for v in verdicts):
         lines.append("- Overall: every policy-gradient variant meets both targets on both games: **met**.")
     elif any(v is False for v in verdicts):
-        lines.append(f"- Overall: **missed** ({sum(v is False for v in verdicts)} of {len(verdicts)} targets "
-                     f"missed{', some not measured' if any(v is None for v in verdicts) else ''}).")
+        lines.append(
+            f"- Overall: **missed** ({sum(v is False for v in verdicts)} of {len(verdicts)} targets "
+            f"missed{', some not measured' if any(v is None for v in verdicts) else ''})."
+        )
     else:
-        lines.append(f"- Overall: **not measured** yet ({sum(v is None for v in verdicts)} of {len(verdicts)} "
-                     "targets without games).")
+        lines.append(
+            f"- Overall: **not measured** yet ({sum(v is None for v in verdicts)} of {len(verdicts)} "
+            "targets without games)."
+        )
     lines.append("")
     # 4. search at play time
     rows = []
@@ -209,12 +264,17 @@ def reading(o, data):
             if prog and prog.get("puct") and final_name(g, algo) and prog["puct"]["name"] in g["elo"].names:
                 greedy, puct = final_name(g, algo), prog["puct"]["name"]
                 d = g["elo"].rating(puct) - g["elo"].rating(greedy)
-                rows.append(f"{key} {algo}: {d:+.0f} Elo ({fmt_elo(g['elo'], greedy)} greedy, "
-                            f"{fmt_elo(g['elo'], puct)} in PUCT)")
+                rows.append(
+                    f"{key} {algo}: {d:+.0f} Elo ({fmt_elo(g['elo'], greedy)} greedy, "
+                    f"{fmt_elo(g['elo'], puct)} in PUCT)"
+                )
     if rows:
-        lines += [f"**Search at play time**: the same policy-gradient nets inside PUCT({o.args.simulations}) "
-                  "instead of their greedy move: " + "; ".join(rows) + ". Plain REINFORCE trains no value head, "
-                  "so its search runs on an untrained value.", ""]
+        lines += [
+            f"**Search at play time**: the same policy-gradient nets inside PUCT({o.args.simulations}) "
+            "instead of their greedy move: " + "; ".join(rows) + ". Plain REINFORCE trains no value head, "
+            "so its search runs on an untrained value.",
+            "",
+        ]
     return lines
 
 
@@ -274,8 +334,11 @@ def parameter_sentence(o, data):
 
 
 def budget_table(o, g):
-    lines = ["| algorithm | plays with | parameters | training min | training CPU min | checkpoints s | "
-             "evaluation min | parallel | training progress |", "|---|---|---:|---:|---:|---:|---:|---|---|"]
+    lines = [
+        "| algorithm | plays with | parameters | training min | training CPU min | checkpoints s | "
+        "evaluation min | parallel | training progress |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|",
+    ]
     for algo, prog in g["runs"].items():
         c = prog.get("counters", {})
         params = "-"
@@ -283,21 +346,28 @@ def budget_table(o, g):
         card = read_json(card_path)
         if card:
             params = str(card.get("parameters", "-"))
-        ev_min = (sum(e["eval_seconds"] for e in prog["evals"])
-                  + (prog["puct"]["eval_seconds"] if prog.get("puct") else 0)) / 60
+        ev_min = (
+            sum(e["eval_seconds"] for e in prog["evals"]) + (prog["puct"]["eval_seconds"] if prog.get("puct") else 0)
+        ) / 60
         if algo == "alphazero":
             play = f"PUCT, {o.args.simulations} simulations"
-            progress = (f"{c.get('search_steps', prog['steps'])} search steps, {c.get('self_play_games', '-')} "
-                        f"self-play games, {c.get('sgd_steps', '-')} SGD steps")
+            progress = (
+                f"{c.get('search_steps', prog['steps'])} search steps, {c.get('self_play_games', '-')} "
+                f"self-play games, {c.get('sgd_steps', '-')} SGD steps"
+            )
         else:
             play = "greedy policy (no search)"
-            progress = (f"{c.get('updates', prog['steps'])} updates, {c.get('episodes', '-')} games, "
-                        f"{c.get('learner_moves', '-')} learner moves")
+            progress = (
+                f"{c.get('updates', prog['steps'])} updates, {c.get('episodes', '-')} games, "
+                f"{c.get('learner_moves', '-')} learner moves"
+            )
         est = f" (of which {prog['estimated_seconds'] / 60:.1f} estimated)" if prog.get("estimated_seconds") else ""
         status = "" if prog.get("done") else " (unfinished)"
-        lines.append(f"| {algo}{status} | {play} | {params} | {prog['seconds'] / 60:.1f}{est} | "
-                     f"{prog.get('cpu_seconds', 0) / 60:.1f} | {prog['checkpoint_seconds']:.0f} | {ev_min:.1f} | "
-                     f"{', '.join(map(str, prog.get('parallel', []))) or '-'} | {progress} |")
+        lines.append(
+            f"| {algo}{status} | {play} | {params} | {prog['seconds'] / 60:.1f}{est} | "
+            f"{prog.get('cpu_seconds', 0) / 60:.1f} | {prog['checkpoint_seconds']:.0f} | {ev_min:.1f} | "
+            f"{', '.join(map(str, prog.get('parallel', []))) or '-'} | {progress} |"
+        )
     return lines
 
 
@@ -321,8 +391,7 @@ def curve_table(o, g):
         else:
             cells.append(fmt_elo(elo, prog["puct"]["name"]) if prog.get("puct") else "-")
     lines.append(f"| final net in PUCT({o.args.simulations}) | " + " | ".join(cells) + " |")
-    lines.append("| training minutes used | " + " | ".join(f"{g['runs'][a]['seconds'] / 60:.1f}" for a in algos)
-                 + " |")
+    lines.append("| training minutes used | " + " | ".join(f"{g['runs'][a]['seconds'] / 60:.1f}" for a in algos) + " |")
     return lines
 
 
@@ -346,13 +415,17 @@ def openings_sentence(o, data):
     """How the games of every match begin (random openings per game, or none)."""
     n = {key: o.opening_moves(key) for key in data}
     if not any(n.values()):
-        return ("Every game starts from the initial position. The agents play deterministically, so two of "
-                "them may replay the same games: see the *distinct games* column of the round robin.")
-    return ("**Openings.** In every match (evaluations, references, round robin) games 2j and 2j+1 start "
-            "from the same random opening, colours swapped (arena `--opening-moves`; " +
-            ", ".join(f"{key} {k} moves" for key, k in n.items()) +
-            "): the agents play deterministically, and without it two of them would replay the same two "
-            "games over and over. The *distinct games* column of the round robin counts the different games.")
+        return (
+            "Every game starts from the initial position. The agents play deterministically, so two of "
+            "them may replay the same games: see the *distinct games* column of the round robin."
+        )
+    return (
+        "**Openings.** In every match (evaluations, references, round robin) games 2j and 2j+1 start "
+        "from the same random opening, colours swapped (arena `--opening-moves`; "
+        + ", ".join(f"{key} {k} moves" for key, k in n.items())
+        + "): the agents play deterministically, and without it two of them would replay the same two "
+        "games over and over. The *distinct games* column of the round robin counts the different games."
+    )
 
 
 def arena_command(o, key, g):
@@ -362,9 +435,11 @@ def arena_command(o, key, g):
     kw = (" --kwargs " + " ".join(f"{k}={v}" for k, v in kwargs.items())) if kwargs else ""
     fp = g["rr"]["fingerprint"]
     openings = f" --opening-moves {fp['opening_moves']}" if fp.get("opening_moves") else ""
-    return (f"zerogym arena --game {game}{kw} --agents {' '.join(specs)} --games {fp['games_per_pair']}{openings} "
-            f"--seed {fp['seed']}{' --anchor random' if 'random' in names else ''} "
-            f"--out runs/az_vs_pg_recheck/{key}")
+    return (
+        f"zerogym arena --game {game}{kw} --agents {' '.join(specs)} --games {fp['games_per_pair']}{openings} "
+        f"--seed {fp['seed']}{' --anchor random' if 'random' in names else ''} "
+        f"--out runs/az_vs_pg_recheck/{key}"
+    )
 
 
 class ReportView:
@@ -382,13 +457,14 @@ class ReportView:
         self.args = argparse.Namespace(**vars(o.args))
         self.args.eval_games, self.args.simulations = ev["eval_games"], ev["simulations"]
         self.args.eval_at_start, self.args.seed = ev["eval_at_start"], ev["seed"]
-        self.saved_openings = ev.get("opening_moves", {})       # runs made before openings: none
+        self.saved_openings = ev.get("opening_moves", {})  # runs made before openings: none
         if self.step_mode:
             self.args.steps = budget["steps_per_eval"]
         else:
             self.args.minutes, self.args.eval_every_minutes = budget["minutes"], budget["eval_every_minutes"]
-        self.args.final_games = next((g["rr"]["fingerprint"]["games_per_pair"] for g in data.values() if g["rr"]),
-                                     o.args.final_games)
+        self.args.final_games = next(
+            (g["rr"]["fingerprint"]["games_per_pair"] for g in data.values() if g["rr"]), o.args.final_games
+        )
 
     def opening_moves(self, key):
         return self.saved_openings.get(key, 0)
@@ -401,82 +477,133 @@ def write_report(o):
     """benchmarks/results/az_vs_pg.md and one plot per game, from the saved state only."""
     from zerogym_agents.arena.match import RoundRobinResult
     from zerogym_agents.arena.report import pairwise_markdown
+
     os.makedirs(o.results_dir, exist_ok=True)
     data = {key: game_data(o, key) for key in o.all_games}
     data = {k: g for k, g in data.items() if g["runs"]}
     o = ReportView(o, data)
     a = o.args
-    lines = ["# AlphaZero vs policy gradient at equal compute", "",
-             "Each algorithm trains from scratch, from the same seed, for the same wall-clock training budget "
-             + (f"({a.minutes:g} minutes per run, one torch thread each; evaluation and checkpoint time are not "
-                f"counted but measured separately)" if not o.step_mode else
-                f"(here: {a.steps} training steps per evaluation, a test-sized run)")
-             + ". Every "
-             + (f"{a.eval_every_minutes:g} minutes of training" if not o.step_mode else f"{a.steps} steps")
-             + (" and before training" if a.eval_at_start else "")
-             + f", the current agent plays {a.eval_games} games (colours alternated) against each of "
-             + ", ".join(f"`{r}`" for r in o.references) + ".", "",
-             openings_sentence(o, data), "",
-             f"- **How they play.** AlphaZero plays with its PUCT search at **{a.simulations} simulations per "
-             "move**. The policy-gradient agents (REINFORCE as in ZetaGo, REINFORCE with a learned value "
-             "baseline, MaskablePPO; all against a pool of their past selves) play **their net's greedy move, "
-             f"with no search**. So that the training method can be told apart from search at play time, the "
-             f"final policy-gradient nets are also measured inside the same PUCT search ({a.simulations} "
-             "simulations; row *final net in PUCT* and agents `<algo>+puct"
-             f"{a.simulations}`).",
-             "- **Elo.** Maximum-likelihood Bradley-Terry (fit_elo) over every game of a game: the references "
-             "among themselves, every evaluation point, the PUCT measurements and the final round robin; "
-             "Random = 0, 95% intervals. Each evaluation point is its own player.",
-             f"- **Final round robin.** The final agents and the references, {a.final_games} games per pair, "
-             "colours alternated (round_robin).",
-             "- **Nets.** Every algorithm trains the same network: the AlphaZero preset's of "
-             "benchmarks/az_strength.py (trunk, blocks, channels; `--net` overrides it for all). Parameters: "
-             + parameter_sentence(o, data) + ".",
-             "- **Learning rate.** Each run's falls on a cosine from its first to its last value over the "
-             "training budget: " + learning_rate_sentence(o, data) + ".",
-             "- **Discount.** A policy-gradient return is the game's result discounted by gamma per later "
-             "learner move (AlphaZero's value targets are undiscounted): " + discount_sentence(o, data) + ".",
-             "- **Compute.** Each training process uses one torch thread. The budget is wall-clock time; the "
-             "*training CPU min* column shows the CPU time each training process actually got, so that other "
-             "load on the machine during a run can be seen. Runs made with `--parallel 2` trained two at a time "
-             "on the two cores (column *parallel*).",
-             ""]
+    lines = [
+        "# AlphaZero vs policy gradient at equal compute",
+        "",
+        "Each algorithm trains from scratch, from the same seed, for the same wall-clock training budget "
+        + (
+            f"({a.minutes:g} minutes per run, one torch thread each; evaluation and checkpoint time are not "
+            f"counted but measured separately)"
+            if not o.step_mode
+            else f"(here: {a.steps} training steps per evaluation, a test-sized run)"
+        )
+        + ". Every "
+        + (f"{a.eval_every_minutes:g} minutes of training" if not o.step_mode else f"{a.steps} steps")
+        + (" and before training" if a.eval_at_start else "")
+        + f", the current agent plays {a.eval_games} games (colours alternated) against each of "
+        + ", ".join(f"`{r}`" for r in o.references)
+        + ".",
+        "",
+        openings_sentence(o, data),
+        "",
+        f"- **How they play.** AlphaZero plays with its PUCT search at **{a.simulations} simulations per "
+        "move**. The policy-gradient agents (REINFORCE as in ZetaGo, REINFORCE with a learned value "
+        "baseline, MaskablePPO; all against a pool of their past selves) play **their net's greedy move, "
+        f"with no search**. So that the training method can be told apart from search at play time, the "
+        f"final policy-gradient nets are also measured inside the same PUCT search ({a.simulations} "
+        "simulations; row *final net in PUCT* and agents `<algo>+puct"
+        f"{a.simulations}`).",
+        "- **Elo.** Maximum-likelihood Bradley-Terry (fit_elo) over every game of a game: the references "
+        "among themselves, every evaluation point, the PUCT measurements and the final round robin; "
+        "Random = 0, 95% intervals. Each evaluation point is its own player.",
+        f"- **Final round robin.** The final agents and the references, {a.final_games} games per pair, "
+        "colours alternated (round_robin).",
+        "- **Nets.** Every algorithm trains the same network: the AlphaZero preset's of "
+        "benchmarks/az_strength.py (trunk, blocks, channels; `--net` overrides it for all). Parameters: "
+        + parameter_sentence(o, data)
+        + ".",
+        "- **Learning rate.** Each run's falls on a cosine from its first to its last value over the "
+        "training budget: " + learning_rate_sentence(o, data) + ".",
+        "- **Discount.** A policy-gradient return is the game's result discounted by gamma per later "
+        "learner move (AlphaZero's value targets are undiscounted): " + discount_sentence(o, data) + ".",
+        "- **Compute.** Each training process uses one torch thread. The budget is wall-clock time; the "
+        "*training CPU min* column shows the CPU time each training process actually got, so that other "
+        "load on the machine during a run can be seen. Runs made with `--parallel 2` trained two at a time "
+        "on the two cores (column *parallel*).",
+        "",
+    ]
     lines += ["## Reading", "", *reading(o, data)]
     for key, g in data.items():
         game, kwargs, _ = o.all_games[key]
         lines += [f"## {key}", ""]
         lines += ["Budget and what was trained:", "", *budget_table(o, g), ""]
-        lines += [f"Elo over training (random = 0, [95% interval]); AlphaZero with PUCT({a.simulations}), "
-                  "policy-gradient agents greedy, no search:", "", *curve_table(o, g), ""]
+        lines += [
+            f"Elo over training (random = 0, [95% interval]); AlphaZero with PUCT({a.simulations}), "
+            "policy-gradient agents greedy, no search:",
+            "",
+            *curve_table(o, g),
+            "",
+        ]
         png = f"az_vs_pg_{key}.png"
         plot_game(o, g, os.path.join(o.results_dir, png))
         lines += [f"![{key}]({png})", ""]
         if g["rr"]:
             result = RoundRobinResult.from_dict(g["rr"]["result"])
-            lines += [f"Final round robin ({g['rr']['fingerprint']['games_per_pair']} games per pair; W-D-L from "
-                      "A's view, split by who moved first):", "", pairwise_markdown(result).rstrip(), ""]
+            lines += [
+                f"Final round robin ({g['rr']['fingerprint']['games_per_pair']} games per pair; W-D-L from "
+                "A's view, split by who moved first):",
+                "",
+                pairwise_markdown(result).rstrip(),
+                "",
+            ]
             lines += ["Elo table (final agents, the PG nets in PUCT search, references):", "", *elo_table(o, g), ""]
-            lines += ["Re-check the round robin from the saved agents, without training (same seeds: same games):",
-                      "", "```", arena_command(o, key, g), "```", ""]
+            lines += [
+                "Re-check the round robin from the saved agents, without training (same seeds: same games):",
+                "",
+                "```",
+                arena_command(o, key, g),
+                "```",
+                "",
+            ]
         else:
             lines += ["Final round robin: not played yet (it waits for every selected run of this game).", ""]
-    lines += ["## Configs", "", "As each run recorded them (AlphaZeroConfig for alphazero, PGConfig for the others).",
-              ""]
+    lines += [
+        "## Configs",
+        "",
+        "As each run recorded them (AlphaZeroConfig for alphazero, PGConfig for the others).",
+        "",
+    ]
     for key, g in data.items():
         for algo, prog in g["runs"].items():
-            lines += [f"<details><summary>{key} / {algo}</summary>", "", "```json",
-                      json.dumps(prog["fingerprint"]["config"], indent=1, sort_keys=True), "```", "", "</details>", ""]
+            lines += [
+                f"<details><summary>{key} / {algo}</summary>",
+                "",
+                "```json",
+                json.dumps(prog["fingerprint"]["config"], indent=1, sort_keys=True),
+                "```",
+                "",
+                "</details>",
+                "",
+            ]
     commands = []
     for g in data.values():
         for prog in g["runs"].values():
             for c in prog.get("commands", []):
                 if c not in commands:
                     commands.append(c)
-    lines += ["## Commands", "", "The runs were made by:", "", "```", *commands, "```", "",
-              "This report was written by:", "", "```", o.command(), "```", ""]
+    lines += [
+        "## Commands",
+        "",
+        "The runs were made by:",
+        "",
+        "```",
+        *commands,
+        "```",
+        "",
+        "This report was written by:",
+        "",
+        "```",
+        o.command(),
+        "```",
+        "",
+    ]
     path = os.path.join(o.results_dir, "az_vs_pg.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))
     return path
-
-

@@ -13,6 +13,7 @@ it than the result. The report gives each mistake's move number and how many mov
 after it. A short distance is a tactical slip that a deeper search finds, a long one a misjudgement
 by the value net. Writes benchmarks/results/connect_four_mistakes[_LABEL].md and .png.
 """
+
 import argparse
 import json
 import os
@@ -44,6 +45,7 @@ def play(args):
         raise SystemExit(f"--set overrides the options of a saved agent; {args.agent!r} is not one")
     if args.set:
         from zerogym_agents.agents.saved import load_agent
+
         agent = load_agent(args.agent, game=STANDARD.name, game_kwargs={}, **parse_kwargs(args.set))
     else:
         agent = agent_from_spec(args.agent, STANDARD.name, {})
@@ -59,9 +61,17 @@ def analyse(records, name, solver):
     for r in tqdm(lost, desc="solving"):
         side, actions = r["players"].index(name), r["actions"]
         i = decisive_mistake(solver, actions, side, start=r.get("opening", 0))
-        rows.append({"index": r["index"], "side": side, "opening": actions[:r.get("opening", 0)],
-                     "result": "draw" if r["winner"] < 0 else "loss", "moves": len(actions),
-                     "mistake": None if i is None else i + 1, "after": None if i is None else len(actions) - i - 1})
+        rows.append(
+            {
+                "index": r["index"],
+                "side": side,
+                "opening": actions[: r.get("opening", 0)],
+                "result": "draw" if r["winner"] < 0 else "loss",
+                "moves": len(actions),
+                "mistake": None if i is None else i + 1,
+                "after": None if i is None else len(actions) - i - 1,
+            }
+        )
     return rows
 
 
@@ -69,25 +79,39 @@ def report(rows, records, name, args, seconds):
     won = sum(r["winner"] == r["players"].index(name) for r in records)
     found = [r for r in rows if r["mistake"] is not None]
     after = [r["after"] for r in found]
-    source = (f"`{args.records}`" if args.records
-              else f"`{' '.join(['python benchmarks/connect_four_mistakes.py', *args.argv])}`")
-    lines = [f"# Connect Four: where {name} went wrong", "",
-             f"Games: {source} ({len(records)} games, {won} won, {len(rows)} lost or drawn; {seconds:.0f} s). "
-             "In each game the agent did not win, the solver finds its decisive mistake: its last move from a "
-             "position worth more to it, with perfect play, than the result.", "",
-             f"- Games with such a mistake: {len(found)} of {len(rows)}; the others were already worth no more than "
-             "the result at the agent's first move.",
-             f"- Moves the game went on after the mistake: median {statistics.median(after) if after else '-'}.", "",
-             "| moves after the mistake | games |", "|---|---|"]
+    source = (
+        f"`{args.records}`"
+        if args.records
+        else f"`{' '.join(['python benchmarks/connect_four_mistakes.py', *args.argv])}`"
+    )
+    lines = [
+        f"# Connect Four: where {name} went wrong",
+        "",
+        f"Games: {source} ({len(records)} games, {won} won, {len(rows)} lost or drawn; {seconds:.0f} s). "
+        "In each game the agent did not win, the solver finds its decisive mistake: its last move from a "
+        "position worth more to it, with perfect play, than the result.",
+        "",
+        f"- Games with such a mistake: {len(found)} of {len(rows)}; the others were already worth no more than "
+        "the result at the agent's first move.",
+        f"- Moves the game went on after the mistake: median {statistics.median(after) if after else '-'}.",
+        "",
+        "| moves after the mistake | games |",
+        "|---|---|",
+    ]
     for lo, hi, label in BUCKETS:
         lines.append(f"| {label} | {sum(lo <= a <= hi for a in after)} |")
-    lines += ["", "| game | agent plays | opening | result | mistake at move | moves after it | game length |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| game | agent plays | opening | result | mistake at move | moves after it | game length |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         opening = "".join(str(a + 1) for a in r["opening"]) or "-"
-        lines.append(f"| {r['index']} | {'first' if r['side'] == 0 else 'second'} | {opening} | {r['result']} | "
-                     f"{r['mistake'] if r['mistake'] is not None else '-'} | "
-                     f"{r['after'] if r['after'] is not None else '-'} | {r['moves']} |")
+        lines.append(
+            f"| {r['index']} | {'first' if r['side'] == 0 else 'second'} | {opening} | {r['result']} | "
+            f"{r['mistake'] if r['mistake'] is not None else '-'} | "
+            f"{r['after'] if r['after'] is not None else '-'} | {r['moves']} |"
+        )
     lines += ["", f"![mistakes](connect_four_mistakes{'_' + args.label if args.label else ''}.png)", ""]
     return "\n".join(lines)
 

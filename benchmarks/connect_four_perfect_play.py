@@ -8,6 +8,7 @@ a won position must stay won after its move, a drawn one must not be lost.  "Cri
 those where some legal move gives the value away.  The shipped AlphaZero agent plays with its model
 card's options (400 simulations).  Writes benchmarks/results/connect_four_perfect_play.md and .png.
 """
+
 import argparse
 import os
 import sys
@@ -37,26 +38,36 @@ def pct(k, n):
 def report(rows, positions, args, seconds):
     won = sum(p["value"] > 0 for p in positions)
     drawn = sum(p["value"] == 0 for p in positions)
-    lines = ["# Connect Four: how often agents keep the game-theoretic value", "",
-             f"{len(positions)} positions from games between zerogym agents ({won} won, {drawn} drawn, "
-             f"{len(positions) - won - drawn} lost for the player to move), solved exactly by "
-             "`zerogym_agents.solvers.ConnectFourSolver`; each agent moves once in each. A won position is kept when "
-             "the move still wins, a drawn one when the move does not lose. Critical positions: some legal move gives "
-             "the value away. Lost positions are not scored (every move keeps a loss).", "",
-             f"Command: `{' '.join(['python benchmarks/connect_four_perfect_play.py', *args])}` ({seconds:.0f} s on "
-             "2 shared CPU cores, one torch thread)", "",
-             "| agent | won kept | drawn kept | all kept | won kept, critical | drawn kept, critical | ms per move |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Connect Four: how often agents keep the game-theoretic value",
+        "",
+        f"{len(positions)} positions from games between zerogym agents ({won} won, {drawn} drawn, "
+        f"{len(positions) - won - drawn} lost for the player to move), solved exactly by "
+        "`zerogym_agents.solvers.ConnectFourSolver`; each agent moves once in each. A won position is kept when "
+        "the move still wins, a drawn one when the move does not lose. Critical positions: some legal move gives "
+        "the value away. Lost positions are not scored (every move keeps a loss).",
+        "",
+        f"Command: `{' '.join(['python benchmarks/connect_four_perfect_play.py', *args])}` ({seconds:.0f} s on "
+        "2 shared CPU cores, one torch thread)",
+        "",
+        "| agent | won kept | drawn kept | all kept | won kept, critical | drawn kept, critical | ms per move |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for spec, r, t in rows:
         w, d = r["won"], r["drawn"]
-        lines.append(f"| {spec} | {pct(w['kept'], w['n'])} | {pct(d['kept'], d['n'])} | "
-                     f"{pct(w['kept'] + d['kept'], w['n'] + d['n'])} | {pct(w['kept_critical'], w['critical'])} | "
-                     f"{pct(d['kept_critical'], d['critical'])} | {1000 * t:.1f} |")
+        lines.append(
+            f"| {spec} | {pct(w['kept'], w['n'])} | {pct(d['kept'], d['n'])} | "
+            f"{pct(w['kept'] + d['kept'], w['n'] + d['n'])} | {pct(w['kept_critical'], w['critical'])} | "
+            f"{pct(d['kept_critical'], d['critical'])} | {1000 * t:.1f} |"
+        )
     az = next((r for spec, r, _ in rows if spec == AGENTS[0]), None)
     if az is not None:
         kept = (az["won"]["kept"] + az["drawn"]["kept"]) / max(1, az["won"]["n"] + az["drawn"]["n"])
-        lines += ["", f"Target for the shipped agent: keeps the value in at least 95% of the won and drawn positions: "
-                      f"{100 * kept:.1f}%, {'met' if kept >= 0.95 else 'not met'}."]
+        lines += [
+            "",
+            f"Target for the shipped agent: keeps the value in at least 95% of the won and drawn positions: "
+            f"{100 * kept:.1f}%, {'met' if kept >= 0.95 else 'not met'}.",
+        ]
     lines += ["", "![kept](connect_four_perfect_play.png)", ""]
     return "\n".join(lines)
 
@@ -65,8 +76,9 @@ def plot(rows, path):
     fig, ax = plt.subplots(figsize=(7, 3.6))
     names = [spec for spec, _, _ in rows]
     width = 0.2
-    for k, (key, sub) in enumerate((("won", "kept"), ("drawn", "kept"), ("won", "kept_critical"),
-                                    ("drawn", "kept_critical"))):
+    for k, (key, sub) in enumerate(
+        (("won", "kept"), ("drawn", "kept"), ("won", "kept_critical"), ("drawn", "kept_critical"))
+    ):
         total = "n" if sub == "kept" else "critical"
         vals = [100 * r[key][sub] / r[key][total] if r[key][total] else 0 for _, r, _ in rows]
         label = f"{key}{'' if sub == 'kept' else ', critical'}"

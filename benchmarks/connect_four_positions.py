@@ -9,6 +9,7 @@ end, duplicates dropped.  Each is solved exactly (ConnectFourSolver): the value 
 move and the value of every move; the distance-aware scores too from --score-stones stones on.
 Writes benchmarks/data/connect_four_positions.json.
 """
+
 import argparse
 import json
 import os
@@ -26,14 +27,27 @@ from zerogym_agents.solvers.connect_four import ILLEGAL, STANDARD, ConnectFourSo
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "data", "connect_four_positions.json")
-PAIRS = (("az", "az"), ("az", "uct"), ("uct", "az"), ("uct", "greedy"), ("greedy", "uct"), ("az", "greedy"),
-         ("greedy", "az"), ("greedy", "random"), ("random", "uct"), ("uct", "uct"))
+PAIRS = (
+    ("az", "az"),
+    ("az", "uct"),
+    ("uct", "az"),
+    ("uct", "greedy"),
+    ("greedy", "uct"),
+    ("az", "greedy"),
+    ("greedy", "az"),
+    ("greedy", "random"),
+    ("random", "uct"),
+    ("uct", "uct"),
+)
 
 
 def make_agents(seed, az="pretrained:connect_four"):
-    return {"az": load_agent(az, seed=seed, simulations=64),
-            "uct": UCTAgent(simulations=200, seed=seed + 1), "greedy": GreedyAgent(seed + 2),
-            "random": RandomAgent(seed + 3)}
+    return {
+        "az": load_agent(az, seed=seed, simulations=64),
+        "uct": UCTAgent(simulations=200, seed=seed + 1),
+        "greedy": GreedyAgent(seed + 2),
+        "random": RandomAgent(seed + 3),
+    }
 
 
 def play_game(agents, pair, rng, epsilon, seed):
@@ -60,9 +74,15 @@ def solve(solver, moves, score_stones):
     for a in moves:
         state.step(a)
     values = solver.move_scores(state, weak=True)
-    record = {"moves": "".join(str(a + 1) for a in moves), "stones": len(moves), "to_move": state.current_player,
-              "value": int(values.max()), "move_values": [None if v == ILLEGAL else int(v) for v in values],
-              "score": None, "move_scores": None}
+    record = {
+        "moves": "".join(str(a + 1) for a in moves),
+        "stones": len(moves),
+        "to_move": state.current_player,
+        "value": int(values.max()),
+        "move_values": [None if v == ILLEGAL else int(v) for v in values],
+        "score": None,
+        "move_scores": None,
+    }
     if len(moves) >= score_stones:
         scores = solver.move_scores(state)
         record["score"] = int(scores.max())
@@ -78,8 +98,9 @@ def main(argv=None):
     ap.add_argument("--score-stones", type=int, default=14)
     ap.add_argument("--epsilon", type=float, default=0.1)
     ap.add_argument("--out", default=OUT)
-    ap.add_argument("--az", default="pretrained:connect_four",
-                    help="the AlphaZero agent (a saved agent or pretrained:NAME)")
+    ap.add_argument(
+        "--az", default="pretrained:connect_four", help="the AlphaZero agent (a saved agent or pretrained:NAME)"
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     rng = np.random.default_rng(args.seed)
@@ -92,7 +113,7 @@ def main(argv=None):
             pair = PAIRS[games % len(PAIRS)]
             moves = play_game(agents, pair, rng, args.epsilon, args.seed + games)
             games += 1
-            plies = np.arange(args.min_stones, len(moves))        # positions before the last move: running
+            plies = np.arange(args.min_stones, len(moves))  # positions before the last move: running
             for ply in rng.choice(plies, size=min(2, len(plies)), replace=False) if len(plies) else ():
                 state = zerogym.make_state(STANDARD.name, **STANDARD.kwargs)
                 for a in moves[:ply]:
@@ -105,18 +126,26 @@ def main(argv=None):
                 positions.append(record)
                 bar.update(1)
     values = [p["value"] for p in positions]
-    data = {"game": STANDARD.name, "kwargs": dict(STANDARD.kwargs),
-            "command": "python benchmarks/" + os.path.basename(__file__) + " " + " ".join(sys.argv[1:] if argv is None
-                                                                                        else argv),
-            "about": (f"positions from games between zerogym agents (az = {args.az} at 64 simulations, "
-                      f"uct = UCT(200), greedy, random; each move random with probability {args.epsilon}); moves: "
-                      "columns 1..7 from the empty board; value: +1 win / 0 draw / -1 loss for the player to move "
-                      "with perfect play; move_values: the value of each column for that player (null: full); "
-                      "score / move_scores: the same with Pons' scoring (22 - the winner's stones at the win), "
-                      f"from {args.score_stones} stones on"),
-            "games": games, "seconds": round(time.time() - start, 1),
-            "counts": {"won": values.count(1), "drawn": values.count(0), "lost": values.count(-1)},
-            "positions": positions}
+    data = {
+        "game": STANDARD.name,
+        "kwargs": dict(STANDARD.kwargs),
+        "command": "python benchmarks/"
+        + os.path.basename(__file__)
+        + " "
+        + " ".join(sys.argv[1:] if argv is None else argv),
+        "about": (
+            f"positions from games between zerogym agents (az = {args.az} at 64 simulations, "
+            f"uct = UCT(200), greedy, random; each move random with probability {args.epsilon}); moves: "
+            "columns 1..7 from the empty board; value: +1 win / 0 draw / -1 loss for the player to move "
+            "with perfect play; move_values: the value of each column for that player (null: full); "
+            "score / move_scores: the same with Pons' scoring (22 - the winner's stones at the win), "
+            f"from {args.score_stones} stones on"
+        ),
+        "games": games,
+        "seconds": round(time.time() - start, 1),
+        "counts": {"won": values.count(1), "drawn": values.count(0), "lost": values.count(-1)},
+        "positions": positions,
+    }
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(data, f, indent=None, separators=(",", ":"))

@@ -5,6 +5,7 @@
 The measurement is `zerogym bench` (zerogym_agents/cli/bench.py, where the rows and ratios are
 explained); this script writes its table and plot to benchmarks/results/ by default.
 """
+
 import argparse
 import os
 import sys

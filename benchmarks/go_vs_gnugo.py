@@ -14,6 +14,7 @@ that table for saved games). Writes
 benchmarks/results/go_vs_gnugo_<label>.md and .png (the margins), and the games
 (games_<label>.jsonl, arena records) under runs/go_vs_gnugo/.
 """
+
 import argparse
 import json
 import math
@@ -31,7 +32,7 @@ import torch  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DRAW = -1                                       # play_game's winner of a game without a result
+DRAW = -1  # play_game's winner of a game without a result
 
 
 def agent_for(spec, simulations, seed, kwargs, resign_below=None):
@@ -39,6 +40,7 @@ def agent_for(spec, simulations, seed, kwargs, resign_below=None):
     and resigning below `resign_below` (an AlphaZero agent) when given."""
     from zerogym_agents.agents.saved import load_agent
     from zerogym_agents.agents.specs import agent_from_spec, is_saved_agent_spec
+
     over = {k: v for k, v in (("simulations", simulations), ("resign_below", resign_below)) if v is not None}
     if over and is_saved_agent_spec(spec):
         return load_agent(spec, seed=seed, game="go", game_kwargs=kwargs, **over)
@@ -49,12 +51,21 @@ def play_share(job):
     """One process's games: (records, seconds)."""
     from zerogym_agents.arena.match import play_match
     from zerogym_agents.agents.gnugo import GnuGoAgent
+
     torch.set_num_threads(1)
     t0 = time.time()
     agent = agent_for(job["agent"], job["simulations"], job["seed"], job["kwargs"], job["resign_below"])
     gnugo = GnuGoAgent(level=job["level"], seed=job["seed"])
-    result = play_match(agent, gnugo, "go", job["kwargs"], games=job["games"], seed=job["seed"],
-                        names=(job["label"], gnugo.name), opening_moves=job["opening_moves"])
+    result = play_match(
+        agent,
+        gnugo,
+        "go",
+        job["kwargs"],
+        games=job["games"],
+        seed=job["seed"],
+        names=(job["label"], gnugo.name),
+        opening_moves=job["opening_moves"],
+    )
     return result.records, time.time() - t0
 
 
@@ -67,6 +78,7 @@ def shares(games, workers):
 def cross_check(record, board_size, komi):
     """(Tromp-Taylor margin for black, GNU Go's final_score for black): both black - white - komi."""
     from zerogym_agents.agents.gnugo import gnugo_final
+
     tt = record["info"]["score"]
     return tt, gnugo_final(record["actions"], board_size, komi)["score"]
 
@@ -76,12 +88,13 @@ def at_first_pass(record, board_size, komi):
     went on, as the agent's result: "won" / "lost" / "drawn"; None when GNU Go never passed while the
     game went on (the game ended before, or with that pass)."""
     from zerogym_agents.agents.gnugo import gnugo_final
+
     acts, agent = record["actions"], 0 if record["a_moved_first"] else 1
     pass_ = board_size * board_size
     first = next((i for i, a in enumerate(acts) if a == pass_ and i % 2 != agent), None)
     if first is None or first == len(acts) - 1:
         return None
-    margin = gnugo_final(acts[:first + 1], board_size, komi)["score"] * (1 if agent == 0 else -1)
+    margin = gnugo_final(acts[: first + 1], board_size, komi)["score"] * (1 if agent == 0 else -1)
     return "won" if margin > 0 else "lost" if margin < 0 else "drawn"
 
 
@@ -92,11 +105,16 @@ def first_pass_table(records, board_size, komi):
         final = "drawn" if r["winner"] == DRAW else "won" if (r["winner"] == 0) == r["a_moved_first"] else "lost"
         rows.setdefault(final, []).append(at_first_pass(r, board_size, komi) or "-")
     cols = ("won", "lost", "drawn", "-")
-    lines = ["| final result | games | won at GNU Go's first pass | lost there | drawn there | GNU Go did not pass "
-             "while the game went on |",
-             "|---|---|---|---|---|---|"]
-    lines += [f"| {final} | {len(rows[final])} | " + " | ".join(str(rows[final].count(c)) for c in cols) + " |"
-              for final in ("won", "drawn", "lost") if final in rows]
+    lines = [
+        "| final result | games | won at GNU Go's first pass | lost there | drawn there | GNU Go did not pass "
+        "while the game went on |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {final} | {len(rows[final])} | " + " | ".join(str(rows[final].count(c)) for c in cols) + " |"
+        for final in ("won", "drawn", "lost")
+        if final in rows
+    ]
     return lines
 
 
@@ -121,11 +139,19 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2, help="processes playing games")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--label", default=None, help="names the results (default: the agent's file name)")
-    ap.add_argument("--resign-below", type=float, default=None, metavar="V",
-                    help="the agent (a saved AlphaZero one) resigns after 2 moves in a row with its value below V")
-    ap.add_argument("--first-pass", metavar="GAMES_JSONL", default=None,
-                    help="print the table of results at GNU Go's first pass of games saved by an earlier run, "
-                         "and play nothing")
+    ap.add_argument(
+        "--resign-below",
+        type=float,
+        default=None,
+        metavar="V",
+        help="the agent (a saved AlphaZero one) resigns after 2 moves in a row with its value below V",
+    )
+    ap.add_argument(
+        "--first-pass",
+        metavar="GAMES_JSONL",
+        default=None,
+        help="print the table of results at GNU Go's first pass of games saved by an earlier run, and play nothing",
+    )
     args = ap.parse_args(argv)
     if args.first_pass:
         with open(args.first_pass) as f:
@@ -133,8 +159,10 @@ def main(argv=None):
         print("\n".join(first_pass_table(records, args.board_size, args.komi)))
         return
     from zerogym_agents.agents.gnugo import find_gnugo
-    find_gnugo()                                # fail now, not in the workers
+
+    find_gnugo()  # fail now, not in the workers
     from zerogym_agents.agents.specs import is_saved_agent_spec
+
     if args.resign_below is not None and not is_saved_agent_spec(args.agent):
         raise SystemExit(f"--resign-below needs a saved AlphaZero agent, not {args.agent!r}")
     if args.games < 2 or args.games % 2:
@@ -142,16 +170,29 @@ def main(argv=None):
     label = args.label or os.path.splitext(os.path.basename(args.agent.replace("pretrained:", "")))[0]
     kwargs = {"board_size": args.board_size, "komi": args.komi}
     counts = [n for n in shares(args.games, max(1, args.workers)) if n]
-    jobs = [dict(agent=args.agent, simulations=args.simulations, resign_below=args.resign_below, level=args.level,
-                 kwargs=kwargs, games=n, seed=args.seed + 1000 * w, opening_moves=args.opening_moves, label=label)
-            for w, n in enumerate(counts)]
+    jobs = [
+        dict(
+            agent=args.agent,
+            simulations=args.simulations,
+            resign_below=args.resign_below,
+            level=args.level,
+            kwargs=kwargs,
+            games=n,
+            seed=args.seed + 1000 * w,
+            opening_moves=args.opening_moves,
+            label=label,
+        )
+        for w, n in enumerate(counts)
+    ]
     t0 = time.time()
     with ProcessPoolExecutor(len(jobs)) as pool:
         done = list(tqdm(pool.map(play_share, jobs), total=len(jobs), desc=f"{label} vs gnugo:{args.level}"))
     wall = time.time() - t0
     records = [r for recs, _ in done for r in recs]
-    checks = [None if r["resigned"] is not None else cross_check(r, args.board_size, args.komi)
-              for r in tqdm(records, desc="GNU Go counts")]         # a resigned game has no count
+    checks = [
+        None if r["resigned"] is not None else cross_check(r, args.board_size, args.komi)
+        for r in tqdm(records, desc="GNU Go counts")
+    ]  # a resigned game has no count
     cmd = "python benchmarks/go_vs_gnugo.py " + " ".join(sys.argv[1:] if argv is None else argv)
     write(args, cmd, label, records, checks, wall)
 
@@ -161,8 +202,8 @@ def write(args, cmd, label, records, checks, wall):
     os.makedirs(runs, exist_ok=True)
     with open(os.path.join(runs, f"games_{label}.jsonl"), "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in records)
-    black = [r["a_moved_first"] for r in records]      # the agent played black
-    drawn = [r["winner"] == DRAW for r in records]     # stopped at the move limit: no result
+    black = [r["a_moved_first"] for r in records]  # the agent played black
+    drawn = [r["winner"] == DRAW for r in records]  # stopped at the move limit: no result
     won = [not d and (r["winner"] == 0) == b for r, b, d in zip(records, black, drawn)]
     n, wins, draws = len(records), sum(won), sum(drawn)
     lo, hi = wilson(wins, n)
@@ -170,37 +211,51 @@ def write(args, cmd, label, records, checks, wall):
     def wdl(colour):
         games = [(w, d) for w, d, b in zip(won, drawn, black) if b == colour]
         return f"{sum(w for w, _ in games)}-{sum(d for _, d in games)}-{sum(not w and not d for w, d in games)}"
+
     counted = [(i, c) for i, c in enumerate(checks) if c is not None]
     disagree = [(i, tt, gg) for i, (tt, gg) in counted if (tt > 0) != (gg > 0)]
-    margins = [tt if black[i] else -tt for i, (tt, _) in counted]     # the agent's margin
+    margins = [tt if black[i] else -tt for i, (tt, _) in counted]  # the agent's margin
     resigned = [r["resigned"] == (0 if b else 1) for r, b in zip(records, black) if r["resigned"] is not None]
-    lines = [f"# {label} against GNU Go level {args.level}", "",
-             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores, {wall / 60:.0f} minutes.", "",
-             f"Go {args.board_size}x{args.board_size}, komi {args.komi}, "
-             "Tromp-Taylor area scoring (positional superko); "
-             f"{args.agent} with {args.simulations or 'its saved number of'} simulations a move; GNU Go "
-             f"`--level {args.level} --chinese-rules`, capturing dead stones before passing; colours alternated, "
-             f"each pair of games from the same {args.opening_moves} random opening moves.", "",
-             "| games | agent W-D-L | games won | 95% interval | score (draws half) | as black (W-D-L) | "
-             "as white (W-D-L) | median margin |",
-             "|---|---|---|---|---|---|---|---|",
-             f"| {n} | {wins}-{draws}-{n - wins - draws} | {100 * wins / n:.0f}% | "
-             f"{100 * lo:.0f}% .. {100 * hi:.0f}% | "
-             f"{100 * (wins + draws / 2) / n:.1f}% | {wdl(True)} | {wdl(False)} | "
-             f"{statistics.median(margins) if margins else float('nan'):+.1f} |",
-             "", "A draw is a game that reached the env's move limit (max_moves) without a result. The margin "
-             "is the agent's Tromp-Taylor margin at the end (komi included), in the games not resigned.", "",
-             f"GNU Go's own count (final_score) gives the same winner in {len(counted) - len(disagree)} of "
-             f"{len(counted)} games counted."]
+    lines = [
+        f"# {label} against GNU Go level {args.level}",
+        "",
+        f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores, {wall / 60:.0f} minutes.",
+        "",
+        f"Go {args.board_size}x{args.board_size}, komi {args.komi}, "
+        "Tromp-Taylor area scoring (positional superko); "
+        f"{args.agent} with {args.simulations or 'its saved number of'} simulations a move; GNU Go "
+        f"`--level {args.level} --chinese-rules`, capturing dead stones before passing; colours alternated, "
+        f"each pair of games from the same {args.opening_moves} random opening moves.",
+        "",
+        "| games | agent W-D-L | games won | 95% interval | score (draws half) | as black (W-D-L) | "
+        "as white (W-D-L) | median margin |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| {n} | {wins}-{draws}-{n - wins - draws} | {100 * wins / n:.0f}% | "
+        f"{100 * lo:.0f}% .. {100 * hi:.0f}% | "
+        f"{100 * (wins + draws / 2) / n:.1f}% | {wdl(True)} | {wdl(False)} | "
+        f"{statistics.median(margins) if margins else float('nan'):+.1f} |",
+        "",
+        "A draw is a game that reached the env's move limit (max_moves) without a result. The margin "
+        "is the agent's Tromp-Taylor margin at the end (komi included), in the games not resigned.",
+        "",
+        f"GNU Go's own count (final_score) gives the same winner in {len(counted) - len(disagree)} of "
+        f"{len(counted)} games counted.",
+    ]
     if resigned:
-        lines[-1] += (f" {len(resigned)} games ended by resignation, not counted: the agent resigned {sum(resigned)}, "
-                      f"GNU Go {len(resigned) - sum(resigned)}.")
+        lines[-1] += (
+            f" {len(resigned)} games ended by resignation, not counted: the agent resigned {sum(resigned)}, "
+            f"GNU Go {len(resigned) - sum(resigned)}."
+        )
     if disagree:
         lines += ["", "| game | Tromp-Taylor (black - white - komi) | GNU Go final_score |", "|---|---|---|"]
         lines += [f"| {i} | {tt:+.1f} | {gg:+.1f} |" for i, tt, gg in disagree]
-    lines += ["", "GNU Go passes once it thinks the game is settled. Its count of the board then (dead stones "
-              "removed) tells a game decided by then from one that turned later:", "",
-              *first_pass_table(records, args.board_size, args.komi)]
+    lines += [
+        "",
+        "GNU Go passes once it thinks the game is settled. Its count of the board then (dead stones "
+        "removed) tells a game decided by then from one that turned later:",
+        "",
+        *first_pass_table(records, args.board_size, args.komi),
+    ]
     lines += ["", f"![margins](go_vs_gnugo_{label}.png)", ""]
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)

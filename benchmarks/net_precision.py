@@ -12,6 +12,7 @@ AlphaZeroConfig's precision), on one torch thread. bf16 pays off only on a CPU w
 
 Writes benchmarks/results/net_precision.md and net_precision.png (net_precision_LABEL.* with --label).
 """
+
 import argparse
 import os
 import sys
@@ -64,6 +65,7 @@ def forward_time(net, x, precision, seconds):
     def run():
         with torch.inference_mode(), autocast(CPU, precision):
             net(x)
+
     return timed(run, seconds)
 
 
@@ -80,6 +82,7 @@ def sgd_time(net, x, precision, seconds):
         opt.zero_grad()
         total.backward()
         opt.step()
+
     try:
         return timed(step, seconds)
     finally:
@@ -113,21 +116,39 @@ def main(argv=None):
             x = planes(net, board, SGD_BATCH if b == "sgd" else b, rng)
             measure = sgd_time if b == "sgd" else forward_time
             ms = [1e3 * measure(net, x, p, args.seconds) for p in ("float32", "bfloat16")]
-            rows.append((spec, f"SGD step, batch {SGD_BATCH}" if b == "sgd" else f"forward, batch {b}", *ms,
-                         gap(net, x) if b != "sgd" else None))
+            rows.append(
+                (
+                    spec,
+                    f"SGD step, batch {SGD_BATCH}" if b == "sgd" else f"forward, batch {b}",
+                    *ms,
+                    gap(net, x) if b != "sgd" else None,
+                )
+            )
     finally:
         torch.set_num_threads(threads)
     cmd = "python benchmarks/net_precision.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    lines = ["# Network speed: float32 and bf16 autocast on the CPU", "",
-             f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, one torch thread); the CPU "
-             f"{'has' if cpu_has_bf16() else 'has no'} native bf16 (AVX512-BF16 or AMX).", "",
-             "| net | what | float32 (ms) | bfloat16 (ms) | speed-up | largest value difference |",
-             "|---|---|---|---|---|---|"]
-    lines += [f"| `{spec}` | {what} | {f32:.2f} | {bf:.2f} | {f32 / bf:.2f}x | {'-' if g is None else f'{g:.3f}'} |"
-              for spec, what, f32, bf, g in rows]
+    lines = [
+        "# Network speed: float32 and bf16 autocast on the CPU",
+        "",
+        f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, one torch thread); the CPU "
+        f"{'has' if cpu_has_bf16() else 'has no'} native bf16 (AVX512-BF16 or AMX).",
+        "",
+        "| net | what | float32 (ms) | bfloat16 (ms) | speed-up | largest value difference |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{spec}` | {what} | {f32:.2f} | {bf:.2f} | {f32 / bf:.2f}x | {'-' if g is None else f'{g:.3f}'} |"
+        for spec, what, f32, bf, g in rows
+    ]
     name = "net_precision" + (f"_{args.label}" if args.label else "")
-    lines += ["", "Value difference: the largest |tanh(z_bf16) - tanh(z_float32)| over the batch's random positions "
-              "(values lie in [-1, 1]).", "", f"![speed-up]({name}.png)", ""]
+    lines += [
+        "",
+        "Value difference: the largest |tanh(z_bf16) - tanh(z_float32)| over the batch's random positions "
+        "(values lie in [-1, 1]).",
+        "",
+        f"![speed-up]({name}.png)",
+        "",
+    ]
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, f"{name}.md"), "w") as f:

@@ -8,6 +8,7 @@ Pgx's examples), plays the chosen move, and a finished game starts again (pgx.ex
 
 Needs `pip install "jax[cpu]" pgx mctx` (the bench extra); imported only by the benchmarks.
 """
+
 from __future__ import annotations
 
 import time
@@ -29,14 +30,18 @@ def init_net(key, shape, num_actions, blocks, channels):
     """Parameters of the ResNet for observations of `shape` (H, W, C)."""
     h, w, c = shape
     keys = iter(jax.random.split(key, 2 * blocks + 6))
-    return {"stem": _conv_init(next(keys), 3, c, channels),
-            "blocks": [(_conv_init(next(keys), 3, channels, channels), _conv_init(next(keys), 3, channels, channels))
-                       for _ in range(blocks)],
-            "policy_conv": _conv_init(next(keys), 1, channels, 2),
-            "policy_fc": jax.random.normal(next(keys), (2 * h * w, num_actions)) * (1.0 / (2 * h * w)) ** 0.5,
-            "value_conv": _conv_init(next(keys), 1, channels, 1),
-            "value_fc1": jax.random.normal(next(keys), (h * w, channels)) * (1.0 / (h * w)) ** 0.5,
-            "value_fc2": jax.random.normal(next(keys), (channels, 1)) * (1.0 / channels) ** 0.5}
+    return {
+        "stem": _conv_init(next(keys), 3, c, channels),
+        "blocks": [
+            (_conv_init(next(keys), 3, channels, channels), _conv_init(next(keys), 3, channels, channels))
+            for _ in range(blocks)
+        ],
+        "policy_conv": _conv_init(next(keys), 1, channels, 2),
+        "policy_fc": jax.random.normal(next(keys), (2 * h * w, num_actions)) * (1.0 / (2 * h * w)) ** 0.5,
+        "value_conv": _conv_init(next(keys), 1, channels, 1),
+        "value_fc1": jax.random.normal(next(keys), (h * w, channels)) * (1.0 / (h * w)) ** 0.5,
+        "value_fc2": jax.random.normal(next(keys), (channels, 1)) * (1.0 / channels) ** 0.5,
+    }
 
 
 def _conv(x, w):
@@ -66,7 +71,7 @@ def make_selfplay(game, num_games, simulations, blocks=4, channels=32, seed=0):
         logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
         reward = state.rewards[jnp.arange(state.rewards.shape[0]), player]
         value = jnp.where(state.terminated, 0.0, value)
-        discount = jnp.where(state.terminated, 0.0, -1.0)       # two players, taking turns
+        discount = jnp.where(state.terminated, 0.0, -1.0)  # two players, taking turns
         return mctx.RecurrentFnOutput(reward=reward, discount=discount, prior_logits=logits, value=value), state
 
     @jax.jit
@@ -75,8 +80,15 @@ def make_selfplay(game, num_games, simulations, blocks=4, channels=32, seed=0):
         key, search_key, reset_key = jax.random.split(key, 3)
         logits, value = apply_net(params, state.observation)
         root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
-        out = mctx.gumbel_muzero_policy(params, search_key, root, recurrent_fn, num_simulations=simulations,
-                                        invalid_actions=~state.legal_action_mask, max_num_considered_actions=16)
+        out = mctx.gumbel_muzero_policy(
+            params,
+            search_key,
+            root,
+            recurrent_fn,
+            num_simulations=simulations,
+            invalid_actions=~state.legal_action_mask,
+            max_num_considered_actions=16,
+        )
         keys = jax.random.split(reset_key, num_games)
         state = jax.vmap(auto_reset(env.step, env.init))(state, out.action, keys)
         return state, key

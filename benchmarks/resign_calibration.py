@@ -15,6 +15,7 @@ are the ones it saw in the games. Writes
 benchmarks/results/resign_calibration_<label>.md and .png (the values over the games) and the values
 (runs/resign_calibration/values_<label>.jsonl).
 """
+
 import argparse
 import json
 import os
@@ -31,7 +32,7 @@ import torch  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DRAW = -1                                           # an arena record's winner of a game without a result
+DRAW = -1  # an arena record's winner of a game without a result
 
 
 def result(record):
@@ -46,6 +47,7 @@ def values_of(job):
     import zerogym
     from zerogym_agents.arena.match import _seed_int
     from zerogym_agents.agents.saved import load_agent
+
     torch.set_num_threads(1)
     over = {"simulations": job["simulations"]} if job["simulations"] else {}
     agents, out = {}, []
@@ -57,7 +59,7 @@ def values_of(job):
         env = zerogym.make(record["game"], **record["kwargs"])
         env.reset(seed=record["seed"])
         seat, values = 0 if record["a_moved_first"] else 1, []
-        agent.seed(_seed_int(record["seed"], 1 + seat))     # as the arena seeded it for this game
+        agent.seed(_seed_int(record["seed"], 1 + seat))  # as the arena seeded it for this game
         agent.reset()
         state = env.unwrapped.state
         for action in record["actions"]:
@@ -82,23 +84,28 @@ def table(records, values, thresholds, moves):
     """Markdown lines: per threshold, the games it would resign, by their result (values: per record)."""
     results = [result(r) for r in records]
     n = {r: results.count(r) for r in ("won", "lost", "drawn")}
-    lines = ["| resign below | won games resigned (false) | lost games resigned | drawn games resigned | "
-             "median share of its moves left when resigning (lost games) |", "|---|---|---|---|---|"]
+    lines = [
+        "| resign below | won games resigned (false) | lost games resigned | drawn games resigned | "
+        "median share of its moves left when resigning (lost games) |",
+        "|---|---|---|---|---|",
+    ]
     for below in thresholds:
         at = [resign_move(v, below, moves) for v in values]
         resigned = {r: sum(a is not None for a, x in zip(at, results) if x == r) for r in n}
         left = [1 - (a + 1) / len(v) for a, v, x in zip(at, values, results) if x == "lost" and a is not None]
-        lines.append(f"| {below:+.2f} | {resigned['won']} of {n['won']} | {resigned['lost']} of {n['lost']} | "
-                     f"{resigned['drawn']} of {n['drawn']} | " + (f"{statistics.median(left):.0%}" if left else "-")
-                     + " |")
+        lines.append(
+            f"| {below:+.2f} | {resigned['won']} of {n['won']} | {resigned['lost']} of {n['lost']} | "
+            f"{resigned['drawn']} of {n['drawn']} | " + (f"{statistics.median(left):.0%}" if left else "-") + " |"
+        )
     return lines
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", required=True, help="arena records, one JSON per line, the agent as player A")
-    ap.add_argument("--agent", required=True,
-                    help="the saved AlphaZero agent that played them (pretrained:NAME or a file)")
+    ap.add_argument(
+        "--agent", required=True, help="the saved AlphaZero agent that played them (pretrained:NAME or a file)"
+    )
     ap.add_argument("--simulations", type=int, default=None, help="per move (default: the agent file's)")
     ap.add_argument("--thresholds", type=float, nargs="+", default=[-0.8, -0.9, -0.95, -0.98])
     ap.add_argument("--resign-moves", type=int, default=2, help="moves in a row below the threshold")
@@ -110,8 +117,10 @@ def main(argv=None):
     if not records:
         raise SystemExit(f"{args.games}: no games")
     workers = max(1, min(args.workers, len(records)))
-    jobs = [dict(agent=args.agent, simulations=args.simulations, records=list(enumerate(records))[w::workers])
-            for w in range(workers)]
+    jobs = [
+        dict(agent=args.agent, simulations=args.simulations, records=list(enumerate(records))[w::workers])
+        for w in range(workers)
+    ]
     t0 = time.time()
     with ProcessPoolExecutor(workers) as pool:
         done = list(tqdm(pool.map(values_of, jobs), total=workers, desc=f"{args.label}: searching the games"))
@@ -121,16 +130,26 @@ def main(argv=None):
     runs = os.path.join("runs", "resign_calibration")
     os.makedirs(runs, exist_ok=True)
     with open(os.path.join(runs, f"values_{args.label}.jsonl"), "w") as f:
-        f.writelines(json.dumps({"line": i, "result": result(r), "values": v}) + "\n"
-                     for i, (r, v) in enumerate(zip(records, values)))
+        f.writelines(
+            json.dumps({"line": i, "result": result(r), "values": v}) + "\n"
+            for i, (r, v) in enumerate(zip(records, values))
+        )
     cmd = "python benchmarks/resign_calibration.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    lines = [f"# Resignation thresholds of {args.agent} ({args.label})", "",
-             f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores, {wall / 60:.0f} minutes.", "",
-             f"{len(records)} games of {args.games}, searched again at every position where the agent was to move "
-             f"({args.simulations or 'its saved number of'} simulations). A game is resigned at a threshold when "
-             f"the agent's root value stays below it for {args.resign_moves} of its moves in a row. A won game "
-             "resigned is a false resignation.", "", *table(records, values, args.thresholds, args.resign_moves),
-             "", f"![values](resign_calibration_{args.label}.png)", ""]
+    lines = [
+        f"# Resignation thresholds of {args.agent} ({args.label})",
+        "",
+        f"Made by `{cmd}` on a machine with {os.cpu_count()} CPU cores, {wall / 60:.0f} minutes.",
+        "",
+        f"{len(records)} games of {args.games}, searched again at every position where the agent was to move "
+        f"({args.simulations or 'its saved number of'} simulations). A game is resigned at a threshold when "
+        f"the agent's root value stays below it for {args.resign_moves} of its moves in a row. A won game "
+        "resigned is a false resignation.",
+        "",
+        *table(records, values, args.thresholds, args.resign_moves),
+        "",
+        f"![values](resign_calibration_{args.label}.png)",
+        "",
+    ]
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, f"resign_calibration_{args.label}.md"), "w") as f:
@@ -141,8 +160,12 @@ def main(argv=None):
         ax.plot(v, color=colours[result(r)], lw=0.6, alpha=0.5)
     for below in args.thresholds:
         ax.axhline(below, color="k", lw=0.5, ls=":")
-    ax.set(xlabel="the agent's move", ylabel="root value", ylim=(-1.05, 1.05),
-           title=f"{args.label}: values in won (green), lost (red), drawn (grey) games")
+    ax.set(
+        xlabel="the agent's move",
+        ylabel="root value",
+        ylim=(-1.05, 1.05),
+        title=f"{args.label}: values in won (green), lost (red), drawn (grey) games",
+    )
     fig.tight_layout()
     fig.savefig(os.path.join(out, f"resign_calibration_{args.label}.png"), dpi=100)
     plt.close(fig)

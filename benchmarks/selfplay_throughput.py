@@ -25,6 +25,7 @@ autocast, fast on a CPU with native bf16), on each --device (cpu, cuda, cuda:N; 
 CPU, the forward pass runs there). --net: a saved agent's net instead of a freshly initialised ResNet
 4x32. Writes results/selfplay_throughput[_LABEL].md. Target: the share outside the forward pass <= 15%.
 """
+
 import argparse
 import os
 import sys
@@ -64,15 +65,40 @@ class TimedEvaluator:
         return out
 
 
-def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precision="auto", device="cpu",
-            threads=None, net_threads="auto", search="puct", pipeline=1):
+def measure(
+    game,
+    kwargs,
+    net,
+    G,
+    simulations,
+    seconds,
+    seed=0,
+    cache=0,
+    precision="auto",
+    device="cpu",
+    threads=None,
+    net_threads="auto",
+    search="puct",
+    pipeline=1,
+):
     """Self-play moves/s and the share of time outside the evaluator, G games at once (net None: the
     uniform evaluator); threads and pipeline: the search's, net_threads: torch's (make_evaluator's)."""
-    inner = uniform_evaluator if net is None else make_evaluator(net, device=device, cache=cache,
-                                                                 precision=precision, threads=net_threads)
+    inner = (
+        uniform_evaluator
+        if net is None
+        else make_evaluator(net, device=device, cache=cache, precision=precision, threads=net_threads)
+    )
     ev = TimedEvaluator(inner)
-    mcts = BatchedMCTS(game, num_games=G, simulations=simulations, seed=seed, threads=threads, search=search,
-                       pipeline=pipeline, **kwargs)
+    mcts = BatchedMCTS(
+        game,
+        num_games=G,
+        simulations=simulations,
+        seed=seed,
+        threads=threads,
+        search=search,
+        pipeline=pipeline,
+        **kwargs,
+    )
     template = zerogym.make_state(game, **kwargs)
     roots = [template.copy() for _ in range(G)]
     mcts.set_roots(roots)
@@ -88,10 +114,18 @@ def measure(game, kwargs, net, G, simulations, seconds, seed=0, cache=0, precisi
                 mcts.set_root(i, root)
         moves += G
     wall = time.perf_counter() - t0
-    hits = getattr(inner, "hits", 0)            # the evaluation cache's (none for the uniform evaluator)
-    return {"G": G, "cache": cache, "precision": precision, "device": device, "moves_per_s": moves / wall,
-            "positions_per_s": ev.positions / wall, "outside_share": 1 - ev.seconds / wall,
-            "batch": ev.positions / max(ev.calls, 1), "hit_share": hits / max(hits + getattr(inner, "misses", 0), 1)}
+    hits = getattr(inner, "hits", 0)  # the evaluation cache's (none for the uniform evaluator)
+    return {
+        "G": G,
+        "cache": cache,
+        "precision": precision,
+        "device": device,
+        "moves_per_s": moves / wall,
+        "positions_per_s": ev.positions / wall,
+        "outside_share": 1 - ev.seconds / wall,
+        "batch": ev.positions / max(ev.calls, 1),
+        "hit_share": hits / max(hits + getattr(inner, "misses", 0), 1),
+    }
 
 
 def fresh_net(game):
@@ -125,28 +159,45 @@ def machine():
 
 
 def versus_main(args, cmd):
-    sys.path.insert(0, HERE)                          # pgx_selfplay sits beside this script
+    sys.path.insert(0, HERE)  # pgx_selfplay sits beside this script
     runs = [(g, G) for g in args.game for G in args.games]
     rows = []
     for game, G in tqdm(runs, desc="self-play versus Pgx + mctx", unit="run"):
         net = fresh_net(game)
         one = measure(game, GAMES[game], net, G, args.simulations, args.seconds, threads=1, search="gumbel")
-        full = measure(game, GAMES[game], net, G, args.simulations, args.seconds, threads=None,
-                       net_threads=usable_cores(), search="gumbel")
-        rows.append((game, G, pgx_rate(game, G, args.simulations, args.seconds), one["moves_per_s"],
-                     full["moves_per_s"]))
-    lines = ["# Self-play: zerogym beside Pgx + mctx", "",
-             f"Made by `{cmd}` on this machine ({machine()}). The same freshly initialised ResNet (4 blocks x 32 "
-             f"channels, float32) in both; Gumbel root search with 16 candidates and {args.simulations} simulations "
-             "a move; finished games restarted; no training. zerogym, one thread: the search on one thread, torch "
-             "on half the cores (make_evaluator's default); all cores: the search on every usable core (threads=None, "
-             "the default) and torch too (make_evaluator(threads=N)), taking turns.", "",
-             "| game | games at once G | Pgx + mctx moves/s | zerogym, one thread | zerogym, all cores | "
-             "all cores / one thread | zerogym / Pgx + mctx |", "|---|---|---|---|---|---|---|"]
+        full = measure(
+            game,
+            GAMES[game],
+            net,
+            G,
+            args.simulations,
+            args.seconds,
+            threads=None,
+            net_threads=usable_cores(),
+            search="gumbel",
+        )
+        rows.append(
+            (game, G, pgx_rate(game, G, args.simulations, args.seconds), one["moves_per_s"], full["moves_per_s"])
+        )
+    lines = [
+        "# Self-play: zerogym beside Pgx + mctx",
+        "",
+        f"Made by `{cmd}` on this machine ({machine()}). The same freshly initialised ResNet (4 blocks x 32 "
+        f"channels, float32) in both; Gumbel root search with 16 candidates and {args.simulations} simulations "
+        "a move; finished games restarted; no training. zerogym, one thread: the search on one thread, torch "
+        "on half the cores (make_evaluator's default); all cores: the search on every usable core (threads=None, "
+        "the default) and torch too (make_evaluator(threads=N)), taking turns.",
+        "",
+        "| game | games at once G | Pgx + mctx moves/s | zerogym, one thread | zerogym, all cores | "
+        "all cores / one thread | zerogym / Pgx + mctx |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for game, G, anchor, one, full in rows:
         ratio = "-" if anchor is None else f"{full / anchor:.2f}x"
-        lines.append(f"| {LABELS[game]} | {G} | {'not installed' if anchor is None else f'{anchor:.1f}'} | "
-                     f"{one:.1f} | {full:.1f} | {full / one:.2f}x | {ratio} |")
+        lines.append(
+            f"| {LABELS[game]} | {G} | {'not installed' if anchor is None else f'{anchor:.1f}'} | "
+            f"{one:.1f} | {full:.1f} | {full / one:.2f}x | {ratio} |"
+        )
     lines += ["", "Targets: zerogym >= 2x Pgx + mctx on a 2-core CPU; >= 1x on one GPU with 16 cores."]
     fig, axes = plt.subplots(1, len(args.game), figsize=(5 * len(args.game), 3.5), squeeze=False)
     for ax, game in zip(axes[0], args.game):
@@ -165,25 +216,34 @@ def threads_main(args, cmd):
     runs = [(g, G, t) for g in args.game for G in args.games for t in args.threads]
     rates = {}
     for game, G, t in tqdm(runs, desc="search threads", unit="run"):
-        rates[game, G, t] = measure(game, GAMES[game], None, G, args.simulations, args.seconds, threads=t,
-                                    search="gumbel")["moves_per_s"]
-    lines = ["# The compiled search against its thread count", "",
-             f"Made by `{cmd}` on this machine ({machine()}). The search alone: a uniform evaluator, no net; "
-             f"Gumbel root search, {args.simulations} simulations a move; finished games restarted. Threads past "
-             "the usable cores share them.", "",
-             "| game | games at once G | threads | self-play moves/s | speed-up over one thread | per thread |",
-             "|---|---|---|---|---|---|"]
+        rates[game, G, t] = measure(
+            game, GAMES[game], None, G, args.simulations, args.seconds, threads=t, search="gumbel"
+        )["moves_per_s"]
+    lines = [
+        "# The compiled search against its thread count",
+        "",
+        f"Made by `{cmd}` on this machine ({machine()}). The search alone: a uniform evaluator, no net; "
+        f"Gumbel root search, {args.simulations} simulations a move; finished games restarted. Threads past "
+        "the usable cores share them.",
+        "",
+        "| game | games at once G | threads | self-play moves/s | speed-up over one thread | per thread |",
+        "|---|---|---|---|---|---|",
+    ]
     for (game, G, t), r in rates.items():
         base = rates[game, G, args.threads[0]] / args.threads[0]
         lines.append(f"| {LABELS[game]} | {G} | {t} | {r:.0f} | {r / base:.2f}x | {r / base / t:.2f} |")
-    lines += ["", "Target: >= 0.8 N times one thread's speed with N threads, up to the cores there are "
-              "(>= 1.7x with 2 threads on a 2-core machine)."]
+    lines += [
+        "",
+        "Target: >= 0.8 N times one thread's speed with N threads, up to the cores there are "
+        "(>= 1.7x with 2 threads on a 2-core machine).",
+    ]
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for game in args.game:
         for G in args.games:
             base = rates[game, G, args.threads[0]] / args.threads[0]
-            ax.plot(args.threads, [rates[game, G, t] / base for t in args.threads], "o-",
-                    label=f"{LABELS[game]}, G={G}")
+            ax.plot(
+                args.threads, [rates[game, G, t] / base for t in args.threads], "o-", label=f"{LABELS[game]}, G={G}"
+            )
     ax.plot(args.threads, args.threads, "k:", label="linear")
     ax.set(xlabel="search threads", ylabel="speed-up over one thread", title="The search alone")
     ax.legend(fontsize=8)
@@ -204,12 +264,18 @@ def parser():
         p.add_argument("--label", help="appended to the result file's name")
     for p in (vs, th):
         p.add_argument("--game", nargs="*", default=list(GAMES), choices=list(GAMES))
-    th.add_argument("--threads", type=int, nargs="*", default=[1, 2, 4, 8, 16],
-                    help="thread counts to measure, the first the base")
+    th.add_argument(
+        "--threads", type=int, nargs="*", default=[1, 2, 4, 8, 16], help="thread counts to measure, the first the base"
+    )
     ev.add_argument("--game", default="connect_four")
     ev.add_argument("--cache", type=int, nargs="*", default=[0, 65536], help="evaluation cache sizes (0: off)")
-    ev.add_argument("--precision", nargs="*", default=["auto"], choices=PRECISIONS,
-                    help="forward-pass precisions to measure (make_evaluator's precision)")
+    ev.add_argument(
+        "--precision",
+        nargs="*",
+        default=["auto"],
+        choices=PRECISIONS,
+        help="forward-pass precisions to measure (make_evaluator's precision)",
+    )
     ev.add_argument("--device", nargs="*", default=["cpu"], help="devices for the forward pass (cpu, cuda, cuda:N)")
     ev.add_argument("--net", help="a saved agent (path or pretrained:NAME) whose net to use")
     return ap
@@ -220,32 +286,45 @@ def evaluator_main(args, cmd):
     if args.net:
         from zerogym_agents.nets import net_from_payload
         from zerogym_agents.agents.saved import read_agent
+
         path, saved = read_agent(args.net)
         net = net_from_payload(saved["net"], source=path, game=args.game).eval()
         what = f"the net of `{args.net}`"
     else:
         net = PolicyValueNet(for_game(args.game, trunk="resnet", blocks=4, channels=32)).eval()
         what = "a freshly initialised ResNet 4x32"
-    devices = [resolve_device(d) for d in args.device]    # a missing GPU is refused before any measuring
+    devices = [resolve_device(d) for d in args.device]  # a missing GPU is refused before any measuring
     runs = [(G, c, p, d) for d in args.device for G in args.games for c in args.cache for p in args.precision]
-    rows = [measure(args.game, {}, net, G, args.simulations, args.seconds, cache=c, precision=p, device=d)
-            for G, c, p, d in tqdm(runs, desc="self-play throughput", unit="run")]
+    rows = [
+        measure(args.game, {}, net, G, args.simulations, args.seconds, cache=c, precision=p, device=d)
+        for G, c, p, d in tqdm(runs, desc="self-play throughput", unit="run")
+    ]
     gpus = sorted({torch.cuda.get_device_name(d) for d in devices if d.type == "cuda"})
-    lines = [f"# Self-play throughput: {args.game}", "",
-             f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, torch threads {torch.get_num_threads()}"
-             f"{''.join(', GPU ' + g for g in gpus)}).",
-             f"Net: {what} ({net.num_parameters()} parameters), {args.simulations} simulations per move, "
-             f"one leaf per tree per batch; the CPU {'has' if cpu_has_bf16() else 'has no'} native bf16.", "",
-             "| device | concurrent games G | evaluation cache | precision | self-play moves/s | "
-             "evaluated positions/s | answered from the cache | mean batch | time outside the evaluator |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['device']} | {r['G']} | {r['cache'] or 'off'} | {r['precision']} | "
-              f"{r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | "
-              f"{100 * r['hit_share']:.1f}% | {r['batch']:.0f} | {100 * r['outside_share']:.1f}% |" for r in rows]
-    lines += ["", "Evaluated positions: the leaves handed to the evaluator, those answered from the cache included. "
-              "Outside the evaluator: the compiled search (selection, expansion, backup, leaf encoding), "
-              "the Python glue of each batch and the move bookkeeping (the cache's lookups count as inside). "
-              "Target <= 15%."]
+    lines = [
+        f"# Self-play throughput: {args.game}",
+        "",
+        f"Made by `{cmd}` on this machine ({os.cpu_count()} CPU cores, torch threads {torch.get_num_threads()}"
+        f"{''.join(', GPU ' + g for g in gpus)}).",
+        f"Net: {what} ({net.num_parameters()} parameters), {args.simulations} simulations per move, "
+        f"one leaf per tree per batch; the CPU {'has' if cpu_has_bf16() else 'has no'} native bf16.",
+        "",
+        "| device | concurrent games G | evaluation cache | precision | self-play moves/s | "
+        "evaluated positions/s | answered from the cache | mean batch | time outside the evaluator |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['device']} | {r['G']} | {r['cache'] or 'off'} | {r['precision']} | "
+        f"{r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | "
+        f"{100 * r['hit_share']:.1f}% | {r['batch']:.0f} | {100 * r['outside_share']:.1f}% |"
+        for r in rows
+    ]
+    lines += [
+        "",
+        "Evaluated positions: the leaves handed to the evaluator, those answered from the cache included. "
+        "Outside the evaluator: the compiled search (selection, expansion, backup, leaf encoding), "
+        "the Python glue of each batch and the move bookkeeping (the cache's lookups count as inside). "
+        "Target <= 15%.",
+    ]
     write("selfplay_throughput" + (f"_{args.label}" if args.label else ""), lines)
 
 

@@ -40,6 +40,7 @@ and keeps the others already in the report. The runs (checkpoints, TensorBoard l
 each run's tb/, final agents) under runs/time_to_strength/<game>/, and a TensorBoard summary of the
 evaluation points under runs/time_to_strength/<game>/tb_summary/.
 """
+
 import argparse
 import os
 import platform
@@ -56,17 +57,22 @@ from zerogym_agents.experiment import Budget, Comparison
 from zerogym_agents.experiment.evaluation import total
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LEVELS = (0.5, 0.8, 0.95)               # scores against the target reference
+LEVELS = (0.5, 0.8, 0.95)  # scores against the target reference
 NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"}
 # AlphaZeroConfig overrides of each method, over the game's training config
 METHODS = {
     "puct": {},
     "gumbel": {"search": "gumbel"},
     "gumbel+pcr": {"search": "gumbel", "cheap_simulations": "quarter", "full_search_prob": 0.25},
-    "gumbel+pcr+aux": {"search": "gumbel", "cheap_simulations": "quarter", "full_search_prob": 0.25,
-                       "ownership_weight": 1.5, "score_weight": 0.5},
+    "gumbel+pcr+aux": {
+        "search": "gumbel",
+        "cheap_simulations": "quarter",
+        "full_search_prob": 0.25,
+        "ownership_weight": 1.5,
+        "score_weight": 0.5,
+    },
 }
-AUX_METHODS = ("gumbel+pcr+aux",)       # Go only: the other games have no ownership to predict
+AUX_METHODS = ("gumbel+pcr+aux",)  # Go only: the other games have no ownership to predict
 GNUGO_LEVELS = ("gnugo:1", "gnugo:5", "gnugo:10")
 GAMES = ("connect_four", "go_9x9")
 
@@ -75,31 +81,79 @@ def presets(quick):
     """Per game: name, kwargs, training config, minutes per run, evaluation every, eval games, the
     evaluated agent's simulations, references and target reference."""
     if quick:
-        train = dict(concurrent_games=8, simulations=8, batch_size=16, min_buffer=16, max_train_per_step=1,
-                     pool_fraction=0.0, checkpoint_every=10, log_every=5)
-        common = dict(minutes=0.1, eval_every=0.05, eval_games=2, play_simulations=8,
-                      references=["random", "uct:10", "uct:40"], target="uct:40")
-        return {"connect_four": dict(game="connect_four", kwargs={},
-                                     config=dict(train, net={"blocks": 1, "channels": 8}), **common),
-                "go_9x9": dict(game="go", kwargs={"board_size": 9},
-                               config=dict(train, init_from="pretrained:go_5x5", no_pass_fraction=0.3), **common)}
-    train = dict(concurrent_games=64, simulations=64, batch_size=256, min_buffer=2048, buffer_size=200_000, lr=0.02,
-                 lr_final=0.002, temperature_moves=6, pool_fraction=0.0, checkpoint_every=100)
+        train = dict(
+            concurrent_games=8,
+            simulations=8,
+            batch_size=16,
+            min_buffer=16,
+            max_train_per_step=1,
+            pool_fraction=0.0,
+            checkpoint_every=10,
+            log_every=5,
+        )
+        common = dict(
+            minutes=0.1,
+            eval_every=0.05,
+            eval_games=2,
+            play_simulations=8,
+            references=["random", "uct:10", "uct:40"],
+            target="uct:40",
+        )
+        return {
+            "connect_four": dict(
+                game="connect_four", kwargs={}, config=dict(train, net={"blocks": 1, "channels": 8}), **common
+            ),
+            "go_9x9": dict(
+                game="go",
+                kwargs={"board_size": 9},
+                config=dict(train, init_from="pretrained:go_5x5", no_pass_fraction=0.3),
+                **common,
+            ),
+        }
+    train = dict(
+        concurrent_games=64,
+        simulations=64,
+        batch_size=256,
+        min_buffer=2048,
+        buffer_size=200_000,
+        lr=0.02,
+        lr_final=0.002,
+        temperature_moves=6,
+        pool_fraction=0.0,
+        checkpoint_every=100,
+    )
     refs = ["random", "uct:200", "uct:1000"]
-    gnugo = gnugo_references()          # the 5x5 net already beats UCT(1000) on 9x9: GNU Go is the yardstick
-    return {"connect_four": dict(game="connect_four", kwargs={}, config=dict(train, net=NET), minutes=20.0,
-                                 eval_every=2.5, eval_games=20, play_simulations=200, references=refs,
-                                 target="uct:1000"),
-            "go_9x9": dict(game="go", kwargs={"board_size": 9},
-                           config=dict(train, init_from="pretrained:go_5x5", dirichlet_alpha=0.15,
-                                       no_pass_fraction=0.3),
-                           minutes=30.0, eval_every=5.0, eval_games=20, play_simulations=200,
-                           references=refs + gnugo, target="gnugo:1" if gnugo else "uct:1000")}
+    gnugo = gnugo_references()  # the 5x5 net already beats UCT(1000) on 9x9: GNU Go is the yardstick
+    return {
+        "connect_four": dict(
+            game="connect_four",
+            kwargs={},
+            config=dict(train, net=NET),
+            minutes=20.0,
+            eval_every=2.5,
+            eval_games=20,
+            play_simulations=200,
+            references=refs,
+            target="uct:1000",
+        ),
+        "go_9x9": dict(
+            game="go",
+            kwargs={"board_size": 9},
+            config=dict(train, init_from="pretrained:go_5x5", dirichlet_alpha=0.15, no_pass_fraction=0.3),
+            minutes=30.0,
+            eval_every=5.0,
+            eval_games=20,
+            play_simulations=200,
+            references=refs + gnugo,
+            target="gnugo:1" if gnugo else "uct:1000",
+        ),
+    }
 
 
 def gnugo_references():
     """GNU Go levels as references when the gnugo binary is installed, else none."""
     from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
+
     try:
         find_gnugo()
     except GnuGoNotFoundError:
@@ -110,7 +164,7 @@ def gnugo_references():
 def method_config(base, method):
     """The AlphaZeroConfig fields of `method` over the game's `base` config."""
     over = dict(METHODS[method])
-    if over.get("cheap_simulations") == "quarter":      # KataGo's cheap search: about a quarter of the full one
+    if over.get("cheap_simulations") == "quarter":  # KataGo's cheap search: about a quarter of the full one
         over["cheap_simulations"] = max(1, base["simulations"] // 4)
     return {**base, **over}
 
@@ -121,8 +175,15 @@ class TimedComparison(Comparison):
 
     def open_record(self, name, record):
         super().open_record(name, record)
-        record.setdefault("sittings", []).append({"host": platform.node(), "cpus": os.cpu_count(), "pid": os.getpid(),
-                                                  "started": time.time(), "load": list(os.getloadavg())})
+        record.setdefault("sittings", []).append(
+            {
+                "host": platform.node(),
+                "cpus": os.cpu_count(),
+                "pid": os.getpid(),
+                "started": time.time(),
+                "load": list(os.getloadavg()),
+            }
+        )
 
     def evaluation_point(self, name, run, rec, k, target):
         load = list(os.getloadavg())
@@ -139,17 +200,29 @@ def build(game_name, preset, args, log):
     target = args.target or preset["target"]
     if target not in refs:
         raise SystemExit(f"--target {target} must be one of the references {refs}")
-    comp = TimedComparison(os.path.join(args.out, game_name), preset["game"], Budget(minutes=minutes, eval_every=every),
-                           references=refs, game_kwargs=preset["kwargs"],
-                           eval_games=args.eval_games or preset["eval_games"],
-                           seed=args.seed, opening_moves=args.opening_moves, label=game_name,
-                           command=" ".join(shlex.quote(a) for a in sys.argv), log=log)
+    comp = TimedComparison(
+        os.path.join(args.out, game_name),
+        preset["game"],
+        Budget(minutes=minutes, eval_every=every),
+        references=refs,
+        game_kwargs=preset["kwargs"],
+        eval_games=args.eval_games or preset["eval_games"],
+        seed=args.seed,
+        opening_moves=args.opening_moves,
+        label=game_name,
+        command=" ".join(shlex.quote(a) for a in sys.argv),
+        log=log,
+    )
     comp.target = target
     methods = [m for m in args.methods if preset["game"] == "go" or m not in AUX_METHODS]
     for s in range(args.seeds):
         for m in methods:
-            comp.add(f"{m}-s{s}", "alphazero", {**method_config(preset["config"], m), "seed": args.seed + s},
-                     simulations=preset["play_simulations"])
+            comp.add(
+                f"{m}-s{s}",
+                "alphazero",
+                {**method_config(preset["config"], m), "seed": args.seed + s},
+                simulations=preset["play_simulations"],
+            )
     comp.methods = methods
     return comp
 
@@ -192,31 +265,44 @@ def method_rows(comp, records, elo):
             if not reached:
                 cells.append("not reached")
                 continue
-            med = fmt_time(statistics.median(reached)) if len(reached) == len(times) else \
-                f"{len(reached)}/{len(times)} seeds"
+            med = (
+                fmt_time(statistics.median(reached))
+                if len(reached) == len(times)
+                else f"{len(reached)}/{len(times)} seeds"
+            )
             cells.append(f"{med} ({', '.join(fmt_time(t) for t in times)})")
         final = [p[-1][1] for p in pts]
         elos = [elo.rating(r["evals"][-1]["name"]) for r in runs if elo and r["evals"][-1]["name"] in elo.names]
         loads = [ev["load"][0] for r in runs for ev in r["evals"] if "load" in ev]
-        rows.append([m, str(len(runs)), *cells, " / ".join(f"{x:.0%}" for x in final),
-                     " / ".join(f"{e:+.0f}" for e in elos) or "-",
-                     f"{min(loads):.1f}-{max(loads):.1f}" if loads else "-"])
+        rows.append(
+            [
+                m,
+                str(len(runs)),
+                *cells,
+                " / ".join(f"{x:.0%}" for x in final),
+                " / ".join(f"{e:+.0f}" for e in elos) or "-",
+                f"{min(loads):.1f}-{max(loads):.1f}" if loads else "-",
+            ]
+        )
     return rows
 
 
 def plot(comp, records, elo, path):
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(11, 4.2))
     ax_elo, ax_score = fig.subplots(1, 2)
     colours = dict(zip(METHODS, ("tab:blue", "tab:orange", "tab:green", "tab:red")))
     for name, rec in records.items():
         method, seed = name.rsplit("-s", 1)
-        style = dict(color=colours[method], ls=("-", "--", ":", "-.")[int(seed) % 4], marker="o", ms=3,
-                     label=name)
+        style = dict(color=colours[method], ls=("-", "--", ":", "-.")[int(seed) % 4], marker="o", ms=3, label=name)
         minutes = [ev["seconds"] / 60 for ev in rec["evals"]]
         if elo:
-            ax_elo.plot(minutes, [elo.rating(ev["name"]) if ev["name"] in elo.names else float("nan")
-                                  for ev in rec["evals"]], **style)
+            ax_elo.plot(
+                minutes,
+                [elo.rating(ev["name"]) if ev["name"] in elo.names else float("nan") for ev in rec["evals"]],
+                **style,
+            )
         ax_score.plot(minutes, [x for _, x in target_scores(rec, comp.target)], **style)
     for level in LEVELS:
         ax_score.axhline(level, color="0.6", lw=0.8, ls=":")
@@ -232,6 +318,7 @@ def plot(comp, records, elo, path):
 def tensorboard_summary(comp, records, elo):
     """The evaluation points as TensorBoard scalars (x: training seconds), written afresh."""
     from torch.utils.tensorboard import SummaryWriter
+
     folder = os.path.join(comp.folder, "tb_summary")
     shutil.rmtree(folder, ignore_errors=True)
     with SummaryWriter(folder) as writer:
@@ -251,14 +338,18 @@ def report(comps, args, path):
     for comp in comps:
         sections[comp.label] = game_section(comp, command, args.quick, path)
     order = [g for g in GAMES if g in sections] + [h for h in sections if h not in GAMES]
-    lines = ["# Time to strength", "",
-             "Each method trains for the same minutes of training on the same machine, one run after the other, "
-             "seed by seed (or --parallel runs side by side). A time is the training time (evaluations not "
-             "counted) at the first evaluation point scoring at least that much against the target reference: "
-             "the median over the seeds when every seed reached it (else how many did), then each seed's time. "
-             "Final Elo: each seed's last evaluation point in the pooled Elo fit of every game played (Random = "
-             "0). Load: the 1-minute load average at the evaluation points (min-max). Each game's section names "
-             "the command that made it.", ""]
+    lines = [
+        "# Time to strength",
+        "",
+        "Each method trains for the same minutes of training on the same machine, one run after the other, "
+        "seed by seed (or --parallel runs side by side). A time is the training time (evaluations not "
+        "counted) at the first evaluation point scoring at least that much against the target reference: "
+        "the median over the seeds when every seed reached it (else how many did), then each seed's time. "
+        "Final Elo: each seed's last evaluation point in the pooled Elo fit of every game played (Random = "
+        "0). Load: the 1-minute load average at the evaluation points (min-max). Each game's section names "
+        "the command that made it.",
+        "",
+    ]
     with open(path, "w") as f:
         f.write("\n".join(lines + [sections[h] for h in order]))
     return path
@@ -278,12 +369,18 @@ def game_section(comp, command, quick, path):
     records = comp.records()
     elo = comp.elo() if records else None
     b = comp.budget
-    lines = [f"## {comp.label}", "",
-             f"Generated by `{command}`" + (" (quick mode: tiny budgets and references, a smoke test of the script, "
-                                            "not a measurement)" if quick else "") + ".", "",
-             f"{b.minutes:g} min of training per run, evaluated every {b.eval_every:g} min and at the start; "
-             f"{comp.eval_games} games per reference ({', '.join(comp.references)}); target {comp.target}; "
-             f"host {platform.node()}, {os.cpu_count()} CPUs.", ""]
+    lines = [
+        f"## {comp.label}",
+        "",
+        f"Generated by `{command}`"
+        + (" (quick mode: tiny budgets and references, a smoke test of the script, not a measurement)" if quick else "")
+        + ".",
+        "",
+        f"{b.minutes:g} min of training per run, evaluated every {b.eval_every:g} min and at the start; "
+        f"{comp.eval_games} games per reference ({', '.join(comp.references)}); target {comp.target}; "
+        f"host {platform.node()}, {os.cpu_count()} CPUs.",
+        "",
+    ]
     head = ["method", "seeds", *(f"≥ {lv:.0%} vs {comp.target}" for lv in LEVELS), "final score", "final Elo", "load"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(r) + " |" for r in method_rows(comp, records, elo)]
@@ -311,10 +408,14 @@ def parse(argv):
     ap.add_argument("--opening-moves", type=int, default=2, help="random opening moves of each pair of games")
     ap.add_argument("--out", default=None, help="runs folder (default runs/time_to_strength[_quick])")
     ap.add_argument("--results", default=os.path.join(HERE, "results"), help="folder of the report and plots")
-    ap.add_argument("--parallel", type=int, default=1,
-                    help="runs trained at a time, each in a child process on one torch thread (default 1: one "
-                         "after the other in this process); runs trained side by side share the machine alike")
-    ap.add_argument("--run", default=None, help=argparse.SUPPRESS)     # a --parallel child: train this run only
+    ap.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        help="runs trained at a time, each in a child process on one torch thread (default 1: one "
+        "after the other in this process); runs trained side by side share the machine alike",
+    )
+    ap.add_argument("--run", default=None, help=argparse.SUPPRESS)  # a --parallel child: train this run only
     ap.add_argument("--report-only", action="store_true", help="rebuild the report from the saved runs")
     args = ap.parse_args(argv)
     args.argv = list(argv)
@@ -326,11 +427,15 @@ def parse(argv):
 def train_in_children(comp, args):
     """Train the runs of `comp` in child processes of this script, args.parallel at a time, in order."""
     from zerogym_agents.experiment import run_children, start_command
+
     child = [sys.executable, os.path.abspath(__file__), *args.argv, "--games", comp.label, "--parallel", "1"]
     failed = run_children(list(comp.runs), lambda run, slot: start_command(child + ["--run", run]), args.parallel)
     if failed:
-        raise SystemExit("time to strength: " + ", ".join(f"{run} failed (exit {code})" for run, code in failed)
-                         + "; its error is printed above, and running it again resumes it")
+        raise SystemExit(
+            "time to strength: "
+            + ", ".join(f"{run} failed (exit {code})" for run, code in failed)
+            + "; its error is printed above, and running it again resumes it"
+        )
 
 
 def main(argv=None):
@@ -343,7 +448,7 @@ def main(argv=None):
         comps.append(comp)
         bar.total += len(comp.runs)
     bar.refresh()
-    if args.run:                            # a child of a --parallel sitting
+    if args.run:  # a child of a --parallel sitting
         torch.set_num_threads(1)
         comps[0].train(args.run)
         return 0

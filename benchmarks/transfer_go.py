@@ -12,6 +12,7 @@ Stopping and running the same command again skips the finished methods and resum
 from their last checkpoint. Writes benchmarks/results/transfer_go.md and .png; the runs, the final
 agents (with model cards) and TensorBoard logs go under --out.
 """
+
 import argparse
 import os
 import shlex
@@ -25,9 +26,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # 4x32 ResNet with the BCE value loss, from benchmarks/az_strength.py --game go_5x5). No self-play pass
 # before half the board's points are played: without it, training from scratch collapsed within 10
 # minutes (White passed from move 1 and then lost to Random at 20 and 30 minutes)
-CONFIG = dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096, buffer_size=200_000,
-              lr=0.02, lr_final=0.002, temperature_moves=10, dirichlet_alpha=0.15, no_pass_fraction=0.5,
-              checkpoint_every=100)
+CONFIG = dict(
+    concurrent_games=128,
+    simulations=64,
+    batch_size=256,
+    min_buffer=4096,
+    buffer_size=200_000,
+    lr=0.02,
+    lr_final=0.002,
+    temperature_moves=10,
+    dirichlet_alpha=0.15,
+    no_pass_fraction=0.5,
+    checkpoint_every=100,
+)
 REFERENCES = ("random", "uct:1000", "gnugo:1", "gnugo:10")
 
 
@@ -41,32 +52,58 @@ def main(argv=None):
     ap.add_argument("--final-games", type=int, default=20, help="games per reference at the last evaluation")
     ap.add_argument("--simulations", type=int, default=200, help="simulations per move of the evaluated agents")
     ap.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
-    ap.add_argument("--parallel", type=int, default=1,
-                    help="methods trained at once, each in a child process on one torch thread (2 on a 2-core machine)")
+    ap.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        help="methods trained at once, each in a child process on one torch thread (2 on a 2-core machine)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=os.path.join("runs", "transfer-go-5x5-9x9"))
     ap.add_argument("--report", default=os.path.join(HERE, "results", "transfer_go.md"))
-    ap.add_argument("--save-pretrained", default=None, metavar="NAME",
-                    help="when every method is done, save the one with the highest final Elo as pretrained:NAME")
+    ap.add_argument(
+        "--save-pretrained",
+        default=None,
+        metavar="NAME",
+        help="when every method is done, save the one with the highest final Elo as pretrained:NAME",
+    )
     args = ap.parse_args(argv)
     settings = TransferSettings(
-        source=args.source, big_size=9, small_size=5, methods=tuple(args.methods), minutes=args.minutes,
-        steps=args.steps, eval_every_minutes=args.eval_every_minutes, eval_games=args.eval_games,
-        final_games=args.final_games, zero_shot_games=20, references=REFERENCES, simulations=args.simulations,
-        opening_moves=6, config=dict(CONFIG), grow_blocks=2, curriculum=(7,), curriculum_split=(0.5, 0.5),
-        seed=args.seed)
+        source=args.source,
+        big_size=9,
+        small_size=5,
+        methods=tuple(args.methods),
+        minutes=args.minutes,
+        steps=args.steps,
+        eval_every_minutes=args.eval_every_minutes,
+        eval_games=args.eval_games,
+        final_games=args.final_games,
+        zero_shot_games=20,
+        references=REFERENCES,
+        simulations=args.simulations,
+        opening_moves=6,
+        config=dict(CONFIG),
+        grow_blocks=2,
+        curriculum=(7,),
+        curriculum_split=(0.5, 0.5),
+        seed=args.seed,
+    )
     command = "python benchmarks/transfer_go.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     try:
         data = run_transfer(settings, args.out, report=args.report, command=command.strip(), parallel=args.parallel)
     except ValueError as err:
-        hint = ("; train it first: python benchmarks/az_strength.py --game go_5x5 --save-pretrained go_5x5"
-                if "pretrained agent" in str(err) else "")
+        hint = (
+            "; train it first: python benchmarks/az_strength.py --game go_5x5 --save-pretrained go_5x5"
+            if "pretrained agent" in str(err)
+            else ""
+        )
         sys.exit(f"transfer_go: {err}{hint}")
-    except RuntimeError as err:             # a method's child process failed; its traceback is above
+    except RuntimeError as err:  # a method's child process failed; its traceback is above
         sys.exit(f"transfer_go: {err}")
     print(open(data["paths"]["report"]).read().split("## Elo over training")[0])
     if args.save_pretrained:
         from zerogym_agents.agents.saved import PRETRAINED_DIR
+
         if not all(p.get("done") for p in data["methods"].values()):
             sys.exit("transfer_go: --save-pretrained waits until every method is done")
         path = os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt")

@@ -9,8 +9,9 @@ module then plays the opponent in the zerogym arena.
 """
 
 
-def train(game="tictactoe", opponent="random", iterations=20, seed=0, kwargs=None, arena_games=20,
-          batch=1000, env_runners=0):
+def train(
+    game="tictactoe", opponent="random", iterations=20, seed=0, kwargs=None, arena_games=20, batch=1000, env_runners=0
+):
     """Train, then evaluate; returns a dict: algo, agent (the module as a zerogym agent),
     trained_samples (samples the learner trained on, counted once per epoch), env_steps,
     illegal_actions (counted by the envs of the local EnvRunner, so with env_runners=0), arena (a
@@ -24,30 +25,45 @@ def train(game="tictactoe", opponent="random", iterations=20, seed=0, kwargs=Non
 
     kwargs = dict(kwargs or {})
     ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
-    config = (PPOConfig()                                     # the new API stack is PPOConfig's default
-              .environment(register(), env_config={"game": game, "opponent": opponent, "kwargs": kwargs})
-              .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
-              .rl_module(rl_module_spec=masking_module_spec())
-              .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 128), num_epochs=4,
-                        lr=3e-4, gamma=0.9)
-              .debugging(seed=seed))
+    config = (
+        PPOConfig()  # the new API stack is PPOConfig's default
+        .environment(register(), env_config={"game": game, "opponent": opponent, "kwargs": kwargs})
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
+        .rl_module(rl_module_spec=masking_module_spec())
+        .training(train_batch_size_per_learner=batch, minibatch_size=min(batch, 128), num_epochs=4, lr=3e-4, gamma=0.9)
+        .debugging(seed=seed)
+    )
     algo = config.build_algo()
     for _ in range(iterations):
         result = algo.train()
     env_steps = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
-    trained = int(result["learners"]["default_policy"]["num_module_steps_trained_lifetime"])   # samples, all epochs
+    trained = int(result["learners"]["default_policy"]["num_module_steps_trained_lifetime"])  # samples, all epochs
     illegal = sum(e.illegal_actions for e in _local_envs(algo)) if env_runners == 0 else None
 
     agent = RLlibAgent(algo.get_module())
-    match = play_match(agent, agent_from_spec(opponent, game, kwargs, seed=seed + 1), game, kwargs,
-                       games=arena_games, seed=seed, names=("rllib-ppo", opponent))
-    return {"algo": algo, "agent": agent, "trained_samples": trained, "env_steps": env_steps,
-            "illegal_actions": illegal, "arena": match}
+    match = play_match(
+        agent,
+        agent_from_spec(opponent, game, kwargs, seed=seed + 1),
+        game,
+        kwargs,
+        games=arena_games,
+        seed=seed,
+        names=("rllib-ppo", opponent),
+    )
+    return {
+        "algo": algo,
+        "agent": agent,
+        "trained_samples": trained,
+        "env_steps": env_steps,
+        "illegal_actions": illegal,
+        "arena": match,
+    }
 
 
 def _local_envs(algo):
     """The zerogym MaskedDictEnvs of the local EnvRunner's vector env."""
     from zerogym_agents.interop import MaskedDictEnv
+
     found = []
     for env in algo.env_runner.env.unwrapped.envs:
         while not isinstance(env, MaskedDictEnv):
@@ -57,9 +73,17 @@ def _local_envs(algo):
 
 
 def main(argv=None):
-    from zerogym_agents.interop import run_example     # --game, --opponent, --iterations, --seed, --games, --batch
-    run_example(train, __doc__, argv, "--iterations", 20, "training iterations of --batch learner moves",
-                batch=(int, 1000, "learner moves per iteration"))
+    from zerogym_agents.interop import run_example  # --game, --opponent, --iterations, --seed, --games, --batch
+
+    run_example(
+        train,
+        __doc__,
+        argv,
+        "--iterations",
+        20,
+        "training iterations of --batch learner moves",
+        batch=(int, 1000, "learner moves per iteration"),
+    )
 
 
 if __name__ == "__main__":

@@ -47,20 +47,37 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
 
     kwargs = dict(kwargs or {})
     counter = IllegalCounter()
-    env = counter.wrap(SingleAgentEnv(zerogym.make(game, **kwargs), agent_from_spec(opponent, game, kwargs, seed=seed),
-                                      learner="alternate"))
+    env = counter.wrap(
+        SingleAgentEnv(
+            zerogym.make(game, **kwargs), agent_from_spec(opponent, game, kwargs, seed=seed), learner="alternate"
+        )
+    )
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=64, n_epochs=4, gamma=0.9, seed=seed, verbose=0)
     model.learn(steps)
 
-    agent = MaskablePPOAgent(model)                 # the legal mask at prediction time too
-    match = play_match(agent, agent_from_spec(opponent, game, kwargs, seed=seed + 1), game, kwargs,
-                       games=arena_games, seed=seed, names=("sb3-maskable-ppo", opponent))
-    return {"model": model, "agent": agent, "gradient_steps": model._n_updates,
-            "env_steps": model.num_timesteps, "illegal_actions": counter.count, "arena": match}
+    agent = MaskablePPOAgent(model)  # the legal mask at prediction time too
+    match = play_match(
+        agent,
+        agent_from_spec(opponent, game, kwargs, seed=seed + 1),
+        game,
+        kwargs,
+        games=arena_games,
+        seed=seed,
+        names=("sb3-maskable-ppo", opponent),
+    )
+    return {
+        "model": model,
+        "agent": agent,
+        "gradient_steps": model._n_updates,
+        "env_steps": model.num_timesteps,
+        "illegal_actions": counter.count,
+        "arena": match,
+    }
 
 
 def main(argv=None):
-    from zerogym_agents.interop import run_example     # --game, --opponent, --steps, --seed, --games
+    from zerogym_agents.interop import run_example  # --game, --opponent, --steps, --seed, --games
+
     run_example(train, __doc__, argv, "--steps", 20_000, "learner moves")
 
 

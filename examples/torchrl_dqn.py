@@ -9,8 +9,7 @@ through action_mask_key. The trained policy then plays the opponent in the zerog
 """
 
 
-def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None, arena_games=20,
-          frames_per_batch=64):
+def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None, arena_games=20, frames_per_batch=64):
     """Train, then evaluate; returns a dict: policy, agent (the policy as a zerogym agent),
     gradient_steps, env_steps, illegal_actions (counted by the env), arena (a MatchResult)."""
     import torch
@@ -31,16 +30,22 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
     n_actions = env.action_spec.space.n
     body = nn.Sequential(nn.Flatten(-3, -1), MLP(out_features=n_actions, num_cells=[128, 128]))
     actor = QValueActor(body, in_keys=["observation"], spec=env.action_spec, action_mask_key="action_mask")
-    explore = EGreedyModule(env.action_spec, eps_init=0.5, eps_end=0.05, annealing_num_steps=max(steps // 2, 1),
-                            action_mask_key="action_mask")
+    explore = EGreedyModule(
+        env.action_spec,
+        eps_init=0.5,
+        eps_end=0.05,
+        annealing_num_steps=max(steps // 2, 1),
+        action_mask_key="action_mask",
+    )
     policy = TensorDictSequential(actor, explore)
     loss = DQNLoss(actor, action_space=env.action_spec, delay_value=True)
     loss.make_value_estimator(gamma=0.9)
     target = HardUpdate(loss, value_network_update_interval=100)
     optim = torch.optim.Adam(loss.parameters(), lr=1e-3)
     buffer = ReplayBuffer(storage=LazyTensorStorage(max(steps, 1000)), batch_size=64)
-    collector = Collector(env, policy, frames_per_batch=frames_per_batch, total_frames=steps,
-                          auto_register_policy_transforms=False)
+    collector = Collector(
+        env, policy, frames_per_batch=frames_per_batch, total_frames=steps, auto_register_policy_transforms=False
+    )
 
     gradient_steps = env_steps = 0
     for data in collector:
@@ -58,14 +63,28 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
     collector.shutdown()
 
     agent = TorchRLAgent(actor)
-    match = play_match(agent, agent_from_spec(opponent, game, kwargs, seed=seed + 1), game, kwargs,
-                       games=arena_games, seed=seed, names=("torchrl-dqn", opponent))
-    return {"policy": actor, "agent": agent, "gradient_steps": gradient_steps, "env_steps": env_steps,
-            "illegal_actions": masked_env_of(env).illegal_actions, "arena": match}
+    match = play_match(
+        agent,
+        agent_from_spec(opponent, game, kwargs, seed=seed + 1),
+        game,
+        kwargs,
+        games=arena_games,
+        seed=seed,
+        names=("torchrl-dqn", opponent),
+    )
+    return {
+        "policy": actor,
+        "agent": agent,
+        "gradient_steps": gradient_steps,
+        "env_steps": env_steps,
+        "illegal_actions": masked_env_of(env).illegal_actions,
+        "arena": match,
+    }
 
 
 def main(argv=None):
-    from zerogym_agents.interop import run_example     # --game, --opponent, --steps, --seed, --games
+    from zerogym_agents.interop import run_example  # --game, --opponent, --steps, --seed, --games
+
     run_example(train, __doc__, argv, "--steps", 20_000, "learner moves")
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Fuzzes the inputs zerogym takes from outside (python scripts/fuzz.py --help); the fuzzer is the package
 scripts/fuzzing/, one module per target under scripts/fuzzing/targets/."""
+
 import sys
 
 from fuzzing.cli import main

@@ -1,4 +1,5 @@
 """The scripts of benchmarks/ loaded as modules for their tests (they are scripts, not a package)."""
+
 import importlib.util
 import os
 import sys

@@ -1,4 +1,5 @@
 """Shared test cases: every game at a few sizes (importable: tests/ is on pytest's pythonpath)."""
+
 GAME_CASES = [
     ("go", {"board_size": 5}),
     ("go", {"board_size": 9}),
@@ -25,9 +26,10 @@ def padding_filled(state, byte):
     """state's blob with every byte that no field of spec.layout covers (alignment gaps, the
     header's spare word) set to `byte`: a valid blob whose padding is not zero."""
     import numpy as np
+
     used = np.zeros(state.spec.state_bytes, bool)
     for off, dtype, count in state.spec.layout.values():
-        used[off:off + np.dtype(dtype).itemsize * count] = True
+        used[off : off + np.dtype(dtype).itemsize * count] = True
     blob = np.frombuffer(state.to_bytes(), np.uint8).copy()
     blob[~used] = byte
     return blob.tobytes()
@@ -37,6 +39,7 @@ def poke(blob, spec, field, value, index=0):
     """A copy of `blob` with element `index` of `field` (a name in spec.layout) set to `value`;
     for a structured field, `value` is a dict of its members to set."""
     import numpy as np
+
     off, dtype, count = spec.layout[field]
     assert 0 <= index < count, (field, index, count)
     buf = bytearray(blob)
@@ -53,6 +56,7 @@ def poke(blob, spec, field, value, index=0):
 def peek(blob, spec, field):
     """The elements of `field` (a name in spec.layout) in `blob`, as a numpy array."""
     import numpy as np
+
     off, dtype, count = spec.layout[field]
     return np.frombuffer(blob, np.dtype(dtype), count, off).copy()
 

@@ -1,4 +1,5 @@
 """Inputs for the network tests: positions of random play, and BatchNorm statistics far from the defaults."""
+
 import numpy as np
 import torch
 
@@ -37,6 +38,7 @@ def randomize_bn(module, seed=0, spread=0.1):
 def small_go_net(size=5, seed=0, **overrides):
     """A small Go net with randomised BatchNorm, in eval mode."""
     from zerogym_agents.nets import PolicyValueNet, for_game
+
     torch.manual_seed(seed)
     kw = {"trunk": "resnet", "blocks": 1, "channels": 8, "value_hidden": 8, "policy_hidden": 8, **overrides}
     return randomize_bn(PolicyValueNet(for_game("go", game_kwargs={"board_size": size}, **kw)), seed, 0.2).eval()

@@ -1,4 +1,5 @@
 """Calls raced between two threads, for the compiled searches that refuse a second thread."""
+
 import threading
 import time
 

@@ -1,5 +1,6 @@
 """Exact play for small positions, shared by the search tests (importable: tests/ is on pytest's
 pythonpath): negamax values and an evaluator that knows them."""
+
 import numpy as np
 
 import zerogym
@@ -46,6 +47,7 @@ def exact_evaluator(root, solved_policy=False):
     def evaluate(planes, masks):
         rows = [table[p.tobytes()] for p in planes]
         return np.stack([r[0] for r in rows]), np.array([r[1] for r in rows], np.float32)
+
     return evaluate, memo
 
 

@@ -12,6 +12,7 @@
 The checkers are plain functions returning lists of problems; test_checkers_catch_errors feeds them
 broken pages, so none of the checks can pass vacuously.
 """
+
 import ast
 import builtins
 import dataclasses
@@ -33,18 +34,49 @@ EXPECTED_PAGES = ("README.md", *AGENT_PAGES, "transfer.md")
 PAGES = tuple(sorted({p.name for p in DOCS.glob("*.md")} | set(EXPECTED_PAGES)))
 # headings every page must have (the brief of each page), besides its title
 REQUIRED_HEADINGS = {
-    **{p: ("Where it comes from", "How it chooses a move", "Python API", "Arena and command line",
-           "Saving and loading", "Strength") for p in AGENT_PAGES},
-    "alphazero.md": ("Where it comes from", "How it chooses a move", "Python API", "Arena and command line",
-                     "Training", "Saving and loading", "Strength"),
-    "policy_gradient.md": ("Where it comes from", "How it chooses a move", "Python API", "Arena and command line",
-                           "Training", "The opponent pool", "Saving and loading", "Strength"),
+    **{
+        p: (
+            "Where it comes from",
+            "How it chooses a move",
+            "Python API",
+            "Arena and command line",
+            "Saving and loading",
+            "Strength",
+        )
+        for p in AGENT_PAGES
+    },
+    "alphazero.md": (
+        "Where it comes from",
+        "How it chooses a move",
+        "Python API",
+        "Arena and command line",
+        "Training",
+        "Saving and loading",
+        "Strength",
+    ),
+    "policy_gradient.md": (
+        "Where it comes from",
+        "How it chooses a move",
+        "Python API",
+        "Arena and command line",
+        "Training",
+        "The opponent pool",
+        "Saving and loading",
+        "Strength",
+    ),
     "README.md": ("The agent interface", "Agent specs", "Saving and loading", "Strength at a glance", "Papers"),
-    "transfer.md": ("Where it comes from", "Zero-shot play on another board size", "Network growth",
-                    "The ZetaGo composite", "The transfer experiment", "Saving and loading", "Strength"),
+    "transfer.md": (
+        "Where it comes from",
+        "Zero-shot play on another board size",
+        "Network growth",
+        "The ZetaGo composite",
+        "The transfer experiment",
+        "Saving and loading",
+        "Strength",
+    ),
 }
-CPU_LIMIT = float(os.environ.get("ZEROGYM_DOC_CPU_SECONDS", "60"))      # per block, all threads together
-WALL_LIMIT = float(os.environ.get("ZEROGYM_DOC_WALL_SECONDS", "600"))   # per block: hangs (GNU Go), a loaded machine
+CPU_LIMIT = float(os.environ.get("ZEROGYM_DOC_CPU_SECONDS", "60"))  # per block, all threads together
+WALL_LIMIT = float(os.environ.get("ZEROGYM_DOC_WALL_SECONDS", "600"))  # per block: hangs (GNU Go), a loaded machine
 SKIP, NEEDS_GNUGO = "# doc: skip", "# doc: needs gnugo"
 PY_CONSTANTS = {"True", "False", "None"}
 
@@ -88,7 +120,7 @@ def link_problems(text, page_dir, root=ROOT):
     for n, line in enumerate(without_code(text).split("\n"), 1):
         for target in LINK.findall(line):
             if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
-                continue                          # http(s), mailto, in-page anchors
+                continue  # http(s), mailto, in-page anchors
             path = target.split("#", 1)[0]
             full = (Path(page_dir) / path).resolve()
             try:
@@ -111,8 +143,11 @@ def tables(text):
     lines = without_code(text).split("\n")
     found, i = [], 0
     while i < len(lines):
-        if lines[i].lstrip().startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\s*\|[\s:|-]+\|\s*",
-                                                                                   lines[i + 1]):
+        if (
+            lines[i].lstrip().startswith("|")
+            and i + 1 < len(lines)
+            and re.fullmatch(r"\s*\|[\s:|-]+\|\s*", lines[i + 1])
+        ):
             marker, j = None, i - 1
             while j >= 0 and not lines[j].strip():
                 j -= 1
@@ -160,7 +195,7 @@ def resolve_dotted(path):
             obj = getattr(obj, name)
         except AttributeError:
             try:
-                obj = importlib.import_module(".".join(parts[:i + 1]))
+                obj = importlib.import_module(".".join(parts[: i + 1]))
             except ImportError:
                 return None
     return obj
@@ -173,14 +208,14 @@ def known_classes():
     """Names of the classes defined or exported by the modules of zerogym and zerogym_agents."""
     global _CLASSES
     if _CLASSES is None:
-        names = {k for k, v in vars(builtins).items() if inspect.isclass(v)}     # ValueError, ...
+        names = {k for k, v in vars(builtins).items() if inspect.isclass(v)}  # ValueError, ...
         for pkg_name in ("zerogym", "zerogym_agents"):
             pkg = importlib.import_module(pkg_name)
             mods = [pkg_name] + [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg_name + ".")]
             for mod_name in mods:
                 try:
                     mod = importlib.import_module(mod_name)
-                except Exception:         # optional extras (display, bench): their classes cannot be named
+                except Exception:  # optional extras (display, bench): their classes cannot be named
                     continue
                 names.update(k for k, v in vars(mod).items() if inspect.isclass(v))
             names.update(getattr(pkg, "__all__", ()))
@@ -199,8 +234,11 @@ def class_problems(text, known=None):
                 if re.fullmatch(r"zerogym(_agents)?(\.\w+)+", name):
                     if resolve_dotted(name) is None:
                         problems.append(f"line {n}: {name} does not exist")
-                elif re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", name) and name not in PY_CONSTANTS \
-                        and name not in known:
+                elif (
+                    re.fullmatch(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", name)
+                    and name not in PY_CONSTANTS
+                    and name not in known
+                ):
                     problems.append(f"line {n}: class {name} is not in zerogym or zerogym_agents")
     return problems
 
@@ -248,6 +286,7 @@ def documented_defaults(kind, target):
 def spec_problems(rows):
     """Rows `| `spec` | `Class` | ...` whose spec does not build an agent of that class."""
     from zerogym_agents.agents.specs import agent_from_spec
+
     problems = []
     for n, cells in rows:
         spec, cls = code_spans(cells[0]), code_spans(cells[1])
@@ -256,10 +295,11 @@ def spec_problems(rows):
             continue
         if spec[0].startswith("gnugo"):
             from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
+
             try:
                 find_gnugo()
             except GnuGoNotFoundError:
-                continue                      # the class is still checked by class_problems
+                continue  # the class is still checked by class_problems
         try:
             agent = agent_from_spec(spec[0])
         except Exception as err:
@@ -299,8 +339,9 @@ def table_problems(text):
             name = names[0]
             seen.add(name)
             if name not in code:
-                problems.append(f"line {n}: {marker[1]} has no {kind[:-1] if kind == 'fields' else 'argument'} "
-                                f"{name!r}")
+                problems.append(
+                    f"line {n}: {marker[1]} has no {kind[:-1] if kind == 'fields' else 'argument'} {name!r}"
+                )
                 continue
             try:
                 has, value = literal(cells[1])
@@ -331,9 +372,13 @@ class BlockTimeout(Exception):
 def run_block(code, name, cpu_limit=CPU_LIMIT, wall_limit=WALL_LIMIT):
     """exec `code` in a fresh namespace; BlockTimeout past cpu_limit CPU seconds (all threads of this
     process) or wall_limit seconds."""
+
     def stop(signum, frame):
-        raise BlockTimeout(f"{name}: over {cpu_limit:g} CPU s" if signum == signal.SIGPROF
-                           else f"{name}: over {wall_limit:g} s of wall clock")
+        raise BlockTimeout(
+            f"{name}: over {cpu_limit:g} CPU s"
+            if signum == signal.SIGPROF
+            else f"{name}: over {wall_limit:g} s of wall clock"
+        )
 
     old = signal.signal(signal.SIGPROF, stop), signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_PROF, cpu_limit)
@@ -379,11 +424,12 @@ def test_python_block_runs(page, line, code, tmp_path, monkeypatch):
         pytest.skip("marked `# doc: skip` (a long run)")
     if first == NEEDS_GNUGO:
         from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
+
         try:
             find_gnugo()
         except GnuGoNotFoundError:
             pytest.skip("GNU Go is not installed")
-    monkeypatch.chdir(tmp_path)               # examples write their files here, not into the checkout
+    monkeypatch.chdir(tmp_path)  # examples write their files here, not into the checkout
     run_block(code, f"docs/agents/{page}:{line}")
 
 
@@ -464,7 +510,7 @@ def test_checkers_catch_errors(tmp_path):
     assert "doc-table comment with no table" in problems
     assert "AlphaZeroConfig.simulations" not in problems and "uct:5" not in problems
 
-    assert callable(resolve_dotted("zerogym_agents.transfer.grow"))      # the function, not the module
+    assert callable(resolve_dotted("zerogym_agents.transfer.grow"))  # the function, not the module
     assert resolve_dotted("zerogym_agents.no_such_module.x") is None
 
     classes = "\n".join(class_problems(BROKEN_PAGE))

@@ -46,6 +46,7 @@ Commands
 Every test id names the page and the line of the block or command. test_checkers_catch_errors feeds
 the checkers a broken page, so none of them can pass vacuously.
 """
+
 import argparse
 import contextlib
 import functools
@@ -72,10 +73,22 @@ PAGES = ("README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "d
 CONTINUES = "# continues the block above"
 NEEDS_GNUGO, NEEDS_DISPLAY = "# doc: needs gnugo", "# doc: needs display"
 SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
-PROGRAMS = ("zerogym", "python", "pytest", "pip", "bash", "tensorboard", "gogui-twogtp", "gnugo", "printf", "echo",
-            "cd", "ray")
+PROGRAMS = (
+    "zerogym",
+    "python",
+    "pytest",
+    "pip",
+    "bash",
+    "tensorboard",
+    "gogui-twogtp",
+    "gnugo",
+    "printf",
+    "echo",
+    "cd",
+    "ray",
+)
 INLINE_PROGRAMS = ("python", "pip", "tensorboard", "bash")
-GNUGO_FLAGS = ("--chinese-rules", "--positional-superko", "--capture-all-dead")   # as GnuGoAgent starts it
+GNUGO_FLAGS = ("--chinese-rules", "--positional-superko", "--capture-all-dead")  # as GnuGoAgent starts it
 RUN_TIMEOUT = 120
 
 
@@ -253,8 +266,11 @@ def parse_zerogym(argv):
         raise _Parsed(real(parser, args, namespace))
 
     out, err = io.StringIO(), io.StringIO()
-    with mock.patch.object(argparse.ArgumentParser, "parse_args", capture), \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (
+        mock.patch.object(argparse.ArgumentParser, "parse_args", capture),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
         try:
             main(list(argv))
         except _Parsed as parsed:
@@ -269,6 +285,7 @@ def parse_zerogym(argv):
 def game_problems(game, kwargs_words):
     from zerogym.registry import make_state
     from zerogym_agents.agents.specs import parse_kwargs
+
     try:
         kwargs = parse_kwargs(kwargs_words)
         make_state(game, **kwargs)
@@ -281,6 +298,7 @@ def spec_problems(spec, state, game=None, kwargs=None):
     """Problems of an agent spec: a shipped name, a file the page has, or a built-in spec that builds."""
     from zerogym_agents.agents.specs import agent_from_spec, game_kwargs_for_agents
     from zerogym_agents.agents.saved import pretrained_names
+
     if spec.startswith("pretrained:"):
         if spec.split(":", 1)[1] not in pretrained_names():
             return [f"{spec} is not shipped (shipped: {', '.join(pretrained_names())})"]
@@ -332,8 +350,10 @@ def run_folder_problems(out, args, state):
     if args.resume and out not in state.runs:
         return [f"--resume on {out}, where no earlier command of the page started a run"]
     if not args.resume and not args.force and out in state.runs:
-        return [f"{out} already holds a run from an earlier command: the command would stop "
-                "(add --resume to continue it or --force to start over, or use another --out)"]
+        return [
+            f"{out} already holds a run from an earlier command: the command would stop "
+            "(add --resume to continue it or --force to start over, or use another --out)"
+        ]
     return []
 
 
@@ -350,6 +370,7 @@ RUN_FILES = ("agent.pt", "agent.json", "checkpoint.pt", "config.json", "training
 def train_problems(args, state):
     from zerogym_agents.cli.train import alphazero_config as az_config
     from zerogym_agents.cli.train import pg_config
+
     problems = []
     if args.config:
         problems += file_problems(args.config, state)
@@ -374,13 +395,18 @@ def train_problems(args, state):
 def transfer_problems(args, state):
     if args.transfer_command in ("grow", "composite"):
         problems = source_problems(args.src, state)
-        if args.transfer_command == "grow" and args.blocks is None and args.channels is None \
-                and args.kernel_size is None:
+        if (
+            args.transfer_command == "grow"
+            and args.blocks is None
+            and args.channels is None
+            and args.kernel_size is None
+        ):
             problems.append("grow needs at least one of --blocks, --channels, --kernel-size")
         state.write(args.out)
         state.write(re.sub(r"\.pt$", "", args.out) + ".json")
         return problems
     from zerogym_agents.cli.transfer_run import settings_from_args
+
     problems = source_problems(args.source, state)
     problems += [p for spec in args.references for p in spec_problems(spec, state, "go")]
     if args.config and not args.config.lstrip().startswith("{"):
@@ -395,8 +421,17 @@ def transfer_problems(args, state):
     name = os.path.splitext(os.path.basename(args.source.split(":")[-1]))[0]
     out = args.out or posixpath.join("runs", f"transfer-{name}-{args.big_size}x{args.big_size}")
     problems += run_folder_problems(out, args, state)
-    record_run(out, state, ["experiment.json", "results.json", "report.md", "report.png",
-                            *(f"{m}/final_agent.pt" for m in settings.methods)])
+    record_run(
+        out,
+        state,
+        [
+            "experiment.json",
+            "results.json",
+            "report.md",
+            "report.png",
+            *(f"{m}/final_agent.pt" for m in settings.methods),
+        ],
+    )
     return problems
 
 
@@ -413,6 +448,7 @@ def zerogym_problems(argv, state, piped=False):
         problems += transfer_problems(args, state)
     elif cmd == "arena":
         from zerogym_agents.agents.specs import agent_names
+
         kwargs, problems = game_problems(args.game, args.kwargs)
         if len(args.agents) < 2:
             problems.append("--agents needs at least two agent specs")
@@ -445,8 +481,9 @@ def zerogym_problems(argv, state, piped=False):
 @functools.cache
 def help_text(*argv):
     """What `python ARGV --help` prints (run from the repository root)."""
-    done = subprocess.run([sys.executable, *argv, "--help"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT)
+    done = subprocess.run(
+        [sys.executable, *argv, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
     return done.stdout + done.stderr if done.returncode == 0 else None
 
 
@@ -454,8 +491,11 @@ def options_problems(words, argv):
     text = help_text(*argv)
     if text is None:
         return [f"python {' '.join(argv)} --help fails"]
-    return [f"python {' '.join(argv)} has no option {w.split('=')[0]}" for w in words
-            if w.startswith("--") and not re.search(re.escape(w.split("=")[0]) + r"\b", text)]
+    return [
+        f"python {' '.join(argv)} has no option {w.split('=')[0]}"
+        for w in words
+        if w.startswith("--") and not re.search(re.escape(w.split("=")[0]) + r"\b", text)
+    ]
 
 
 def python_problems(words):
@@ -470,7 +510,7 @@ def python_problems(words):
     if rest and rest[0].endswith(".py"):
         if not (ROOT / rest[0]).is_file():
             return [f"{rest[0]} does not exist"]
-        if rest[1:2] and not rest[1].startswith("-"):       # a mode (sub-command) first: its own options
+        if rest[1:2] and not rest[1].startswith("-"):  # a mode (sub-command) first: its own options
             return options_problems(rest[2:], tuple(rest[:2]))
         return options_problems(rest[1:], (rest[0],))
     return []
@@ -525,8 +565,10 @@ def gogui_problems(words, state):
 def gnugo_problems(words):
     missing = [flag for flag in ("--mode", *GNUGO_FLAGS) if flag not in words]
     if missing:
-        return [f"gnugo without {' '.join(missing)}: against zerogym it needs --mode gtp and the flags GnuGoAgent "
-                f"passes ({' '.join(GNUGO_FLAGS)}), else the two sides score differently"]
+        return [
+            f"gnugo without {' '.join(missing)}: against zerogym it needs --mode gtp and the flags GnuGoAgent "
+            f"passes ({' '.join(GNUGO_FLAGS)}), else the two sides score differently"
+        ]
     return []
 
 
@@ -601,10 +643,18 @@ def line_problems(text, state):
 # ---- a page, in order -----------------------------------------------------------------------------
 def commands_of(text):
     """[(line, command)] of a page in reading order: command blocks, shell fences and inline commands."""
-    found = [(line, t) for start, code in indented_blocks(text) if is_command_block(code)
-             for line, t in command_lines(code, start)]
-    found += [(line, t) for start, lang, code in fenced_blocks(text) if lang in SHELL_LANGUAGES
-              for line, t in command_lines(code, start)]
+    found = [
+        (line, t)
+        for start, code in indented_blocks(text)
+        if is_command_block(code)
+        for line, t in command_lines(code, start)
+    ]
+    found += [
+        (line, t)
+        for start, lang, code in fenced_blocks(text)
+        if lang in SHELL_LANGUAGES
+        for line, t in command_lines(code, start)
+    ]
     found += inline_commands(text)
     return sorted(found)
 
@@ -651,8 +701,11 @@ def chain_code(chain):
 
 def markers(code):
     lines = code.lstrip().split("\n")
-    return {lines[0].strip(), *(lines[1:2] if lines[0].strip() == CONTINUES else [])} & \
-        {CONTINUES, NEEDS_GNUGO, NEEDS_DISPLAY}
+    return {lines[0].strip(), *(lines[1:2] if lines[0].strip() == CONTINUES else [])} & {
+        CONTINUES,
+        NEEDS_GNUGO,
+        NEEDS_DISPLAY,
+    }
 
 
 def missing_need(chain):
@@ -660,6 +713,7 @@ def missing_need(chain):
     needs = set().union(*(markers(code) for _, code in chain))
     if NEEDS_GNUGO in needs:
         from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
+
         try:
             find_gnugo()
         except GnuGoNotFoundError:
@@ -682,6 +736,7 @@ def config_problems(text):
     from zerogym_agents.nets import NetConfig
     from zerogym_agents.pg.config import PGConfig
     from zerogym_agents.transfer.settings import TransferSettings
+
     try:
         data = json.loads(text)
     except ValueError as err:
@@ -734,7 +789,7 @@ def test_python_block(page, index, tmp_path, monkeypatch):
     reason = missing_need(chain)
     if reason:
         pytest.skip(reason)
-    monkeypatch.chdir(tmp_path)               # examples write their files here, not into the checkout
+    monkeypatch.chdir(tmp_path)  # examples write their files here, not into the checkout
     run_block(chain_code(chain), page)
 
 
@@ -749,8 +804,14 @@ def test_command(page, index, tmp_path):
     assert problems == [], f"{page}:{line}: {command}"
     if run:
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-        done = subprocess.run(["bash", "-c", f"set -o pipefail; {command}"], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        done = subprocess.run(
+            ["bash", "-c", f"set -o pipefail; {command}"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+        )
         assert done.returncode == 0, f"{page}:{line}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         assert not re.search(r"^\?", done.stdout, re.M), f"a GTP error answer:\n{done.stdout}"
 
@@ -866,7 +927,7 @@ def test_checkers_catch_errors():
     assert "runs/go5/agent.pt" in problems("zerogym transfer grow")
     assert "no_such_field" in problems("zerogym train pg")
     assert "rows" in problems("zerogym train alphazero --game connect_four")
-    assert problems("echo '{\"simulations\": 8, \"max_steps\": 4}'") == ""
+    assert problems('echo \'{"simulations": 8, "max_steps": 4}\'') == ""
     assert "not JSON" in problems("echo '{\"simulations\": 8' > broken.json")
     assert problems("zerogym train alphazero --game tictactoe --config ok.json") == ""
     assert "nope" in problems("zerogym train alphazero --game tictactoe --config bad.json")
@@ -887,11 +948,15 @@ def test_checkers_catch_errors():
     assert config_problems('{"simulations": 8, "max_steps": 4}') == []
 
     assert [(w, r, p) for w, r, p in split_line("printf 'a\\nb' | zerogym gtp --agent uct:5 # note")] == [
-        (["printf", "a\\nb"], [], False), (["zerogym", "gtp", "--agent", "uct:5"], [], True)]
+        (["printf", "a\\nb"], [], False),
+        (["zerogym", "gtp", "--agent", "uct:5"], [], True),
+    ]
     assert split_line("python x.py --replay a/<kind-hash>/b")[0][0][-1] == "a/PLACEHOLDER-kind-hash/b"
     assert parse_zerogym(["play", "--help"])[0] == "help"
-    cheap = walk("    printf 'boardsize 5\\nquit\\n' | zerogym gtp --agent uct:5\n    zerogym play --list\n"
-                 "    zerogym gtp --agent uct:5\n    zerogym arena --game tictactoe --agents random greedy\n")
+    cheap = walk(
+        "    printf 'boardsize 5\\nquit\\n' | zerogym gtp --agent uct:5\n    zerogym play --list\n"
+        "    zerogym gtp --agent uct:5\n    zerogym arena --game tictactoe --agents random greedy\n"
+    )
     assert [run for _, _, _, run in cheap] == [True, True, False, False]
 
 

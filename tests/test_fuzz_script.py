@@ -3,6 +3,7 @@
 The inputs run in one worker process (--jobs 1) so that a crash of compiled code becomes a
 finding of this test instead of ending the test run.
 """
+
 import importlib
 import json
 import os
@@ -33,24 +34,53 @@ def describe(findings):
 
 def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
     out = tmp_path / "fuzz.md"
-    result = fuzz.cli.run(["--seconds", "20", "--jobs", "1", "--seed", "1", "--no-progress", "--out", str(out),
-                           "--findings", str(tmp_path / "findings"),
-                           "--weights", "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1"])
+    result = fuzz.cli.run(
+        [
+            "--seconds",
+            "20",
+            "--jobs",
+            "1",
+            "--seed",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+            "--findings",
+            str(tmp_path / "findings"),
+            "--weights",
+            "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1",
+        ]
+    )
     assert not result["findings"], describe(result["findings"])
     for target in fuzz.targets.TARGETS:
         assert sum(result["counts"][target].values()) > 0, target
     from zerogym.registry import GAMES
-    assert fuzz.configs.games() == tuple(GAMES)              # every game of the registry, none named in the fuzzer
-    for game in GAMES:                                       # every game is fuzzed by the state targets
+
+    assert fuzz.configs.games() == tuple(GAMES)  # every game of the registry, none named in the fuzzer
+    for game in GAMES:  # every game is fuzzed by the state targets
         assert result["counts"]["blobs"][game] > 0 and result["counts"]["actions"][game] > 0, game
     text = out.read_text()
     assert "| blobs |" in text and "## Findings" in text and "None." in text and "Sanitizers:" in text
 
 
 def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path):
-    result = fuzz.cli.run(["--seconds", "6", "--jobs", "1", "--no-progress", "--targets", "blobs,gtp",
-                           "--crash-at", "blobs:5", "--out", str(tmp_path / "fuzz.md"),
-                           "--findings", str(tmp_path / "findings")])
+    result = fuzz.cli.run(
+        [
+            "--seconds",
+            "6",
+            "--jobs",
+            "1",
+            "--no-progress",
+            "--targets",
+            "blobs,gtp",
+            "--crash-at",
+            "blobs:5",
+            "--out",
+            str(tmp_path / "fuzz.md"),
+            "--findings",
+            str(tmp_path / "findings"),
+        ]
+    )
     crashes = [f for f in result["findings"].values() if f["kind"] == "crash"]
     assert len(crashes) == 1 and crashes[0]["target"] == "blobs" and "SIGABRT" in crashes[0]["message"]
     folder = crashes[0]["examples"][0]
@@ -72,16 +102,30 @@ def test_inputs_depend_on_seed_target_and_index_only(fuzz):
 
 
 def test_games_narrows_the_state_targets_and_configs_come_from_the_registry(fuzz, tmp_path):
-    result = fuzz.cli.run(["--seconds", "6", "--jobs", "0", "--no-progress", "--games", "havannah,breakthrough",
-                           "--targets", "blobs,symmetry", "--out", str(tmp_path / "fuzz.md"),
-                           "--findings", str(tmp_path / "findings")])
+    result = fuzz.cli.run(
+        [
+            "--seconds",
+            "6",
+            "--jobs",
+            "0",
+            "--no-progress",
+            "--games",
+            "havannah,breakthrough",
+            "--targets",
+            "blobs,symmetry",
+            "--out",
+            str(tmp_path / "fuzz.md"),
+            "--findings",
+            str(tmp_path / "findings"),
+        ]
+    )
     assert not result["findings"], describe(result["findings"])
     assert set(result["counts"]["blobs"]) == {"havannah", "breakthrough"}
     configs = fuzz.configs.game_configs()
     assert {g for g, _, _ in configs} == {"havannah", "breakthrough"}
-    for game in ("havannah", "breakthrough"):                 # each game's weights add up to the same share
+    for game in ("havannah", "breakthrough"):  # each game's weights add up to the same share
         assert abs(sum(w for g, _, w in configs if g == game) - fuzz.configs.GAME_WEIGHT) < 1e-9
-    assert ("havannah", {"swap": True}) in [(g, kw) for g, kw, _ in configs]      # a bool kwarg flipped
+    assert ("havannah", {"swap": True}) in [(g, kw) for g, kw, _ in configs]  # a bool kwarg flipped
     fuzz.configs.select_games(None)
     with pytest.raises(SystemExit, match="unknown games"):
         fuzz.configs.select_games("chess")

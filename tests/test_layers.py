@@ -7,6 +7,7 @@ modules by name, the registry's games (zerogym.make("go") imports zerogym.go_v0 
 registry is the top of zerogym, reached from below only where a person names a game (render.replay("go"),
 coords.column_labels("go")); a state or an env finds its pictures and coordinates without it
 (tests/zerogym/test_binding.py)."""
+
 import ast
 import pathlib
 import subprocess
@@ -34,8 +35,11 @@ def python_imports(path):
     """The import statements of a module (for .pyx, its Python-level `import` / `from` lines)."""
     text = path.read_text()
     if path.suffix == ".pyx":
-        text = "\n".join(line.strip() for line in text.splitlines()
-                         if line.strip().startswith(("import ", "from ")) and " cimport " not in line)
+        text = "\n".join(
+            line.strip()
+            for line in text.splitlines()
+            if line.strip().startswith(("import ", "from ")) and " cimport " not in line
+        )
     return [node for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
@@ -45,14 +49,19 @@ def string_imports(path, mods):
     if path.suffix != ".py":
         return set()
     tree = ast.parse(path.read_text())
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             name = node.value.split(":")[0]
-            if "." not in name:                 # a bare "zerogym_agents" is a package's name, not an import
+            if "." not in name:  # a bare "zerogym_agents" is a package's name, not an import
                 continue
             while name and name not in mods:
                 name = name.rpartition(".")[0] if name.count(".") > 1 else ""
@@ -81,7 +90,7 @@ def import_graph():
                 continue
             base = node.module or ""
             if node.level:
-                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(up + ([node.module] if node.module else []))
             targets |= {f"{base}.{a.name}" if f"{base}.{a.name}" in mods else owner(base) for a in node.names}
         if name.split(".")[0] == "zerogym_agents":
@@ -121,20 +130,20 @@ def cycles(graph):
 # zerogym_agents' layers, top to bottom; a package (or the root __init__, "") imports only its own layer and
 # those below it, and packages of one layer do not import each other in a loop
 LAYERS = (
-    ("",),                                                   # the public names, imported lazily
-    ("cli",),                                                # every command
-    ("experiment", "scale"),                                 # experiments over runs; Ray scale-out
-    ("alphazero", "pg", "transfer"),                         # the training algorithms
-    ("training", "arena", "interop"),                        # the run loop and pool; matches and Elo; RL libraries
-    ("agents",),                                             # every act(env) agent; saving, loading, naming them
-    ("mcts", "nets", "solvers"),                             # compiled searches, networks, exact solvers
-    ("core",),                                               # settings, checks, checkpoint files, devices, constants
+    ("",),  # the public names, imported lazily
+    ("cli",),  # every command
+    ("experiment", "scale"),  # experiments over runs; Ray scale-out
+    ("alphazero", "pg", "transfer"),  # the training algorithms
+    ("training", "arena", "interop"),  # the run loop and pool; matches and Elo; RL libraries
+    ("agents",),  # every act(env) agent; saving, loading, naming them
+    ("mcts", "nets", "solvers"),  # compiled searches, networks, exact solvers
+    ("core",),  # settings, checks, checkpoint files, devices, constants
 )
 LAYER_OF = {package: depth for depth, packages in enumerate(LAYERS) for package in packages}
 
 
 def package_of(module):
-    """"mcts" for zerogym_agents.mcts._puct, "" for zerogym_agents itself; None outside zerogym_agents."""
+    """ "mcts" for zerogym_agents.mcts._puct, "" for zerogym_agents itself; None outside zerogym_agents."""
     parts = module.split(".")
     if parts[0] != "zerogym_agents":
         return None
@@ -148,21 +157,23 @@ def package_graph(graph):
         source = package_of(module)
         if source is None:
             continue
-        packages.setdefault(source, set()).update(
-            p for p in map(package_of, targets) if p is not None and p != source)
+        packages.setdefault(source, set()).update(p for p in map(package_of, targets) if p is not None and p != source)
     return packages
 
 
 def upward_imports(graph):
     """[(module, imported module)] for each import from a lower layer to a higher one."""
-    return sorted((m, t) for m, targets in graph.items() for t in targets
-                  if package_of(m) is not None and package_of(t) is not None
-                  and LAYER_OF[package_of(t)] < LAYER_OF[package_of(m)])
+    return sorted(
+        (m, t)
+        for m, targets in graph.items()
+        for t in targets
+        if package_of(m) is not None and package_of(t) is not None and LAYER_OF[package_of(t)] < LAYER_OF[package_of(m)]
+    )
 
 
 def test_the_graph_sees_imports_inside_functions_and_relative_ones():
     graph = import_graph()
-    assert "zerogym_agents.agents.specs" in graph["zerogym_agents.cli.arena"]            # a top-level import
+    assert "zerogym_agents.agents.specs" in graph["zerogym_agents.cli.arena"]  # a top-level import
     # an import inside a function
     assert "zerogym_agents.agents.saved" in graph["zerogym_agents.agents.specs"]
     assert graph["zerogym.registry"] and len(graph) > 60
@@ -170,8 +181,13 @@ def test_the_graph_sees_imports_inside_functions_and_relative_ones():
 
 
 def test_the_environments_import_nothing_from_the_agents():
-    up = sorted((m, t) for m, targets in import_graph().items() if m.split(".")[0] == "zerogym"
-                for t in targets if t.split(".")[0] == "zerogym_agents")
+    up = sorted(
+        (m, t)
+        for m, targets in import_graph().items()
+        if m.split(".")[0] == "zerogym"
+        for t in targets
+        if t.split(".")[0] == "zerogym_agents"
+    )
     assert up == []
 
 
@@ -188,7 +204,7 @@ def test_the_graph_sees_imports_by_string():
 
 def test_every_package_has_a_layer_and_no_package_takes_part_in_an_import_cycle():
     packages = package_graph(import_graph())
-    assert sorted(set(packages) - set(LAYER_OF)) == []       # a new package is placed in LAYERS
+    assert sorted(set(packages) - set(LAYER_OF)) == []  # a new package is placed in LAYERS
     assert cycles(packages) == []
 
 
@@ -197,10 +213,13 @@ def test_imports_point_to_the_same_layer_or_below():
 
 
 def test_the_layer_checks_fail_on_a_loop_or_an_upward_import():
-    graph = {"zerogym_agents.nets.model": {"zerogym_agents.agents.saved"},      # up: nets is below agents
-             "zerogym_agents.agents.saved": {"zerogym_agents.nets.model"},
-             "zerogym_agents.alphazero.x": {"zerogym_agents.pg.y"},
-             "zerogym_agents.pg.y": {"zerogym_agents.alphazero.z"}, "zerogym_agents.alphazero.z": set()}
+    graph = {
+        "zerogym_agents.nets.model": {"zerogym_agents.agents.saved"},  # up: nets is below agents
+        "zerogym_agents.agents.saved": {"zerogym_agents.nets.model"},
+        "zerogym_agents.alphazero.x": {"zerogym_agents.pg.y"},
+        "zerogym_agents.pg.y": {"zerogym_agents.alphazero.z"},
+        "zerogym_agents.alphazero.z": set(),
+    }
     assert upward_imports(graph) == [("zerogym_agents.nets.model", "zerogym_agents.agents.saved")]
     assert cycles(package_graph(graph)) == [["agents", "nets"], ["alphazero", "pg"]]
 

@@ -1,5 +1,6 @@
 """What pip installs: the version in one place, the extras (environments only by default, the agents in
 [agents]), and the message that names the agents extra when it is missing."""
+
 import importlib.metadata
 import pathlib
 import re
@@ -14,8 +15,14 @@ tomllib = pytest.importorskip("tomllib")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # the import name of each distribution of the agents extra
-AGENTS = {"torch": "torch", "stable-baselines3": "stable_baselines3", "sb3-contrib": "sb3_contrib", "tqdm": "tqdm",
-          "tensorboard": "tensorboard", "matplotlib": "matplotlib"}
+AGENTS = {
+    "torch": "torch",
+    "stable-baselines3": "stable_baselines3",
+    "sb3-contrib": "sb3_contrib",
+    "tqdm": "tqdm",
+    "tensorboard": "tensorboard",
+    "matplotlib": "matplotlib",
+}
 MESSAGE = 'pip install "zerogym[agents]"'
 
 
@@ -59,6 +66,7 @@ def test_the_installed_metadata_has_the_same_layers():
 
 def test_the_package_checks_the_packages_of_the_agents_extra():
     import zerogym_agents
+
     assert set(zerogym_agents.AGENTS_EXTRA) == set(AGENTS.values())
 
 
@@ -66,8 +74,13 @@ BLOCK_TORCH = 'import sys; sys.modules["torch"] = None\n'
 
 
 def test_importing_the_agents_without_the_extra_names_it():
-    done = subprocess.run([sys.executable, "-c", BLOCK_TORCH + "import zerogym_agents"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCK_TORCH + "import zerogym_agents"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last == f"ImportError: zerogym_agents needs the agents extra (torch not installed): {MESSAGE}"
@@ -77,13 +90,19 @@ def test_the_zerogym_command_without_the_extra_prints_one_line(tmp_path):
     # a console script as pip writes it, named zerogym, in a Python where torch cannot be imported
     script = tmp_path / "zerogym"
     script.write_text(BLOCK_TORCH + "from zerogym_agents.cli.main import main\nsys.exit(main())\n")
-    done = subprocess.run([sys.executable, str(script), "arena", "--help"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(script), "arena", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"zerogym_agents needs the agents extra (torch not installed): {MESSAGE}\n"
 
 
 def test_with_the_extra_the_package_imports_without_loading_torch():
-    done = subprocess.run([sys.executable, "-c", "import sys, zerogym_agents; print('torch' in sys.modules)"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, zerogym_agents; print('torch' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr

@@ -1,5 +1,5 @@
 """Types and lint: every compiled module has a stub (.pyi) that matches it, the wheel ships the stubs and
-py.typed, mypy finds nothing in the files pyproject.toml names and ruff nothing in the tree (run where they
+py.typed, mypy finds nothing in the files pyproject.toml names and ruff nothing in the tree, its formatter no change (run where they
 are installed: the test extra installs both)."""
 
 import ast
@@ -26,8 +26,9 @@ def needs(module):
 
 def sources(suffix):
     """The files of zerogym and zerogym_agents that end in `suffix`, as module names (zerogym._core.go)."""
-    return sorted(".".join(p.relative_to(ROOT).with_suffix("").parts)
-                  for package in PACKAGES for p in package.rglob(f"*{suffix}"))
+    return sorted(
+        ".".join(p.relative_to(ROOT).with_suffix("").parts) for package in PACKAGES for p in package.rglob(f"*{suffix}")
+    )
 
 
 def test_every_compiled_module_has_a_stub():
@@ -68,8 +69,12 @@ def untyped_public_functions(root):
                     continue
                 args = f.args.posonlyargs + f.args.args + f.args.kwonlyargs
                 args += [a for a in (f.args.vararg, f.args.kwarg) if a]
-                if scope is not tree and args and args[0].arg in ("self", "cls") and not any(
-                        isinstance(d, ast.Name) and d.id == "staticmethod" for d in f.decorator_list):
+                if (
+                    scope is not tree
+                    and args
+                    and args[0].arg in ("self", "cls")
+                    and not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in f.decorator_list)
+                ):
                     args = args[1:]
                 if any(a.annotation is None for a in args) or (f.returns is None and f.name != "__init__"):
                     found.append(f"{path.relative_to(ROOT)}:{f.lineno} {f.name}")
@@ -81,8 +86,10 @@ def test_every_public_function_of_the_agents_has_type_hints():
 
 
 def test_the_hint_check_sees_a_missing_hint(tmp_path):
-    (tmp_path / "m.py").write_text("def f(x: int) -> int: ...\ndef g(x): ...\nclass C:\n    def h(self) -> None: ...\n"
-                                   "    def k(self, y) -> None: ...\n    def _p(self, z): ...\n")
+    (tmp_path / "m.py").write_text(
+        "def f(x: int) -> int: ...\ndef g(x): ...\nclass C:\n    def h(self) -> None: ...\n"
+        "    def k(self, y) -> None: ...\n    def _p(self, z): ...\n"
+    )
     global ROOT
     saved, ROOT = ROOT, tmp_path
     try:
@@ -101,4 +108,10 @@ def test_mypy_finds_nothing():
 def test_ruff_finds_nothing():
     needs("ruff")
     out = run("-m", "ruff", "check", "--no-cache", ".")
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_ruff_format_leaves_every_file_as_it_is():
+    needs("ruff")
+    out = run("-m", "ruff", "format", "--check", "--no-cache", ".")
     assert out.returncode == 0, out.stdout + out.stderr

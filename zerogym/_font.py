@@ -1,4 +1,5 @@
 """A 5x7 bitmap font (digits, capital and small letters, a little punctuation) for labels on numpy pictures."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -90,8 +91,9 @@ def text_size(text: str, scale: int) -> tuple[int, int]:
     return 7 * scale, max(len(text) * 6 - 1, 0) * scale
 
 
-def draw_text(img: npt.NDArray[np.uint8], text: str, y: float, x: float, scale: int, color: Colour,
-              anchor: str = "center") -> None:
+def draw_text(
+    img: npt.NDArray[np.uint8], text: str, y: float, x: float, scale: int, color: Colour, anchor: str = "center"
+) -> None:
     """Draw `text` (unknown characters as '?') into img with its anchor point at (y, x).
     anchor: "center", "left" (x is the left edge) or "right"; y is always the vertical centre."""
     h, w = text_size(text, scale)
@@ -100,9 +102,11 @@ def draw_text(img: npt.NDArray[np.uint8], text: str, y: float, x: float, scale: 
     for i, ch in enumerate(str(text)):
         mask = np.kron(GLYPH.get(ch, GLYPH["?"]), np.ones((scale, scale), bool))
         y0, x0 = top, left + i * 6 * scale
-        ys, xs = slice(max(y0, 0), min(y0 + mask.shape[0], img.shape[0])), \
-            slice(max(x0, 0), min(x0 + mask.shape[1], img.shape[1]))
+        ys, xs = (
+            slice(max(y0, 0), min(y0 + mask.shape[0], img.shape[0])),
+            slice(max(x0, 0), min(x0 + mask.shape[1], img.shape[1])),
+        )
         if ys.start >= ys.stop or xs.start >= xs.stop:
             continue
-        sub = mask[ys.start - y0:ys.stop - y0, xs.start - x0:xs.stop - x0]
+        sub = mask[ys.start - y0 : ys.stop - y0, xs.start - x0 : xs.stop - x0]
         img[ys, xs][sub] = color

@@ -1,4 +1,5 @@
 """Checks for constructor kwargs, with messages that say what is allowed."""
+
 from __future__ import annotations
 
 import operator
@@ -39,8 +40,9 @@ def choice_arg(game: str, name: str, value: T, allowed: Collection[object]) -> T
 
 
 def did_you_mean(name: str, known: Collection[str]) -> str:
-    """" (did you mean NAME?)" naming the one of `known` closest to a mistyped `name`, else ""."""
+    """ " (did you mean NAME?)" naming the one of `known` closest to a mistyped `name`, else ""."""
     import difflib
+
     close = difflib.get_close_matches(name, known, n=1)
     return f" (did you mean {close[0]}?)" if close else ""
 
@@ -50,6 +52,7 @@ def known_kwargs(state_class: type, kwargs: Mapping[str, Any]) -> None:
     make_spec does not (a typo like boardsize=9 would otherwise name neither)."""
     import inspect
     import sys
+
     module = sys.modules[state_class.__module__]
     params = inspect.signature(module.make_spec).parameters
     for key in kwargs:

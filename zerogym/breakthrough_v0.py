@@ -21,4 +21,5 @@ drawn at the top; column letters a, b, ... skip i). A move is typed from-to, `c2
 Rewards are 0 until the end, then +1 for the winner and -1 for the loser; both agents get their
 final reward.
 """
+
 from zerogym.envs.breakthrough import BreakthroughEnv, env, raw_env  # noqa: F401

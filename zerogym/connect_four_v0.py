@@ -17,4 +17,5 @@ row 0 is the top row.
 Rewards are 0 until the end, then +1 for the winner and -1 for the loser, 0 for both after a draw;
 both agents get their final reward.
 """
+
 from zerogym.envs.connect_four import ConnectFourEnv, env, raw_env  # noqa: F401

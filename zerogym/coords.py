@@ -12,6 +12,7 @@ where it departs from them (lower-case letters, column numbers), and the functio
 GameInfo of the spec, state or env they are given (zerogym.envs.binding.game_info_of).  The pass
 and swap actions are the spec's pass_action and swap_action.
 """
+
 from __future__ import annotations
 
 import operator
@@ -23,13 +24,14 @@ from zerogym.envs.binding import game_info_of
 if TYPE_CHECKING:
     from zerogym._core.spec import GameSpec
 
-COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"   # 25 letters: enough for every supported board
+COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # 25 letters: enough for every supported board
 
 
 def _info(game: str | GameLike) -> GameInfoProtocol:
     """The GameInfo of a game name (the registry's) or of a GameSpec, State or env (its own)."""
     if isinstance(game, str):
         from zerogym.registry import game_info
+
         return game_info(game)
     return game_info_of(game)
 
@@ -54,8 +56,9 @@ def parse_point(text: str, size: int) -> Cell:
     """(r, c) for a GTP point name like 'd4' on a size x size board, or ValueError saying why."""
     t = text.strip().upper()
     if len(t) < 2 or t[0] not in COLUMNS[:size] or not t[1:].isdigit():
-        raise ValueError(f"{text!r} is not a point: use a column letter A..{COLUMNS[size - 1]} "
-                         f"(no I) then a row 1..{size}, like A1")
+        raise ValueError(
+            f"{text!r} is not a point: use a column letter A..{COLUMNS[size - 1]} (no I) then a row 1..{size}, like A1"
+        )
     r, c = int(t[1:]) - 1, COLUMNS.index(t[0])
     if not 0 <= r < size:
         raise ValueError(f"{text!r}: row must be 1..{size}")

@@ -1,12 +1,19 @@
 """Exceptions raised by zerogym."""
+
 from __future__ import annotations
 
 
 class IllegalMoveError(ValueError):
     """An illegal move: the message names the move, the player and why; nothing was changed."""
 
-    def __init__(self, message: str, action: int | None = None, player: str | None = None, reason: str | None = None,
-                 game_index: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        action: int | None = None,
+        player: str | None = None,
+        reason: str | None = None,
+        game_index: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.action = action
         self.player = player

@@ -6,6 +6,7 @@ example its GameInfo gives (zerogym.envs.game_info.Example).
 This module makes the text and the pictures and writes nothing; scripts/gamedocs.py of a source checkout
 writes them into its docs/games/, or checks that they match.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from zerogym.envs.base import ClassicWrapper
 
 SIZE_KWARGS = ("board_size", "rows", "cols")
-WRITER = "python scripts/gamedocs.py"    # the command that writes the pages, as they name it
+WRITER = "python scripts/gamedocs.py"  # the command that writes the pages, as they name it
 
 
 def example(game: str) -> Example:
@@ -84,7 +85,7 @@ def _accepts(game: str, kwargs: dict[str, Any]) -> bool:
 
 
 def _span(values: list[int]) -> str:
-    """"2..25", "4..16, even" for a sorted run of ints."""
+    """ "2..25", "4..16, even" for a sorted run of ints."""
     if values == list(range(values[0], values[-1] + 1)):
         return f"{values[0]}..{values[-1]}"
     parity = "even" if values[0] % 2 == 0 else "odd"
@@ -118,7 +119,7 @@ def example_actions(spec: GameSpec) -> list[int]:
     """A few actions to show: the first two, the start of row 2, the last point, pass/swap, the last."""
     h, w, _ = spec.obs_shape
     n = spec.num_actions
-    if spec.action_kind == "cell_moves":       # the first mover's first moves, then the last action
+    if spec.action_kind == "cell_moves":  # the first mover's first moves, then the last action
         return sorted({0, *make_state(spec.name, **spec.kwargs).legal_actions()[:4].tolist(), n - 1})
     return sorted(a for a in {0, 1, w, h * w - 1, h * w, n - 1} if a < n)
 
@@ -136,17 +137,19 @@ def _call(game: str, **options: Any) -> str:
 
 def example_code(game: str) -> str:
     """The page's AEC loop: a random legal game of `game` to the end."""
-    return "\n".join([
-        f"from zerogym import {module_name(game)}",
-        "",
-        f"env = {_call(game, render_mode='ansi')}",
-        "env.reset(seed=0)",
-        "for agent in env.agent_iter():",
-        "    obs, reward, termination, truncation, info = env.last()",
-        '    action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])',
-        "    env.step(action)",
-        example(game).result,
-    ])
+    return "\n".join(
+        [
+            f"from zerogym import {module_name(game)}",
+            "",
+            f"env = {_call(game, render_mode='ansi')}",
+            "env.reset(seed=0)",
+            "for agent in env.agent_iter():",
+            "    obs, reward, termination, truncation, info = env.last()",
+            '    action = None if termination or truncation else env.action_space(agent).sample(obs["action_mask"])',
+            "    env.step(action)",
+            example(game).result,
+        ]
+    )
 
 
 def picture(game: str) -> npt.NDArray[np.uint8]:
@@ -161,11 +164,16 @@ def picture(game: str) -> npt.NDArray[np.uint8]:
 # ---- pages --------------------------------------------------------------------------------------
 def actions_section(game: str, spec: GameSpec) -> list[str]:
     """The page's Actions section, line by line."""
-    lines = ["## Actions", "",
-             f"`{_call(game)}` has {spec.num_actions} actions: {action_count(spec)}. A person types a move as "
-             f"{input_help(spec)}: `zerogym.coords.format_action(env, action)` gives that name and "
-             "`parse_action(env, text)` the action; error messages use `spec.action_name(action)`.", "",
-             "| action | `format_action` | `spec.action_name` |", "|---|---|---|"]
+    lines = [
+        "## Actions",
+        "",
+        f"`{_call(game)}` has {spec.num_actions} actions: {action_count(spec)}. A person types a move as "
+        f"{input_help(spec)}: `zerogym.coords.format_action(env, action)` gives that name and "
+        "`parse_action(env, text)` the action; error messages use `spec.action_name(action)`.",
+        "",
+        "| action | `format_action` | `spec.action_name` |",
+        "|---|---|---|",
+    ]
     lines += [f"| {a} | {format_action(spec, a)} | {spec.action_name(a)} |" for a in example_actions(spec)]
     return lines
 
@@ -173,11 +181,16 @@ def actions_section(game: str, spec: GameSpec) -> list[str]:
 def observation_section(spec: GameSpec) -> list[str]:
     """The page's Observation section, line by line."""
     h, w, c = spec.obs_shape
-    lines = ["## Observation", "",
-             f'`obs["observation"]` is int8 `({h}, {w}, {c})`, seen from the agent it is for; '
-             f'`obs["action_mask"]` is int8 `({spec.num_actions},)`, all zero for an agent that is not to move. '
-             "`env.unwrapped.state.encode()` gives the mover's planes as float32 `(C, H, W)` for a network.", "",
-             "| plane | name | meaning |", "|---|---|---|"]
+    lines = [
+        "## Observation",
+        "",
+        f'`obs["observation"]` is int8 `({h}, {w}, {c})`, seen from the agent it is for; '
+        f'`obs["action_mask"]` is int8 `({spec.num_actions},)`, all zero for an agent that is not to move. '
+        "`env.unwrapped.state.encode()` gives the mover's planes as float32 `(C, H, W)` for a network.",
+        "",
+        "| plane | name | meaning |",
+        "|---|---|---|",
+    ]
     lines += [f"| {i} | `{name}` | {meaning} |" for i, (name, meaning) in enumerate(spec.plane_info)]
     return lines
 
@@ -185,42 +198,72 @@ def observation_section(spec: GameSpec) -> list[str]:
 def render_game(game: str) -> str:
     """The markdown page of `game`."""
     spec = spec_of(game)
-    lines = [f"# {title(game)} (`{module_name(game)}`)", "",
-             f"[All games](README.md) · generated from the code by `{WRITER}`.", "",
-             "## Rules", "", rules(game), "",
-             "## An AEC loop", "",
-             "A random legal game to the end (`env.action_space(agent).sample(mask)` draws a legal action):", "",
-             "```python", example_code(game), "```", ""]
+    lines = [
+        f"# {title(game)} (`{module_name(game)}`)",
+        "",
+        f"[All games](README.md) · generated from the code by `{WRITER}`.",
+        "",
+        "## Rules",
+        "",
+        rules(game),
+        "",
+        "## An AEC loop",
+        "",
+        "A random legal game to the end (`env.action_space(agent).sample(mask)` draws a legal action):",
+        "",
+        "```python",
+        example_code(game),
+        "```",
+        "",
+    ]
     lines += actions_section(game, spec) + [""] + observation_section(spec) + [""]
-    lines += ["## Illegal-move reasons", "",
-              "The reasons `IllegalMoveError` messages (and `state.illegal_reason(action)`) give:", ""]
+    lines += [
+        "## Illegal-move reasons",
+        "",
+        "The reasons `IllegalMoveError` messages (and `state.illegal_reason(action)`) give:",
+        "",
+    ]
     lines += [f"- {reason}" for reason in spec.reasons[1:]]
-    lines += ["", "## Symmetries", "",
-              f"{len(spec.symmetry_names)} board transforms keep the rules (`env.unwrapped.state.symmetries()`, "
-              f"for data augmentation): {', '.join(f'`{n}`' for n in spec.symmetry_names)}.", "",
-              "## Picture", "",
-              f"The position after `{example(game).moves}` (each move played by `env.step(parse_action(env, move))`), "
-              f"drawn by `env.render()` of `{_call(game, render_mode='rgb_array')}`:", "",
-              f"![{title(game)} after {example(game).moves}](img/{game}.png)", ""]
+    lines += [
+        "",
+        "## Symmetries",
+        "",
+        f"{len(spec.symmetry_names)} board transforms keep the rules (`env.unwrapped.state.symmetries()`, "
+        f"for data augmentation): {', '.join(f'`{n}`' for n in spec.symmetry_names)}.",
+        "",
+        "## Picture",
+        "",
+        f"The position after `{example(game).moves}` (each move played by `env.step(parse_action(env, move))`), "
+        f"drawn by `env.render()` of `{_call(game, render_mode='rgb_array')}`:",
+        "",
+        f"![{title(game)} after {example(game).moves}](img/{game}.png)",
+        "",
+    ]
     return "\n".join(lines)
 
 
 def render_index() -> str:
     """The markdown index of docs/games/: a table of every game."""
-    lines = ["# Games", "",
-             "Every game is a PettingZoo AEC environment, `zerogym.<game>_v0.env(**kwargs)` or "
-             "`zerogym.make(game, **kwargs)`, for two agents that take turns. Rewards are 0 until the end, "
-             "then +1 for the winner, -1 for the loser and 0 for a draw. Each page gives the rules, an AEC loop, "
-             "the actions, observation planes, illegal-move reasons, symmetries and a picture.", "",
-             f"Generated from the code by `{WRITER}`; `{WRITER} --check` and the tests check that the pages "
-             "match it.", "",
-             "| game | `make` name | keyword arguments (defaults) | board sizes | actions | page |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "# Games",
+        "",
+        "Every game is a PettingZoo AEC environment, `zerogym.<game>_v0.env(**kwargs)` or "
+        "`zerogym.make(game, **kwargs)`, for two agents that take turns. Rewards are 0 until the end, "
+        "then +1 for the winner, -1 for the loser and 0 for a draw. Each page gives the rules, an AEC loop, "
+        "the actions, observation planes, illegal-move reasons, symmetries and a picture.",
+        "",
+        f"Generated from the code by `{WRITER}`; `{WRITER} --check` and the tests check that the pages match it.",
+        "",
+        "| game | `make` name | keyword arguments (defaults) | board sizes | actions | page |",
+        "|---|---|---|---|---|---|",
+    ]
     for game in GAMES:
         kwargs = ", ".join(f"`{p.name}={_code(p.default)}`" for p in signature(game).parameters.values())
         spec = make_state(game).spec
-        lines.append(f"| {title(game)} | `{game}` | {kwargs} | {board_sizes(game)} | "
-                     f"{action_count(spec)}; {spec.num_actions} at the defaults | [{game}.md]({game}.md) |")
+        lines.append(
+            f"| {title(game)} | `{game}` | {kwargs} | {board_sizes(game)} | "
+            f"{action_count(spec)}; {spec.num_actions} at the defaults | [{game}.md]({game}.md) |"
+        )
     return "\n".join(lines + [""])
 
 

@@ -31,4 +31,5 @@ Rewards are 0 until the end, then +1 for the winner and -1 for the loser, 0 for 
 or a truncation; both agents get their final reward, and their final info holds `score`,
 `black_area` and `white_area`.
 """
+
 from zerogym.envs.go import GoEnv, env, raw_env  # noqa: F401

@@ -34,4 +34,5 @@ the top; action 0 is A1, column letters skip I); `D * D` is swap (never legal wi
 Rewards are 0 until the end, then +1 for the winner and -1 for the loser, 0 for both after a draw;
 both agents get their final reward.
 """
+
 from zerogym.envs.havannah import HavannahEnv, env, raw_env  # noqa: F401

@@ -21,4 +21,5 @@ action 0 is A1, column letters skip I); `N * N` is swap (never legal with `swap=
 Rewards are 0 until the end, then +1 for the winner and -1 for the loser; both agents get their
 final reward.
 """
+
 from zerogym.envs.hex import HexEnv, env, raw_env  # noqa: F401

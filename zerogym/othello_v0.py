@@ -19,4 +19,5 @@ Rewards are 0 until the end, then +1 for the winner and -1 for the loser, 0 for 
 both agents get their final reward, and their final info holds `discs`, the disc count of each
 agent.
 """
+
 from zerogym.envs.othello import OthelloEnv, env, raw_env  # noqa: F401

@@ -7,6 +7,7 @@ undo, hint, resign, help, quit.  (zerogym_agents.cli.play names agents by spec, 
 What a game says in words (its title, the players' names, the rules line, the score explained) comes
 from its GameInfo: the env's own, or the one a state or spec leads to (zerogym.envs.binding).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -23,18 +24,31 @@ from zerogym.errors import IllegalMoveError
 if TYPE_CHECKING:
     from zerogym.envs.base import ClassicWrapper
 
-__all__ = ["PlayResult", "Session", "agent_move_line", "board_text", "help_text", "move_help", "move_text", "play",
-           "player_name", "rules_line", "score_lines", "winning_line"]
+__all__ = [
+    "PlayResult",
+    "Session",
+    "agent_move_line",
+    "board_text",
+    "help_text",
+    "move_help",
+    "move_text",
+    "play",
+    "player_name",
+    "rules_line",
+    "score_lines",
+    "winning_line",
+]
 
 
 @dataclass
 class PlayResult:
     """How a game of `play` ended, from the person's side."""
-    outcome: str                 # "win", "loss", "draw", "no result" (Go move limit), "resigned" or "quit"
-    human: int                   # the person's player index (0 moves first)
-    actions: list[int] = field(default_factory=list)   # every move played, in order
-    state: State | None = None   # the final State
-    winner: int = -1             # player index of the winner, -1 for none
+
+    outcome: str  # "win", "loss", "draw", "no result" (Go move limit), "resigned" or "quit"
+    human: int  # the person's player index (0 moves first)
+    actions: list[int] = field(default_factory=list)  # every move played, in order
+    state: State | None = None  # the final State
+    winner: int = -1  # player index of the winner, -1 for none
 
 
 class Player(Protocol):
@@ -48,6 +62,7 @@ def player_name(game: str | GameLike, player: int) -> str:
     GameSpec, a State or an env."""
     if isinstance(game, str):
         from zerogym.registry import game_info
+
         return game_info(game).player_name(player)
     return game_info_of(game).player_name(player)
 
@@ -74,6 +89,7 @@ def board_text(state: State) -> str:
     """The board with the coordinates a person types; the last move in brackets; under it the move
     number and who moves, named as in the prompt ("black (X)", "X")."""
     from zerogym.render import text_board
+
     info = game_info_of(state)
     text = text_board(state, **info.text_style, row_labels=info.moves_name_rows)
     status = "game over" if state.is_over() else f"{info.player_name(state.current_player)} to move"
@@ -98,11 +114,13 @@ def rules_line(state: State) -> str:
 
 def help_text(state: State) -> str:
     """How to type a move, and the commands."""
-    return "\n".join([
-        f"Type a move: {move_help(state)}.",
-        "Commands: undo (take back your last move and the reply), hint (what the agent would play for you),",
-        "          resign, help, quit.",
-    ])
+    return "\n".join(
+        [
+            f"Type a move: {move_help(state)}.",
+            "Commands: undo (take back your last move and the reply), hint (what the agent would play for you),",
+            "          resign, help, quit.",
+        ]
+    )
 
 
 def score_lines(state: State) -> list[str]:
@@ -125,13 +143,25 @@ class Session:
     show the game.
     """
 
-    def __init__(self, game: str, agent: Player, kwargs: dict[str, Any] | None = None, human: str | int = "first",
-                 seed: int | None = None, input_fn: Callable[[str], str] = input,
-                 print_fn: Callable[[str], object] = print, name: str | None = None, notes: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        game: str,
+        agent: Player,
+        kwargs: dict[str, Any] | None = None,
+        human: str | int = "first",
+        seed: int | None = None,
+        input_fn: Callable[[str], str] = input,
+        print_fn: Callable[[str], object] = print,
+        name: str | None = None,
+        notes: Iterable[str] = (),
+    ) -> None:
         import zerogym
+
         if not callable(getattr(agent, "act", None)):
-            raise ValueError(f"agent must have an act(env) method, got {agent!r} (agent specs such as "
-                             "'uct:400' are read by zerogym_agents.cli.play.session)")
+            raise ValueError(
+                f"agent must have an act(env) method, got {agent!r} (agent specs such as "
+                "'uct:400' are read by zerogym_agents.cli.play.session)"
+            )
         self.kwargs, self.notes = dict(kwargs or {}), list(notes)
         self.env: ClassicWrapper = zerogym.make(game, illegal="raise", **self.kwargs)
         self.env.reset(seed=seed)
@@ -156,8 +186,10 @@ class Session:
         for note in self.notes:
             say(note)
         say(f"{self.info.title}: {rules_line(self.state)}")
-        say(f"You play {self.info.player_name(me)}, moving {'first' if me == 0 else 'second'}; "
-            f"{self.name} plays {self.info.player_name(1 - me)}.")
+        say(
+            f"You play {self.info.player_name(me)}, moving {'first' if me == 0 else 'second'}; "
+            f"{self.name} plays {self.info.player_name(1 - me)}."
+        )
         say(help_text(self.state))
         say(board_text(self.state))
         try:
@@ -202,8 +234,8 @@ class Session:
         if not mine:
             self.print_fn("Nothing to undo: you have not moved yet.")
             return False
-        taken = [move_text(self.env, a, p) for p, a in self.history[mine[-1]:]]
-        del self.history[mine[-1]:]
+        taken = [move_text(self.env, a, p) for p, a in self.history[mine[-1] :]]
+        del self.history[mine[-1] :]
         self.env.reset()
         for _, a in self.history:
             self.env.step(a)
@@ -223,7 +255,7 @@ class Session:
             except EOFError:
                 raise _Quit() from None
             word = text.strip().lower()
-            if not word:                            # an empty line: ask again
+            if not word:  # an empty line: ask again
                 continue
             if word in ("quit", "exit", "q"):
                 raise _Quit()
@@ -241,17 +273,25 @@ class Session:
                     action = parse_action(env, text)
                     env.step(action)
                 except IllegalMoveError as err:
-                    say(f"{move_text(env, action, self.me)} is not allowed: {err.reason}. "
-                        "Try again (help lists the commands).")
-                except ValueError as err:           # not a move: say what is, as the game stands now
+                    say(
+                        f"{move_text(env, action, self.me)} is not allowed: {err.reason}. "
+                        "Try again (help lists the commands)."
+                    )
+                except ValueError as err:  # not a move: say what is, as the game stands now
                     say(str(err).replace(input_help(env), move_help(self.state)))
                 else:
                     self.history.append((self.me, action))
                     return None
 
 
-def play(game: str, agent: Player, kwargs: dict[str, Any] | None = None, human: str | int = "first",
-         seed: int | None = None, input_fn: Callable[[str], str] = input,
-         print_fn: Callable[[str], object] = print) -> PlayResult:
+def play(
+    game: str,
+    agent: Player,
+    kwargs: dict[str, Any] | None = None,
+    human: str | int = "first",
+    seed: int | None = None,
+    input_fn: Callable[[str], str] = input,
+    print_fn: Callable[[str], object] = print,
+) -> PlayResult:
     """Play `game` against `agent` in the terminal (see Session); returns a PlayResult."""
     return Session(game, agent, kwargs, human, seed, input_fn, print_fn).run()

@@ -1,4 +1,5 @@
 """Game names -> modules, for zerogym.make and zerogym.vector.make."""
+
 from __future__ import annotations
 
 import importlib
@@ -57,6 +58,7 @@ def make_raw(name: str, **kwargs: Any) -> Any:
 def make_state(name: str, **kwargs: Any) -> State:
     """The compiled State of game `name` at the given kwargs (no env around it)."""
     from zerogym._validate import known_kwargs
+
     cls = game_module(name).raw_env.state_class
     known_kwargs(cls, kwargs)
     return cls(**kwargs)

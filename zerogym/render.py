@@ -8,6 +8,7 @@ the picture's scene, the players' words) comes from each game's GameInfo (zerogy
 which the state drawn leads to (zerogym.envs.binding); this module holds the drawing that every game
 shares.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,6 +37,7 @@ def __getattr__(name: str) -> dict[str, tuple[str, str]]:
     GameInfo."""
     if name == "PLAYER_WORDS":
         from zerogym.registry import GAMES, game_info
+
         return {game: game_info(game).player_words for game in GAMES}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -56,24 +58,32 @@ def last_point(state: State) -> Cell | None:
     return None
 
 
-def text_board(state: State, symbols: str = ".XO", row0_at_bottom: bool = True, hex: bool = False,
-               column_labels: str = "letters", row_labels: bool = True) -> str:
+def text_board(
+    state: State,
+    symbols: str = ".XO",
+    row0_at_bottom: bool = True,
+    hex: bool = False,
+    column_labels: str = "letters",
+    row_labels: bool = True,
+) -> str:
     """The board as text: column labels ("letters", "lowercase" letters or "numbers"), row numbers
     (unless row_labels=False), the last move in brackets."""
     board = state.board()
     h, w = board.shape
-    on = state.on_board() if hasattr(state, "on_board") else None   # a board that fills part of its grid
+    on = state.on_board() if hasattr(state, "on_board") else None  # a board that fills part of its grid
     last = last_point(state)
-    labels = [str(c + 1) if column_labels == "numbers" else COLUMNS.lower()[c] if column_labels == "lowercase"
-              else COLUMNS[c] for c in range(w)]
-    cw = 1 + max(len(lab) for lab in labels)                # a cell: a space, then its label's width
+    labels = [
+        str(c + 1) if column_labels == "numbers" else COLUMNS.lower()[c] if column_labels == "lowercase" else COLUMNS[c]
+        for c in range(w)
+    ]
+    cw = 1 + max(len(lab) for lab in labels)  # a cell: a space, then its label's width
     pad = len(str(h)) + 1 if row_labels else 0
     lines = [" " * pad + "".join(f"{lab:>{cw}}" for lab in labels)]
     order = range(h - 1, -1, -1) if row0_at_bottom else range(h)
     for r in order:
         chars = list(" " * (cw * w + 1))
         for c in range(w):
-            chars[cw * c + cw - 1] = symbols[board[r, c]] if on is None or on[r, c] else " "   # under its label's end
+            chars[cw * c + cw - 1] = symbols[board[r, c]] if on is None or on[r, c] else " "  # under its label's end
         if last is not None and last[0] == r:
             chars[cw * last[1] + cw - 2] = "["
             chars[cw * last[1] + cw] = "]"
@@ -111,16 +121,37 @@ def _x_or_o(player: int, y: float, x: float, m: float, surface: Colour) -> list[
     """Tic-tac-toe marks: an X (two bars) for the first player, an O (a ring) for the second."""
     if player == 2:
         return [("disc", y, x, m * 0.33, surface, MARK_O, m * 0.11)]
-    a, t = m * 0.27, m * 0.055          # half the diagonal's reach, half the bar's thickness
-    return [("poly", [(y - a - t, x - a + t), (y - a + t, x - a - t), (y + a + t, x + a - t), (y + a - t, x + a + t)],
-             MARK_X, None, 0),
-            ("poly", [(y - a - t, x + a - t), (y - a + t, x + a + t), (y + a + t, x - a + t), (y + a - t, x - a - t)],
-             MARK_X, None, 0)]
+    a, t = m * 0.27, m * 0.055  # half the diagonal's reach, half the bar's thickness
+    return [
+        (
+            "poly",
+            [(y - a - t, x - a + t), (y - a + t, x - a - t), (y + a + t, x + a - t), (y + a - t, x + a + t)],
+            MARK_X,
+            None,
+            0,
+        ),
+        (
+            "poly",
+            [(y - a - t, x + a - t), (y - a + t, x + a + t), (y + a + t, x - a + t), (y + a - t, x - a - t)],
+            MARK_X,
+            None,
+            0,
+        ),
+    ]
 
 
-def grid_items(board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool, points: bool,
-               colours: tuple[Colour, Colour, Colour, Colour], marks: bool = False, letters: str = COLUMNS,
-               stars: Iterable[Cell] = ()) -> tuple[list[Item], Colour]:
+def grid_items(
+    board: Board,
+    last: Cell | None,
+    m: float,
+    labels: bool,
+    row0_at_bottom: bool,
+    points: bool,
+    colours: tuple[Colour, Colour, Colour, Colour],
+    marks: bool = False,
+    letters: str = COLUMNS,
+    stars: Iterable[Cell] = (),
+) -> tuple[list[Item], Colour]:
     """(items, background) of a square grid: points=True, lines through the points (Go, with star
     points `stars`, (row, col) as drawn); else a board of squares (marks=True: X and O instead of
     stones).  colours: (background, surface, line, ink); letters: the column labels."""
@@ -141,7 +172,7 @@ def grid_items(board: Board, last: Cell | None, m: float, labels: bool, row0_at_
     def screen_row(r: int) -> int:
         return (h - 1 - r) if row0_at_bottom else r
 
-    if marks and last is not None:      # X and O: the last move's square is highlighted
+    if marks and last is not None:  # X and O: the last move's square is highlighted
         y, x = screen_row(last[0]) * m, last[1] * m
         items.insert(1, ("rect", y + lw / 2, x + lw / 2, y + m - lw / 2, x + m - lw / 2, LAST_SQUARE))
     for r in range(h):
@@ -198,8 +229,13 @@ def hex_items(board: Board, cells: Iterable[tuple[int, int, Colour]], last: Cell
     return items
 
 
-def scene(state: State, row0_at_bottom: bool | None = None, cell: float = CELL, labels: bool = True,
-          caption: str | None = None) -> tuple[int, int, Colour, list[Item]]:
+def scene(
+    state: State,
+    row0_at_bottom: bool | None = None,
+    cell: float = CELL,
+    labels: bool = True,
+    caption: str | None = None,
+) -> tuple[int, int, Colour, list[Item]]:
     """(height, width, background, items) of a picture of `state` (see the item list above), drawn
     by its game's GameInfo.scene_items.
 
@@ -217,11 +253,13 @@ def scene(state: State, row0_at_bottom: bool | None = None, cell: float = CELL, 
         while scale > 1 and text_size(caption, scale)[1] > width - m * 0.5:
             scale -= 1
         wider = int(math.ceil(text_size(caption, scale)[1] + m * 0.5)) - width
-        if wider > 0:             # widen the picture rather than cut the caption
+        if wider > 0:  # widen the picture rather than cut the caption
             items = [_shift(it, 0, wider / 2) for it in items]
             width += wider
-        items += [("rect", height, 0, height + strip, width, (250, 250, 250)),
-                  ("text", height + strip / 2, m * 0.25, caption, scale, (30, 30, 30), "left")]
+        items += [
+            ("rect", height, 0, height + strip, width, (250, 250, 250)),
+            ("text", height + strip / 2, m * 0.25, caption, scale, (30, 30, 30), "left"),
+        ]
         height += int(math.ceil(strip))
     return height, width, bg, items
 
@@ -256,13 +294,19 @@ def _fit(items: list[Item], pad: float) -> tuple[int, int, list[Item]]:
     b = np.array([_bounds(it) for it in items])
     y0, x0, y1, x1 = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
     dy, dx = pad - y0, pad - x0
-    return (int(math.ceil(y1 - y0 + 2 * pad)), int(math.ceil(x1 - x0 + 2 * pad)),
-            [_shift(it, dy, dx) for it in items])
+    return (int(math.ceil(y1 - y0 + 2 * pad)), int(math.ceil(x1 - x0 + 2 * pad)), [_shift(it, dy, dx) for it in items])
 
 
 # ---- raster ----------------------------------------------------------------------------------
-def _disc(img: Picture, cy: float, cx: float, radius: float, color: Colour, outline: Colour | None = None,
-          width: float | None = None) -> None:
+def _disc(
+    img: Picture,
+    cy: float,
+    cx: float,
+    radius: float,
+    color: Colour,
+    outline: Colour | None = None,
+    width: float | None = None,
+) -> None:
     """An antialiased disc (with an outline ring of `width` pixels inside its edge, if outline)."""
     h, w, _ = img.shape
     y0, y1 = max(int(cy - radius - 1), 0), min(int(cy + radius + 2), h)
@@ -294,7 +338,7 @@ def _polygon(img: Picture, pts: npt.ArrayLike, color: Colour) -> None:
     pos = np.ones(yy.shape, bool)
     neg = np.ones(yy.shape, bool)
     n = len(pts)
-    for i in range(n):            # convex polygon, either orientation
+    for i in range(n):  # convex polygon, either orientation
         (ay, ax), (by, bx) = pts[i], pts[(i + 1) % n]
         cross = (bx - ax) * (yy - ay) - (by - ay) * (xx - ax)
         pos &= cross >= 0
@@ -306,8 +350,10 @@ def _shrink(pts: npt.ArrayLike, width: float) -> npt.NDArray[np.float64]:
     """A convex polygon moved `width` pixels inwards (towards its centroid)."""
     pts = np.asarray(pts, float)
     centre = pts.mean(axis=0)
-    inner = min(abs((b[0] - a[0]) * (centre[1] - a[1]) - (b[1] - a[1]) * (centre[0] - a[0])) / np.hypot(*(b - a))
-                for a, b in zip(pts, np.roll(pts, -1, axis=0)))
+    inner = min(
+        abs((b[0] - a[0]) * (centre[1] - a[1]) - (b[1] - a[1]) * (centre[0] - a[0])) / np.hypot(*(b - a))
+        for a, b in zip(pts, np.roll(pts, -1, axis=0))
+    )
     return centre + (pts - centre) * max(0.0, 1 - width / inner)
 
 
@@ -319,7 +365,7 @@ def rasterize(height: int, width: int, background: Colour, items: Iterable[Item]
         kind = it[0]
         if kind == "rect" and it[5] is not None:
             y0, x0, y1, x1 = (int(math.floor(v + 0.5)) for v in it[1:5])
-            img[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = it[5]
+            img[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)] = it[5]
         elif kind == "disc":
             _disc(img, *it[1:])
         elif kind == "poly":
@@ -334,8 +380,14 @@ def rasterize(height: int, width: int, background: Colour, items: Iterable[Item]
     return img
 
 
-def draw(state: State, name: str | None = None, row0_at_bottom: bool | None = None, cell: float = CELL,
-         labels: bool = True, caption: str | None = None) -> Picture:
+def draw(
+    state: State,
+    name: str | None = None,
+    row0_at_bottom: bool | None = None,
+    cell: float = CELL,
+    labels: bool = True,
+    caption: str | None = None,
+) -> Picture:
     """An RGB picture (uint8 H x W x 3) of `state`: the board with coordinates, the last move marked.
 
     name: ignored (the game comes from the state; kept for callers that pass the env's name);
@@ -349,40 +401,52 @@ def _rgb(colour: Sequence[float]) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def svg(state: State, row0_at_bottom: bool | None = None, cell: float = CELL, labels: bool = True,
-        caption: str | None = None) -> str:
+def svg(
+    state: State,
+    row0_at_bottom: bool | None = None,
+    cell: float = CELL,
+    labels: bool = True,
+    caption: str | None = None,
+) -> str:
     """The picture of `state` as an SVG document (text), the same drawing as draw()."""
     height, width, background, items = scene(state, row0_at_bottom, cell, labels, caption)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}">',
-           f'<rect width="{width}" height="{height}" fill="{_rgb(background)}"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
+        f'<rect width="{width}" height="{height}" fill="{_rgb(background)}"/>',
+    ]
     for it in items:
         kind = it[0]
         if kind == "rect" and it[5] is not None:
             _, y0, x0, y1, x1, fill = it
-            out.append(f'<rect x="{x0:.2f}" y="{y0:.2f}" width="{x1 - x0:.2f}" height="{y1 - y0:.2f}" '
-                       f'fill="{_rgb(fill)}"/>')
+            out.append(
+                f'<rect x="{x0:.2f}" y="{y0:.2f}" width="{x1 - x0:.2f}" height="{y1 - y0:.2f}" fill="{_rgb(fill)}"/>'
+            )
         elif kind == "disc":
             _, cy, cx, r, fill, stroke = it[:6]
             if stroke is None:
                 out.append(f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="{r:.2f}" fill="{_rgb(fill)}"/>')
             else:
                 sw = it[6] if len(it) > 6 else max(1.0, r / 14)
-                out.append(f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="{r - sw / 2:.2f}" fill="{_rgb(fill)}" '
-                           f'stroke="{_rgb(stroke)}" stroke-width="{sw:.2f}"/>')
+                out.append(
+                    f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="{r - sw / 2:.2f}" fill="{_rgb(fill)}" '
+                    f'stroke="{_rgb(stroke)}" stroke-width="{sw:.2f}"/>'
+                )
         elif kind == "poly":
             _, pts, fill, stroke, sw = it
             points = " ".join(f"{x:.2f},{y:.2f}" for y, x in pts)
-            extra = "" if stroke is None else \
-                f' stroke="{_rgb(stroke)}" stroke-width="{sw:.2f}" stroke-linejoin="round"'
+            extra = (
+                "" if stroke is None else f' stroke="{_rgb(stroke)}" stroke-width="{sw:.2f}" stroke-linejoin="round"'
+            )
             out.append(f'<polygon points="{points}" fill="{_rgb(fill)}"{extra}/>')
         elif kind == "text":
             _, y, x, text, scale, colour, anchor = it
             h, w = text_size(text, scale)
             left = x - (w / 2 if anchor == "center" else w if anchor == "right" else 0)
-            out.append(f'<text x="{left + w / 2:.2f}" y="{y:.2f}" font-size="{h * 1.35:.1f}" fill="{_rgb(colour)}" '
-                       'text-anchor="middle" dominant-baseline="central" font-weight="bold" '
-                       f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace">{_escape(text)}</text>')
+            out.append(
+                f'<text x="{left + w / 2:.2f}" y="{y:.2f}" font-size="{h * 1.35:.1f}" fill="{_rgb(colour)}" '
+                'text-anchor="middle" dominant-baseline="central" font-weight="bold" '
+                f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace">{_escape(text)}</text>'
+            )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -397,6 +461,7 @@ def replay(game: str | State, actions: Iterable[int], **kwargs: Any) -> list[Sta
     kwargs, or a State to start from (not changed).  An illegal action raises IllegalMoveError."""
     if isinstance(game, str):
         from zerogym.registry import make_state
+
         state = make_state(game, **kwargs)
     else:
         if kwargs:
@@ -427,14 +492,21 @@ def move_caption(state: State) -> str:
         text = "start"
     else:
         info = game_info_of(state)
-        mover = (state.move_count - 1) % 2        # players alternate (a pass or a swap is a move)
+        mover = (state.move_count - 1) % 2  # players alternate (a pass or a swap is a move)
         text = f"{state.move_count}. {info.player_words[mover]} {info.move_text(state.spec, state.last_action, mover)}"
     result = result_text(state)
     return f"{text} - {result}" if result else text
 
 
-def save_gif(states: Iterable[State], path: str | os.PathLike[str], fps: float = 2.0, cell: float = 24,
-             labels: bool = True, captions: bool = True, hold_last: float = 2.0) -> str | os.PathLike[str]:
+def save_gif(
+    states: Iterable[State],
+    path: str | os.PathLike[str],
+    fps: float = 2.0,
+    cell: float = 24,
+    labels: bool = True,
+    captions: bool = True,
+    hold_last: float = 2.0,
+) -> str | os.PathLike[str]:
     """Write the positions `states` (e.g. replay(...)) as an animated GIF, one frame per position,
     each shown 1/fps seconds and the last one at least `hold_last` seconds; returns the path.
     Needs Pillow.  With captions=False, identical consecutive pictures (a pass) merge into one frame."""
@@ -447,16 +519,24 @@ def save_gif(states: Iterable[State], path: str | os.PathLike[str], fps: float =
         raise ValueError("save_gif: no positions to draw")
     if not fps > 0:
         raise ValueError(f"save_gif: fps must be > 0, got {fps!r}")
-    frames = [Image.fromarray(draw(st, cell=cell, labels=labels, caption=move_caption(st) if captions else None))
-              for st in states]
+    frames = [
+        Image.fromarray(draw(st, cell=cell, labels=labels, caption=move_caption(st) if captions else None))
+        for st in states
+    ]
     step = max(20, int(round(1000 / fps)))
     durations = [step] * (len(frames) - 1) + [max(step, int(hold_last * 1000))]
     frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0)
     return path
 
 
-def save_svgs(states: Iterable[State], folder: str | os.PathLike[str], prefix: str = "position", cell: float = CELL,
-              labels: bool = True, captions: bool = True) -> list[str]:
+def save_svgs(
+    states: Iterable[State],
+    folder: str | os.PathLike[str],
+    prefix: str = "position",
+    cell: float = CELL,
+    labels: bool = True,
+    captions: bool = True,
+) -> list[str]:
     """Write one SVG per position into `folder` (created if needed): prefix_000.svg, prefix_001.svg, ...;
     returns the paths in order."""
     os.makedirs(folder, exist_ok=True)
@@ -471,8 +551,9 @@ def save_svgs(states: Iterable[State], folder: str | os.PathLike[str], prefix: s
     return paths
 
 
-def save_game(states: Iterable[State], path: str | os.PathLike[str],
-              **options: Any) -> str | os.PathLike[str] | list[str]:
+def save_game(
+    states: Iterable[State], path: str | os.PathLike[str], **options: Any
+) -> str | os.PathLike[str] | list[str]:
     """Save positions as a GIF (path ending in .gif) or as one SVG per position (any other path: a
     folder); options go to save_gif / save_svgs.  Returns what they return."""
     if os.fspath(path).lower().endswith(".gif"):
@@ -500,4 +581,5 @@ def show(image: Picture, window: Any, title: str) -> Any:
 
 def close(window: Any) -> None:
     import pygame
+
     pygame.display.quit()

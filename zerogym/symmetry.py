@@ -4,6 +4,7 @@ A Symmetries object holds, for each transform k, where every cell and every acti
 applies the transform consistently to observations (..., H, W, C), encoded planes
 (..., C, H, W) and policy or mask vectors (..., A).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -36,21 +37,27 @@ def _hexagon(turns: int, mirror: bool) -> Transform:
     """The transform of the (2N-1) x (2N-1) grid that holds a hexagon of side N (cells with
     N-1 <= r + c <= 3N-3, row r+1 drawn half a cell right of row r): a mirror in the line r = c
     when `mirror`, then `turns` turns of 60 degrees clockwise as drawn; cells off the hexagon stay."""
+
     def transform(r: Any, c: Any, H: int, W: int) -> tuple[Any, Any]:
         m = (H - 1) // 2
-        x, z = c - m, r - m                     # cube coordinates (x, -x-z, z) about the centre
+        x, z = c - m, r - m  # cube coordinates (x, -x-z, z) about the centre
         if mirror:
             x, z = z, x
         for _ in range(turns):
-            x, z = -z, x + z                    # (x, y, z) -> (-z, -x, -y)
+            x, z = -z, x + z  # (x, y, z) -> (-z, -x, -y)
         on = (r + c >= m) & (r + c <= 3 * m)
         return np.where(on, z + m, r), np.where(on, x + m, c)
+
     return transform
 
 
 # the 12 symmetries of a hexagon (Havannah): its 6 rotations, each after a mirror or not
-_HEXAGON = {"hexagon" + "_mirror" * f + f"_rot{60 * k}" * (k > 0): _hexagon(k, bool(f))
-            for f in (0, 1) for k in range(6) if f or k}
+_HEXAGON = {
+    "hexagon" + "_mirror" * f + f"_rot{60 * k}" * (k > 0): _hexagon(k, bool(f))
+    for f in (0, 1)
+    for k in range(6)
+    if f or k
+}
 _TRANSFORMS.update(_HEXAGON)
 HEXAGON = ("identity", *_HEXAGON)
 
@@ -74,8 +81,15 @@ class Symmetries:
     (1, -1) becomes (1, 1)); a transform that turns a step into none of the game's steps is refused.
     """
 
-    def __init__(self, names: Iterable[str], height: int, width: int, num_actions: int, action_kind: str = "cells",
-                 move_offsets: Iterable[Iterable[int]] | None = None) -> None:
+    def __init__(
+        self,
+        names: Iterable[str],
+        height: int,
+        width: int,
+        num_actions: int,
+        action_kind: str = "cells",
+        move_offsets: Iterable[Iterable[int]] | None = None,
+    ) -> None:
         self.names = tuple(names)
         unknown = [n for n in self.names if n not in _TRANSFORMS]
         if unknown:
@@ -88,16 +102,19 @@ class Symmetries:
         if action_kind not in ACTION_KINDS:
             raise ValueError(f"unknown action_kind {action_kind!r}; known: {', '.join(ACTION_KINDS)}")
         if (action_kind == "cell_moves") != (move_offsets is not None):
-            raise ValueError("move_offsets (one (rows, columns) step per action of a cell) are given exactly "
-                             f"for action_kind 'cell_moves', got action_kind {action_kind!r} and {move_offsets!r}")
+            raise ValueError(
+                "move_offsets (one (rows, columns) step per action of a cell) are given exactly "
+                f"for action_kind 'cell_moves', got action_kind {action_kind!r} and {move_offsets!r}"
+            )
         self.height, self.width, self.num_actions = height, width, num_actions
         self.action_kind = action_kind
         offsets = None if move_offsets is None else tuple(tuple(int(x) for x in o) for o in move_offsets)
         self.move_offsets = offsets
         self.actions_per_cell = 1 if offsets is None else len(offsets)
         if num_actions < height * width * self.actions_per_cell and action_kind != "columns":
-            raise ValueError(f"{num_actions} actions are fewer than {self.actions_per_cell} per cell of a "
-                             f"{height}x{width} board")
+            raise ValueError(
+                f"{num_actions} actions are fewer than {self.actions_per_cell} per cell of a {height}x{width} board"
+            )
         r, c = np.divmod(np.arange(height * width), width)
         cells: list[npt.NDArray[np.int64]] = []
         actions: list[npt.NDArray[np.int64]] = []
@@ -113,9 +130,9 @@ class Symmetries:
                 turned = self._turned_moves(name, offsets) if offsets is not None and k > 1 else np.zeros(1, np.int64)
                 act[: height * width * k] = (fwd[:, None] * k + turned[None, :]).ravel()
             actions.append(act)
-        self.cell_maps = np.array(cells, dtype=np.int64)       # cell i goes to cell_maps[k, i]
-        self.action_maps = np.array(actions, dtype=np.int64)   # action a becomes action_maps[k, a]
-        self._cell_src = np.argsort(self.cell_maps, axis=1)    # new cell j comes from _cell_src[k, j]
+        self.cell_maps = np.array(cells, dtype=np.int64)  # cell i goes to cell_maps[k, i]
+        self.action_maps = np.array(actions, dtype=np.int64)  # action a becomes action_maps[k, a]
+        self._cell_src = np.argsort(self.cell_maps, axis=1)  # new cell j comes from _cell_src[k, j]
         self._action_src = np.argsort(self.action_maps, axis=1)
 
     def _turned_moves(self, name: str, offsets: tuple[tuple[int, ...], ...]) -> npt.NDArray[np.int64]:
@@ -127,8 +144,10 @@ class Symmetries:
             y, x = t(dr, dc, self.height, self.width)
             step = (y - y0, x - x0)
             if step not in offsets:
-                raise ValueError(f"transform {name} turns the move step {(dr, dc)} into {step}, which is "
-                                 f"not one of the game's steps {offsets}")
+                raise ValueError(
+                    f"transform {name} turns the move step {(dr, dc)} into {step}, which is "
+                    f"not one of the game's steps {offsets}"
+                )
             out.append(offsets.index(step))
         return np.array(out, dtype=np.int64)
 
@@ -163,7 +182,8 @@ class Symmetries:
         """The index of the transform that undoes symmetry k."""
         ident = np.arange(self.num_actions)
         for j in range(len(self)):
-            if np.array_equal(self.action_maps[j][self.action_maps[k]], ident) and \
-               np.array_equal(self.cell_maps[j][self.cell_maps[k]], np.arange(self.height * self.width)):
+            if np.array_equal(self.action_maps[j][self.action_maps[k]], ident) and np.array_equal(
+                self.cell_maps[j][self.cell_maps[k]], np.arange(self.height * self.width)
+            ):
                 return j
         raise ValueError(f"symmetry {self.names[k]} has no inverse in {self.names}")

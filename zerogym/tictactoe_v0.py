@@ -17,4 +17,5 @@ A1, column letters skip I).
 Rewards are 0 until the end, then +1 for the winner and -1 for the loser, 0 for both after a draw;
 both agents get their final reward.
 """
+
 from zerogym.envs.tictactoe import TicTacToeEnv, env, raw_env  # noqa: F401

@@ -1,4 +1,5 @@
 """N games of one kind stepped in one compiled call: the fast path for self-play and rollouts."""
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ from zerogym.errors import ActionTypeError, IllegalMoveError
 from zerogym.registry import make_state
 
 INT64_MAX = np.iinfo(np.int64).max
-OUT_OF_RANGE = 1            # the GameDef reason code of an action out of range (spec.reasons[1])
+OUT_OF_RANGE = 1  # the GameDef reason code of an action out of range (spec.reasons[1])
 
 
 class VectorEnv:
@@ -51,10 +52,12 @@ class VectorEnv:
         _check_fits(game, n, self.spec.state_bytes + 3 * h * w * c + a + 16)
         self._batch = Batch(self.spec, self.num_envs)
         self.num_actions = a
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(0, 1, (h, w, c), np.int8),
-            "action_mask": spaces.Box(0, 1, (a,), np.int8),
-        })
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, 1, (h, w, c), np.int8),
+                "action_mask": spaces.Box(0, 1, (a,), np.int8),
+            }
+        )
         self.single_action_space = spaces.Discrete(a)
         self._obs = np.zeros((n, h, w, c), np.int8)
         self._mask = np.zeros((n, a), np.int8)
@@ -64,17 +67,29 @@ class VectorEnv:
         self._trunc = np.zeros(n, np.uint8)
         self._done = np.zeros(n, np.uint8)
         self._to_play = np.zeros(n, np.int32)
-        self._batch.bind(self._obs.reshape(n, -1), self._mask, self._rewards, self._term, self._trunc,
-                         self._to_play, self._final.reshape(n, -1), self._done)
+        self._batch.bind(
+            self._obs.reshape(n, -1),
+            self._mask,
+            self._rewards,
+            self._term,
+            self._trunc,
+            self._to_play,
+            self._final.reshape(n, -1),
+            self._done,
+        )
         # what copy=False returns every step: the buffers themselves, in prebuilt containers
         self._shared_obs = {"observation": self._obs, "action_mask": self._mask}
-        self._shared_infos: dict[str, npt.NDArray[Any]] = {"to_play": self._to_play, "final_observation": self._final,
-                              "_final_observation": self._done.view(bool)}
+        self._shared_infos: dict[str, npt.NDArray[Any]] = {
+            "to_play": self._to_play,
+            "final_observation": self._final,
+            "_final_observation": self._done.view(bool),
+        }
         self._term_b, self._trunc_b = self._term.view(bool), self._trunc.view(bool)
         self.np_random = np.random.default_rng()
 
-    def reset(self, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, npt.NDArray[Any]]]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, npt.NDArray[Any]]]:
         if seed is not None:
             self.np_random = np.random.default_rng(seed)
             self.single_action_space.seed(seed)
@@ -82,8 +97,11 @@ class VectorEnv:
         self._batch.reset(self.num_threads)
         return self._out_obs(), {"to_play": self._to_play.copy() if self.copy else self._to_play}
 
-    def step(self, actions: npt.ArrayLike) -> tuple[Observation, npt.NDArray[np.float32], npt.NDArray[np.bool_],
-                                                    npt.NDArray[np.bool_], dict[str, npt.NDArray[Any]]]:
+    def step(
+        self, actions: npt.ArrayLike
+    ) -> tuple[
+        Observation, npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, npt.NDArray[Any]]
+    ]:
         if not (type(actions) is np.ndarray and actions.dtype == np.int64 and actions.flags.c_contiguous):
             actions = self._as_int64(actions)
         self._check_shape(actions.shape)
@@ -103,7 +121,7 @@ class VectorEnv:
                 if type(x) is not int and not isinstance(x, np.integer):
                     raise ActionTypeError(f"actions must be {allowed}; got an element {x!r} ({type(x).__name__})")
             self._check_shape((len(actions),))
-            big = [i for i, x in enumerate(actions) if not -2**63 <= x <= INT64_MAX]
+            big = [i for i, x in enumerate(actions) if not -(2**63) <= x <= INT64_MAX]
             if big:
                 self._raise(big[0], int(actions[big[0]]), OUT_OF_RANGE)
             return np.array(actions, dtype=np.int64)
@@ -113,7 +131,7 @@ class VectorEnv:
         self._check_shape(arr.shape)
         if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
             i = int(np.argmax(arr > INT64_MAX))
-            self._raise(i, int(arr.flat[i]), OUT_OF_RANGE)    # would wrap to a negative int64
+            self._raise(i, int(arr.flat[i]), OUT_OF_RANGE)  # would wrap to a negative int64
         return np.ascontiguousarray(arr, dtype=np.int64)
 
     def _check_shape(self, shape: tuple[int, ...]) -> None:
@@ -126,8 +144,13 @@ class VectorEnv:
         reason = self.spec.reason(code)
         move = f"action {a}" if not 0 <= a < self.num_actions else f"{self.spec.action_name(a)} (action {a})"
         player = agent_name(self.spec, st.current_player)
-        raise IllegalMoveError(f"game {i}: illegal move {move} by {player}: {reason}; no game was changed",
-                               action=a, player=player, reason=reason, game_index=i)
+        raise IllegalMoveError(
+            f"game {i}: illegal move {move} by {player}: {reason}; no game was changed",
+            action=a,
+            player=player,
+            reason=reason,
+            game_index=i,
+        )
 
     def _out_obs(self) -> Observation:
         if not self.copy:
@@ -172,11 +195,13 @@ def _check_fits(game: str, n: int, bytes_per_game: int) -> None:
     need = n * bytes_per_game
     try:
         have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):       # not on every platform
+    except (AttributeError, ValueError, OSError):  # not on every platform
         return
     if need > have:
-        raise MemoryError(f"vector: {n} {game} games need about {need} bytes ({need / 2**30:.1f} GiB, "
-                          f"{bytes_per_game} bytes each); this machine has {have} bytes of memory")
+        raise MemoryError(
+            f"vector: {n} {game} games need about {need} bytes ({need / 2**30:.1f} GiB, "
+            f"{bytes_per_game} bytes each); this machine has {have} bytes of memory"
+        )
 
 
 def make(game: str, num_envs: int, copy: bool = True, num_threads: int = 1, **kwargs: Any) -> VectorEnv:

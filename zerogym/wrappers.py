@@ -1,4 +1,5 @@
 """A Gymnasium single-agent view of a two-player zerogym AEC env."""
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -17,8 +18,9 @@ def _as_policy(opponent: Any) -> Callable[[Any], Any]:
         return opponent.act
     if callable(opponent):
         return opponent
-    raise TypeError("opponent must have an act(env) method or be a callable env -> action, "
-                    f"got {type(opponent).__name__}")
+    raise TypeError(
+        f"opponent must have an act(env) method or be a callable env -> action, got {type(opponent).__name__}"
+    )
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -57,12 +59,13 @@ class SingleAgentEnv(gymnasium.Env):
     def learner_agent(self) -> str:
         return self.env.possible_agents[self.seat]
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[npt.NDArray[np.int8], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[npt.NDArray[np.int8], dict[str, Any]]:
         super().reset(seed=seed)
         self.env.reset(seed=seed)
         if seed is not None:
-            self._episodes = 0          # a seed restarts the seat sequence too
+            self._episodes = 0  # a seed restarts the seat sequence too
         if self.learner == "alternate":
             self.seat = self._episodes % 2
         else:
@@ -79,10 +82,10 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.env.state
         if state.is_over():
             raise RuntimeError("the episode is over: call reset()")
-        action = action_index(action, state.num_actions)     # one conversion; no bools or floats
+        action = action_index(action, state.num_actions)  # one conversion; no bools or floats
         if not state.is_legal(action):
             if self.illegal == "raise":
-                state.step(action)          # raises IllegalMoveError with the reason
+                state.step(action)  # raises IllegalMoveError with the reason
             info = self._info()
             info["illegal_action"] = state.illegal_reason(action)
             return self._obs(), -1.0, True, False, info
@@ -116,4 +119,3 @@ class SingleAgentEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.env.close()
-

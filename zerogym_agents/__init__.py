@@ -3,6 +3,7 @@
 The network API (NetConfig, PolicyValueNet, ...) is imported on first use, so that importing
 the agents does not load torch.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -28,8 +29,9 @@ def _check_agents_extra() -> None:
     missing = [name for name in AGENTS_EXTRA if not _installed(name)]
     if not missing:
         return
-    message = (f"zerogym_agents needs the agents extra ({', '.join(missing)} not installed): "
-               'pip install "zerogym[agents]"')
+    message = (
+        f'zerogym_agents needs the agents extra ({", ".join(missing)} not installed): pip install "zerogym[agents]"'
+    )
     script = os.path.basename(sys.argv[0] if sys.argv else "")
     if script in ("zerogym", "zerogym.exe", "zerogym-script.py", "zerogym-script.pyw"):
         print(message, file=sys.stderr)
@@ -45,14 +47,23 @@ from zerogym_agents.agents.greedy import GreedyAgent
 from zerogym_agents.agents.minimax import MinimaxAgent
 
 _LAZY = {
-    "NetConfig": "zerogym_agents.nets", "PolicyValueNet": "zerogym_agents.nets", "for_game": "zerogym_agents.nets",
-    "loss": "zerogym_agents.nets", "save_net": "zerogym_agents.nets", "load_net": "zerogym_agents.nets",
-    "NetFileError": "zerogym_agents.nets", "make_evaluator": "zerogym_agents.nets",
-    "uniform_evaluator": "zerogym_agents.mcts.search", "CheckpointError": "zerogym_agents.core.checkpoint",
-    "OpponentPool": "zerogym_agents.training.pool", "load_agent": "zerogym_agents.agents.saved",
+    "NetConfig": "zerogym_agents.nets",
+    "PolicyValueNet": "zerogym_agents.nets",
+    "for_game": "zerogym_agents.nets",
+    "loss": "zerogym_agents.nets",
+    "save_net": "zerogym_agents.nets",
+    "load_net": "zerogym_agents.nets",
+    "NetFileError": "zerogym_agents.nets",
+    "make_evaluator": "zerogym_agents.nets",
+    "uniform_evaluator": "zerogym_agents.mcts.search",
+    "CheckpointError": "zerogym_agents.core.checkpoint",
+    "OpponentPool": "zerogym_agents.training.pool",
+    "load_agent": "zerogym_agents.agents.saved",
     "save_agent": "zerogym_agents.agents.saved",
-    "UCTAgent": "zerogym_agents.agents.search", "AlphaZeroAgent": "zerogym_agents.agents.search",
-    "GnuGoAgent": "zerogym_agents.agents.gnugo", "SolverAgent": "zerogym_agents.agents.solver",
+    "UCTAgent": "zerogym_agents.agents.search",
+    "AlphaZeroAgent": "zerogym_agents.agents.search",
+    "GnuGoAgent": "zerogym_agents.agents.gnugo",
+    "SolverAgent": "zerogym_agents.agents.solver",
     "PolicyAgent": "zerogym_agents.agents.policy",
 }
 

@@ -1,4 +1,5 @@
 """The command line: a fuzzing run, --replay of a saved input, --atheris, and a worker's own entry."""
+
 import argparse
 import json
 import os
@@ -18,23 +19,37 @@ from .workers import run_workers, worker_main
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=USAGE.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=USAGE)
+    p = argparse.ArgumentParser(
+        description=USAGE.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=USAGE
+    )
     p.add_argument("--minutes", type=float, default=None, help="wall-clock time of the run (default 5)")
     p.add_argument("--seconds", type=float, default=None, help="the same in seconds (overrides --minutes)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--targets", default=",".join(TARGETS), help=f"comma-separated subset of {','.join(TARGETS)}")
-    p.add_argument("--games", default=None,
-                   help="comma-separated games for the state targets (default: every game of zerogym.registry.GAMES)")
-    p.add_argument("--weights", default=None,
-                   help="time shares, e.g. blobs=4,checkpoints=1 (default " +
-                        ",".join(f"{k}={v}" for k, v in WEIGHTS.items()) + ")")
-    p.add_argument("--jobs", type=int, default=None,
-                   help="worker processes (default: the number of cores); 0 runs in this process, "
-                        "where a crash ends the run")
+    p.add_argument(
+        "--games",
+        default=None,
+        help="comma-separated games for the state targets (default: every game of zerogym.registry.GAMES)",
+    )
+    p.add_argument(
+        "--weights",
+        default=None,
+        help="time shares, e.g. blobs=4,checkpoints=1 (default "
+        + ",".join(f"{k}={v}" for k, v in WEIGHTS.items())
+        + ")",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes (default: the number of cores); 0 runs in this process, where a crash ends the run",
+    )
     p.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results", "fuzz.md"), help="markdown summary")
-    p.add_argument("--findings", default=os.path.join(ROOT, "runs", "fuzz-findings"),
-                   help="folder for the inputs of findings (emptied first)")
+    p.add_argument(
+        "--findings",
+        default=os.path.join(ROOT, "runs", "fuzz-findings"),
+        help="folder for the inputs of findings (emptied first)",
+    )
     p.add_argument("--examples", type=int, default=3, help="inputs saved per kind of finding")
     p.add_argument("--max-crashes", type=int, default=25, help="crashes after which a worker gives up a target")
     p.add_argument("--max-rss-mb", type=float, default=8000, help="a worker above this is killed (a finding)")
@@ -49,7 +64,7 @@ def parse_args(argv):
     p.add_argument("--start", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--report-fd", type=int, help=argparse.SUPPRESS)
     p.add_argument("--slot-file", help=argparse.SUPPRESS)
-    p.add_argument("--crash-at", help=argparse.SUPPRESS)        # TARGET:INDEX, for testing crash handling
+    p.add_argument("--crash-at", help=argparse.SUPPRESS)  # TARGET:INDEX, for testing crash handling
     opts = p.parse_args(argv)
     opts.seconds_total = opts.seconds if opts.seconds is not None else 60 * (opts.minutes if opts.minutes else 5)
     select_games(opts.games)
@@ -94,6 +109,7 @@ def run(argv, opts=None):
     opts.findings = os.path.abspath(opts.findings)
     if os.path.isdir(opts.findings):
         import shutil
+
         shutil.rmtree(opts.findings)
     os.makedirs(opts.findings, exist_ok=True)
     command = "python scripts/fuzz.py " + " ".join(shlex.quote(a) for a in argv)
@@ -103,9 +119,14 @@ def run(argv, opts=None):
     bar = None
     if not opts.no_progress:
         from tqdm import tqdm
-        bar = tqdm(total=round(opts.seconds_total), unit="s", desc="fuzz", dynamic_ncols=True,
-                   bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} s [{elapsed}<{remaining}]"
-                              "{postfix}")
+
+        bar = tqdm(
+            total=round(opts.seconds_total),
+            unit="s",
+            desc="fuzz",
+            dynamic_ncols=True,
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} s [{elapsed}<{remaining}]{postfix}",
+        )
     t0 = time.monotonic()
 
     def show(n_inputs, n_findings, current=""):
@@ -117,8 +138,9 @@ def run(argv, opts=None):
         rec = Recorder(opts.findings, opts.seed, opts.examples)
 
         def emit(name, index, setup, done=False):
-            show(sum(sum(c.values()) for c in rec.counts.values()),
-                 sum(f["count"] for f in rec.findings.values()), name)
+            show(
+                sum(sum(c.values()) for c in rec.counts.values()), sum(f["count"] for f in rec.findings.values()), name
+            )
 
         run_targets(names, budgets, opts.seed, 0, 1, {}, rec, emit)
         counts = {t: Counter(rec.counts[t]) for t in names}
@@ -126,6 +148,7 @@ def run(argv, opts=None):
         findings = rec.findings
         sanitizers = sanitizers_active()
     else:
+
         def progress(workers, crash_rec):
             counts, _, findings = merge([r for w in workers for r in w.reports()], crash_rec, names)
             show(sum(sum(c.values()) for c in counts.values()), sum(f["count"] for f in findings.values()))
@@ -138,22 +161,30 @@ def run(argv, opts=None):
     write_summary(opts.out, opts, names, counts, seconds, findings, elapsed, sanitizers, command, weights)
     total = sum(sum(c.values()) for c in counts.values())
     nfind = sum(f["count"] for f in findings.values())
-    print(f"fuzz: {total:,} inputs in {elapsed:.0f} s, {nfind:,} findings ({len(findings)} kinds); "
-          f"summary in {os.path.relpath(opts.out)}", file=sys.stderr)
+    print(
+        f"fuzz: {total:,} inputs in {elapsed:.0f} s, {nfind:,} findings ({len(findings)} kinds); "
+        f"summary in {os.path.relpath(opts.out)}",
+        file=sys.stderr,
+    )
     for sig, f in sorted(findings.items(), key=lambda kv: -kv[1]["count"])[:20]:
         print(f"  {f['count']:>8,}  {sig}", file=sys.stderr)
-    return {"counts": counts, "seconds": dict(seconds), "findings": findings, "elapsed": elapsed,
-            "sanitizers": sanitizers}
+    return {
+        "counts": counts,
+        "seconds": dict(seconds),
+        "findings": findings,
+        "elapsed": elapsed,
+        "sanitizers": sanitizers,
+    }
 
 
 def replay(folder):
     with open(os.path.join(folder, "info.json")) as f:
         info = json.load(f)
-    select_games(info.get("games"))            # the inputs of a run over some games depend on which
+    select_games(info.get("games"))  # the inputs of a run over some games depend on which
     tgt = make_target(info["target"], info["seed"])
     inp = tgt.generate(random.Random(input_seed(info["seed"], info["target"], info["index"])))
     print(f"replaying {info['target']} input {info['index']} (seed {info['seed']}): {info['message']}")
-    tgt.execute(inp)          # let it raise (or crash) with its full traceback
+    tgt.execute(inp)  # let it raise (or crash) with its full traceback
     print("the input behaved this time")
     return 0
 
@@ -162,23 +193,24 @@ def run_atheris(opts):
     try:
         import atheris
     except ImportError:
-        sys.exit("fuzz: --atheris needs the atheris package (pip install atheris); plain random mutation "
-                 "is the default")
+        sys.exit(
+            "fuzz: --atheris needs the atheris package (pip install atheris); plain random mutation is the default"
+        )
     name = opts.atheris
     if name not in ("blobs", "gtp"):
         sys.exit("fuzz: --atheris drives the blobs or the gtp target (their inputs are bytes)")
-    with atheris.instrument_imports(include=["zerogym", "zerogym_agents"]):   # Python code; not the .so
+    with atheris.instrument_imports(include=["zerogym", "zerogym_agents"]):  # Python code; not the .so
         tgt = make_target(name, opts.seed)
     alarm = Alarm()
 
     def one(data):
         fdp = atheris.FuzzedDataProvider(data)
         inp = tgt.generate(random.Random(fdp.ConsumeInt(8)))
-        if name == "blobs":             # the data overwrites the (mutated) blob from an offset
+        if name == "blobs":  # the data overwrites the (mutated) blob from an offset
             base = inp["blob"]
             at = fdp.ConsumeIntInRange(0, len(base))
             rest = fdp.ConsumeBytes(fdp.remaining_bytes())
-            inp["blob"], inp["via"] = base[:at] + rest + base[at + len(rest):], "load_bytes"
+            inp["blob"], inp["via"] = base[:at] + rest + base[at + len(rest) :], "load_bytes"
         else:
             inp["lines"] = fdp.ConsumeBytes(fdp.remaining_bytes()).split(b"\n")[:16] or [b""]
             inp["ends"] = [b"\n"] * len(inp["lines"])

@@ -1,4 +1,5 @@
 """What the fuzzer's modules share: the repository root, the outcomes of an input, the seed of each input."""
+
 import hashlib
 import os
 
@@ -37,4 +38,5 @@ def sanitizers_active():
 def valid_index(x, n):
     """True for an int (not a bool) in range(n): what a transform must accept."""
     import numpy as np
+
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and 0 <= x < n

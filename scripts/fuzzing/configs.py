@@ -1,18 +1,22 @@
 """The games fuzzed (every game of zerogym.registry.GAMES, or those of --games) and the kwargs of each."""
+
 import sys
 
 # rule variants fuzzed besides the sizes and switches every game of the registry is probed at
 # (game_configs); a game that is not named here is fuzzed at those alone
 VARIANTS = (
-    ("go", {"board_size": 7, "komi": 0.5}), ("go", {"board_size": 9, "superko": "simple"}),
+    ("go", {"board_size": 7, "komi": 0.5}),
+    ("go", {"board_size": 9, "superko": "simple"}),
     ("go", {"board_size": 9, "max_moves": 30}),
-    ("connect_four", {"rows": 4, "cols": 5, "connect": 3}), ("connect_four", {"rows": 1, "cols": 3, "connect": 2}),
+    ("connect_four", {"rows": 4, "cols": 5, "connect": 3}),
+    ("connect_four", {"rows": 1, "cols": 3, "connect": 2}),
     ("connect_four", {"rows": 10, "cols": 12, "connect": 5}),
-    ("tictactoe", {"board_size": 4, "win_length": 3}), ("tictactoe", {"board_size": 15, "win_length": 5}),
+    ("tictactoe", {"board_size": 4, "win_length": 3}),
+    ("tictactoe", {"board_size": 15, "win_length": 5}),
 )
-GAME_WEIGHT = 12.0          # every game gets the same share of the inputs of a state target
-_SELECTED = None            # --games: the games fuzzed (None: every game of zerogym.registry.GAMES)
-_CONFIGS = {}               # games() -> (the rows of game_configs(), the board cells of each)
+GAME_WEIGHT = 12.0  # every game gets the same share of the inputs of a state target
+_SELECTED = None  # --games: the games fuzzed (None: every game of zerogym.registry.GAMES)
+_CONFIGS = {}  # games() -> (the rows of game_configs(), the board cells of each)
 
 
 def select_games(text):
@@ -22,6 +26,7 @@ def select_games(text):
         _SELECTED = None
         return
     from zerogym.registry import GAMES
+
     names = tuple(g.strip() for g in text.split(",") if g.strip())
     bad = [g for g in names if g not in GAMES]
     if bad or not names:
@@ -32,6 +37,7 @@ def select_games(text):
 def games():
     """The games fuzzed: --games, or every game of zerogym.registry.GAMES (a new game is fuzzed as it is added)."""
     from zerogym.registry import GAMES
+
     return tuple(g for g in GAMES if _SELECTED is None or g in _SELECTED)
 
 
@@ -53,6 +59,7 @@ def probed_kwargs(game):
     import inspect
     from zerogym.gamedocs import _accepts
     from zerogym.registry import game_info, game_module
+
     core = importlib.import_module(game_module(game).raw_env.state_class.__module__)
     params = inspect.signature(core.make_spec).parameters.values()
     defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
@@ -90,6 +97,7 @@ def game_configs():
     if key not in _CONFIGS:
         from zerogym.gamedocs import _accepts
         from zerogym.registry import make_state
+
         out = []
         for game in key:
             kws = probed_kwargs(game) + [kw for g, kw in VARIANTS if g == game and _accepts(game, kw)]
@@ -97,7 +105,7 @@ def game_configs():
             for kw in kws:
                 spec = make_state(game, **kw).spec
                 h, w, _ = spec.obs_shape
-                if repr(spec.kwargs) not in seen:             # the same game twice (a value that is the default)
+                if repr(spec.kwargs) not in seen:  # the same game twice (a value that is the default)
                     seen.add(repr(spec.kwargs))
                     rows.append((kw, 3.0 if h * w <= 49 else 2.0 if h * w <= 169 else 1.0, h * w))
             total = sum(r[1] for r in rows)

@@ -1,4 +1,5 @@
 """Real positions of every config (what the state targets start from) and random legal play to the end."""
+
 import random
 
 from .common import Finding
@@ -10,6 +11,7 @@ class Corpus:
 
     def __init__(self, seed, games_per_config=4):
         from zerogym.registry import make_state
+
         rng = random.Random(f"corpus:{seed}")
         self.configs = []
         for game, kwargs, weight in game_configs():
@@ -23,8 +25,16 @@ class Corpus:
                     moves.append(a)
                     blobs.append(st.to_bytes())
                 games.append((moves, blobs))
-            self.configs.append({"game": game, "kwargs": kwargs, "weight": weight, "template": template,
-                                 "games": games, "label": config_label(game, kwargs)})
+            self.configs.append(
+                {
+                    "game": game,
+                    "kwargs": kwargs,
+                    "weight": weight,
+                    "template": template,
+                    "games": games,
+                    "label": config_label(game, kwargs),
+                }
+            )
 
     def pick(self, rng):
         weights = [c["weight"] for c in self.configs]
@@ -50,6 +60,7 @@ class Corpus:
 class CorpusTarget:
     """A target whose inputs start from real positions: the Corpus of its seed, games_per_config games
     of every config."""
+
     timeout = 20.0
     games_per_config = 4
 
@@ -61,6 +72,7 @@ def play_out(st, rng, limit, revalidate=False):
     """Random legal moves to the end; Finding if the game misbehaves or does not end within `limit`.
     revalidate: every position reached must load again (load_bytes of its own blob)."""
     import numpy as np
+
     fresh = st.copy() if revalidate else None
     for _ in range(limit):
         if revalidate:

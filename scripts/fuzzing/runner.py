@@ -1,4 +1,5 @@
 """Running the inputs of targets in this process: time limits, findings, the crash slot."""
+
 import os
 import random
 import signal
@@ -9,7 +10,7 @@ import traceback
 from .common import Finding, Timeout, input_seed
 from .targets import TARGETS, make_target
 
-CRASH_SLOT = struct.Struct("<qq")        # (target number, input index) a worker is about to run
+CRASH_SLOT = struct.Struct("<qq")  # (target number, input index) a worker is about to run
 
 
 class Alarm:
@@ -21,7 +22,7 @@ class Alarm:
         if self.ok:
             try:
                 self.previous = signal.signal(signal.SIGALRM, self._fire)
-            except ValueError:          # not the main thread
+            except ValueError:  # not the main thread
                 self.ok = False
 
     def close(self):
@@ -66,6 +67,7 @@ def run_targets(names, budgets, seed, offset, stride, start, rec, emit, slot=Non
     """Run each target in `names` for budgets[name] seconds on inputs offset, offset + stride, ...
     crash_at=(target, index): abort the process there (to test the handling of crashes)."""
     import warnings
+
     warnings.filterwarnings("ignore", message="__index__ returned non-int", category=DeprecationWarning)
     alarm = Alarm()
     for name in names:

@@ -1,4 +1,5 @@
 """Worker processes and the supervisor that restarts them after a crash, a hang or runaway memory."""
+
 import json
 import mmap
 import os
@@ -17,7 +18,7 @@ from .report import Recorder
 from .runner import CRASH_SLOT, run_targets
 from .targets import TARGET_CLASSES, TARGETS, make_target
 
-SCRIPT = os.path.join(ROOT, "scripts", "fuzz.py")      # what a worker process runs, with --worker
+SCRIPT = os.path.join(ROOT, "scripts", "fuzz.py")  # what a worker process runs, with --worker
 
 
 def worker_main(args):
@@ -35,9 +36,16 @@ def worker_main(args):
     sanitizers = sanitizers_active()
 
     def emit(name, index, setup, done=False):
-        msg = {"target": name, "index": index, "setup": setup, "done": done, "seconds": rec.seconds[name],
-               "counts": dict(rec.counts[name]), "sanitizers": sanitizers,
-               "findings": {s: {k: v for k, v in f.items()} for s, f in rec.findings.items() if f["target"] == name}}
+        msg = {
+            "target": name,
+            "index": index,
+            "setup": setup,
+            "done": done,
+            "seconds": rec.seconds[name],
+            "counts": dict(rec.counts[name]),
+            "sanitizers": sanitizers,
+            "findings": {s: {k: v for k, v in f.items()} for s, f in rec.findings.items() if f["target"] == name},
+        }
         report.write(json.dumps(msg) + "\n")
 
     crash_at = None
@@ -54,9 +62,9 @@ class Worker:
     def __init__(self, j, names, budgets, opts, log_dir):
         self.j, self.names, self.budgets, self.opts = j, list(names), dict(budgets), opts
         self.log_dir = log_dir
-        self.ended = []                 # reports of earlier runs (the last report of each target)
-        self.live = {}                  # target -> last report of the current run
-        self.first_seen = {}            # target -> when the current run started it
+        self.ended = []  # reports of earlier runs (the last report of each target)
+        self.live = {}  # target -> last report of the current run
+        self.first_seen = {}  # target -> when the current run started it
         self.crashes = Counter()
         self.finished = set()
         self.start_index = None
@@ -77,11 +85,29 @@ class Worker:
         self.current = todo
         read_fd, write_fd = os.pipe()
         self.log_path = os.path.join(self.log_dir, f"worker-{self.j}-{self.restarts}.log")
-        argv = [sys.executable, SCRIPT, "--worker", "--seed", str(self.opts.seed),
-                "--targets", ",".join(todo), "--budgets", ",".join(f"{self.budgets[t]:.3f}" for t in todo),
-                "--offset", str(self.j), "--stride", str(self.opts.jobs), "--report-fd", str(write_fd),
-                "--slot-file", self.slot_file, "--examples", str(self.opts.examples),
-                "--findings", self.opts.findings]
+        argv = [
+            sys.executable,
+            SCRIPT,
+            "--worker",
+            "--seed",
+            str(self.opts.seed),
+            "--targets",
+            ",".join(todo),
+            "--budgets",
+            ",".join(f"{self.budgets[t]:.3f}" for t in todo),
+            "--offset",
+            str(self.j),
+            "--stride",
+            str(self.opts.jobs),
+            "--report-fd",
+            str(write_fd),
+            "--slot-file",
+            self.slot_file,
+            "--examples",
+            str(self.opts.examples),
+            "--findings",
+            self.opts.findings,
+        ]
         if self.opts.games:
             argv += ["--games", self.opts.games]
         if self.start_index is not None:
@@ -89,8 +115,9 @@ class Worker:
         if self.opts.crash_at:
             argv += ["--crash-at", self.opts.crash_at]
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         pass_fds=(write_fd,), cwd=ROOT)
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, pass_fds=(write_fd,), cwd=ROOT
+            )
         os.close(write_fd)
         self.fd = read_fd
         self.buf = b""
@@ -140,7 +167,7 @@ def run_workers(opts, names, budgets, progress):
             workers.append(Worker(j, names, budgets, opts, log_dir))
         crash_rec, sanitizers = _supervise(workers, opts, progress)
     finally:
-        for w in workers:                   # on an error or ^C here: no worker outlives the run
+        for w in workers:  # on an error or ^C here: no worker outlives the run
             if w.proc is not None and w.proc.poll() is None:
                 w.proc.kill()
                 w.proc.wait()
@@ -196,8 +223,9 @@ def _supervise(workers, opts, progress):
             else:
                 kind = "crash"
                 sig = -code if code < 0 else None
-                message = _sanitizer_tag(log) or (f"killed by signal {signal.Signals(sig).name}" if sig
-                                                  else f"exit status {code}")
+                message = _sanitizer_tag(log) or (
+                    f"killed by signal {signal.Signals(sig).name}" if sig else f"exit status {code}"
+                )
             inp = tgt = None
             if index >= 0:
                 tgt = crash_target_in_parent(parent_targets, name, opts.seed)
@@ -205,11 +233,10 @@ def _supervise(workers, opts, progress):
                 crash_rec.counts[name][inp["game"]] += 1
             else:
                 message += " (while setting up, before any input)"
-            crash_rec.add(name, kind, message, log[-20000:], index=index if index >= 0 else "setup",
-                          inp=inp, tgt=tgt)
+            crash_rec.add(name, kind, message, log[-20000:], index=index if index >= 0 else "setup", inp=inp, tgt=tgt)
             w.crashes[name] += 1
             w.restarts += 1
-            for t in w.names[:w.names.index(name)]:          # targets run before this one are done
+            for t in w.names[: w.names.index(name)]:  # targets run before this one are done
                 w.finished.add(t)
             w.budgets[name] = max(0.0, w.budgets[name] - (time.monotonic() - started))
             if index < 0 or w.crashes[name] >= opts.max_crashes:
@@ -219,7 +246,7 @@ def _supervise(workers, opts, progress):
             w.launch()
             if w.proc is not None and w.current[0] != name:
                 w.start_index = None
-                w.proc.kill()                                  # started with a stale start index: redo
+                w.proc.kill()  # started with a stale start index: redo
                 w.proc.wait()
                 w.end_run()
                 w.launch()
@@ -237,7 +264,7 @@ def crash_target_in_parent(cache, name, seed):
 def _rss_mb(pid):
     try:
         with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
     except (OSError, ValueError, IndexError):
         return 0.0
 

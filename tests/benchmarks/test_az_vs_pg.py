@@ -1,6 +1,7 @@
 """benchmarks/az_vs_pg.py at tiny scale: Connect Four, a 1x8 net, a few steps per algorithm (--steps mode),
 references random and uct:10, 2 games per evaluation. The harness it runs on (training through the budget,
 resuming, evaluation, round robin) is tested in tests/zerogym_agents/experiment."""
+
 import hashlib
 import json
 import os
@@ -20,10 +21,38 @@ def load_script(name="az_vs_pg"):
     return load_benchmark(name)
 
 
-TINY = ["--games", "connect_four", "--net", "blocks=1", "channels=8", "--steps", "2", "--evals", "1",
-        "--references", "random", "uct:10", "--eval-games", "2", "--final-games", "2", "--simulations", "8",
-        "--az-set", "concurrent_games=8", "simulations=8", "batch_size=16", "min_buffer=16", "max_train_per_step=1",
-        "--pg-set", "num_envs=8", "ppo_n_steps=8", "ppo_batch_size=16", "ppo_epochs=1", "snapshot_every=8"]
+TINY = [
+    "--games",
+    "connect_four",
+    "--net",
+    "blocks=1",
+    "channels=8",
+    "--steps",
+    "2",
+    "--evals",
+    "1",
+    "--references",
+    "random",
+    "uct:10",
+    "--eval-games",
+    "2",
+    "--final-games",
+    "2",
+    "--simulations",
+    "8",
+    "--az-set",
+    "concurrent_games=8",
+    "simulations=8",
+    "batch_size=16",
+    "min_buffer=16",
+    "max_train_per_step=1",
+    "--pg-set",
+    "num_envs=8",
+    "ppo_n_steps=8",
+    "ppo_batch_size=16",
+    "ppo_epochs=1",
+    "snapshot_every=8",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -56,21 +85,23 @@ def agent_path(tiny, algo):
 def round_robin_rows(report):
     """{(A, B): (wins, draws, losses) from A's view} from the round-robin table of the report."""
     rows = {}
-    for m in re.finditer(r"^\| (\S+) \| (\S+) \| \d+-\d+-\d+ \| \d+-\d+-\d+ \| (\d+)-(\d+)-(\d+) \| [\d.]+% \| \d+ \|$",
-                         report, re.M):
+    for m in re.finditer(
+        r"^\| (\S+) \| (\S+) \| \d+-\d+-\d+ \| \d+-\d+-\d+ \| (\d+)-(\d+)-(\d+) \| [\d.]+% \| \d+ \|$", report, re.M
+    ):
         rows[(m.group(1), m.group(2))] = tuple(int(x) for x in m.group(3, 4, 5))
     return rows
 
 
 def test_every_final_agent_exists_loads_and_plays_a_legal_move(tiny):
     from zerogym_agents.agents.saved import load_agent, load_card
+
     for algo in ALGOS:
         path = agent_path(tiny, algo)
         assert path.is_file() and path.with_suffix(".json").is_file(), algo
         agent = load_agent(str(path), seed=0)
         env = zerogym.make("connect_four")
         env.reset(seed=0)
-        env.step(3)                                    # a position other than the start
+        env.step(3)  # a position other than the start
         action = agent.act(env)
         assert env.unwrapped.state.legal_mask()[action] == 1
         card = load_card(str(path))
@@ -116,10 +147,14 @@ def test_every_match_starts_pairs_of_games_from_shared_random_openings(tiny):
 def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
     report = tiny["report"]
     rows = round_robin_rows(report)
-    lines = re.findall(r"^- (\w+) / (\w+) vs (\S+): (?:(\d+) of (\d+) games won \(([\d.]+)%\)|not measured), "
-                       r"target >= (\d+)%: \*\*(met|missed|not measured)\*\*"
-                       r"(?: \(best evaluation during training: (\d+) of (\d+) won, at (\S+)\))?$", report, re.M)
-    assert len(lines) == 12                            # 2 games x 3 PG algorithms x 2 references
+    lines = re.findall(
+        r"^- (\w+) / (\w+) vs (\S+): (?:(\d+) of (\d+) games won \(([\d.]+)%\)|not measured), "
+        r"target >= (\d+)%: \*\*(met|missed|not measured)\*\*"
+        r"(?: \(best evaluation during training: (\d+) of (\d+) won, at (\S+)\))?$",
+        report,
+        re.M,
+    )
+    assert len(lines) == 12  # 2 games x 3 PG algorithms x 2 references
     verdicts = []
     for game, algo, ref, won, games, _pct, need, verdict, best, best_n, _best_at in lines:
         if game != "connect_four" or ref != "random":  # greedy is not a reference here; Go was not run
@@ -130,10 +165,14 @@ def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
         assert (int(won), int(games)) == (w, w + d + lo)
         assert verdict == ("met" if w / (w + d + lo) >= int(need) / 100 else "missed")
         verdicts.append(verdict == "met")
-        if verdict == "missed":                        # the run's best evaluation point is named
+        if verdict == "missed":  # the run's best evaluation point is named
             state = json.loads((tiny["root"] / "runs" / game / algo / "state.json").read_text())
-            scores = [(m["total"]["wins"], sum(m["total"].values()), ev["name"].split("@")[-1])
-                      for ev in state["evals"] for m in ev["matches"] if m["agent_b"] == ref]
+            scores = [
+                (m["total"]["wins"], sum(m["total"].values()), ev["name"].split("@")[-1])
+                for ev in state["evals"]
+                for m in ev["matches"]
+                if m["agent_b"] == ref
+            ]
             assert (int(best), int(best_n)) in {(x, n) for x, n, _ in scores}
             assert int(best) / int(best_n) == max(x / n for x, n, _ in scores)
         else:
@@ -144,11 +183,18 @@ def test_reading_states_met_or_missed_as_the_round_robin_numbers_say(tiny):
 
 def test_best_during_training_names_the_best_evaluation_point(tiny):
     def ev(name, *matches):
-        return {"name": name, "matches": [{"agent_b": ref, "total": dict(zip(("wins", "draws", "losses"), wdl))}
-                                          for ref, wdl in matches]}
-    prog = {"evals": [ev("ppo@0min", ("greedy", (1, 0, 19))),
-                      ev("ppo@5min", ("greedy", (12, 2, 6)), ("random", (20, 0, 0))),
-                      ev("ppo@10min", ("greedy", (9, 0, 11)))]}
+        return {
+            "name": name,
+            "matches": [{"agent_b": ref, "total": dict(zip(("wins", "draws", "losses"), wdl))} for ref, wdl in matches],
+        }
+
+    prog = {
+        "evals": [
+            ev("ppo@0min", ("greedy", (1, 0, 19))),
+            ev("ppo@5min", ("greedy", (12, 2, 6)), ("random", (20, 0, 0))),
+            ev("ppo@10min", ("greedy", (9, 0, 11))),
+        ]
+    }
     best = load_script("az_vs_pg_report").best_during_training
     assert best(prog, "greedy") == " (best evaluation during training: 12 of 20 won, at 5min)"
     assert best(prog, "uct:200") == "" and best(None, "greedy") == ""
@@ -178,35 +224,52 @@ def test_a_restart_skips_finished_runs_and_touches_no_agent_file(tiny, capsys):
 
 def test_report_only_rebuilds_the_same_tables_without_the_training_options(tiny):
     results = tiny["results"]
-    assert tiny["mod"].main(["--report-only", "--runs-dir", str(tiny["root"] / "runs"),
-                             "--results-dir", str(results)]) == 0
+    assert (
+        tiny["mod"].main(["--report-only", "--runs-dir", str(tiny["root"] / "runs"), "--results-dir", str(results)])
+        == 0
+    )
     report = (results / "az_vs_pg.md").read_text()
     assert round_robin_rows(report) == round_robin_rows(tiny["report"])
-    assert report.split("## connect_four")[1].split("## Configs")[0] == \
-        tiny["report"].split("## connect_four")[1].split("## Configs")[0]
+    assert (
+        report.split("## connect_four")[1].split("## Configs")[0]
+        == tiny["report"].split("## connect_four")[1].split("## Configs")[0]
+    )
 
 
 def test_the_saved_round_robin_is_what_the_arena_replays_from_the_saved_agents(tiny):
     from zerogym_agents.agents.specs import agent_from_spec
     from zerogym_agents.arena.match import round_robin
+
     saved = json.loads((tiny["root"] / "runs" / "connect_four" / "round_robin.json").read_text())["result"]
     names = saved["names"]
     specs = [str(agent_path(tiny, n)) if n in ALGOS else n for n in names]
-    again = round_robin({n: agent_from_spec(s, "connect_four") for n, s in zip(names, specs)}, "connect_four",
-                        {}, games_per_pair=2, seed=0, progress=False,
-                        opening_moves=tiny["mod"].OPENING_MOVES["connect_four"])
-    assert [[r["actions"] for r in m.records] for m in again.matches] == \
-        [[r["actions"] for r in m["records"]] for m in saved["matches"]]
+    again = round_robin(
+        {n: agent_from_spec(s, "connect_four") for n, s in zip(names, specs)},
+        "connect_four",
+        {},
+        games_per_pair=2,
+        seed=0,
+        progress=False,
+        opening_moves=tiny["mod"].OPENING_MOVES["connect_four"],
+    )
+    assert [[r["actions"] for r in m.records] for m in again.matches] == [
+        [r["actions"] for r in m["records"]] for m in saved["matches"]
+    ]
 
 
 def test_other_settings_in_the_same_runs_dir_are_refused_with_what_differs(tiny):
     args = list(tiny["args"])
     args[args.index("--eval-games") + 1] = "3"
-    with pytest.raises(SystemExit, match=r"was started with other settings \(evaluation.eval_games: saved 2, now 3\)\. "
-                                         r"Resume with the same options, or use another --runs-dir"):
+    with pytest.raises(
+        SystemExit,
+        match=r"was started with other settings \(evaluation.eval_games: saved 2, now 3\)\. "
+        r"Resume with the same options, or use another --runs-dir",
+    ):
         tiny["mod"].main(args)
-    assert json.loads((tiny["root"] / "runs" / "connect_four" / "references.json").read_text())["fingerprint"][
-        "games"] == 2
+    assert (
+        json.loads((tiny["root"] / "runs" / "connect_four" / "references.json").read_text())["fingerprint"]["games"]
+        == 2
+    )
 
 
 def test_every_run_decays_its_learning_rate_and_the_report_says_how(tiny):

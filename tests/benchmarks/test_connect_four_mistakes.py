@@ -1,4 +1,5 @@
 """benchmarks/connect_four_mistakes.py: the decisive mistakes of the games an agent did not win."""
+
 import json
 import re
 
@@ -28,8 +29,9 @@ def test_play_mode_lists_every_game_the_agent_did_not_win(tmp_path, monkeypatch)
     script = load_script("connect_four_mistakes")
     monkeypatch.setattr(script, "HERE", str(tmp_path))
     (tmp_path / "results").mkdir()
-    script.main(["--agent", "random", "--opponent", "solver", "--games", "4", "--opening-moves", "16",
-                 "--tt-bits", "18"])
+    script.main(
+        ["--agent", "random", "--opponent", "solver", "--games", "4", "--opening-moves", "16", "--tt-bits", "18"]
+    )
     text = (tmp_path / "results" / "connect_four_mistakes.md").read_text()
     rows = [line for line in text.splitlines() if line.startswith("| ") and line.count("|") == 8][1:]
     # every game the agent did not win is listed (random play wins only where the opening hands it a win)

@@ -1,5 +1,6 @@
 """benchmarks/resign_calibration.py: the agent's values replayed over saved games, and the games each
 threshold would resign."""
+
 import json
 
 import pytest
@@ -18,12 +19,16 @@ def test_resign_move_needs_moves_in_a_row():
 
 def test_table_counts_the_resigned_games_by_result():
     script = load_script("resign_calibration")
-    records = [{"winner": 0, "a_moved_first": True}, {"winner": 0, "a_moved_first": False},
-               {"winner": 1, "a_moved_first": False}, {"winner": -1, "a_moved_first": True}]
+    records = [
+        {"winner": 0, "a_moved_first": True},
+        {"winner": 0, "a_moved_first": False},
+        {"winner": 1, "a_moved_first": False},
+        {"winner": -1, "a_moved_first": True},
+    ]
     values = [[0.2, -0.95, -0.95], [-0.5, -0.99, -0.99, 0.1], [0.5, -0.6, 0.9], [-0.95, -0.95]]
     # results: won, lost (B won with A second), won, drawn
     lines = script.table(records, values, [-0.9, -0.5], 2)
-    assert lines[2] == "| -0.90 | 1 of 2 | 1 of 1 | 1 of 1 | 25% |"      # lost game resigned at move 2 of 4
+    assert lines[2] == "| -0.90 | 1 of 2 | 1 of 1 | 1 of 1 | 25% |"  # lost game resigned at move 2 of 4
     assert lines[3] == "| -0.50 | 1 of 2 | 1 of 1 | 1 of 1 | 25% |"
 
 
@@ -31,6 +36,7 @@ def test_replayed_values_are_the_ones_seen_in_play(tmp_path, monkeypatch):
     from zerogym_agents.arena.match import play_match
     from zerogym_agents.agents.base import RandomAgent
     from zerogym_agents.agents.saved import load_agent
+
     script = load_script("resign_calibration")
     monkeypatch.setattr(script, "HERE", str(tmp_path))
     monkeypatch.chdir(tmp_path)
@@ -41,12 +47,27 @@ def test_replayed_values_are_the_ones_seen_in_play(tmp_path, monkeypatch):
         action = act(env)
         seen.append(agent.last_value)
         return action
+
     agent.act = act_and_note
     result = play_match(agent, RandomAgent(1), "tictactoe", games=4, seed=3)
     games = tmp_path / "games.jsonl"
     games.write_text("".join(json.dumps(r) + "\n" for r in result.records))
-    script.main(["--games", str(games), "--agent", "pretrained:tictactoe", "--simulations", "16", "--workers", "2",
-                 "--thresholds", "-0.5", "--label", "t"])
+    script.main(
+        [
+            "--games",
+            str(games),
+            "--agent",
+            "pretrained:tictactoe",
+            "--simulations",
+            "16",
+            "--workers",
+            "2",
+            "--thresholds",
+            "-0.5",
+            "--label",
+            "t",
+        ]
+    )
     rows = [json.loads(line) for line in (tmp_path / "runs" / "resign_calibration" / "values_t.jsonl").open()]
     assert [v for row in rows for v in row["values"]] == pytest.approx(seen)
     assert [row["result"] for row in rows] == [script.result(r) for r in result.records]

@@ -22,8 +22,10 @@ def test_the_ppo_section_is_replaced_in_place_or_appended(tmp_path):
 
 def test_the_ppo_lines_report_medians_and_the_ratio():
     scaling = load_script()
-    results = {1: [(700.0, 3000.0, 4096), (500.0, 3400.0, 4096), (600.0, 3200.0, 4096)],
-               2: [(450.0, 2600.0, 4096), (480.0, 2400.0, 4096), (300.0, 2500.0, 4096)]}
+    results = {
+        1: [(700.0, 3000.0, 4096), (500.0, 3400.0, 4096), (600.0, 3200.0, 4096)],
+        2: [(450.0, 2600.0, 4096), (480.0, 2400.0, 4096), (300.0, 2500.0, 4096)],
+    }
     text = "\n".join(scaling.ppo_lines(results, 3, 2, (1.0,) * 6))
     assert "| 1 | 600 | 3200 | 700, 500, 600 |" in text and "| 2 | 450 | 2500 |" in text
     assert "2 workers: 0.75x" in text and "0.78x while collecting" in text

@@ -1,6 +1,7 @@
 """benchmarks/time_to_strength.py --quick at tiny scale: every method of every game trains, is evaluated and
 appears in the report's table; the machine's load is recorded. The harness it runs on is tested in
 tests/zerogym_agents/experiment."""
+
 import json
 import os
 
@@ -19,8 +20,24 @@ def quick(tmp_path_factory):
     mod = load_script()
     root = tmp_path_factory.mktemp("tts")
     before = torch.get_num_threads()
-    args = ["--quick", "--minutes", "0.02", "--eval-every", "0.02", "--eval-games", "2", "--references", "random",
-            "uct:10", "--target", "uct:10", "--out", str(root / "runs"), "--results", str(root / "results")]
+    args = [
+        "--quick",
+        "--minutes",
+        "0.02",
+        "--eval-every",
+        "0.02",
+        "--eval-games",
+        "2",
+        "--references",
+        "random",
+        "uct:10",
+        "--target",
+        "uct:10",
+        "--out",
+        str(root / "runs"),
+        "--results",
+        str(root / "results"),
+    ]
     try:
         assert mod.main(args) == 0
     finally:
@@ -30,8 +47,11 @@ def quick(tmp_path_factory):
 
 def table_rows(text, heading):
     section = text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
-    return {line.split("|")[1].strip(): line for line in section.splitlines()
-            if line.startswith("| ") and not line.startswith("| method")}
+    return {
+        line.split("|")[1].strip(): line
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| method")
+    }
 
 
 def test_the_table_has_every_method_of_every_game(quick):
@@ -42,7 +62,7 @@ def test_the_table_has_every_method_of_every_game(quick):
     assert set(go) == set(mod.METHODS)
     for row in list(c4.values()) + list(go.values()):
         cells = [c.strip() for c in row.strip("|").split("|")]
-        assert cells[1] == "1" and len(cells) == 2 + len(mod.LEVELS) + 3     # + final score, Elo, load
+        assert cells[1] == "1" and len(cells) == 2 + len(mod.LEVELS) + 3  # + final score, Elo, load
     for game in ("connect_four", "go_9x9"):
         assert (root / "results" / f"time_to_strength_quick_{game}.png").stat().st_size > 0
         assert any((root / "runs" / game / "tb_summary").iterdir())
@@ -69,20 +89,45 @@ def test_time_to_a_level_is_the_first_point_reaching_it(quick):
 
 def test_parallel_runs_train_in_child_processes_and_resume(tmp_path):
     mod = load_script()
-    args = ["--quick", "--games", "connect_four", "--methods", "puct", "gumbel", "--minutes", "0.02",
-            "--eval-every", "0.02", "--eval-games", "2", "--references", "random", "--target", "random",
-            "--parallel", "2", "--out", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    args = [
+        "--quick",
+        "--games",
+        "connect_four",
+        "--methods",
+        "puct",
+        "gumbel",
+        "--minutes",
+        "0.02",
+        "--eval-every",
+        "0.02",
+        "--eval-games",
+        "2",
+        "--references",
+        "random",
+        "--target",
+        "random",
+        "--parallel",
+        "2",
+        "--out",
+        str(tmp_path / "runs"),
+        "--results",
+        str(tmp_path / "results"),
+    ]
     assert mod.main(args) == 0
-    states = {m: json.loads((tmp_path / "runs" / "connect_four" / f"{m}-s0" / "state.json").read_text())
-              for m in ("puct", "gumbel")}
+    states = {
+        m: json.loads((tmp_path / "runs" / "connect_four" / f"{m}-s0" / "state.json").read_text())
+        for m in ("puct", "gumbel")
+    }
     assert all(rec["done"] and len(rec["evals"]) == 2 for rec in states.values())
     pids = {rec["sittings"][0]["pid"] for rec in states.values()}
     assert len(pids) == 2 and os.getpid() not in pids
     rows = table_rows((tmp_path / "results" / "time_to_strength_quick.md").read_text(), "connect_four")
     assert set(rows) == {"puct", "gumbel"}
-    assert mod.main(args) == 0           # finished runs are skipped: the records are unchanged
-    assert all(json.loads((tmp_path / "runs" / "connect_four" / f"{m}-s0" / "state.json").read_text()) == rec
-               for m, rec in states.items())
+    assert mod.main(args) == 0  # finished runs are skipped: the records are unchanged
+    assert all(
+        json.loads((tmp_path / "runs" / "connect_four" / f"{m}-s0" / "state.json").read_text()) == rec
+        for m, rec in states.items()
+    )
 
 
 def test_a_sitting_rewrites_its_games_sections_and_keeps_the_others(tmp_path):
@@ -90,16 +135,39 @@ def test_a_sitting_rewrites_its_games_sections_and_keeps_the_others(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
     report = results / "time_to_strength_quick.md"
-    report.write_text("# Time to strength\n\nold intro\n\n## connect_four\n\nstale table\n\n"
-                      "## go_9x9\n\nGo table kept\n\n## Reading the runs\n\nnotes kept\n")
-    args = ["--quick", "--games", "connect_four", "--methods", "puct", "--minutes", "0.02", "--eval-every", "0.02",
-            "--eval-games", "2", "--references", "random", "--target", "random", "--out", str(tmp_path / "runs"),
-            "--results", str(results)]
+    report.write_text(
+        "# Time to strength\n\nold intro\n\n## connect_four\n\nstale table\n\n"
+        "## go_9x9\n\nGo table kept\n\n## Reading the runs\n\nnotes kept\n"
+    )
+    args = [
+        "--quick",
+        "--games",
+        "connect_four",
+        "--methods",
+        "puct",
+        "--minutes",
+        "0.02",
+        "--eval-every",
+        "0.02",
+        "--eval-games",
+        "2",
+        "--references",
+        "random",
+        "--target",
+        "random",
+        "--out",
+        str(tmp_path / "runs"),
+        "--results",
+        str(results),
+    ]
     assert mod.main(args) == 0
     text = report.read_text()
     assert "stale table" not in text and "old intro" not in text
-    assert [line for line in text.splitlines() if line.startswith("## ")] == \
-        ["## connect_four", "## go_9x9", "## Reading the runs"]
+    assert [line for line in text.splitlines() if line.startswith("## ")] == [
+        "## connect_four",
+        "## go_9x9",
+        "## Reading the runs",
+    ]
     c4 = text.split("## connect_four\n", 1)[1].split("\n## ", 1)[0]
     assert "--games connect_four" in c4 and "| puct |" in c4
     assert "Go table kept" in text and "notes kept" in text

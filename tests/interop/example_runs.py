@@ -1,5 +1,6 @@
 """What the interop tests share: skipping without a library, loading the scripts of examples/ as
 modules (examples/ is not a package), the checks of an example's run."""
+
 import importlib.util
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """zerogym_agents.interop's shared parts: the masked Dict view, the missing-extra error, the action check."""
+
 import builtins
 
 import numpy as np
@@ -12,9 +13,11 @@ def test_masked_env_shows_the_learners_mask_and_counts_illegal_moves():
     env = masked_env("tictactoe", RandomAgent(seed=0), learner="second", flatten=True, mask_dtype=np.float32)
     obs, _ = env.reset(seed=3)
     assert env.observation_space.contains(obs)
-    assert (obs["observation"].shape == (9 * env.env.observation_space.shape[-1],)
-            and obs["action_mask"].dtype == np.float32)
-    assert obs["action_mask"].sum() == 8                   # the random first player has moved
+    assert (
+        obs["observation"].shape == (9 * env.env.observation_space.shape[-1],)
+        and obs["action_mask"].dtype == np.float32
+    )
+    assert obs["action_mask"].sum() == 8  # the random first player has moved
     taken = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     _, reward, terminated, _, info = env.step(taken)
     assert (env.illegal_actions, env.moves, reward, terminated) == (1, 1, -1.0, True) and "illegal_action" in info

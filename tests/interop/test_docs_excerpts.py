@@ -1,4 +1,5 @@
 """The code excerpts of docs/interop/ are lines of the examples they quote, so they cannot drift."""
+
 import re
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """examples/rllib_ppo.py and zerogym_agents.interop.rllib (skipped without RLlib)."""
+
 import numpy as np
 import pytest
 from interop.example_runs import check_run, load_example, skip_without
@@ -10,6 +11,7 @@ from zerogym_agents.interop.rllib import MASK_KEY, OBS_KEY, make_env  # noqa: E4
 
 def test_example_trains_without_illegal_moves_and_plays_the_arena():
     import ray
+
     try:
         out = load_example("rllib_ppo").train("tictactoe", "greedy", iterations=2, seed=0, batch=200, arena_games=4)
         check_run(out, 400, 4)

@@ -1,4 +1,5 @@
 """examples/sb3_maskable_ppo.py and zerogym_agents.interop.sb3 (skipped without sb3-contrib)."""
+
 import numpy as np
 from interop.example_runs import check_run, load_example, skip_without
 

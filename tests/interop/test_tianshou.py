@@ -1,4 +1,5 @@
 """examples/tianshou_dqn.py and zerogym_agents.interop.tianshou (skipped without Tianshou)."""
+
 import numpy as np
 import pytest
 from interop.example_runs import check_run, load_example, skip_without
@@ -16,14 +17,18 @@ def test_example_trains_without_illegal_moves_and_plays_the_arena():
 
 def test_the_agent_seat_plays_the_zerogym_agents_move():
     from tianshou.data import Batch
+
     env = pettingzoo_env("connect_four")
     obs, info = env.reset(seed=0)
-    env.step(3)                                                # a greedy agent blocks or builds on column 3
+    env.step(3)  # a greedy agent blocks or builds on column 3
     obs, rewards, term, trunc, info = env.step(3)
     algo = AgentAlgorithm(GreedyAgent(seed=0), env.action_space)
-    act = algo.policy(Batch(obs=Batch(obs=obs["obs"][None], mask=np.array(obs["mask"])[None],
-                                      agent_id=np.array([obs["agent_id"]])),
-                            info=Batch({ENV_KEY: np.array([info[ENV_KEY]])}))).act
+    act = algo.policy(
+        Batch(
+            obs=Batch(obs=obs["obs"][None], mask=np.array(obs["mask"])[None], agent_id=np.array([obs["agent_id"]])),
+            info=Batch({ENV_KEY: np.array([info[ENV_KEY]])}),
+        )
+    ).act
     assert act.tolist() == [GreedyAgent(seed=0).act(env.env)]
 
 
@@ -32,12 +37,13 @@ def test_the_env_counts_illegal_actions():
     env.reset(seed=0)
     env.step(4)
     assert env.illegal_actions == 0
-    obs, rewards, term, trunc, info = env.step(4)              # taken: the game ends, the mover loses
+    obs, rewards, term, trunc, info = env.step(4)  # taken: the game ends, the mover loses
     assert env.illegal_actions == 1 and term and rewards[1] == -1
 
 
 def test_the_agent_seat_refuses_a_batch_without_the_env_key():
     from tianshou.data import Batch
+
     env = pettingzoo_env("tictactoe")
     algo = AgentAlgorithm(GreedyAgent(seed=0), env.action_space)
     with pytest.raises(LookupError, match="pettingzoo_env"):

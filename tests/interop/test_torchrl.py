@@ -1,4 +1,5 @@
 """examples/torchrl_dqn.py and zerogym_agents.interop.torchrl (skipped without TorchRL)."""
+
 from interop.example_runs import check_run, load_example, skip_without
 
 skip_without("torchrl", "TorchRL")
@@ -14,6 +15,7 @@ def test_example_trains_without_illegal_moves_and_plays_the_arena():
 
 def test_env_gives_the_mask_and_counts_illegal_moves():
     import torch
+
     env = gym_env("tictactoe", RandomAgent(seed=0), learner="first", seed=0)
     td = env.reset()
     assert td["action_mask"].dtype == torch.bool and td["action_mask"].all()

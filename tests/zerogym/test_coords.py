@@ -1,4 +1,5 @@
 """zerogym.coords: human names of every action of every game, and parsing them back."""
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -6,21 +7,30 @@ import zerogym
 from zerogym.coords import COLUMNS, format_action, input_help, parse_action
 
 # (game, kwargs) at small, usual and largest sizes
-SIZES = [("go", dict(board_size=2)), ("go", dict(board_size=9)), ("go", dict(board_size=25)),
-         ("othello", dict(board_size=4)), ("othello", dict(board_size=16)),
-         ("hex", dict(board_size=3)), ("hex", dict(board_size=19)), ("hex", dict(board_size=5, swap=False)),
-         ("connect_four", dict()), ("connect_four", dict(rows=2, cols=25, connect=2)),
-         ("tictactoe", dict()), ("tictactoe", dict(board_size=25, win_length=5))]
+SIZES = [
+    ("go", dict(board_size=2)),
+    ("go", dict(board_size=9)),
+    ("go", dict(board_size=25)),
+    ("othello", dict(board_size=4)),
+    ("othello", dict(board_size=16)),
+    ("hex", dict(board_size=3)),
+    ("hex", dict(board_size=19)),
+    ("hex", dict(board_size=5, swap=False)),
+    ("connect_four", dict()),
+    ("connect_four", dict(rows=2, cols=25, connect=2)),
+    ("tictactoe", dict()),
+    ("tictactoe", dict(board_size=25, win_length=5)),
+]
 
 
 @pytest.mark.parametrize("game,kw", SIZES)
 def test_every_action_round_trips(game, kw):
     spec = zerogym.make_state(game, **kw).spec
     names = [format_action(spec, a) for a in range(spec.num_actions)]
-    assert len(set(names)) == spec.num_actions                      # no two actions share a name
+    assert len(set(names)) == spec.num_actions  # no two actions share a name
     for a, name in enumerate(names):
         assert parse_action(spec, name) == a
-        assert parse_action(spec, f"  {name.lower()} ") == a         # case and spaces do not matter
+        assert parse_action(spec, f"  {name.lower()} ") == a  # case and spaces do not matter
 
 
 @pytest.mark.parametrize("game,kw", SIZES)
@@ -30,7 +40,7 @@ def test_names_agree_with_the_compiled_action_names(game, kw):
         expected = spec.action_name(a)
         if game == "connect_four":
             expected = expected.replace("column ", "")
-        assert format_action(spec, a) == expected         # same case too: Othello writes a1, the others A1
+        assert format_action(spec, a) == expected  # same case too: Othello writes a1, the others A1
 
 
 @settings(max_examples=60, deadline=None)
@@ -53,8 +63,8 @@ def test_round_trip_property(data):
 
 def test_conventions_of_the_contract():
     go = zerogym.make_state("go", board_size=9).spec
-    assert format_action(go, 0) == "A1"                   # action 0 is A1 (row 0 = rank 1)
-    assert format_action(go, 8) == "J1"                   # column letters skip I
+    assert format_action(go, 0) == "A1"  # action 0 is A1 (row 0 = rank 1)
+    assert format_action(go, 8) == "J1"  # column letters skip I
     assert format_action(go, 9) == "A2"
     assert format_action(go, 81) == "pass"
     assert parse_action(go, "j9") == 80
@@ -76,20 +86,23 @@ def test_accepts_a_spec_a_state_or_an_env():
         assert parse_action(obj, "E5") == 24 and format_action(obj, 25) == "pass"
 
 
-@pytest.mark.parametrize("game,kw,text,words", [
-    ("go", dict(board_size=9), "I5", "no column I"),
-    ("go", dict(board_size=9), "K1", "off the 9x9 board"),
-    ("go", dict(board_size=9), "A10", "off the 9x9 board"),
-    ("go", dict(board_size=9), "A0", "off the 9x9 board"),
-    ("go", dict(board_size=9), "swap", "go has no swap"),
-    ("tictactoe", dict(), "pass", "tictactoe has no pass"),
-    ("hex", dict(board_size=5), "pass", "hex has no pass"),
-    ("go", dict(board_size=9), "4D", "A..J"),
-    ("go", dict(board_size=9), "", "row number 1..9"),
-    ("connect_four", dict(), "0", "1..7"),
-    ("connect_four", dict(), "8", "1..7"),
-    ("connect_four", dict(), "A1", "column number 1..7"),
-])
+@pytest.mark.parametrize(
+    "game,kw,text,words",
+    [
+        ("go", dict(board_size=9), "I5", "no column I"),
+        ("go", dict(board_size=9), "K1", "off the 9x9 board"),
+        ("go", dict(board_size=9), "A10", "off the 9x9 board"),
+        ("go", dict(board_size=9), "A0", "off the 9x9 board"),
+        ("go", dict(board_size=9), "swap", "go has no swap"),
+        ("tictactoe", dict(), "pass", "tictactoe has no pass"),
+        ("hex", dict(board_size=5), "pass", "hex has no pass"),
+        ("go", dict(board_size=9), "4D", "A..J"),
+        ("go", dict(board_size=9), "", "row number 1..9"),
+        ("connect_four", dict(), "0", "1..7"),
+        ("connect_four", dict(), "8", "1..7"),
+        ("connect_four", dict(), "A1", "column number 1..7"),
+    ],
+)
 def test_malformed_input_says_what_is_allowed(game, kw, text, words):
     spec = zerogym.make_state(game, **kw).spec
     with pytest.raises(ValueError) as e:

@@ -13,6 +13,7 @@ a default, a dict's value: the game a demo or a config starts with, Go for the G
 commands) decides nothing and does not count.  The Go Text Protocol, GNU Go and SGF exist for Go
 alone: the files that speak them may check that a game is Go.
 """
+
 import ast
 import pathlib
 import re
@@ -25,8 +26,12 @@ from zerogym.registry import game_info
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GAMES = list(zerogym.GAMES)
 # Go-only by nature: the GTP engine, GNU Go (the agent and its spec), SGF records of the arena
-GO_PROTOCOLS = {"zerogym_agents/cli/gtp.py", "zerogym_agents/agents/gnugo.py", "zerogym_agents/agents/specs.py",
-                "zerogym_agents/arena/report.py"}
+GO_PROTOCOLS = {
+    "zerogym_agents/cli/gtp.py",
+    "zerogym_agents/agents/gnugo.py",
+    "zerogym_agents/agents/specs.py",
+    "zerogym_agents/arena/report.py",
+}
 GREEDY = "zerogym_agents/agents/greedy.py"
 # a row per game, where a game has one: the speed table of `zerogym bench`, the shipped agents' recipes
 ROWS = {"zerogym_agents/cli/bench.py", "zerogym_agents/alphazero/recipes.py"}
@@ -38,7 +43,7 @@ def strings(tree, values_count):
     skip = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            skip.add(id(node.value))                         # docstrings and other bare strings
+            skip.add(id(node.value))  # docstrings and other bare strings
         if values_count:
             continue
         if isinstance(node, ast.Call):
@@ -51,8 +56,11 @@ def strings(tree, values_count):
             skip.update(id(v) for v in node.values)
         elif isinstance(node, ast.arguments):
             skip.update(id(d) for d in node.defaults + node.kw_defaults if d is not None)
-    return {node.value for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip}
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+    }
 
 
 def names_in(path, text):
@@ -81,9 +89,14 @@ def greedy_games():
     """The games of the greedy heuristics' table (read from the source: the environments' tests
     import nothing from the agents)."""
     tree = ast.parse((ROOT / GREEDY).read_text())
-    table = next(node.value for node in tree.body
-                 if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "HEURISTICS" for t in node.targets)
-                 or isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "HEURISTICS")
+    table = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(getattr(t, "id", None) == "HEURISTICS" for t in node.targets)
+        or isinstance(node, ast.AnnAssign)
+        and getattr(node.target, "id", None) == "HEURISTICS"
+    )
     return {key.value for key in table.keys}
 
 
@@ -109,13 +122,18 @@ def test_the_table_of_each_games_files():
     # the table as it stands; own_files says why each file is in it
     table = {game: sorted(files) for game, files in mentions().items()}
     bench, recipes = sorted(ROWS)[::-1]
-    core = {game: [f"zerogym/_core/{game}.pyx", f"zerogym/envs/{game}.py", "zerogym/registry.py", GREEDY, bench]
-            for game in ("othello", "hex", "connect_four", "tictactoe", "breakthrough", "havannah")}
+    core = {
+        game: [f"zerogym/_core/{game}.pyx", f"zerogym/envs/{game}.py", "zerogym/registry.py", GREEDY, bench]
+        for game in ("othello", "hex", "connect_four", "tictactoe", "breakthrough", "havannah")
+    }
     core["tictactoe"].append(recipes)
     core["connect_four"].append(recipes)
-    assert table == {"go": sorted(["zerogym/_core/go.pyx", "zerogym/envs/go.py", "zerogym/registry.py", GREEDY,
-                                   bench, *GO_PROTOCOLS]),
-                     **{game: sorted(files) for game, files in core.items()}}
+    assert table == {
+        "go": sorted(
+            ["zerogym/_core/go.pyx", "zerogym/envs/go.py", "zerogym/registry.py", GREEDY, bench, *GO_PROTOCOLS]
+        ),
+        **{game: sorted(files) for game, files in core.items()},
+    }
 
 
 def test_the_rules_find_branches_and_pass_over_docs_and_values():
@@ -145,8 +163,10 @@ def test_every_game_module_gives_what_the_shared_code_asks(game):
     assert game_info(env.unwrapped.state.spec) is info
 
 
-@pytest.mark.parametrize("game,kw", [("go", {"board_size": 5}), ("othello", {"board_size": 6}),
-                                     ("hex", {"board_size": 4}), ("tictactoe", {})])
+@pytest.mark.parametrize(
+    "game,kw",
+    [("go", {"board_size": 5}), ("othello", {"board_size": 6}), ("hex", {"board_size": 4}), ("tictactoe", {})],
+)
 def test_the_defaults_serve_a_new_game_of_cells(game, kw):
     # a game module that sets only its name, title and example gets working coordinates, text,
     # pictures and play lines from GameInfo's defaults

@@ -1,4 +1,5 @@
 """docs/games/ is generated from the code (zerogym.gamedocs, written by scripts/gamedocs.py) and must match it."""
+
 import ast
 import contextlib
 import importlib.util
@@ -90,8 +91,9 @@ def test_page_holds_the_rules_and_the_pass_or_swap_action(game):
 
 def test_check_names_a_stale_file(tmp_path):
     script.main(["--out", str(tmp_path)])
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.*")) == \
-        sorted([*gamedocs.pages(), *gamedocs.pictures()])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.*")) == sorted(
+        [*gamedocs.pages(), *gamedocs.pictures()]
+    )
     script.main(["--check", "--out", str(tmp_path)])
     (tmp_path / "hex.md").write_text("old")
     with pytest.raises(SystemExit) as exit_:
@@ -103,14 +105,21 @@ def source_tree_paths(path):
     """The string constants of a module (docstrings left out) that name a folder of the source checkout
     beside the package: docs/, benchmarks/ (also as "../docs")."""
     tree = ast.parse(path.read_text())
-    docstrings = {id(node.value) for node in ast.walk(tree)
-                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
-    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and id(node) not in docstrings and re.match(r"(\.\./)*(docs|benchmarks)(/|$)", node.value)]
+    docstrings = {
+        id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and re.match(r"(\.\./)*(docs|benchmarks)(/|$)", node.value)
+    ]
 
 
 def test_the_package_reaches_no_folder_of_the_source_checkout():
     # an installed zerogym has no docs/ or benchmarks/ beside it: nothing in it reads or writes there
-    assert source_tree_paths(ROOT / "scripts" / "gamedocs.py") == ["docs"]     # the check sees such a path
+    assert source_tree_paths(ROOT / "scripts" / "gamedocs.py") == ["docs"]  # the check sees such a path
     found = {path.name: source_tree_paths(path) for path in sorted((ROOT / "zerogym").rglob("*.py"))}
     assert {name: paths for name, paths in found.items() if paths} == {}

@@ -1,4 +1,5 @@
 """zerogym.play: whole games of a person against an agent, scripted through the input/output functions."""
+
 import re
 
 import numpy as np
@@ -8,8 +9,13 @@ import zerogym
 from zerogym.coords import format_action, parse_action
 from zerogym.play import PlayResult, Session, board_text, move_help, play, score_lines
 
-GAMES = [("go", dict(board_size=5)), ("othello", dict(board_size=6)), ("hex", dict(board_size=4)),
-         ("connect_four", dict(rows=4, cols=5, connect=3)), ("tictactoe", dict())]
+GAMES = [
+    ("go", dict(board_size=5)),
+    ("othello", dict(board_size=6)),
+    ("hex", dict(board_size=4)),
+    ("connect_four", dict(rows=4, cols=5, connect=3)),
+    ("tictactoe", dict()),
+]
 
 
 class Talk:
@@ -36,6 +42,7 @@ class Talk:
 
 class RandomAgent:
     """A uniformly random legal mover (the environments' tests use no agents package)."""
+
     name = "random"
 
     def __init__(self, seed):
@@ -47,6 +54,7 @@ class RandomAgent:
 
 class ScriptAgent:
     """Plays the given actions in order, then passes where it may, else its first legal move."""
+
     name = "script"
 
     def __init__(self, actions):
@@ -122,20 +130,20 @@ def test_printed_labels_are_what_the_player_types(game, kw):
     for a in cells:
         st = zerogym.make_state(game, **kw)
         if not st.is_legal(a):
-            continue                                   # Othello: only the opening moves
+            continue  # Othello: only the opening moves
         st.step(a)
         lines = board_text(st).splitlines()
         header = lines[0]
-        for i, line in enumerate(lines[1:1 + h]):
-            if "[X]" not in line:                      # the last move is bracketed
+        for i, line in enumerate(lines[1 : 1 + h]):
+            if "[X]" not in line:  # the last move is bracketed
                 continue
             pos = line.index("[X]") + 1
             row_label = re.match(r"\s*(\d+)", line).group(1) if game != "connect_four" else ""
-            shift = i if game == "hex" else 0          # Hex rows lean one place per row
+            shift = i if game == "hex" else 0  # Hex rows lean one place per row
             col_label = header[pos - shift]
             typed = col_label if game == "connect_four" else f"{col_label}{row_label}"
             assert parse_action(spec, typed) == a, (game, a, typed)
-            assert typed == format_action(spec, a)          # as errors and move lines write it
+            assert typed == format_action(spec, a)  # as errors and move lines write it
             break
         else:
             raise AssertionError(f"the move {a} is not marked on the board")
@@ -147,14 +155,17 @@ def test_connect_four_board_has_no_row_numbers():
     lines = board_text(st).splitlines()
     assert lines[0].split() == [str(c) for c in range(1, 8)]
     assert all(set(ln.replace("[", " ").replace("]", " ").split()) <= {".", "X", "O"} for ln in lines[1:7])
-    assert "[X]" in lines[6]                           # the last move, on the bottom row
+    assert "[X]" in lines[6]  # the last move, on the bottom row
 
 
-@pytest.mark.parametrize("game,kw,theirs", [
-    ("go", dict(board_size=5), [0, 24, 4, 20]),
-    ("hex", dict(board_size=5), [0, 24, 4, 20]),
-    ("othello", dict(board_size=6), None),
-])
+@pytest.mark.parametrize(
+    "game,kw,theirs",
+    [
+        ("go", dict(board_size=5), [0, 24, 4, 20]),
+        ("hex", dict(board_size=5), [0, 24, 4, 20]),
+        ("othello", dict(board_size=6), None),
+    ],
+)
 @pytest.mark.parametrize("human", ["first", "second"])
 def test_undo_restores_the_position_exactly(game, kw, theirs, human):
     # person: a move, (snapshot) another move, undo, (compare), quit
@@ -167,7 +178,7 @@ def test_undo_restores_the_position_exactly(game, kw, theirs, human):
         st = s.state
         if step == "first":
             legal = st.legal_actions()
-            return format_action(st.spec, int(legal[len(legal) // 2]))      # away from the agent's corners
+            return format_action(st.spec, int(legal[len(legal) // 2]))  # away from the agent's corners
         if step == "second":
             seen["state"], seen["history"] = st.copy(), list(s.history)
             legal = st.legal_actions()
@@ -191,7 +202,7 @@ def test_undo_when_the_person_moves_second_and_has_not_moved():
     s, talk = session("tictactoe", {}, ["undo", "quit"], human="second")
     result = s.run()
     assert "Nothing to undo" in talk.text
-    assert result.outcome == "quit" and len(result.actions) == 1     # only the agent's first move
+    assert result.outcome == "quit" and len(result.actions) == 1  # only the agent's first move
 
 
 def test_hint_prints_a_legal_move_and_changes_nothing():
@@ -210,7 +221,7 @@ def test_hint_prints_a_legal_move_and_changes_nothing():
         s.run()
         hints = [ln.rsplit(" ", 1)[1] for ln in talk.out if ln.startswith("hint:")]
         assert len(hints) == 1
-        assert s.state == seen["hint"]                             # nothing was played
+        assert s.state == seen["hint"]  # nothing was played
         assert s.state.is_legal(parse_action(s.spec, hints[0].removeprefix("column ")))
 
 
@@ -218,7 +229,7 @@ def test_resign_ends_the_game():
     s, talk = session("go", dict(board_size=5), ["C3", "resign", "D4"])
     result = s.run()
     assert result.outcome == "resigned" and result.winner == 1
-    assert len(talk.prompts) == 2                                  # nothing asked after resigning
+    assert len(talk.prompts) == 2  # nothing asked after resigning
     assert not result.state.is_over() and len(result.actions) == 2
 
 
@@ -232,7 +243,7 @@ def test_help_lists_the_commands():
     s.run()
     text = talk.text
     for word in ("undo", "hint", "resign", "quit", "pass"):
-        assert text.count(word) >= 2                               # in the greeting and again after help
+        assert text.count(word) >= 2  # in the greeting and again after help
 
 
 GO_GAMES = [
@@ -284,7 +295,7 @@ def test_othello_pass_only_when_forced_and_final_disc_count():
     b = np.zeros((4, 4), np.int8)
     b[0, 0], b[0, 1], b[3, 3] = 1, 2, 2
     st.set_position(b, 0)
-    st.step(2)                         # black c1 flips b1; then nobody can place (see tests/zerogym/envs)
+    st.step(2)  # black c1 flips b1; then nobody can place (see tests/zerogym/envs)
     line = " ".join(score_lines(st))
     black, white = st.counts()
     assert f"black {black}, white {white}" in line and f"black wins by {black - white}" in line
@@ -308,7 +319,7 @@ def test_hex_swap_and_its_refusal():
     s, talk = session("hex", dict(board_size=5), ["swap", "quit"], agent=ScriptAgent([1 * 5 + 3]), human="second")
     s.run()
     board = s.state.board()
-    assert board[3, 1] == 2 and board.sum() > 0            # D2 (row 1, col 3) became white on (3, 1): B4
+    assert board[3, 1] == 2 and board.sum() > 0  # D2 (row 1, col 3) became white on (3, 1): B4
     s, talk = session("hex", dict(board_size=5, swap=False), ["swap", "quit"], agent=ScriptAgent([8]), human="second")
     s.run()
     assert s.state.illegal_reason(25) in talk.text and s.state.move_count == 1
@@ -334,8 +345,11 @@ def test_a_draw_is_said_so():
 
 
 def test_an_agent_must_be_an_object_that_acts():
-    with pytest.raises(ValueError, match="agent must have an act.env. method, got 'uct:400' .agent specs such as "
-                                         "'uct:400' are read by zerogym_agents.cli.play.session"):
+    with pytest.raises(
+        ValueError,
+        match="agent must have an act.env. method, got 'uct:400' .agent specs such as "
+        "'uct:400' are read by zerogym_agents.cli.play.session",
+    ):
         Session("go", "uct:400", dict(board_size=5))
     with pytest.raises(ValueError, match="first' or 'second"):
         Session("go", RandomAgent(0), dict(board_size=5), human="both")
@@ -359,8 +373,9 @@ def test_the_board_footer_names_the_players_as_the_prompt_does():
 
 def test_the_swap_is_offered_only_while_it_is_legal():
     # the help at white's first move offers the swap; at its second move no longer
-    s, talk = session("hex", {"board_size": 5}, ["help", "A1", "help", "Z9", "quit"], agent=ScriptAgent([12, 6]),
-                      human="second")
+    s, talk = session(
+        "hex", {"board_size": 5}, ["help", "A1", "help", "Z9", "quit"], agent=ScriptAgent([12, 6]), human="second"
+    )
     s.run()
     helps = [line for line in talk.out if line.startswith("Type a move:")]
     assert len(helps) == 3 and helps[1].endswith("like D3, or swap.") and helps[2].endswith("like D3.")
@@ -370,9 +385,9 @@ def test_the_swap_is_offered_only_while_it_is_legal():
 def test_breakthrough_moves_are_named_from_cell_to_cell():
     """The agent's move, a refused move and the undo line name both cells, as the person types them."""
     kw = {"rows": 5, "cols": 5}
-    white_up = (3 * 5 + 3) * 3 + 1          # white's piece on d4 (row index 3) one row up, to d3
+    white_up = (3 * 5 + 3) * 3 + 1  # white's piece on d4 (row index 3) one row up, to d3
     s, talk = session("breakthrough", kw, ["b2-b3", "b3-b4", "undo"], agent=ScriptAgent([white_up]))
     s.run()
     assert "plays d4-d3." in talk.text
-    assert "b3-b4 is not allowed" in talk.text          # white's piece stands on b4: no straight capture
+    assert "b3-b4 is not allowed" in talk.text  # white's piece stands on b4: no straight capture
     assert "Took back b2-b3, d4-d3." in talk.text

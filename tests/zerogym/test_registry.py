@@ -1,5 +1,6 @@
 """zerogym.make and friends: names, kwargs, errors, independent instances (the values each game's
 kwargs allow are checked through make and the envs in envs/test_contract.py)."""
+
 import pytest
 from pettingzoo.utils.env import AECEnv
 
@@ -31,8 +32,10 @@ def test_unknown_kwarg_is_an_error():
 
 
 def test_sizes_live_side_by_side():
-    small, big = (zerogym.make_state("tictactoe", board_size=3),
-                  zerogym.make_state("tictactoe", board_size=15, win_length=5))
+    small, big = (
+        zerogym.make_state("tictactoe", board_size=3),
+        zerogym.make_state("tictactoe", board_size=15, win_length=5),
+    )
     small.step(4)
     big.step(112)
     assert small.num_actions == 9 and big.num_actions == 225
@@ -40,11 +43,15 @@ def test_sizes_live_side_by_side():
     assert len(big.legal_actions()) == 224
 
 
-@pytest.mark.parametrize("make", [zerogym.make, zerogym.make_raw, zerogym.make_state,
-                                  lambda game, **kw: zerogym.vector.make(game, 2, **kw)])
+@pytest.mark.parametrize(
+    "make", [zerogym.make, zerogym.make_raw, zerogym.make_state, lambda game, **kw: zerogym.vector.make(game, 2, **kw)]
+)
 def test_unknown_kwarg_names_the_game_and_what_it_takes(make):
-    with pytest.raises(TypeError, match=r"go: unknown keyword argument 'boardsize' \(did you mean board_size\?\); "
-                                        r"go takes board_size=19, komi=7.5, superko='positional', max_moves=None"):
+    with pytest.raises(
+        TypeError,
+        match=r"go: unknown keyword argument 'boardsize' \(did you mean board_size\?\); "
+        r"go takes board_size=19, komi=7.5, superko='positional', max_moves=None",
+    ):
         make("go", boardsize=9)
     with pytest.raises(TypeError, match=r"connect_four: unknown keyword argument 'size'; connect_four takes rows=6"):
         make("connect_four", size=5)

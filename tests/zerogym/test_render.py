@@ -1,4 +1,5 @@
 """zerogym.render: pictures mark the last move in the right place, GIF and SVG records of games."""
+
 import sys
 import xml.etree.ElementTree as ET
 
@@ -31,7 +32,7 @@ def blobs(diff):
     """Centres (y, x) of the two groups of changed pixels, split across the wider gap."""
     ys, xs = np.nonzero(diff)
     pts = np.stack([ys, xs], 1).astype(float)
-    axis = 1 if np.ptp(xs) >= np.ptp(ys) else 0   # split along the axis where they are farther apart
+    axis = 1 if np.ptp(xs) >= np.ptp(ys) else 0  # split along the axis where they are farther apart
     cut = (pts[:, axis].min() + pts[:, axis].max()) / 2
     a, b = pts[pts[:, axis] < cut], pts[pts[:, axis] >= cut]
     assert len(a) and len(b)
@@ -57,11 +58,11 @@ def where_on_the_picture(game, kw, point):
 @pytest.mark.parametrize("game,kw,one,two", TRANSPOSITIONS)
 def test_the_last_move_is_marked_where_it_was_played(game, kw, one, two, cell):
     s1, s2 = positions(game, kw, one), positions(game, kw, two)
-    assert np.array_equal(s1.board(), s2.board())            # the same stones ...
+    assert np.array_equal(s1.board(), s2.board())  # the same stones ...
     img1, img2 = render.draw(s1, cell=cell), render.draw(s2, cell=cell)
     assert img1.shape == img2.shape
     diff = (img1 != img2).any(axis=2)
-    assert diff.any()                                        # ... but the marks differ
+    assert diff.any()  # ... but the marks differ
     # the changed pixels are two spots, at the two last moves: near where the cells should be, and
     # in the right order across and down the picture
     size = np.array(diff.shape, float)
@@ -76,9 +77,16 @@ def test_the_last_move_is_marked_where_it_was_played(game, kw, one, two, cell):
             assert np.sign(got) == np.sign(want) and abs(got) > 0.3 * abs(want)
 
 
-@pytest.mark.parametrize("game,kw", [("go", dict(board_size=9)), ("othello", dict(board_size=8)),
-                                     ("hex", dict(board_size=7)), ("connect_four", dict()),
-                                     ("tictactoe", dict())])
+@pytest.mark.parametrize(
+    "game,kw",
+    [
+        ("go", dict(board_size=9)),
+        ("othello", dict(board_size=8)),
+        ("hex", dict(board_size=7)),
+        ("connect_four", dict()),
+        ("tictactoe", dict()),
+    ],
+)
 def test_pictures_scale_with_the_cell_size_and_labels(game, kw):
     st = zerogym.make_state(game, **kw)
     st.step(int(st.legal_actions()[0]))
@@ -102,6 +110,7 @@ def test_env_rgb_array_is_the_same_drawing():
 
 def test_go_star_points():
     from zerogym.envs.go import star_points
+
     assert len(star_points(19, 19)) == 9 and (3, 3) in star_points(19, 19) and (9, 9) in star_points(19, 19)
     assert sorted(star_points(9, 9)) == [(2, 2), (2, 6), (4, 4), (6, 2), (6, 6)]
     assert sorted(star_points(13, 13)) == [(3, 3), (3, 9), (6, 6), (9, 3), (9, 9)]
@@ -110,8 +119,8 @@ def test_go_star_points():
 
 def test_after_a_hex_swap_the_swapped_stone_is_the_last_move():
     st = zerogym.make_state("hex", board_size=5)
-    st.step(1 * 5 + 3)                                       # D2: row 1, column 3
-    st.step(25)                                              # swap
+    st.step(1 * 5 + 3)  # D2: row 1, column 3
+    st.step(25)  # swap
     assert render.last_point(st) == (3, 1)
     assert "[O]" in render.text_board(st, hex=True, row0_at_bottom=False).splitlines()[4]
 
@@ -127,10 +136,18 @@ def random_game(game, kw, seed, limit=200):
     return actions
 
 
-@pytest.mark.parametrize("game,kw", [("tictactoe", dict()), ("connect_four", dict(rows=4, cols=5, connect=3)),
-                                     ("hex", dict(board_size=4)), ("othello", dict(board_size=4))])
+@pytest.mark.parametrize(
+    "game,kw",
+    [
+        ("tictactoe", dict()),
+        ("connect_four", dict(rows=4, cols=5, connect=3)),
+        ("hex", dict(board_size=4)),
+        ("othello", dict(board_size=4)),
+    ],
+)
 def test_gif_has_one_frame_per_position(tmp_path, game, kw):
     from PIL import Image
+
     actions = random_game(game, kw, seed=1)
     states = render.replay(game, actions, **kw)
     assert len(states) == len(actions) + 1 and states[-1].is_over()
@@ -143,6 +160,7 @@ def test_gif_has_one_frame_per_position(tmp_path, game, kw):
 def test_go_passes_keep_their_frames(tmp_path):
     # two passes leave the board unchanged; the captions still tell the positions apart
     from PIL import Image
+
     states = render.replay("go", [12, 13, 25, 25], board_size=5)
     assert states[-1].is_terminal()
     with Image.open(render.save_gif(states, tmp_path / "go.gif", cell=12)) as im:
@@ -161,20 +179,21 @@ def test_svg_sequence_one_file_per_position(tmp_path):
         root = ET.parse(path).getroot()
         assert root.tag == ns + "svg"
         stones = [c for c in root.iter(ns + "circle") if c.get("stroke") == "#000000"]
-        assert len(stones) == int((st.board() > 0).sum())      # one outlined circle per stone
+        assert len(stones) == int((st.board() > 0).sum())  # one outlined circle per stone
         texts = [t.text for t in root.iter(ns + "text")]
         assert render.move_caption(st) in texts
 
 
 def test_save_game_picks_the_format_and_replay_checks_moves(tmp_path):
     from PIL import Image
+
     states = render.replay("tictactoe", [4, 0, 8])
     assert render.save_game(states, tmp_path / "t.gif") == tmp_path / "t.gif"
     with Image.open(tmp_path / "t.gif") as im:
         assert im.n_frames == 4
     assert len(render.save_game(states, tmp_path / "frames")) == 4
     start = zerogym.make_state("tictactoe")
-    assert len(render.replay(start, [4])) == 2 and start.move_count == 0      # the start state is copied
+    assert len(render.replay(start, [4])) == 2 and start.move_count == 0  # the start state is copied
     with pytest.raises(zerogym.IllegalMoveError):
         render.replay("tictactoe", [4, 4])
     with pytest.raises(ValueError, match="fps"):
@@ -195,7 +214,7 @@ def test_captions_name_the_mover_and_the_result():
     st = render.replay("hex", [8, 25], board_size=5)[-1]
     assert render.move_caption(st).startswith("2. white swap")
     assert render.move_caption(zerogym.make_state("go", board_size=5)) == "start"
-    st = render.replay("breakthrough", [(1 * 5 + 1) * 3 + 2], rows=5, cols=5)[-1]     # b2 to c3
+    st = render.replay("breakthrough", [(1 * 5 + 1) * 3 + 2], rows=5, cols=5)[-1]  # b2 to c3
     assert render.move_caption(st) == "1. black b2-c3"
 
 

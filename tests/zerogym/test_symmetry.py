@@ -1,4 +1,5 @@
 """Symmetries: transformed move sequences give transformed observations, masks and policies."""
+
 import numpy as np
 import pytest
 
@@ -49,10 +50,10 @@ def test_policy_transform_is_a_permutation_with_inverse(case):
 
 def test_dihedral_maps_on_a_known_corner():
     sym = Symmetries(("identity", "rot90", "rot180", "flip_lr", "transpose"), 3, 3, 10)
-    corner = 0                                     # (row 0, col 0)
+    corner = 0  # (row 0, col 0)
     # rot90 as (r, c) -> (c, N-1-r): (0, 0) -> (0, 2); rot180 -> (2, 2); flip_lr -> (0, 2); transpose fixes it
     assert [sym.action(corner, k) for k in range(5)] == [0, 2, 8, 2, 0]
-    assert all(sym.action(9, k) == 9 for k in range(5))   # a non-board action (pass) is fixed
+    assert all(sym.action(9, k) == 9 for k in range(5))  # a non-board action (pass) is fixed
 
 
 def test_columns_mirror():

@@ -1,5 +1,6 @@
 """The vector path's own parts: action arrays, buffers, encode, threads, get/set_state (the vector
 path against the AEC env, auto-reset and illegal actions, is in envs/test_contract.py)."""
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -76,7 +77,7 @@ def test_set_state_round_trip():
     obs, infos = venv.reset()
     venv.set_state(1, st)
     assert venv.get_state(1) == st
-    fast = zerogym.vector.make("tictactoe", 2, copy=False)     # the shared buffers show the new game at once
+    fast = zerogym.vector.make("tictactoe", 2, copy=False)  # the shared buffers show the new game at once
     obs, infos = fast.reset()
     fast.set_state(1, st)
     assert np.array_equal(obs["observation"][1], st.observation()) and infos["to_play"][1] == st.current_player
@@ -115,10 +116,22 @@ def played_states(venv):
     return [venv.get_state(i).to_bytes() for i in range(venv.num_envs)]
 
 
-@pytest.mark.parametrize("bad", [
-    np.array([4.0, 3.7, 0.0]), [4, 3.7, 0], np.array([True, False, True]), [4, True, 0], ["4", "3", "0"],
-    np.array(["4", "3", "0"]), np.array([4, 3, 0], dtype=complex), np.array([4, 3, 0], dtype=object),
-    [4, None, 0], np.array([4, 3, 0], dtype=np.float16)], ids=repr)
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([4.0, 3.7, 0.0]),
+        [4, 3.7, 0],
+        np.array([True, False, True]),
+        [4, True, 0],
+        ["4", "3", "0"],
+        np.array(["4", "3", "0"]),
+        np.array([4, 3, 0], dtype=complex),
+        np.array([4, 3, 0], dtype=object),
+        [4, None, 0],
+        np.array([4, 3, 0], dtype=np.float16),
+    ],
+    ids=repr,
+)
 def test_actions_that_are_not_integers_are_refused_uncast(bad):
     venv = zerogym.vector.make("tictactoe", 3)
     venv.reset(seed=0)
@@ -136,18 +149,22 @@ def test_integer_dtypes_that_fit_are_played(dtype):
     a.step(np.array([4, 3, 0], dtype=dtype))
     b.step(np.array([4, 3, 0], dtype=np.int64))
     assert played_states(a) == played_states(b)
-    a.step([0, 1, 2])                  # a list of Python ints
+    a.step([0, 1, 2])  # a list of Python ints
     assert [s.last_action for s in map(a.get_state, range(3))] == [0, 1, 2]
 
 
-@pytest.mark.parametrize("bad", [np.array([4, 2**64 - 1, 0], dtype=np.uint64), [4, 2**70, 0], [4, -2**64, 0]],
-                         ids=["uint64-max", "huge", "huge-negative"])
+@pytest.mark.parametrize(
+    "bad",
+    [np.array([4, 2**64 - 1, 0], dtype=np.uint64), [4, 2**70, 0], [4, -(2**64), 0]],
+    ids=["uint64-max", "huge", "huge-negative"],
+)
 def test_values_that_would_wrap_are_out_of_range(bad):
     venv = zerogym.vector.make("tictactoe", 3)
     venv.reset(seed=0)
     before = played_states(venv)
-    with pytest.raises(IllegalMoveError,
-                       match=f"game 1: illegal move action {int(bad[1])} by player_0: action out of range"):
+    with pytest.raises(
+        IllegalMoveError, match=f"game 1: illegal move action {int(bad[1])} by player_0: action out of range"
+    ):
         venv.step(bad)
     assert played_states(venv) == before
 

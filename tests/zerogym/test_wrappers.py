@@ -1,4 +1,5 @@
 """SingleAgentEnv: Gymnasium and SB3 env checks, seats, rewards, illegal actions."""
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
@@ -29,7 +30,7 @@ def test_gymnasium_check_env(game, kwargs, learner):
 
 @pytest.mark.parametrize("game,kwargs", GAMES)
 def test_sb3_check_env(game, kwargs):
-    check_env = pytest.importorskip("stable_baselines3.common.env_checker").check_env   # the agents extra
+    check_env = pytest.importorskip("stable_baselines3.common.env_checker").check_env  # the agents extra
     check_env(SingleAgentEnv(zerogym.make(game, **kwargs), random_opponent), warn=True)
 
 
@@ -73,7 +74,7 @@ def test_illegal_action_loses_or_raises():
     env = SingleAgentEnv(zerogym.make("tictactoe"), first_legal, learner="second")
     env.reset()
     before = env.env.state.to_bytes()
-    obs, r, term, trunc, info = env.step(0)          # occupied by the opponent
+    obs, r, term, trunc, info = env.step(0)  # occupied by the opponent
     assert (r, term) == (-1.0, True) and "occupied" in info["illegal_action"]
     assert env.env.state.to_bytes() == before
     env = SingleAgentEnv(zerogym.make("tictactoe"), first_legal, learner="second", illegal="raise")
@@ -114,6 +115,7 @@ def test_reproducible_with_seeded_opponent():
             trace.append(obs.copy())
             done = term or trunc
         return trace, r
+
     (t1, r1), (t2, r2) = episode(), episode()
     assert r1 == r2 and all(np.array_equal(a, b) for a, b in zip(t1, t2))
 
@@ -126,5 +128,5 @@ def test_non_integer_actions_are_refused_uncast(bad):
     with pytest.raises(ActionTypeError):
         env.step(bad)
     assert env.env.state.to_bytes() == before
-    env.step(np.array(4))                            # SB3's predict() gives 0-d integer arrays
+    env.step(np.array(4))  # SB3's predict() gives 0-d integer arrays
     assert env.env.state.board()[1, 1] == 1

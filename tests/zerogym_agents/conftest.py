@@ -1,4 +1,5 @@
 """Fixtures shared by the agents' tests."""
+
 import os
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 def gnugo():
     """The gnugo executable; the test is skipped where it is missing, except under CI, which installs it."""
     from zerogym_agents.agents.gnugo import GnuGoNotFoundError, find_gnugo
+
     try:
         return find_gnugo()
     except GnuGoNotFoundError as err:
@@ -20,6 +22,7 @@ def gnugo():
 def one_torch_thread():
     """One torch thread for the test, restored afterwards."""
     import torch
+
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -33,6 +36,7 @@ def nets_only_on_meta(monkeypatch):
     import contextlib
 
     import torch
+
     init = torch.nn.Module.__init__
 
     def checked(self, *args, **kwargs):
@@ -44,6 +48,7 @@ def nets_only_on_meta(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(torch.nn.Module, "__init__", checked)
             yield
+
     return only_on_meta
 
 
@@ -54,5 +59,10 @@ def tools(one_torch_thread):
     import types
 
     from net_cases import positions, randomize_bn, small_go_net, targets
-    return types.SimpleNamespace(positions=positions, randomize_bn=lambda net, seed=0: randomize_bn(net, seed, 0.2),
-                                 small_go_net=small_go_net, targets=targets)
+
+    return types.SimpleNamespace(
+        positions=positions,
+        randomize_bn=lambda net, seed=0: randomize_bn(net, seed, 0.2),
+        small_go_net=small_go_net,
+        targets=targets,
+    )

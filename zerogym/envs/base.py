@@ -1,4 +1,5 @@
 """The shared PettingZoo AEC base for every zerogym game."""
+
 from __future__ import annotations
 
 import operator
@@ -50,8 +51,12 @@ class BoardGameEnv(AECEnv):
     "action_mask": int8 (A,), all zero for an agent that is not to move}.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "name": "board_game",
-                                "is_parallelizable": False, "render_fps": 2}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": "board_game",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
     state_class: type[State]
     game_info: GameInfo[Any]
     state: State
@@ -77,10 +82,15 @@ class BoardGameEnv(AECEnv):
         self.possible_agents = list(spec.agents)
         self._player = {a: i for i, a in enumerate(self.possible_agents)}
         h, w, c = spec.obs_shape
-        self.observation_spaces = {a: spaces.Dict({
-            "observation": spaces.Box(0, 1, (h, w, c), np.int8),
-            "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8),
-        }) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0, 1, (h, w, c), np.int8),
+                    "action_mask": spaces.Box(0, 1, (spec.num_actions,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
         self.action_spaces = {a: _ActionSpace(spec.num_actions) for a in self.possible_agents}
         self._window = None
         self._np_random, self._np_random_seed = None, None
@@ -132,10 +142,12 @@ class BoardGameEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
-                raise IllegalMoveError(f"the game is over, {agent} is done: step(None) to let it leave, "
-                                       f"or reset() for a new game (got action {action!r})")
+                raise IllegalMoveError(
+                    f"the game is over, {agent} is done: step(None) to let it leave, "
+                    f"or reset() for a new game (got action {action!r})"
+                )
             return self._was_dead_step(action)
-        self.state.step(action)          # raises IllegalMoveError, state unchanged
+        self.state.step(action)  # raises IllegalMoveError, state unchanged
         if self.state.is_over():
             ret = self.state.returns()
             done = {a: True for a in self.agents}
@@ -147,7 +159,7 @@ class BoardGameEnv(AECEnv):
             info = self.final_info()
             self.infos = {a: dict(info) for a in self.agents}
             self._cumulative_rewards[agent] = 0
-            self._accumulate_rewards()      # rewards are 0 until the end: nothing to add before
+            self._accumulate_rewards()  # rewards are 0 until the end: nothing to add before
         self.agent_selection = self.possible_agents[self.state.current_player]
         if self.render_mode == "human":
             self.render()
@@ -160,11 +172,13 @@ class BoardGameEnv(AECEnv):
     def render(self) -> str | npt.NDArray[np.uint8] | None:
         if self.render_mode is None:
             import gymnasium
+
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to the env")
             return None
         if self.render_mode == "ansi":
             return self.render_text()
         from zerogym import render
+
         image = render.draw(self.state)
         if self.render_mode == "rgb_array":
             return image
@@ -174,11 +188,13 @@ class BoardGameEnv(AECEnv):
     def render_text(self) -> str:
         """The board as text with coordinates; the last move is bracketed."""
         from zerogym.render import text_board
+
         return text_board(self.state, **self.game_info.text_style)
 
     def close(self) -> None:
         if self._window is not None:
             from zerogym import render
+
             render.close(self._window)
             self._window = None
 
@@ -227,7 +243,7 @@ class ClassicWrapper(BaseWrapper):
         if not self._has_reset:
             raise AttributeError("observe() cannot be called before reset()")
         obs = self._raw.observe(agent)
-        if self._ended_illegally:           # the position goes on, the game does not: no legal move
+        if self._ended_illegally:  # the position goes on, the game does not: no legal move
             obs["action_mask"] = np.zeros_like(obs["action_mask"])
         return obs
 
@@ -236,19 +252,29 @@ class ClassicWrapper(BaseWrapper):
             raise AttributeError("last() cannot be called before reset()")
         raw = self._raw
         agent = raw.agent_selection
-        return (self.observe(agent) if observe else None, raw._cumulative_rewards[agent],
-                raw.terminations[agent], raw.truncations[agent], raw.infos[agent])
+        return (
+            self.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
             raise AttributeError("step() cannot be called before reset()")
         raw = self._raw
         try:
-            raw.step(action)          # changes nothing when it raises
+            raw.step(action)  # changes nothing when it raises
         except IllegalMoveError as err:
-            if self.illegal == "raise" or err.action is None or not 0 <= err.action < raw.state.num_actions \
-                    or not raw.agents or raw.state.is_over():
-                raise                 # out of range, not an int, or no game to end: a caller's bug
+            if (
+                self.illegal == "raise"
+                or err.action is None
+                or not 0 <= err.action < raw.state.num_actions
+                or not raw.agents
+                or raw.state.is_over()
+            ):
+                raise  # out of range, not an int, or no game to end: a caller's bug
             self._terminate_illegal(raw.agent_selection, err.reason)
 
     def _terminate_illegal(self, agent: str, reason: str | None) -> None:

@@ -3,6 +3,7 @@
 The env class and how people see the game (BreakthroughInfo: row 1 at the top, where black
 (player 0) starts; lower-case column letters as in chess; a move typed from-to, "c2-c3" or
 "c2c3"; the result says how it was won)."""
+
 from __future__ import annotations
 
 import re
@@ -35,7 +36,7 @@ class BreakthroughInfo(GameInfo[BreakthroughState]):
         """From-to, "c2-d3", for `player`'s move (player 0 moves toward higher rows)."""
         cols, rows = spec.kwargs["cols"], spec.kwargs["rows"]
         cell, d = divmod(a, spec.actions_per_cell)
-        (r, c), (dr, dc) = divmod(cell, cols), MOVE_OFFSETS[d]     # the spec's move_offsets
+        (r, c), (dr, dc) = divmod(cell, cols), MOVE_OFFSETS[d]  # the spec's move_offsets
         rr, cc = r + dr * (1 - 2 * player), c + dc
         if not (0 <= rr < rows and 0 <= cc < cols):
             return self.format_action(spec, a)
@@ -44,8 +45,10 @@ class BreakthroughInfo(GameInfo[BreakthroughState]):
 
     def input_help(self, spec: GameSpec) -> str:
         cols, rows = spec.kwargs["cols"], spec.kwargs["rows"]
-        return (f"a move from-to: the piece's column letter a..{self.column_letters()[cols - 1]} and row "
-                f"1..{rows}, then the cell one row forward it goes to, like c2-c3 or c2c3 (c2xd3 for a capture)")
+        return (
+            f"a move from-to: the piece's column letter a..{self.column_letters()[cols - 1]} and row "
+            f"1..{rows}, then the cell one row forward it goes to, like c2-c3 or c2c3 (c2xd3 for a capture)"
+        )
 
     def parse_action(self, spec: GameSpec, text: str) -> int:
         """The action of "c2-c3", "c2c3", "c2xd3" (the destination row, one row forward either way, may
@@ -74,8 +77,10 @@ class BreakthroughInfo(GameInfo[BreakthroughState]):
     # ---- terminal games and pictures ----------------------------------------------------------------
     def rules_line(self, state: BreakthroughState) -> str:
         kw = state.spec.kwargs
-        return (f"{kw['rows']}x{kw['cols']}; black starts on rows 1-2 and moves down, white moves up; reach the "
-                f"far row or capture every enemy piece to win.")
+        return (
+            f"{kw['rows']}x{kw['cols']}; black starts on rows 1-2 and moves down, white moves up; reach the "
+            f"far row or capture every enemy piece to win."
+        )
 
     def score_lines(self, state: BreakthroughState) -> list[str]:
         if state.winner < 0:

@@ -2,6 +2,7 @@
 
 The env class and how people see the game (ConnectFourInfo: red and yellow pieces in a blue frame,
 row 0 on top, moves typed and printed as column numbers, the winning line's columns at the end)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -23,8 +24,9 @@ class ConnectFourInfo(LineGameInfo[ConnectFourState]):
     row0_at_bottom = False
     column_labels = "numbers"
     moves_name_rows = False
-    example = Example({}, "4 4 5 3 3 5 6 6 2 4",
-                      "print(env.render(), env.unwrapped.state.returns())  # (0.0, 0.0) for a draw")
+    example = Example(
+        {}, "4 4 5 3 3 5 6 6 2 4", "print(env.render(), env.unwrapped.state.returns())  # (0.0, 0.0) for a draw"
+    )
 
     # ---- a move is a column, typed as its number ----------------------------------------------------
     def format_action(self, spec: GameSpec, a: int) -> str:
@@ -37,8 +39,8 @@ class ConnectFourInfo(LineGameInfo[ConnectFourState]):
         w = spec.obs_shape[1]
         t = "".join(str(text).split()).upper()
         for prefix in ("COLUMN", "COL"):
-            if t.startswith(prefix) and t[len(prefix):].isdecimal():
-                t = t[len(prefix):]
+            if t.startswith(prefix) and t[len(prefix) :].isdecimal():
+                t = t[len(prefix) :]
         if t.isdecimal() and len(t) <= 9 and 1 <= int(t) <= w:
             return int(t) - 1
         raise ValueError(f"{str(text).strip()!r} is not a column: type {self.input_help(spec)}")
@@ -55,16 +57,25 @@ class ConnectFourInfo(LineGameInfo[ConnectFourState]):
         cols = sorted({c + 1 for _, c in line})
         return f" (column {cols[0]})" if len(cols) == 1 else f" (columns {cols[0]}-{cols[-1]})"
 
-    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
-                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
+    def scene_items(
+        self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
+    ) -> tuple[list[Item], Colour]:
         """A blue frame with a hole per cell (row 0 on top), column numbers above."""
         h, w = board.shape
         colours = {0: (245, 245, 245), 1: (225, 40, 40), 2: (245, 200, 30)}
         items: list[Item] = [("rect", 0, 0, h * m, w * m, (30, 70, 180))]
         for r in range(h):
             for c in range(w):
-                items.append(("disc", (r + 0.5) * m, (c + 0.5) * m, m * 0.4, colours[board[r, c]],
-                              (20, 40, 110) if board[r, c] == 0 else (90, 30, 10)))
+                items.append(
+                    (
+                        "disc",
+                        (r + 0.5) * m,
+                        (c + 0.5) * m,
+                        m * 0.4,
+                        colours[board[r, c]],
+                        (20, 40, 110) if board[r, c] == 0 else (90, 30, 10),
+                    )
+                )
         if last is not None:
             items.append(("disc", (last[0] + 0.5) * m, (last[1] + 0.5) * m, m * 0.13, (20, 20, 20), None))
         if labels:

@@ -16,6 +16,7 @@ pass_action and swap_action named "pass" and "swap", black and white players, ro
 stones on a board of squares.  A game overrides what it does otherwise.  A GameInfo is generic in
 its game's State class (GoInfo is a GameInfo[GoState]): the methods that take a state take that one.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -28,7 +29,7 @@ from zerogym.render import grid_items, last_point
 if TYPE_CHECKING:
     from zerogym._core.spec import GameSpec
 
-SPECIAL_NAMES = ("pass", "swap")     # the names of spec.pass_action and spec.swap_action
+SPECIAL_NAMES = ("pass", "swap")  # the names of spec.pass_action and spec.swap_action
 StateT = TypeVar("StateT", bound=State)
 
 
@@ -60,20 +61,24 @@ def winning_line(state: State) -> list[Cell]:
 class GameInfo(Generic[StateT]):
     """One game as people see it, and the facts tools ask about it; subclass it per game."""
 
-    name: str                       # the registry name ("go"): every game sets it
-    title: str                      # the game's name in a sentence ("Go", "Tic-tac-toe"): every game sets it
-    player_words = ("black", "white")   # the players in captions and results ("red wins")
-    colours: tuple[str, str] | None = ("black", "white")   # zerogym.play's "black (X)"; None: only "X", "O"
-    symbols = ".XO"                 # text boards: empty, first player, second player
-    row0_at_bottom = True           # row 0 (row 1 as typed) is drawn at the bottom
-    hex_rows = False                # text boards shift row r by r spaces (Hex's rhombus)
-    column_labels = "letters"       # "letters", "lowercase" letters or "numbers"
-    moves_name_rows = True          # a typed move names a row (False: a column alone, as in Connect Four)
-    board_colours: tuple[Colour, Colour, Colour, Colour] = (     # background, surface, line, ink
-        (235, 235, 225), (235, 235, 225), (60, 60, 60), (60, 60, 60))
-    marks = False                   # pictures draw X and O marks instead of stones
-    history_free = True             # a position's future depends on the board and the player to move alone
-    example: Example                # the docs page's Example: every game sets it
+    name: str  # the registry name ("go"): every game sets it
+    title: str  # the game's name in a sentence ("Go", "Tic-tac-toe"): every game sets it
+    player_words = ("black", "white")  # the players in captions and results ("red wins")
+    colours: tuple[str, str] | None = ("black", "white")  # zerogym.play's "black (X)"; None: only "X", "O"
+    symbols = ".XO"  # text boards: empty, first player, second player
+    row0_at_bottom = True  # row 0 (row 1 as typed) is drawn at the bottom
+    hex_rows = False  # text boards shift row r by r spaces (Hex's rhombus)
+    column_labels = "letters"  # "letters", "lowercase" letters or "numbers"
+    moves_name_rows = True  # a typed move names a row (False: a column alone, as in Connect Four)
+    board_colours: tuple[Colour, Colour, Colour, Colour] = (  # background, surface, line, ink
+        (235, 235, 225),
+        (235, 235, 225),
+        (60, 60, 60),
+        (60, 60, 60),
+    )
+    marks = False  # pictures draw X and O marks instead of stones
+    history_free = True  # a position's future depends on the board and the player to move alone
+    example: Example  # the docs page's Example: every game sets it
     size_probe: dict[str, Any] = {}  # kwargs that let every board size be tried on its own (gamedocs)
 
     # ---- coordinates (zerogym.coords) ----------------------------------------------------------
@@ -134,8 +139,12 @@ class GameInfo(Generic[StateT]):
     @property
     def text_style(self) -> dict[str, Any]:
         """The keyword arguments of zerogym.render.text_board for this game's boards."""
-        return dict(symbols=self.symbols, row0_at_bottom=self.row0_at_bottom, hex=self.hex_rows,
-                    column_labels=self.column_labels)
+        return dict(
+            symbols=self.symbols,
+            row0_at_bottom=self.row0_at_bottom,
+            hex=self.hex_rows,
+            column_labels=self.column_labels,
+        )
 
     def player_name(self, player: int) -> str:
         """'black (X)', 'white (O)', or 'X' / 'O' for games without colours."""
@@ -164,13 +173,23 @@ class GameInfo(Generic[StateT]):
         return f"{who[0].upper()}{who[1:]} {deed}."
 
     # ---- pictures (zerogym.render) ----------------------------------------------------------------
-    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
-                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
+    def scene_items(
+        self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
+    ) -> tuple[list[Item], Colour]:
         """(items, background) of the board `board` (int8, 0 empty, 1 and 2 the players' pieces), its
         last move at (row, col) `last` or None, m pixels a cell (see zerogym.render's item list).
         By default a board of squares in `board_colours` with stones (or X and O `marks`)."""
-        return grid_items(board, last, m, labels, row0_at_bottom, False, self.board_colours, marks=self.marks,
-                          letters=self.column_letters())
+        return grid_items(
+            board,
+            last,
+            m,
+            labels,
+            row0_at_bottom,
+            False,
+            self.board_colours,
+            marks=self.marks,
+            letters=self.column_letters(),
+        )
 
     def result_detail(self, state: StateT) -> str:
         """What follows "black wins" in a finished game's caption (" by 3.5"), or ""."""
@@ -193,7 +212,6 @@ class LineGameInfo(GameInfo[StateT]):
         """Where the winning line lies, after "made 3 in a row": its cells."""
         w = spec.obs_shape[1]
         return ": " + " ".join(self.format_action(spec, r * w + c) for r, c in line)
-
 
 
 class HexGameInfo(GameInfo[StateT]):

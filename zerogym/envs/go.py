@@ -2,6 +2,7 @@
 
 The env class and how people see the game (GoInfo: wooden board with star points, row 1 at the
 bottom, the area count explained at the end)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,14 +32,19 @@ def star_points(h: int, w: int) -> list[Cell]:
 class GoInfo(GameInfo[GoState]):
     name = "go"
     title = "Go"
-    history_free = False            # positional superko and the move limit depend on the game so far
-    example = Example({"board_size": 9}, "E5 D5 C5 F4 D4 C7 D6 G6 E3 F5 E6 F6 C3 E7",
-                      "print(env.render(), info)  # the final board; info: score (black - white - komi) and areas")
+    history_free = False  # positional superko and the move limit depend on the game so far
+    example = Example(
+        {"board_size": 9},
+        "E5 D5 C5 F4 D4 C7 D6 G6 E3 F5 E6 F6 C3 E7",
+        "print(env.render(), info)  # the final board; info: score (black - white - komi) and areas",
+    )
 
     def rules_line(self, state: GoState) -> str:
         kw = state.spec.kwargs
-        return (f"{kw['board_size']}x{kw['board_size']}, komi {kw['komi']:g}, area scoring; two passes in a row "
-                "end the game (play it out: dead stones are not removed).")
+        return (
+            f"{kw['board_size']}x{kw['board_size']}, komi {kw['komi']:g}, area scoring; two passes in a row "
+            "end the game (play it out: dead stones are not removed)."
+        )
 
     def score_lines(self, state: GoState) -> list[str]:
         board = state.board()
@@ -46,9 +52,11 @@ class GoInfo(GameInfo[GoState]):
         area = state.area()
         komi = state.spec.kwargs["komi"]
         terr = [area[0] - stones[0], area[1] - stones[1]]
-        lines = ["Area scoring (Tromp-Taylor): stones on the board + empty points reached by that colour only:",
-                 f"  black: {stones[0]} stones + {terr[0]} territory = {area[0]}",
-                 f"  white: {stones[1]} stones + {terr[1]} territory + {komi:g} komi = {area[1] + komi:g}"]
+        lines = [
+            "Area scoring (Tromp-Taylor): stones on the board + empty points reached by that colour only:",
+            f"  black: {stones[0]} stones + {terr[0]} territory = {area[0]}",
+            f"  white: {stones[1]} stones + {terr[1]} territory + {komi:g} komi = {area[1] + komi:g}",
+        ]
         score = state.score()
         if state.is_truncated():
             lines.append(f"The game reached the move limit (max_moves={state.spec.kwargs['max_moves']}): no result.")
@@ -61,8 +69,9 @@ class GoInfo(GameInfo[GoState]):
     def result_detail(self, state: GoState) -> str:
         return f" by {abs(state.score()):g}"
 
-    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
-                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
+    def scene_items(
+        self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
+    ) -> tuple[list[Item], Colour]:
         wood, ink = (220, 180, 100), (40, 30, 20)
         return grid_items(board, last, m, labels, True, True, (wood, wood, ink, ink), stars=star_points(*board.shape))
 

@@ -3,6 +3,7 @@
 The env class and how people see the game (HavannahInfo: a hexagon of hexagons in its square grid,
 row 1 at the top and rows shifted right on text boards as in Hex, the corners marked, the winning
 shapes named at the end)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -37,8 +38,9 @@ class HavannahInfo(HexGameInfo[HavannahState]):
         group = " ".join(self.format_action(state.spec, r * d + c) for r, c in state.winning_group() or [])
         return [self.winner_line(state, f"made a {shapes}: {group}")]
 
-    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
-                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
+    def scene_items(
+        self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
+    ) -> tuple[list[Item], Colour]:
         """The hexagon's cells as pointy-top hexagons, row r+1 half a cell right of row r, the six
         corners darker; each column's letter above its cell on the top row or below its cell on the bottom
         row, row numbers left of each row."""
@@ -46,12 +48,20 @@ class HavannahInfo(HexGameInfo[HavannahState]):
         n = (d + 1) // 2
         _, dx, dy = hex_steps(m)
         corners = {(0, n - 1), (0, d - 1), (n - 1, d - 1), (d - 1, n - 1), (d - 1, 0), (n - 1, 0)}
-        items = hex_items(board, [(r, c, (180, 150, 100) if (r, c) in corners else HEX_CELL) for r in range(d)
-                                  for c in range(max(0, n - 1 - r), min(d, 3 * n - 2 - r))], last, m)
+        items = hex_items(
+            board,
+            [
+                (r, c, (180, 150, 100) if (r, c) in corners else HEX_CELL)
+                for r in range(d)
+                for c in range(max(0, n - 1 - r), min(d, 3 * n - 2 - r))
+            ],
+            last,
+            m,
+        )
         if labels:
             sc, ink = label_scale(m), (60, 50, 40)
             letters = self.column_letters()
-            for c in range(d):           # columns run down to the right: from the top row, or to the bottom one
+            for c in range(d):  # columns run down to the right: from the top row, or to the bottom one
                 y, x = hex_centre(-1, c, m) if c >= n - 1 else hex_centre(d, c, m)
                 items.append(("text", y + (dy if c >= n - 1 else -dy) * 0.15, x, letters[c], sc, ink, "center"))
             for r in range(d):

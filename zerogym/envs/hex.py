@@ -3,6 +3,7 @@
 The env class and how people see the game (HexInfo: a rhombus of hexagons with the players' edges
 coloured, row 1 at the top, rows shifted right on text boards, the swap and the winning chain in
 words)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -29,8 +30,10 @@ class HexInfo(HexGameInfo[HexState]):
     def swap_line(self, name: str, spec: GameSpec, history: list[tuple[int, int]]) -> str:
         n = spec.kwargs["board_size"]
         r, c = divmod(history[0][1], n)
-        return (f"{name} swaps: the black stone on {self.format_action(spec, r * n + c)} becomes a white "
-                f"stone on {self.format_action(spec, c * n + r)}, and black moves again.")
+        return (
+            f"{name} swaps: the black stone on {self.format_action(spec, r * n + c)} becomes a white "
+            f"stone on {self.format_action(spec, c * n + r)}, and black moves again."
+        )
 
     def score_lines(self, state: HexState) -> list[str]:
         if state.winner < 0:
@@ -40,8 +43,9 @@ class HexInfo(HexGameInfo[HexState]):
         chain = " ".join(self.format_action(state.spec, r * state.board().shape[1] + c) for r, c in path)
         return [self.winner_line(state, f"connected {sides}: {chain}")]
 
-    def scene_items(self, board: Board, last: Cell | None, m: float, labels: bool,
-                    row0_at_bottom: bool) -> tuple[list[Item], Colour]:
+    def scene_items(
+        self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
+    ) -> tuple[list[Item], Colour]:
         """A rhombus of pointy-top hexagons; row r+1 sits half a cell right of row r; black's edges
         (top and bottom) and white's (left and right) as coloured borders."""
         n = board.shape[0]
@@ -49,8 +53,12 @@ class HexInfo(HexGameInfo[HexState]):
         tl, tr, bl, br = hex_centre(-1, -1, m), hex_centre(-1, n, m), hex_centre(n, -1, m), hex_centre(n, n, m)
         mid = hex_centre((n - 1) / 2, (n - 1) / 2, m)
         black, white = (40, 40, 40), (250, 250, 250)
-        items: list[Item] = [("poly", [tl, tr, mid], black, None, 0), ("poly", [bl, br, mid], black, None, 0),
-                 ("poly", [tl, bl, mid], white, None, 0), ("poly", [tr, br, mid], white, None, 0)]
+        items: list[Item] = [
+            ("poly", [tl, tr, mid], black, None, 0),
+            ("poly", [bl, br, mid], black, None, 0),
+            ("poly", [tl, bl, mid], white, None, 0),
+            ("poly", [tr, br, mid], white, None, 0),
+        ]
         items += hex_items(board, [(r, c, HEX_CELL) for r in range(n) for c in range(n)], last, m)
         if labels:
             sc = label_scale(m)

@@ -2,6 +2,7 @@
 
 The env class and how people see the game (OthelloInfo: green board, lower-case column letters,
 row 1 at the top, the discs counted at the end)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +18,11 @@ class OthelloInfo(GameInfo[OthelloState]):
     row0_at_bottom = False
     column_labels = "lowercase"
     board_colours = ((20, 75, 40), (30, 120, 60), (10, 40, 20), (220, 235, 220))
-    example = Example({"board_size": 8}, "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4",
-                      'print(env.render(), info["discs"])  # the final board and the disc counts')
+    example = Example(
+        {"board_size": 8},
+        "f5 d6 c3 d3 c4 f4 c5 b3 c2 e6 c6 b4",
+        'print(env.render(), info["discs"])  # the final board and the disc counts',
+    )
 
     def rules_line(self, state: OthelloState) -> str:
         n = state.spec.kwargs["board_size"]

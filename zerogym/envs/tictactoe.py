@@ -2,6 +2,7 @@
 
 The env class and how people see the game (TicTacToeInfo: X and O marks on squares, row 1 at the
 bottom, the winning line named at the end)."""
+
 from __future__ import annotations
 
 from zerogym._core.tictactoe import TicTacToeState
@@ -14,9 +15,10 @@ class TicTacToeInfo(LineGameInfo[TicTacToeState]):
     title = "Tic-tac-toe"
     player_words = ("X", "O")
     marks = True
-    example = Example({}, "B2 A1 C1 A3 A2 C3 C2",
-                      "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if X won")
-    size_probe = {"win_length": 2}      # the smallest win_length, so that every board size is tried on its own
+    example = Example(
+        {}, "B2 A1 C1 A3 A2 C3 C2", "print(env.render(), env.unwrapped.state.returns())  # (1.0, -1.0) if X won"
+    )
+    size_probe = {"win_length": 2}  # the smallest win_length, so that every board size is tried on its own
 
     def rules_line(self, state: TicTacToeState) -> str:
         kw = state.spec.kwargs

@@ -1,4 +1,5 @@
 """The agent interface: anything with act(env) -> int plays any zerogym AEC env."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol

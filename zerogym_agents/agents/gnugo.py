@@ -3,6 +3,7 @@
 GNU Go is found as: the `binary` argument, else the GNUGO environment variable, else `gnugo` on PATH,
 else /usr/games/gnugo (where Debian installs it, often not on PATH).
 """
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,14 @@ import numpy as np
 
 from zerogym_agents.agents.base import AECEnv, Agent, game_state
 from zerogym_agents.agents.gtp_client import (
-    COLOUR_NAMES, ClosedOnExit, GTPClient, GTPError, parse_score, parse_vertex, vertex)
+    COLOUR_NAMES,
+    ClosedOnExit,
+    GTPClient,
+    GTPError,
+    parse_score,
+    parse_vertex,
+    vertex,
+)
 
 if TYPE_CHECKING:
     from zerogym._core.state import State
@@ -43,8 +51,9 @@ def find_gnugo(binary: str | os.PathLike[str] | None = None) -> str:
         if path is None and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             path = candidate
     if path is None:
-        raise GnuGoNotFoundError(f"GNU Go not found (looked for gnugo on PATH and in {', '.join(FALLBACK_PATHS)}): "
-                                 f"{how}")
+        raise GnuGoNotFoundError(
+            f"GNU Go not found (looked for gnugo on PATH and in {', '.join(FALLBACK_PATHS)}): {how}"
+        )
     return path
 
 
@@ -53,10 +62,25 @@ def _gnugo_seed(seed: int | None) -> int:
     return int(np.random.default_rng(seed).integers(1, 2**31 - 1))
 
 
-def _start(binary: str | os.PathLike[str] | None, level: int = 1, seed: int = 1, superko: str = "positional",
-           capture_all_dead: bool = False, timeout: float | None = None) -> GTPClient:
-    argv = [find_gnugo(binary), "--mode", "gtp", "--level", str(level), "--chinese-rules", "--seed", str(seed),
-            "--positional-superko" if superko == "positional" else "--simple-ko"]
+def _start(
+    binary: str | os.PathLike[str] | None,
+    level: int = 1,
+    seed: int = 1,
+    superko: str = "positional",
+    capture_all_dead: bool = False,
+    timeout: float | None = None,
+) -> GTPClient:
+    argv = [
+        find_gnugo(binary),
+        "--mode",
+        "gtp",
+        "--level",
+        str(level),
+        "--chinese-rules",
+        "--seed",
+        str(seed),
+        "--positional-superko" if superko == "positional" else "--simple-ko",
+    ]
     if capture_all_dead:
         argv.append("--capture-all-dead")
     return GTPClient(argv, timeout=timeout)
@@ -87,14 +111,22 @@ class GnuGoAgent(ClosedOnExit, Agent):
 
     name = "gnugo"
 
-    def __init__(self, level: int = 10, komi: float | None = None, seed: int | None = None,
-                 binary: str | os.PathLike[str] | None = None, capture_all_dead: bool = True,
-                 timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        level: int = 10,
+        komi: float | None = None,
+        seed: int | None = None,
+        binary: str | os.PathLike[str] | None = None,
+        capture_all_dead: bool = True,
+        timeout: float | None = None,
+    ) -> None:
         if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= MAX_LEVEL:
-            raise ValueError(f"GnuGoAgent: level must be an int in 0..{MAX_LEVEL} (GNU Go's default is 10), "
-                             f"got {level!r}")
-        if komi is not None and (isinstance(komi, bool) or not isinstance(komi, (int, float, np.floating))
-                                 or not math.isfinite(komi)):
+            raise ValueError(
+                f"GnuGoAgent: level must be an int in 0..{MAX_LEVEL} (GNU Go's default is 10), got {level!r}"
+            )
+        if komi is not None and (
+            isinstance(komi, bool) or not isinstance(komi, (int, float, np.floating)) or not math.isfinite(komi)
+        ):
             raise ValueError(f"GnuGoAgent: komi must be None (the game's) or a finite number, got {komi!r}")
         super().__init__(seed)
         self.level = int(level)
@@ -113,7 +145,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
         """GNU Go's board is unknown: the next act rebuilds it."""
         self._size: int | None = None
         self._komi_sent: float | None = None
-        self._shadow: State | None = None     # a State equal to GNU Go's board (None: unknown)
+        self._shadow: State | None = None  # a State equal to GNU Go's board (None: unknown)
         self._moves: list[int] | None = None  # the actions GNU Go played since clear_board (None after a stone setup)
 
     # -- lifetime --------------------------------------------------------------------------------
@@ -133,13 +165,13 @@ class GnuGoAgent(ClosedOnExit, Agent):
         if proc is not None:
             proc.close()
 
-    def __getstate__(self) -> dict[str, Any]:       # copies start their own process
+    def __getstate__(self) -> dict[str, Any]:  # copies start their own process
         d = dict(self.__dict__)
         d.update(_proc=None, _size=None, _komi_sent=None, _shadow=None, _moves=None)
         return d
 
     def _send(self, command: str) -> str:
-        assert self._proc is not None        # _sync starts the process before any command
+        assert self._proc is not None  # _sync starts the process before any command
         return self._proc.send(command)
 
     # -- playing ---------------------------------------------------------------------------------
@@ -160,7 +192,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
             self.resigned = True
             return self._play(colour, n * n)
         action = _parse_move(answer, n)
-        assert self._shadow is not None      # _sync left GNU Go's board known
+        assert self._shadow is not None  # _sync left GNU Go's board known
         if st.is_legal(action):
             self._shadow.step(action)
             if self._moves is not None:
@@ -181,13 +213,13 @@ class GnuGoAgent(ClosedOnExit, Agent):
 
     def _play(self, colour: str, action: int) -> int:
         """Play our own chosen action on GNU Go's board too, so that it stays the game's board."""
-        assert self._proc is not None and self._shadow is not None and self._size is not None   # after _sync
+        assert self._proc is not None and self._shadow is not None and self._size is not None  # after _sync
         try:
             self._send(f"play {colour} {vertex(action, self._size)}")
         except GTPError:
             if not self._proc.alive:
                 raise
-            self._shadow = self._moves = None       # GNU Go refused it: rebuild its board next time
+            self._shadow = self._moves = None  # GNU Go refused it: rebuild its board next time
             return action
         self._shadow.step(action)
         if self._moves is not None:
@@ -200,8 +232,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
         superko = kw.get("superko", "positional")
         if self._proc is None or not self._proc.alive or self._superko != superko:
             self.close()
-            self._proc = _start(self.binary, self.level, self._gnugo_seed, superko, self.capture_all_dead,
-                                self.timeout)
+            self._proc = _start(self.binary, self.level, self._gnugo_seed, superko, self.capture_all_dead, self.timeout)
             self._superko = superko
             # GNU Go's first genmove draws random numbers for its own set-up: let it happen now, so that
             # a game (after set_random_seed) is the same on a new process as on a reused one
@@ -218,12 +249,12 @@ class GnuGoAgent(ClosedOnExit, Agent):
         except GTPError:
             if not self._proc.alive:
                 raise
-            self._rebuild(st)       # GNU Go refused a move (e.g. its superko after a stone setup)
+            self._rebuild(st)  # GNU Go refused a move (e.g. its superko after a stone setup)
 
     def _follow(self, st: State) -> bool:
         """Reach `st` from GNU Go's board by playing / taking back moves; False if that fails."""
         shadow = self._shadow
-        assert shadow is not None and self._size is not None     # _sync calls this on a known board
+        assert shadow is not None and self._size is not None  # _sync calls this on a known board
         if st == shadow:
             return True
         last = st.last_action
@@ -253,7 +284,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
                     self._send("undo")
                 self._moves = self._moves[:keep]
                 self._shadow = _replay(st, self._moves)
-                assert self._shadow is not None    # a prefix of the history just replayed
+                assert self._shadow is not None  # a prefix of the history just replayed
                 for a in extra:
                     self._send(f"play {COLOUR_NAMES[self._shadow.current_player]} {vertex(a, self._size)}")
                     self._shadow.step(a)
@@ -266,7 +297,7 @@ class GnuGoAgent(ClosedOnExit, Agent):
         self._send("clear_board")
         self._send("clear_cache")
         shadow = _replay(st, [])
-        assert shadow is not None and self._size is not None     # no move to refuse; a known board size
+        assert shadow is not None and self._size is not None  # no move to refuse; a known board size
         for a in history:
             self._send(f"play {COLOUR_NAMES[shadow.current_player]} {vertex(a, self._size)}")
             shadow.step(a)
@@ -304,8 +335,14 @@ def _replay(st: State, actions: Iterable[int]) -> State | None:
 
 
 # ---- scoring cross-check ---------------------------------------------------------------------
-def gnugo_final(moves: Iterable[int], board_size: int, komi: float, binary: str | os.PathLike[str] | None = None,
-                superko: str = "positional", timeout: float | None = 60) -> dict[str, Any]:
+def gnugo_final(
+    moves: Iterable[int],
+    board_size: int,
+    komi: float,
+    binary: str | os.PathLike[str] | None = None,
+    superko: str = "positional",
+    timeout: float | None = 60,
+) -> dict[str, Any]:
     """GNU Go's view of the end of a game (moves: actions, black first, N*N = pass):
     {"score": final_score as black - white - komi, "black_area" / "white_area": its area count
     (stones it thinks alive or in seki plus its territory), "dead": actions of the stones it
@@ -333,12 +370,22 @@ def gnugo_final(moves: Iterable[int], board_size: int, komi: float, binary: str 
         territory = [len(_actions(gg.send(f"final_status_list {c}_territory"), n)) for c in COLOUR_NAMES]
         stones = [set(_actions(gg.send(f"list_stones {c}"), n)) for c in COLOUR_NAMES]
     dead = set(listed["dead"])
-    return {"score": score, "black_area": len(stones[0] - dead) + territory[0],
-            "white_area": len(stones[1] - dead) + territory[1], "dead": sorted(dead), "seki": sorted(listed["seki"])}
+    return {
+        "score": score,
+        "black_area": len(stones[0] - dead) + territory[0],
+        "white_area": len(stones[1] - dead) + territory[1],
+        "dead": sorted(dead),
+        "seki": sorted(listed["seki"]),
+    }
 
 
-def gnugo_score(moves: Iterable[int], board_size: int, komi: float, binary: str | os.PathLike[str] | None = None,
-                superko: str = "positional") -> float:
+def gnugo_score(
+    moves: Iterable[int],
+    board_size: int,
+    komi: float,
+    binary: str | os.PathLike[str] | None = None,
+    superko: str = "positional",
+) -> float:
     """GNU Go's final_score of a game (black - white - komi, after removing what it thinks dead)."""
     return gnugo_final(moves, board_size, komi, binary, superko)["score"]
 

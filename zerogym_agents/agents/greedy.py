@@ -3,6 +3,7 @@
 HEURISTICS maps each game's registry name to its heuristic, a function (agent, state, legal actions)
 -> action; a game without one gets a random legal move.  The pass and swap actions are the spec's
 pass_action and swap_action."""
+
 from __future__ import annotations
 
 from collections import deque
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from zerogym._core.tictactoe import TicTacToeState
 
 Board = npt.NDArray[np.int8]
-Legal = npt.NDArray[np.int64]            # the legal actions, as State.legal_actions() gives them
+Legal = npt.NDArray[np.int64]  # the legal actions, as State.legal_actions() gives them
 Actions = Union[list[int], npt.NDArray[np.integer]]
 
 _LINES = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -97,8 +98,9 @@ class GreedyAgent(Agent):
 
 
 # ---- Tic-tac-toe / Gomoku / Connect Four ---------------------------------------------------------
-def _lines(agent: GreedyAgent, st: TicTacToeState | ConnectFourState, legal: Legal, win: int,
-           cells: list[tuple[int, int]]) -> int:
+def _lines(
+    agent: GreedyAgent, st: TicTacToeState | ConnectFourState, legal: Legal, win: int, cells: list[tuple[int, int]]
+) -> int:
     """Win now, else block the opponent's win, else the longest own line through the new piece at
     cells[i] (row, col) for legal[i], nearer the centre on equal length."""
     board = st.board()
@@ -124,7 +126,7 @@ def tictactoe_move(agent: GreedyAgent, st: TicTacToeState, legal: Legal) -> int:
 def connect_four_move(agent: GreedyAgent, st: ConnectFourState, legal: Legal) -> int:
     rows = st.spec.kwargs["rows"]
     heights = st.heights()
-    cells = [(rows - 1 - int(heights[a]), int(a)) for a in legal]     # where the piece lands
+    cells = [(rows - 1 - int(heights[a]), int(a)) for a in legal]  # where the piece lands
     return _lines(agent, st, legal, st.spec.kwargs["connect"], cells)
 
 
@@ -138,7 +140,7 @@ def othello_move(agent: GreedyAgent, st: OthelloState, legal: Legal) -> int:
     actions, keys = [], []
     for a in legal:
         if a == st.spec.pass_action:
-            continue                       # pass is legal only when nothing else is
+            continue  # pass is legal only when nothing else is
         r, c = divmod(int(a), n)
         corner = xsq.get((r, c))
         is_x = corner is not None and board[corner] == 0
@@ -211,7 +213,7 @@ def hex_move(agent: GreedyAgent, st: HexState, legal: Legal) -> int:
     actions, scores, centre = [], [], []
     for a in legal:
         a = int(a)
-        if a == st.spec.swap_action:       # the swap: score the position it makes directly
+        if a == st.spec.swap_action:  # the swap: score the position it makes directly
             child = st.copy()
             child.step(a)
             b = child.board()
@@ -231,7 +233,7 @@ def hex_move(agent: GreedyAgent, st: HexState, legal: Legal) -> int:
     if wins:
         return agent.choice(wins)
     keep: Sequence[int] = range(len(actions))
-    if opp_now == 1:                       # the opponent wins next move unless we stop it
+    if opp_now == 1:  # the opponent wins next move unless we stop it
         stops = [i for i in keep if scores[i][1] > 1]
         keep = stops or list(keep)
     acts = [actions[i] for i in keep]
@@ -279,14 +281,15 @@ def go_move(agent: GreedyAgent, st: GoState, legal: Legal) -> int:
         if a == st.spec.pass_action:
             continue
         r, c = divmod(a, n)
-        nbrs = [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                if 0 <= rr < n and 0 <= cc < n]
+        nbrs = [
+            rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < n and 0 <= cc < n
+        ]
         if all(flat[q] == me for q in nbrs):
             diag = [(rr, cc) for rr, cc in ((r - 1, c - 1), (r - 1, c + 1), (r + 1, c - 1), (r + 1, c + 1))]
             on = [rr * n + cc for rr, cc in diag if 0 <= rr < n and 0 <= cc < n]
             bad = sum(flat[q] == opp for q in on)
             if bad <= (0 if len(on) < 4 else 1):
-                continue                   # an own eye: never fill it
+                continue  # an own eye: never fill it
         adj = {label[q] for q in nbrs if flat[q] != 0}
         captured = sum(chains[k][1] for k in adj if chains[k][0] == opp and chains[k][2] == {a})
         libs = {q for q in nbrs if flat[q] == 0}
@@ -300,7 +303,7 @@ def go_move(agent: GreedyAgent, st: GoState, legal: Legal) -> int:
         saves.append(in_atari if (len(libs) >= 2 or captured) else 0)
         safe.append(captured > 0 or len(libs) >= 2)
     if not cand:
-        return st.spec.pass_action         # only pass, or only own eyes left
+        return st.spec.pass_action  # only pass, or only own eyes left
     if max(captures) > 0:
         return agent.pick(cand, captures)
     if max(saves) > 0:
@@ -313,7 +316,7 @@ def breakthrough_move(agent: GreedyAgent, st: BreakthroughState, legal: Legal) -
     board = st.board()
     rows, cols = board.shape
     me = st.current_player
-    own, opp, f = me + 1, 2 - me, 1 - 2 * me           # f: the row step toward the opponent
+    own, opp, f = me + 1, 2 - me, 1 - 2 * me  # f: the row step toward the opponent
     goal = rows - 1 if me == 0 else 0
 
     def attacked(b, r, c, by, step):
@@ -326,7 +329,7 @@ def breakthrough_move(agent: GreedyAgent, st: BreakthroughState, legal: Legal) -
     for a in legal:
         a = int(a)
         (r, c), to = st.move_cells(a)
-        assert to is not None              # a move on the board lands on a cell
+        assert to is not None  # a move on the board lands on a cell
         rr, cc = to
         captured = board[rr, cc] == opp
         if rr == goal or (captured and st.counts()[1 - me] == 1):
@@ -348,22 +351,23 @@ def breakthrough_move(agent: GreedyAgent, st: BreakthroughState, legal: Legal) -
 # ---- Havannah --------------------------------------------------------------------------------------
 def havannah_move(agent: GreedyAgent, st: HavannahState, legal: Legal) -> int:
     from zerogym._core.havannah import corner_cells, side_of
+
     board = st.board()
     d = board.shape[0]
     n = (d + 1) // 2
     me = st.current_player
-    if st.spec.swap_action in legal:       # take the first stone over when it stands off the edge
+    if st.spec.swap_action in legal:  # take the first stone over when it stands off the edge
         r, c = divmod(int(st.last_action), d)
         rings_out = max(abs(r - (n - 1)), abs(c - (n - 1)), abs(r + c - 2 * (n - 1)))
         if rings_out < n - 1:
             return st.spec.swap_action
         legal = legal[legal != st.spec.swap_action]
-    for player in (me, 1 - me):            # win now, else stop the opponent's win
+    for player in (me, 1 - me):  # win now, else stop the opponent's win
         cells = [a for a in legal if st.winning_cells(player)[a]]
         if cells:
             return agent.choice(cells)
     corners = {cell: k for k, cell in enumerate(corner_cells(n))}
-    group = np.full((d, d), -1)            # own groups: label per cell, and the corners and sides each touches
+    group = np.full((d, d), -1)  # own groups: label per cell, and the corners and sides each touches
     touches: list[set[tuple[str, int]]] = []
     for start in zip(*np.nonzero(board == me + 1)):
         if group[start] >= 0:
@@ -381,13 +385,17 @@ def havannah_move(agent: GreedyAgent, st: HavannahState, legal: Legal) -> int:
     keys = []
     for a in legal:
         r, c = divmod(int(a), d)
-        joined = {group[r + dr, c + dc] for dr, dc in ((-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0, -1))
-                  if 0 <= r + dr < d and 0 <= c + dc < d and group[r + dr, c + dc] >= 0}
-        found = set().union(*(touches[g] for g in joined)) | \
-            {("corner", corners[(r, c)]) if (r, c) in corners else ("side", side_of(n, r, c))}
+        joined = {
+            group[r + dr, c + dc]
+            for dr, dc in ((-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1), (0, -1))
+            if 0 <= r + dr < d and 0 <= c + dc < d and group[r + dr, c + dc] >= 0
+        }
+        found = set().union(*(touches[g] for g in joined)) | {
+            ("corner", corners[(r, c)]) if (r, c) in corners else ("side", side_of(n, r, c))
+        }
         found.discard(("side", -1))
         corner_count = sum(kind == "corner" for kind, _ in found)
-        progress = max(corner_count / 2, (len(found) - corner_count) / 3)   # of a bridge, of a fork
+        progress = max(corner_count / 2, (len(found) - corner_count) / 3)  # of a bridge, of a fork
         centre = max(abs(r - (n - 1)), abs(c - (n - 1)), abs(r + c - 2 * (n - 1)))
         keys.append((round(progress, 6), len(joined), -centre))
     return agent.pick(legal, keys)
@@ -395,5 +403,11 @@ def havannah_move(agent: GreedyAgent, st: HavannahState, legal: Legal) -> int:
 
 # the heuristic of each game, by registry name
 HEURISTICS: dict[str, Callable[[GreedyAgent, Any, Legal], int]] = {
-    "tictactoe": tictactoe_move, "connect_four": connect_four_move, "othello": othello_move,
-    "hex": hex_move, "go": go_move, "breakthrough": breakthrough_move, "havannah": havannah_move}
+    "tictactoe": tictactoe_move,
+    "connect_four": connect_four_move,
+    "othello": othello_move,
+    "hex": hex_move,
+    "go": go_move,
+    "breakthrough": breakthrough_move,
+    "havannah": havannah_move,
+}

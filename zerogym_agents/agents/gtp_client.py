@@ -4,6 +4,7 @@ over pipes (GnuGoAgent uses it), and the vertex, colour and score formats both s
 Vertices are GTP names: column letters without I, row 1 at the bottom, so action r * N + c is the
 vertex of column c and row r + 1; action N * N is "pass".
 """
+
 from __future__ import annotations
 
 import os
@@ -63,7 +64,7 @@ class ClosedOnExit:
     `close_on_collect` then (quietly: at interpreter shutdown what close() needs may be gone)."""
 
     close_on_collect: dict[str, Any] = {}
-    close: Callable[..., None]       # what a subclass defines
+    close: Callable[..., None]  # what a subclass defines
 
     def __enter__(self: _C) -> _C:
         return self
@@ -91,7 +92,8 @@ class GTPClient(ClosedOnExit):
         self._err = tempfile.TemporaryFile()
         try:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, env=env)
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, env=env
+            )
         except OSError as err:
             self._err.close()
             raise GTPError(f"cannot start {self.argv[0]!r}: {err}") from None
@@ -107,7 +109,7 @@ class GTPClient(ClosedOnExit):
             raise ValueError(f"one GTP command per line, got {command!r}")
         if not self.alive:
             raise GTPError(f"{self.argv[0]}: the engine is not running{self._stderr_tail()}")
-        assert self.proc is not None and self.proc.stdin is not None     # running, on pipes
+        assert self.proc is not None and self.proc.stdin is not None  # running, on pipes
         try:
             self.proc.stdin.write(command.encode() + b"\n")
             self.proc.stdin.flush()
@@ -123,14 +125,14 @@ class GTPClient(ClosedOnExit):
         return text
 
     def _read(self, timeout: float | None, command: str) -> str:
-        assert self.proc is not None and self.proc.stdout is not None    # send() checked it runs, on pipes
+        assert self.proc is not None and self.proc.stdout is not None  # send() checked it runs, on pipes
         fd = self.proc.stdout.fileno()
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             self._buf = self._buf.lstrip(b"\n")
             end = self._buf.find(b"\n\n")
             if end >= 0:
-                answer, self._buf = self._buf[:end], self._buf[end + 2:]
+                answer, self._buf = self._buf[:end], self._buf[end + 2 :]
                 return answer.decode(errors="replace")
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and wait <= 0:
@@ -142,8 +144,10 @@ class GTPClient(ClosedOnExit):
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 self.proc.wait()
-                raise GTPError(f"{self.argv[0]}: the engine exited (code {self.proc.returncode}) "
-                               f"while answering {command!r}{self._stderr_tail()}")
+                raise GTPError(
+                    f"{self.argv[0]}: the engine exited (code {self.proc.returncode}) "
+                    f"while answering {command!r}{self._stderr_tail()}"
+                )
             self._buf += chunk.replace(b"\r", b"")
 
     def _stderr_tail(self) -> str:

@@ -1,4 +1,5 @@
 """MinimaxAgent: perfect play on small boards by exact alpha-beta search."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -34,15 +35,17 @@ def centre_order(spec: GameSpec) -> npt.NDArray[np.intp]:
         cells = np.arange(a) // spec.actions_per_cell
         r, c = cells // w, cells % w
         dist = np.hypot(r - (h - 1) / 2, c - (w - 1) / 2)
-        dist[cells >= h * w] = np.inf          # pass / swap
+        dist[cells >= h * w] = np.inf  # pass / swap
     return np.argsort(dist, kind="stable")
 
 
 def check_game(name: str) -> None:
     """Raise ValueError unless exact minimax supports game `name`."""
     if name not in supported():
-        raise ValueError(f"minimax supports {', '.join(supported())} (games whose future depends on the position "
-                         f"alone); got {name!r} (Go's superko and move limit depend on the history)")
+        raise ValueError(
+            f"minimax supports {', '.join(supported())} (games whose future depends on the position "
+            f"alone); got {name!r} (Go's superko and move limit depend on the history)"
+        )
 
 
 class MinimaxAgent(Agent):
@@ -76,11 +79,15 @@ class MinimaxAgent(Agent):
     def solver(self, state: State) -> Solver | ConnectFourSolver:
         """The Solver for `state`'s game and kwargs (a new one, with an empty table, when they change)."""
         key = (state.spec.name, tuple(sorted(state.spec.kwargs.items())))
-        if self._solver is None or key != self._key:      # (no solver yet: no key either)
+        if self._solver is None or key != self._key:  # (no solver yet: no key either)
             check_game(state.spec.name)
-            from zerogym_agents.solvers.connect_four import ConnectFourSolver, fits     # standard Connect Four
-            self._solver = (ConnectFourSolver(max(self.tt_bits, 10), self.node_limit) if fits(state)
-                            else Solver(state, self.tt_bits, centre_order(state.spec), self.node_limit))
+            from zerogym_agents.solvers.connect_four import ConnectFourSolver, fits  # standard Connect Four
+
+            self._solver = (
+                ConnectFourSolver(max(self.tt_bits, 10), self.node_limit)
+                if fits(state)
+                else Solver(state, self.tt_bits, centre_order(state.spec), self.node_limit)
+            )
             self._key = key
         return self._solver
 

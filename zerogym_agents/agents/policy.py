@@ -1,4 +1,5 @@
 """PolicyAgent: plays a policy net's move (argmax or a sample) among the legal actions only."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Union
@@ -14,11 +15,12 @@ if TYPE_CHECKING:
     from zerogym_agents.nets.composite import CompositeNet
     from zerogym_agents.nets.model import PolicyValueNet
 
-    PolicyNet = Union[PolicyValueNet, CompositeNet]     # a net with forward_raw and a config
+    PolicyNet = Union[PolicyValueNet, CompositeNet]  # a net with forward_raw and a config
 
 
-def select_actions(logits: npt.ArrayLike, masks: npt.ArrayLike, rng: np.random.Generator | None = None,
-                   greedy: bool = False) -> npt.NDArray[np.int64]:
+def select_actions(
+    logits: npt.ArrayLike, masks: npt.ArrayLike, rng: np.random.Generator | None = None, greedy: bool = False
+) -> npt.NDArray[np.int64]:
     """One action per row among the legal ones: argmax of the masked logits, or a sample from their
     softmax (Gumbel-max with `rng`, a numpy Generator). logits (B, A) float, masks (B, A) 0/1.
 
@@ -46,7 +48,7 @@ def net_logits(net: PolicyNet, planes: npt.ArrayLike) -> npt.NDArray[np.float32]
     device = next(net.parameters()).device
     x = torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)).to(device)
     was_training = net.training
-    if was_training:                # switching modes walks every module: only when needed
+    if was_training:  # switching modes walks every module: only when needed
         net.eval()
     try:
         with torch.inference_mode():

@@ -1,5 +1,6 @@
 """Search agents: UCTAgent (classic MCTS with random rollouts) and AlphaZeroAgent (PUCT or Gumbel
 search guided by a policy-value evaluator).  Both read the compiled State behind the env (env.unwrapped.state)."""
+
 from __future__ import annotations
 
 import sys
@@ -20,8 +21,8 @@ if TYPE_CHECKING:
     from zerogym._core.spec import GameSpec
     from zerogym._core.state import State
 
-S = SearchConfig          # the defaults of the search settings
-UCT_NODES_LIMIT = 1 << 22      # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
+S = SearchConfig  # the defaults of the search settings
+UCT_NODES_LIMIT = 1 << 22  # at most this many nodes per UCT tree (about 100 MB); then leaves stop growing
 
 
 def _seed_draw(rng: np.random.Generator) -> int:
@@ -55,8 +56,9 @@ class UCTAgent(Agent):
 
     def _core_for(self, st: State) -> UCTCore:
         spec = st.spec
-        if self._core is None or (self._core.spec is not spec and
-                                  (self._core.spec.name, self._core.spec.kwargs) != (spec.name, spec.kwargs)):
+        if self._core is None or (
+            self._core.spec is not spec and (self._core.spec.name, self._core.spec.kwargs) != (spec.name, spec.kwargs)
+        ):
             self._core = UCTCore(spec, 1)
             self._visits = np.zeros(spec.num_actions, np.int64)
         self._core.reserve(min(UCT_NODES_LIMIT, self.simulations * spec.num_actions + 1))
@@ -78,15 +80,21 @@ class UCTAgent(Agent):
 def _as_evaluator(evaluator_or_net: torch.nn.Module | LeafEvaluator, symmetries: Any) -> LeafEvaluator:
     """A callable (planes, masks) -> (priors, values): evaluators as they are, torch nets through
     zerogym_agents.nets.evaluate.make_evaluator."""
-    torch = sys.modules.get("torch")     # a torch net implies torch is loaded: do not import it here
+    torch = sys.modules.get("torch")  # a torch net implies torch is loaded: do not import it here
     is_net = torch is not None and isinstance(evaluator_or_net, torch.nn.Module)
     if is_net:
         from zerogym_agents.nets.evaluate import make_evaluator
-        return make_evaluator(evaluator_or_net, symmetries=symmetries) if symmetries is not None \
+
+        return (
+            make_evaluator(evaluator_or_net, symmetries=symmetries)
+            if symmetries is not None
             else make_evaluator(evaluator_or_net)
+        )
     if not callable(evaluator_or_net):
-        raise ValueError("AlphaZeroAgent needs a policy-value net (torch.nn.Module) or an evaluator callable "
-                         f"(planes, masks) -> (priors, values), got {evaluator_or_net!r}")
+        raise ValueError(
+            "AlphaZeroAgent needs a policy-value net (torch.nn.Module) or an evaluator callable "
+            f"(planes, masks) -> (priors, values), got {evaluator_or_net!r}"
+        )
     if symmetries is not None:
         raise ValueError("symmetries is for nets; an evaluator callable averages over symmetries itself")
     return evaluator_or_net
@@ -124,28 +132,56 @@ class AlphaZeroAgent(Agent):
 
     name = "alphazero"
 
-    def __init__(self, evaluator_or_net: torch.nn.Module | LeafEvaluator, simulations: int = 200,
-                 c_puct: float = S.c_puct, temperature: float = 0.0, dirichlet: bool = False,
-                 dirichlet_alpha: float = S.dirichlet_alpha, dirichlet_epsilon: float = S.dirichlet_epsilon,
-                 fpu_reduction: float = S.fpu_reduction, virtual_loss: float = S.virtual_loss,
-                 leaves_per_tree: int = 8, reuse_tree: bool = True, symmetries: Any = None, seed: int | None = None,
-                 search: str = S.search, gumbel_m: int = S.gumbel_m, c_visit: float = S.c_visit,
-                 c_scale: float = S.c_scale, resign_below: float | None = None, resign_moves: int = 2,
-                 decisive_moves: bool = S.decisive_moves, forced_playouts: float = S.forced_playouts,
-                 threads: int | None = S.threads, pipeline: int = S.pipeline) -> None:
+    def __init__(
+        self,
+        evaluator_or_net: torch.nn.Module | LeafEvaluator,
+        simulations: int = 200,
+        c_puct: float = S.c_puct,
+        temperature: float = 0.0,
+        dirichlet: bool = False,
+        dirichlet_alpha: float = S.dirichlet_alpha,
+        dirichlet_epsilon: float = S.dirichlet_epsilon,
+        fpu_reduction: float = S.fpu_reduction,
+        virtual_loss: float = S.virtual_loss,
+        leaves_per_tree: int = 8,
+        reuse_tree: bool = True,
+        symmetries: Any = None,
+        seed: int | None = None,
+        search: str = S.search,
+        gumbel_m: int = S.gumbel_m,
+        c_visit: float = S.c_visit,
+        c_scale: float = S.c_scale,
+        resign_below: float | None = None,
+        resign_moves: int = 2,
+        decisive_moves: bool = S.decisive_moves,
+        forced_playouts: float = S.forced_playouts,
+        threads: int | None = S.threads,
+        pipeline: int = S.pipeline,
+    ) -> None:
         super().__init__(seed)
         # one tree: 8 leaves per evaluator call by default (self-play's many trees batch with 1 each)
-        self.settings = SearchConfig(search=search, c_puct=c_puct, dirichlet_alpha=dirichlet_alpha,
-                                     dirichlet_epsilon=dirichlet_epsilon, fpu_reduction=fpu_reduction,
-                                     virtual_loss=virtual_loss, leaves_per_tree=leaves_per_tree, gumbel_m=gumbel_m,
-                                     c_visit=c_visit, c_scale=c_scale, decisive_moves=decisive_moves,
-                                     forced_playouts=forced_playouts, threads=threads,
-                                     pipeline=pipeline)
+        self.settings = SearchConfig(
+            search=search,
+            c_puct=c_puct,
+            dirichlet_alpha=dirichlet_alpha,
+            dirichlet_epsilon=dirichlet_epsilon,
+            fpu_reduction=fpu_reduction,
+            virtual_loss=virtual_loss,
+            leaves_per_tree=leaves_per_tree,
+            gumbel_m=gumbel_m,
+            c_visit=c_visit,
+            c_scale=c_scale,
+            decisive_moves=decisive_moves,
+            forced_playouts=forced_playouts,
+            threads=threads,
+            pipeline=pipeline,
+        )
         if not isinstance(dirichlet, (bool, np.bool_)):
             raise ValueError(f"dirichlet must be True or False, got {dirichlet!r}")
         if dirichlet and search == "gumbel":
-            raise ValueError("dirichlet noise is for search='puct'; the Gumbel search explores by its Gumbel noise "
-                             "(temperature > 0)")
+            raise ValueError(
+                "dirichlet noise is for search='puct'; the Gumbel search explores by its Gumbel noise (temperature > 0)"
+            )
         if not dirichlet:
             self.settings.dirichlet_epsilon = 0.0
         self.evaluator = _as_evaluator(evaluator_or_net, symmetries)
@@ -157,7 +193,7 @@ class AlphaZeroAgent(Agent):
         self.resign_below = None if resign_below is None else real("resign_below", resign_below, -1.0, 1.0)
         self.resign_moves = integer("resign_moves", resign_moves, 1)
         self.resigned = False
-        self._low_moves = 0             # own moves in a row with the root value below resign_below
+        self._low_moves = 0  # own moves in a row with the root value below resign_below
         self._mcts: BatchedMCTS | None = None
         self._last_root: State | None = None
         self.last_policy: npt.NDArray[np.float32] | None = None
@@ -165,7 +201,7 @@ class AlphaZeroAgent(Agent):
 
     def seed(self, seed: int | None) -> None:
         super().seed(seed)
-        if self._mcts is not None:      # the stream a new search would get: a game replays alone
+        if self._mcts is not None:  # the stream a new search would get: a game replays alone
             self._mcts.seed([_seed_draw(self.rng)])
 
     def reset(self) -> None:
@@ -178,8 +214,9 @@ class AlphaZeroAgent(Agent):
         m = self._mcts
         if m is None or not _same_game(m.spec, st.spec):
             self._check_game(st)
-            self._mcts = m = BatchedMCTS(st, num_games=1, simulations=self.simulations, config=self.settings,
-                                         seed=[_seed_draw(self.rng)])
+            self._mcts = m = BatchedMCTS(
+                st, num_games=1, simulations=self.simulations, config=self.settings, seed=[_seed_draw(self.rng)]
+            )
             path = None
         if self.reuse_tree and path is not None:
             for a in path:
@@ -195,8 +232,9 @@ class AlphaZeroAgent(Agent):
             try:
                 config.check_game(st.spec)
             except ValueError as err:
-                raise ValueError(f"AlphaZeroAgent: this agent cannot play {st.spec.name} "
-                                 f"{dict(st.spec.kwargs)}: {err}") from None
+                raise ValueError(
+                    f"AlphaZeroAgent: this agent cannot play {st.spec.name} {dict(st.spec.kwargs)}: {err}"
+                ) from None
 
     def _path_from_last(self, st: State) -> list[int] | None:
         # the actions from the last searched root to st: our move, then maybe the opponent's; None
@@ -219,7 +257,7 @@ class AlphaZeroAgent(Agent):
             raise ValueError("AlphaZeroAgent: the game is over, there is no move to choose")
         path = self._path_from_last(state)
         if path is None:
-            self._low_moves = 0                             # not the game of the last move: count afresh
+            self._low_moves = 0  # not the game of the last move: count afresh
         m = self._tree_for(state, path)
         gumbel = m.search == "gumbel"
         if gumbel:

@@ -1,4 +1,5 @@
 """SolverAgent: perfect play for standard Connect Four from the compiled solver."""
+
 from __future__ import annotations
 
 from zerogym_agents.agents.base import AECEnv, Agent, game_state

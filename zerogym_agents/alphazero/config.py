@@ -1,4 +1,5 @@
 """AlphaZeroConfig: everything that defines a training run, saved as JSON beside its checkpoints."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,51 +17,87 @@ class AlphaZeroConfig(SearchConfig):
     c_scale, forced_playouts, decisive_moves) are SearchConfig's fields, inherited."""
 
     game: str = setting("tictactoe", Text(), "registry name of the game")
-    game_kwargs: dict[str, Any] = setting(factory=dict, check=Dict("a dict of the game's kwargs"),
-                                          doc="the game's kwargs, e.g. {\"board_size\": 9}")
+    game_kwargs: dict[str, Any] = setting(
+        factory=dict, check=Dict("a dict of the game's kwargs"), doc='the game\'s kwargs, e.g. {"board_size": 9}'
+    )
     # BCE on the value: unlike MSE on tanh, its gradient does not vanish when the head saturates
-    net: dict[str, Any] = setting(factory=lambda: {"trunk": "resnet", "blocks": 4, "channels": 32,
-                                                   "value_loss": "bce", "value_activation": "leaky_relu"},
-                                  check=Dict("a dict of NetConfig fields"),
-                                  doc="the network: NetConfig fields (trunk, blocks, channels, ...)")
+    net: dict[str, Any] = setting(
+        factory=lambda: {
+            "trunk": "resnet",
+            "blocks": 4,
+            "channels": 32,
+            "value_loss": "bce",
+            "value_activation": "leaky_relu",
+        },
+        check=Dict("a dict of NetConfig fields"),
+        doc="the network: NetConfig fields (trunk, blocks, channels, ...)",
+    )
     seed: int = setting(0, Integer(0), "seed of the net's weights, the searches and the replay sampling")
     device: str = device_setting("where the net trains and evaluates self-play positions")
     init_from: str | None = init_from_setting()
     # self-play
-    concurrent_games: int = setting(64, Integer(1), "self-play games searched together, one evaluator call per "
-                                    "batch of their leaves")
+    concurrent_games: int = setting(
+        64, Integer(1), "self-play games searched together, one evaluator call per batch of their leaves"
+    )
     simulations: int = setting(100, Integer(1), "simulations of the search of each move")
-    temperature_moves: int = setting(8, Integer(0), "moves of a game sampled in proportion to the visits; later "
-                                     "moves take the most visited")
-    random_opening_moves: int = setting(0, Integer(0), "self-play: each game starts with a number of uniformly "
-                                        "random legal moves drawn from 0..random_opening_moves (never one that "
-                                        "ends the game), neither searched nor trained on (0: off)")
+    temperature_moves: int = setting(
+        8, Integer(0), "moves of a game sampled in proportion to the visits; later moves take the most visited"
+    )
+    random_opening_moves: int = setting(
+        0,
+        Integer(0),
+        "self-play: each game starts with a number of uniformly "
+        "random legal moves drawn from 0..random_opening_moves (never one that "
+        "ends the game), neither searched nor trained on (0: off)",
+    )
     # no pass while another move is legal before move ceil(no_pass_fraction * board points) (0: none).
     # Go from scratch otherwise tends to collapse: a young value net that credits White with the komi
     # whatever happens makes passing look free, White learns to pass from move 1, and Black learns nothing
-    no_pass_fraction: float = setting(0.0, Number(0, 1), "no pass while another move is legal before move "
-                                      "ceil(no_pass_fraction * board points) (0: none)")
-    precision: str = setting("auto", OneOf(PRECISIONS), "forward passes: 'auto' (float32 on the CPU, autocast on "
-                             "CUDA), 'float32', or 'bfloat16' (self-play and SGD forward passes under bf16 "
-                             "autocast on the CPU too: faster where the CPU has native bf16)")
-    eval_cache: int = setting(65536, Integer(0), "self-play: distinct positions whose net outputs are kept "
-                              "and reused while the weights stay the same (make_evaluator's cache; 0: off)")
+    no_pass_fraction: float = setting(
+        0.0,
+        Number(0, 1),
+        "no pass while another move is legal before move ceil(no_pass_fraction * board points) (0: none)",
+    )
+    precision: str = setting(
+        "auto",
+        OneOf(PRECISIONS),
+        "forward passes: 'auto' (float32 on the CPU, autocast on "
+        "CUDA), 'float32', or 'bfloat16' (self-play and SGD forward passes under bf16 "
+        "autocast on the CPU too: faster where the CPU has native bf16)",
+    )
+    eval_cache: int = setting(
+        65536,
+        Integer(0),
+        "self-play: distinct positions whose net outputs are kept "
+        "and reused while the weights stay the same (make_evaluator's cache; 0: off)",
+    )
     # KataGo (Wu 2019), each off by default. Playout cap randomization: a move gets the full search
     # with probability full_search_prob and is recorded, else a cheap search of cheap_simulations
     # (no root noise) and is not recorded at all. Forced playouts (forced_playouts) are a search setting
-    cheap_simulations: int = setting(0, Integer(0), "playout cap randomization: simulations of a cheap search "
-                                     "(0: off, every move gets the full search)")
-    full_search_prob: float = setting(0.25, Number(0, 1), "playout cap randomization: probability of a full "
-                                      "search (recorded for training)")
+    cheap_simulations: int = setting(
+        0,
+        Integer(0),
+        "playout cap randomization: simulations of a cheap search (0: off, every move gets the full search)",
+    )
+    full_search_prob: float = setting(
+        0.25, Number(0, 1), "playout cap randomization: probability of a full search (recorded for training)"
+    )
     # KataGo's auxiliary targets (Go; Wu 2019), each off at 0: the net gets an ownership head (the
     # final owner of every point) or a score head (the final score margin / board area), trained on the
     # self-play games' final positions; the search never reads them
-    ownership_weight: float = setting(0.0, Number(0), "weight of the ownership loss (0: off; 1.5 in KataGo, "
-                                      "on the mean over the points)")
-    score_weight: float = setting(0.0, Number(0), "weight of the score-margin loss (0: off), a mean squared "
-                                  "error on the margin divided by the board's area")
-    root_value_weight: float = setting(0.0, Number(0, 1), "value target: (1 - w) * the game's outcome + w * the "
-                                       "search's root value at the move (0: the outcome alone)")
+    ownership_weight: float = setting(
+        0.0, Number(0), "weight of the ownership loss (0: off; 1.5 in KataGo, on the mean over the points)"
+    )
+    score_weight: float = setting(
+        0.0,
+        Number(0),
+        "weight of the score-margin loss (0: off), a mean squared error on the margin divided by the board's area",
+    )
+    root_value_weight: float = setting(
+        0.0,
+        Number(0, 1),
+        "value target: (1 - w) * the game's outcome + w * the search's root value at the move (0: the outcome alone)",
+    )
     # replay and training
     buffer_size: int = setting(50_000, Integer(1), "positions the replay buffer holds")
     # Polygames: each position is trained on about 8 times at most
@@ -85,8 +122,9 @@ class AlphaZeroConfig(SearchConfig):
     log_every: int = setting(5, Integer(1), "search steps between history entries (training.png, TensorBoard)")
     # tournament pool (Polygames): this share of the games is played against one of the last
     # pool_size checkpoints, drawn with probability ∝ exp(-(Elo_learner - Elo_i) / 400) at each checkpoint
-    pool_fraction: float = setting(0.25, Number(0, below=1), "share of the self-play games played against a "
-                                   "past checkpoint of the pool")
+    pool_fraction: float = setting(
+        0.25, Number(0, below=1), "share of the self-play games played against a past checkpoint of the pool"
+    )
     pool_size: int = setting(10, Integer(1), "checkpoints the pool keeps (the last ones)")
 
     @property
@@ -96,16 +134,22 @@ class AlphaZeroConfig(SearchConfig):
 
     def check_rules(self) -> None:
         import zerogym
+
         # an unknown game or bad kwargs: refused here, by name
         state = zerogym.make_state(self.game, **self.game_kwargs)
         if self.cheap_simulations >= self.simulations:
-            raise ValueError(f"AlphaZeroConfig.cheap_simulations ({self.cheap_simulations}) must be less than "
-                             f"simulations ({self.simulations}), or 0 to search every move fully")
+            raise ValueError(
+                f"AlphaZeroConfig.cheap_simulations ({self.cheap_simulations}) must be less than "
+                f"simulations ({self.simulations}), or 0 to search every move fully"
+            )
         super().check_rules()
         if self.aux_targets and not hasattr(state, "ownership"):
-            raise ValueError(f"AlphaZeroConfig.ownership_weight and score_weight are auxiliary targets for Go (a "
-                             f"game whose final position gives every point an owner and a score); {self.game!r} "
-                             f"has none: set both to 0")
+            raise ValueError(
+                f"AlphaZeroConfig.ownership_weight and score_weight are auxiliary targets for Go (a "
+                f"game whose final position gives every point an owner and a score); {self.game!r} "
+                f"has none: set both to 0"
+            )
         if self.min_buffer < self.batch_size:
-            raise ValueError(f"AlphaZeroConfig.min_buffer ({self.min_buffer}) must be at least batch_size "
-                             f"({self.batch_size})")
+            raise ValueError(
+                f"AlphaZeroConfig.min_buffer ({self.min_buffer}) must be at least batch_size ({self.batch_size})"
+            )

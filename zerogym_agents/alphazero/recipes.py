@@ -3,6 +3,7 @@
 baselines measured during training and the final opponent. benchmarks/az_strength.py trains them
 (each model card in pretrained/ names its command); other benchmarks reuse them.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,27 +16,66 @@ NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "val
 def hour_preset(game: str, kwargs: dict[str, Any], **config: Any) -> dict[str, Any]:
     """About an hour of training on 2 cores (6,000 search steps of 128 games), 400 simulations a move
     when playing, UCT(1000) as the final opponent; `config` overrides the training settings."""
-    config = dict(dict(concurrent_games=128, simulations=64, batch_size=256, min_buffer=4096, buffer_size=200_000,
-                       lr=0.02, lr_final=0.002, temperature_moves=6, pool_fraction=0.0, net=NET), **config)
-    return dict(game=game, kwargs=kwargs, config=config, steps=6000, sims=400,
-                baselines=("random", "greedy", "uct:200"), final="uct:1000")
+    config = dict(
+        dict(
+            concurrent_games=128,
+            simulations=64,
+            batch_size=256,
+            min_buffer=4096,
+            buffer_size=200_000,
+            lr=0.02,
+            lr_final=0.002,
+            temperature_moves=6,
+            pool_fraction=0.0,
+            net=NET,
+        ),
+        **config,
+    )
+    return dict(
+        game=game,
+        kwargs=kwargs,
+        config=config,
+        steps=6000,
+        sims=400,
+        baselines=("random", "greedy", "uct:200"),
+        final="uct:1000",
+    )
 
 
 # per game: training config overrides, evaluation simulations, baselines, final opponent
 PRESETS = {
-    "tictactoe": dict(game="tictactoe", kwargs={},
-                      config=dict(concurrent_games=64, simulations=32, batch_size=128, min_buffer=512,
-                                  pool_fraction=0.0,
-                                  net={"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce",
-                                       "value_activation": "leaky_relu"}),
-                      steps=300, sims=64, baselines=("random", "greedy", "minimax"), final="minimax"),
+    "tictactoe": dict(
+        game="tictactoe",
+        kwargs={},
+        config=dict(
+            concurrent_games=64,
+            simulations=32,
+            batch_size=128,
+            min_buffer=512,
+            pool_fraction=0.0,
+            net={"trunk": "resnet", "blocks": 2, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"},
+        ),
+        steps=300,
+        sims=64,
+        baselines=("random", "greedy", "minimax"),
+        final="minimax",
+    ),
     "connect_four": hour_preset("connect_four", {}),
     "othello_6x6": hour_preset("othello", {"board_size": 6}, temperature_moves=8, dirichlet_alpha=0.5),
     "go_5x5": hour_preset("go", {"board_size": 5}, dirichlet_alpha=0.5, pool_fraction=AlphaZeroConfig.pool_fraction),
     "breakthrough_6x6": hour_preset("breakthrough", {"rows": 6, "cols": 6}, dirichlet_alpha=0.5),
     "havannah_4": hour_preset("havannah", {"board_size": 4}, dirichlet_alpha=0.3),
     # more training for the shipped 9x9 Go agent (itself pretrained:go_5x5 fine-tuned on 9x9), judged by GNU Go
-    "go_9x9": dict(hour_preset("go", {"board_size": 9}, init_from="pretrained:go_9x9", dirichlet_alpha=0.15,
-                               temperature_moves=10, no_pass_fraction=0.3),
-                   baselines=("random", "uct:1000", "gnugo:1"), final="gnugo:10"),
+    "go_9x9": dict(
+        hour_preset(
+            "go",
+            {"board_size": 9},
+            init_from="pretrained:go_9x9",
+            dirichlet_alpha=0.15,
+            temperature_moves=10,
+            no_pass_fraction=0.3,
+        ),
+        baselines=("random", "uct:1000", "gnugo:1"),
+        final="gnugo:10",
+    ),
 }

@@ -6,6 +6,7 @@ the search trees; it plays one move in every game per step() and hands back the 
 training records and the games that ended. Whoever owns the replay buffer keeps the records of the
 games in progress (GameRecords) and turns a finished game into numpy arrays.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 
 # a learner's move: (game, planes (C, H, W) float32, legal mask, search policy, mover, root value for the mover)
 Move = tuple[int, np.ndarray, np.ndarray, np.ndarray, int, float]
-Finished = tuple[int, tuple[float, float], Optional[float]]     # (game, returns per player, learner's score)
-Final = tuple[np.ndarray, float]       # a game's final (ownership (H, W), score), from the first player's view
+Finished = tuple[int, tuple[float, float], Optional[float]]  # (game, returns per player, learner's score)
+Final = tuple[np.ndarray, float]  # a game's final (ownership (H, W), score), from the first player's view
 
 
 def tree_seed(*parts: int) -> int:
@@ -46,13 +47,13 @@ class SelfPlay:
         h, w, _ = self.template.spec.obs_shape
         no_pass_before = math.ceil(cfg.no_pass_fraction * h * w)
         G = cfg.concurrent_games
-        self.num_pool = int(round(cfg.pool_fraction * G))     # games G - num_pool .. G - 1 face the pool
+        self.num_pool = int(round(cfg.pool_fraction * G))  # games G - num_pool .. G - 1 face the pool
         self.mcts = self._search(G, no_pass_before, seed=cfg.seed)
         # the pool's search: the same settings, no forced playouts (it makes no policy target)
         self.opp_mcts = self._search(self.num_pool, no_pass_before, forced_playouts=0.0) if self.num_pool else None
         # playout cap randomization's draws (cheap_simulations > 0), reseeded by rebuild()
         self.cap_rng = np.random.default_rng(cfg.seed + 2) if cfg.cheap_simulations else None
-        self.opening_rng = np.random.default_rng(cfg.seed + 3)     # random_opening_moves' draws, reseeded too
+        self.opening_rng = np.random.default_rng(cfg.seed + 3)  # random_opening_moves' draws, reseeded too
         self.roots = [self.template.copy() for _ in range(G)]
         self.move_no = np.zeros(G, np.int64)
         self.learner_seat = np.arange(self.num_pool) % 2
@@ -63,17 +64,25 @@ class SelfPlay:
     def _search(self, n: int, no_pass_before: int, seed: int | None = None, **settings: Any) -> BatchedMCTS:
         """A BatchedMCTS of n games with the config's search settings (`settings` over them)."""
         cfg = self.cfg
-        return BatchedMCTS(cfg.game, num_games=n, simulations=cfg.simulations, config=cfg, seed=seed,
-                           no_pass_before=no_pass_before, **settings, **cfg.game_kwargs)
+        return BatchedMCTS(
+            cfg.game,
+            num_games=n,
+            simulations=cfg.simulations,
+            config=cfg,
+            seed=seed,
+            no_pass_before=no_pass_before,
+            **settings,
+            **cfg.game_kwargs,
+        )
 
     def rebuild(self, seed: int) -> None:
         """Fresh search trees at the current roots, every random stream reseeded from `seed`."""
         self.mcts.seed(seed)
         self.mcts.set_roots(self.roots)
         if self.num_pool:
-            assert self.opp_mcts is not None      # there are pool games: they have their search
+            assert self.opp_mcts is not None  # there are pool games: they have their search
             self.opp_mcts.seed(seed + 1)
-            self.opp_mcts.set_roots(self.roots[-self.num_pool:])
+            self.opp_mcts.set_roots(self.roots[-self.num_pool :])
         if self.cfg.cheap_simulations:
             self.cap_rng = np.random.default_rng(seed + 2)
         self.opening_rng = np.random.default_rng(seed + 3)
@@ -94,14 +103,15 @@ class SelfPlay:
         return moves
 
     def _choose(self, mcts: BatchedMCTS, move_no: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        if mcts.search == "gumbel":       # the search's own move: Gumbel noise at the root is the exploration
+        if mcts.search == "gumbel":  # the search's own move: Gumbel noise at the root is the exploration
             return mcts.select_actions()
         sampled = mcts.select_actions(1.0)
         best = mcts.select_actions(0.0)
         return np.where(move_no < self.cfg.temperature_moves, sampled, best)
 
-    def step(self, evaluator: LeafEvaluator,
-             opp_evaluator: LeafEvaluator | None = None) -> tuple[list[Move], list[Finished]]:
+    def step(
+        self, evaluator: LeafEvaluator, opp_evaluator: LeafEvaluator | None = None
+    ) -> tuple[list[Move], list[Finished]]:
         """One search of every game, then one move in each. Returns (moves, finished): moves, the
         learner's moves (with playout cap randomization, those of full searches only) as (game,
         planes (C, H, W) float32, legal mask, search policy, mover, root value from the mover's view)
@@ -111,37 +121,41 @@ class SelfPlay:
         at its first step; with auxiliary targets its final ownership and score are in self.finals."""
         cfg = self.cfg
         G, P = cfg.concurrent_games, self.num_pool
-        if cfg.random_opening_moves:     # the games about to make their first searched move get their opening
+        if cfg.random_opening_moves:  # the games about to make their first searched move get their opening
             for k in np.flatnonzero(self.move_no == 0):
                 if self._open(self.roots[k]):
                     self.mcts.set_root(k, self.roots[k])
                     if k >= G - P:
-                        assert self.opp_mcts is not None      # a pool game
+                        assert self.opp_mcts is not None  # a pool game
                         self.opp_mcts.set_root(k - (G - P), self.roots[k])
-        full = None             # playout cap randomization: the games searched fully (recorded), else cheap
+        full = None  # playout cap randomization: the games searched fully (recorded), else cheap
         if cfg.cheap_simulations:
-            assert self.cap_rng is not None       # made when cheap_simulations is set
+            assert self.cap_rng is not None  # made when cheap_simulations is set
             full = self.cap_rng.random(G) < cfg.full_search_prob
-            policies, values = self.mcts.run(evaluator, explore=full,
-                                             simulations=np.where(full, cfg.simulations, cfg.cheap_simulations))
+            policies, values = self.mcts.run(
+                evaluator, explore=full, simulations=np.where(full, cfg.simulations, cfg.cheap_simulations)
+            )
         else:
             policies, values = self.mcts.run(evaluator)
-        values = np.clip(values, -1.0, 1.0)       # float rounding of a mean of values in [-1, 1]
+        values = np.clip(values, -1.0, 1.0)  # float rounding of a mean of values in [-1, 1]
         if cfg.forced_playouts:
-            policies = self.mcts.pruned_policy()     # the forced playouts taken out of the policy target
+            policies = self.mcts.pruned_policy()  # the forced playouts taken out of the policy target
         actions = self._choose(self.mcts, self.move_no)
-        theirs = np.zeros(G, bool)         # the pool opponent moves in these games
+        theirs = np.zeros(G, bool)  # the pool opponent moves in these games
         if P:
-            assert self.opp_mcts is not None and opp_evaluator is not None      # pool games have both
+            assert self.opp_mcts is not None and opp_evaluator is not None  # pool games have both
             self.opp_mcts.run(opp_evaluator, copy=False)
-            theirs[G - P:] = [r.current_player != s for r, s in zip(self.roots[G - P:], self.learner_seat)]
-            actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P:])[theirs[G - P:]]
-        moves = [(i, root.encode(), root.legal_mask(), policies[i].copy(), root.current_player, float(values[i]))
-                 for i, root in enumerate(self.roots) if not theirs[i] and (full is None or full[i])]
+            theirs[G - P :] = [r.current_player != s for r, s in zip(self.roots[G - P :], self.learner_seat)]
+            actions[theirs] = self._choose(self.opp_mcts, self.move_no[G - P :])[theirs[G - P :]]
+        moves = [
+            (i, root.encode(), root.legal_mask(), policies[i].copy(), root.current_player, float(values[i]))
+            for i, root in enumerate(self.roots)
+            if not theirs[i] and (full is None or full[i])
+        ]
         self.mcts.advance(actions)
         if P:
             assert self.opp_mcts is not None
-            self.opp_mcts.advance(actions[G - P:])
+            self.opp_mcts.advance(actions[G - P :])
         self.move_no += 1
         finished: list[Finished] = []
         self.finals = {}
@@ -149,7 +163,7 @@ class SelfPlay:
             root.step(int(actions[i]))
             if root.is_over():
                 returns = root.returns()
-                if cfg.aux_targets:             # Go (AlphaZeroConfig refuses them for other games)
+                if cfg.aux_targets:  # Go (AlphaZeroConfig refuses them for other games)
                     go = cast("GoState", root)
                     self.finals[i] = (go.ownership(), go.score())
                 score = None
@@ -168,8 +182,11 @@ class SelfPlay:
     # ---- the games' state, for checkpoints and for handing a worker's games to another -------
     def carry(self) -> dict[str, Any]:
         """The games' state (no trees): {"roots": [bytes], "move_no", "learner_seat"}."""
-        return {"roots": [r.to_bytes() for r in self.roots], "move_no": self.move_no.copy(),
-                "learner_seat": self.learner_seat.copy()}
+        return {
+            "roots": [r.to_bytes() for r in self.roots],
+            "move_no": self.move_no.copy(),
+            "learner_seat": self.learner_seat.copy(),
+        }
 
     def load_carry(self, carry: dict[str, Any]) -> None:
         """Restore carry(); the trees are rebuilt by the next rebuild()."""
@@ -207,8 +224,9 @@ class GameRecords:
         masks = np.stack([m[1] for m in moves])
         policies = np.stack([m[2] for m in moves])
         w = self.root_value_weight
-        values = np.array([returns[m[3]] if m[4] is None or not w else (1 - w) * returns[m[3]] + w * m[4]
-                           for m in moves], np.float32)
+        values = np.array(
+            [returns[m[3]] if m[4] is None or not w else (1 - w) * returns[m[3]] + w * m[4] for m in moves], np.float32
+        )
         if final is None:
             return planes, masks, policies, values
         sign = np.array([1 if m[3] == 0 else -1 for m in moves], np.int8)

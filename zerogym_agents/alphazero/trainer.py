@@ -1,4 +1,5 @@
 """AlphaZero training: batched self-play, replay, SGD, checkpoints that resume exactly."""
+
 from __future__ import annotations
 
 import copy
@@ -14,13 +15,28 @@ import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay, tree_seed
-from zerogym_agents.core.checkpoint import (
-    CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
+from zerogym_agents.core.checkpoint import CheckpointError, load_checkpoint, open_run_folder, save_checkpoint
 from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, PLOT
 from zerogym_agents.core.devices import device_rng_state, resolve_device, set_device_rng_state
 from zerogym_agents.core.file_checks import (
-    Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Optimizer, Real, RngState, Spec, StateBlob, StateDict,
-    Str, Tensor, TorchRngState, check)
+    Config,
+    CudaRngState,
+    DictOf,
+    Fields,
+    Int,
+    ListOf,
+    Maybe,
+    Optimizer,
+    Real,
+    RngState,
+    Spec,
+    StateBlob,
+    StateDict,
+    Str,
+    Tensor,
+    TorchRngState,
+    check,
+)
 from zerogym_agents.nets import PolicyValueNet, for_game, load_net, loss, make_evaluator, net_from_payload, net_payload
 from zerogym_agents.nets.model import NetPayload
 from zerogym_agents.training.pool import OpponentPool
@@ -76,13 +92,19 @@ class AlphaZeroTrainer(CosineSchedule):
     training.png is redrawn from them at every checkpoint.
     """
 
-    def __init__(self, config: AlphaZeroConfig | dict[str, Any], out_dir: str | os.PathLike[str], resume: bool = False,
-                 log_dir: str | bool | None = None, net: PolicyNet | None = None) -> None:
+    def __init__(
+        self,
+        config: AlphaZeroConfig | dict[str, Any],
+        out_dir: str | os.PathLike[str],
+        resume: bool = False,
+        log_dir: str | bool | None = None,
+        net: PolicyNet | None = None,
+    ) -> None:
         self.cfg = config if isinstance(config, AlphaZeroConfig) else AlphaZeroConfig.from_dict(config)
         cfg = self.cfg
         self.out = open_run_folder(out_dir, resume, CHECKPOINT)
         torch.manual_seed(cfg.seed)
-        self.device = resolve_device(cfg.device)    # a bad or missing device is refused before any work
+        self.device = resolve_device(cfg.device)  # a bad or missing device is refused before any work
         self.template = zerogym.make_state(cfg.game, **cfg.game_kwargs)
         spec = self.template.spec
         h, w, c = spec.obs_shape
@@ -96,17 +118,24 @@ class AlphaZeroTrainer(CosineSchedule):
             net = _with_aux_heads(net, cfg)
         self._set_net(net)
         self.selfplay = SelfPlay(cfg)
-        self.replay = ReplayBuffer(cfg.buffer_size, (c, h, w), spec.num_actions, cfg.max_reuse,
-                                   symmetries=spec.symmetries, seed=cfg.seed + 1, aux=cfg.aux_targets)
+        self.replay = ReplayBuffer(
+            cfg.buffer_size,
+            (c, h, w),
+            spec.num_actions,
+            cfg.max_reuse,
+            symmetries=spec.symmetries,
+            seed=cfg.seed + 1,
+            aux=cfg.aux_targets,
+        )
         self.rng = np.random.default_rng(cfg.seed + 2)
         self.step = self.games = self.positions = self.train_steps = 0
-        self.history: list[dict[str, Any]] = []       # one flat dict of numbers per log point (see _log)
+        self.history: list[dict[str, Any]] = []  # one flat dict of numbers per log point (see _log)
         # the learner's moves of the games in progress
         self.records = GameRecords(cfg.concurrent_games, cfg.root_value_weight)
-        self._losses: list[tuple[float, ...]] = []    # (total, policy, value) of each SGD step since the last log point
-        self._work_seconds = 0.0          # time in self-play and SGD since the last log point
+        self._losses: list[tuple[float, ...]] = []  # (total, policy, value) of each SGD step since the last log point
+        self._work_seconds = 0.0  # time in self-play and SGD since the last log point
         self._since = (self.games, self.positions)
-        self.num_pool = self.selfplay.num_pool     # games G - num_pool .. G - 1 face the pool
+        self.num_pool = self.selfplay.num_pool  # games G - num_pool .. G - 1 face the pool
         self.pool = OpponentPool(cfg.pool_size, mode="elo", seed=cfg.seed + 3)
         self.pool_games = 0
         if self.num_pool:
@@ -119,10 +148,11 @@ class AlphaZeroTrainer(CosineSchedule):
         self.writer = None
         if log_dir is not False:
             from torch.utils.tensorboard import SummaryWriter
+
             self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
 
     # ---- the run protocol of zerogym_agents.experiment -----------------------------------------
-    agent_kind = "alphazero"          # save_agent's kind of the agent this run trains
+    agent_kind = "alphazero"  # save_agent's kind of the agent this run trains
 
     def agent_options(self) -> dict[str, Any]:
         """The options the trained agent plays with (those of agent.pt); a Gumbel run's agent
@@ -137,12 +167,17 @@ class AlphaZeroTrainer(CosineSchedule):
         """The current net as an AlphaZeroAgent (a copy: further training leaves it as it is);
         options override agent_options(), e.g. simulations=200."""
         from zerogym_agents.agents.search import AlphaZeroAgent
+
         return AlphaZeroAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
 
     def counters(self) -> dict[str, int]:
         """How far the run is: search steps, self-play games, positions, SGD steps."""
-        return {"search_steps": self.step, "self_play_games": self.games, "positions": self.positions,
-                "sgd_steps": self.train_steps}
+        return {
+            "search_steps": self.step,
+            "self_play_games": self.games,
+            "positions": self.positions,
+            "sgd_steps": self.train_steps,
+        }
 
     def _set_net(self, net: PolicyNet) -> None:
         """Train `net`: a fresh optimizer, its evaluator, and a separate copy for pool opponents."""
@@ -179,7 +214,7 @@ class AlphaZeroTrainer(CosineSchedule):
         try:
             moves, finished = self.selfplay.step(self.on_time(self.evaluator), self.on_time(self.opp_evaluator))
         except OutOfTime:
-            if games is not None:               # the openings played before the search
+            if games is not None:  # the openings played before the search
                 self.selfplay.load_carry(games)
             raise
         self.records.add(moves)
@@ -214,19 +249,31 @@ class AlphaZeroTrainer(CosineSchedule):
             parts: dict[str, torch.Tensor] = {}
             aux: dict[str, Any] = {}
             if cfg.aux_targets:
-                aux = {"ownership": torch.from_numpy(batch["ownership"]), "score": torch.from_numpy(batch["scores"]),
-                       "ownership_weight": cfg.ownership_weight, "score_weight": cfg.score_weight, "parts": parts}
-            total, pol, val = loss(self.net, torch.from_numpy(batch["planes"]), torch.from_numpy(batch["policies"]),
-                                   torch.from_numpy(batch["values"]), torch.from_numpy(batch["masks"]),
-                                   precision="bfloat16" if cfg.precision == "bfloat16" else "float32", **aux)
+                aux = {
+                    "ownership": torch.from_numpy(batch["ownership"]),
+                    "score": torch.from_numpy(batch["scores"]),
+                    "ownership_weight": cfg.ownership_weight,
+                    "score_weight": cfg.score_weight,
+                    "parts": parts,
+                }
+            total, pol, val = loss(
+                self.net,
+                torch.from_numpy(batch["planes"]),
+                torch.from_numpy(batch["policies"]),
+                torch.from_numpy(batch["values"]),
+                torch.from_numpy(batch["masks"]),
+                precision="bfloat16" if cfg.precision == "bfloat16" else "float32",
+                **aux,
+            )
             self.opt.zero_grad()
             total.backward()
             if cfg.grad_clip > 0:
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.grad_clip)
             self.opt.step()
             self.train_steps += 1
-            self._losses.append((total.item(), pol.item(), val.item())
-                                + tuple(parts[k].item() for k in self._aux_keys()))
+            self._losses.append(
+                (total.item(), pol.item(), val.item()) + tuple(parts[k].item() for k in self._aux_keys())
+            )
         self.net.eval()
 
     # ---- the run ------------------------------------------------------------------------------
@@ -258,17 +305,28 @@ class AlphaZeroTrainer(CosineSchedule):
                 if self.writer and last["elo"] is not None:
                     self.writer.add_scalar("alphazero/elo", last["elo"], self.step)
             return
-        mean = ([float(x) for x in np.mean(self._losses, axis=0)] if self._losses
-                else [None] * (3 + len(self._aux_keys())))
+        mean = (
+            [float(x) for x in np.mean(self._losses, axis=0)] if self._losses else [None] * (3 + len(self._aux_keys()))
+        )
         seconds = self._work_seconds
         games0, positions0 = self._since
-        entry = {"step": self.step, "games": self.games, "positions": self.positions, "train_steps": self.train_steps,
-                 "loss": mean[0], "policy_loss": mean[1], "value_loss": mean[2], "lr": self.learning_rate(),
-                 "games_per_s": (self.games - games0) / seconds if seconds > 0 else None,
-                 "positions_per_s": (self.positions - positions0) / seconds if seconds > 0 else None,
-                 "buffer_positions": len(self.replay), "buffer_fill": len(self.replay) / self.replay.capacity,
-                 "elo": self.pool.learner_elo if self.num_pool and checkpoint else None,
-                 "checkpoint": 1.0 if checkpoint else 0.0, **dict(zip(self._aux_keys(), mean[3:]))}
+        entry = {
+            "step": self.step,
+            "games": self.games,
+            "positions": self.positions,
+            "train_steps": self.train_steps,
+            "loss": mean[0],
+            "policy_loss": mean[1],
+            "value_loss": mean[2],
+            "lr": self.learning_rate(),
+            "games_per_s": (self.games - games0) / seconds if seconds > 0 else None,
+            "positions_per_s": (self.positions - positions0) / seconds if seconds > 0 else None,
+            "buffer_positions": len(self.replay),
+            "buffer_fill": len(self.replay) / self.replay.capacity,
+            "elo": self.pool.learner_elo if self.num_pool and checkpoint else None,
+            "checkpoint": 1.0 if checkpoint else 0.0,
+            **dict(zip(self._aux_keys(), mean[3:])),
+        }
         self.history.append(entry)
         self._losses, self._work_seconds, self._since = [], 0.0, (self.games, self.positions)
         if self.writer:
@@ -278,9 +336,11 @@ class AlphaZeroTrainer(CosineSchedule):
 
     def _aux_keys(self) -> tuple[str, ...]:
         """The auxiliary losses this run computes (history keys)."""
-        return tuple(k for k, w in (("ownership_loss", self.cfg.ownership_weight),
-                                    ("score_loss", self.cfg.score_weight))
-                     if w > 0)
+        return tuple(
+            k
+            for k, w in (("ownership_loss", self.cfg.ownership_weight), ("score_loss", self.cfg.score_weight))
+            if w > 0
+        )
 
     # ---- checkpoints --------------------------------------------------------------------------
     def save(self) -> None:
@@ -291,23 +351,53 @@ class AlphaZeroTrainer(CosineSchedule):
             self.pool.add(_frozen(self.net), name=f"step-{self.step}")
         pending = [[saved_move(*move) for move in g] for g in self.records.pending]
         sp = self.selfplay
-        save_checkpoint(os.path.join(self.out, CHECKPOINT), "alphazero", {
-            "config": self.cfg.to_json(), "net": net_payload(self.net), "optimizer": self.opt.state_dict(),
-            "replay": self.replay.state_dict(), "rng": self.rng.bit_generator.state,
-            "torch_rng": torch.get_rng_state(), "cuda_rng": device_rng_state(self.device),
-            "counters": {"step": self.step, "games": self.games, "positions": self.positions,
-                         "train_steps": self.train_steps},
-            "history": [{k: (float(v) if v is not None else None) for k, v in h.items()} for h in self.history],
-            "roots": [_blob(r) for r in sp.roots], "move_no": torch.from_numpy(sp.move_no.copy()),
-            "pending": pending, "pool": self.pool.state_dict(),
-            "pool_snapshots": [e[0] for e in self.pool.entries.values()], "pool_games": self.pool_games,
-            "learner_seat": torch.from_numpy(sp.learner_seat.copy()) if self.num_pool else None,
-            **self._extra_state()})
-        save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
-            "game": self.cfg.game, "kwargs": self.cfg.game_kwargs, "net": self.net.config.to_dict(),
-            "parameters": self.net.num_parameters(), "search": self.cfg.search,
-            "training": {"steps": self.step, "self_play_games": self.games, "positions": self.positions,
-                         "train_steps": self.train_steps, "config": self.cfg.to_dict()}})
+        save_checkpoint(
+            os.path.join(self.out, CHECKPOINT),
+            "alphazero",
+            {
+                "config": self.cfg.to_json(),
+                "net": net_payload(self.net),
+                "optimizer": self.opt.state_dict(),
+                "replay": self.replay.state_dict(),
+                "rng": self.rng.bit_generator.state,
+                "torch_rng": torch.get_rng_state(),
+                "cuda_rng": device_rng_state(self.device),
+                "counters": {
+                    "step": self.step,
+                    "games": self.games,
+                    "positions": self.positions,
+                    "train_steps": self.train_steps,
+                },
+                "history": [{k: (float(v) if v is not None else None) for k, v in h.items()} for h in self.history],
+                "roots": [_blob(r) for r in sp.roots],
+                "move_no": torch.from_numpy(sp.move_no.copy()),
+                "pending": pending,
+                "pool": self.pool.state_dict(),
+                "pool_snapshots": [e[0] for e in self.pool.entries.values()],
+                "pool_games": self.pool_games,
+                "learner_seat": torch.from_numpy(sp.learner_seat.copy()) if self.num_pool else None,
+                **self._extra_state(),
+            },
+        )
+        save_agent(
+            os.path.join(self.out, AGENT),
+            self.net,
+            self.agent_options(),
+            {
+                "game": self.cfg.game,
+                "kwargs": self.cfg.game_kwargs,
+                "net": self.net.config.to_dict(),
+                "parameters": self.net.num_parameters(),
+                "search": self.cfg.search,
+                "training": {
+                    "steps": self.step,
+                    "self_play_games": self.games,
+                    "positions": self.positions,
+                    "train_steps": self.train_steps,
+                    "config": self.cfg.to_dict(),
+                },
+            },
+        )
         if self.writer:
             self.writer.flush()
         if self.history:
@@ -331,44 +421,65 @@ class AlphaZeroTrainer(CosineSchedule):
         h, w, c = spec.obs_shape
         G, A, P = cfg.concurrent_games, spec.num_actions, self.num_pool
         step = Fields({"step": Int(0), "games": Int(0), "positions": Int(0), "train_steps": Int(0)})
-        return Fields({
-            "config": Config(AlphaZeroConfig), "net": NetPayload(), "optimizer": Fields({}),
-            "replay": self.replay.state_schema(), "rng": RngState(), "torch_rng": TorchRngState(),
-            "counters": step, "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))),
-            "roots": ListOf(StateBlob(self.template, playing=True), length=G),
-            "move_no": Tensor(torch.int64, (G,), low=0),
-            "pending": ListOf(ListOf(PendingMove(c, h, w, A)), length=G),
-            "pool": OpponentPool.state_schema(), "pool_snapshots": ListOf(DictOf(Str())), "pool_games": Int(0),
-            "learner_seat": Tensor(torch.int64, (P,), 0, 1) if P else Maybe(Tensor()), **self._extra_schema()},
+        return Fields(
+            {
+                "config": Config(AlphaZeroConfig),
+                "net": NetPayload(),
+                "optimizer": Fields({}),
+                "replay": self.replay.state_schema(),
+                "rng": RngState(),
+                "torch_rng": TorchRngState(),
+                "counters": step,
+                "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))),
+                "roots": ListOf(StateBlob(self.template, playing=True), length=G),
+                "move_no": Tensor(torch.int64, (G,), low=0),
+                "pending": ListOf(ListOf(PendingMove(c, h, w, A)), length=G),
+                "pool": OpponentPool.state_schema(),
+                "pool_snapshots": ListOf(DictOf(Str())),
+                "pool_games": Int(0),
+                "learner_seat": Tensor(torch.int64, (P,), 0, 1) if P else Maybe(Tensor()),
+                **self._extra_schema(),
+            },
             optional={"cuda_rng": CudaRngState()},
-            rule=lambda d: ("pool_snapshots", f"holds {len(d['pool_snapshots'])} nets for "
-                                              f"{len(d['pool']['names'])} pool names")
-            if len(d["pool_snapshots"]) != len(d["pool"]["names"]) else None)
+            rule=lambda d: (
+                ("pool_snapshots", f"holds {len(d['pool_snapshots'])} nets for {len(d['pool']['names'])} pool names")
+                if len(d["pool_snapshots"]) != len(d["pool"]["names"])
+                else None
+            ),
+        )
 
     def _load(self, path: str) -> None:
         """Restore the run from the checkpoint at `path`, every part of it checked first (a malformed
         file raises CheckpointError naming it and what is wrong, and changes nothing)."""
         data = load_checkpoint(path, kind="alphazero")
         if "pool" not in data:
-            raise CheckpointError(f"{path}: an AlphaZero checkpoint without a tournament pool, written by an older "
-                                  "version of zerogym_agents; this version cannot resume it")
+            raise CheckpointError(
+                f"{path}: an AlphaZero checkpoint without a tournament pool, written by an older "
+                "version of zerogym_agents; this version cannot resume it"
+            )
         saved = check(data, Fields({"config": Config(AlphaZeroConfig)}), path)["config"]
         if (saved.game, saved.game_kwargs) != (self.cfg.game, self.cfg.game_kwargs):
-            raise CheckpointError(f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, "
-                                  f"not {self.cfg.game} {self.cfg.game_kwargs}")
+            raise CheckpointError(
+                f"{path}: a checkpoint of {saved.game} {saved.game_kwargs}, not {self.cfg.game} {self.cfg.game_kwargs}"
+            )
         if saved.aux_targets != self.cfg.aux_targets:
-            raise CheckpointError(f"{path}: a checkpoint {'with' if saved.aux_targets else 'without'} auxiliary "
-                                  f"targets (ownership_weight, score_weight), but this run has them "
-                                  f"{'on' if self.cfg.aux_targets else 'off'}; its replay buffer cannot change")
+            raise CheckpointError(
+                f"{path}: a checkpoint {'with' if saved.aux_targets else 'without'} auxiliary "
+                f"targets (ownership_weight, score_weight), but this run has them "
+                f"{'on' if self.cfg.aux_targets else 'off'}; its replay buffer cannot change"
+            )
         for name in RESUME_FIELDS:
             if getattr(saved, name) != getattr(self.cfg, name):
-                raise CheckpointError(f"{path}: a checkpoint of {name}={getattr(saved, name)!r}, but this run has "
-                                      f"{name}={getattr(self.cfg, name)!r}; resume with the same {name}")
+                raise CheckpointError(
+                    f"{path}: a checkpoint of {name}={getattr(saved, name)!r}, but this run has "
+                    f"{name}={getattr(self.cfg, name)!r}; resume with the same {name}"
+                )
         data = check(data, self._checkpoint_schema(), path)
         net = net_from_payload(data["net"], source=path)
         opt = torch.optim.SGD(net.parameters(), lr=self.cfg.lr)
-        data = check(data, Fields({"optimizer": Optimizer(opt), "pool_snapshots": ListOf(StateDict(net.state_dict()))}),
-                     path)
+        data = check(
+            data, Fields({"optimizer": Optimizer(opt), "pool_snapshots": ListOf(StateDict(net.state_dict()))}), path
+        )
         # everything checked: restore
         self._set_net(net)
         self.opt.load_state_dict(data["optimizer"])
@@ -381,8 +492,13 @@ class AlphaZeroTrainer(CosineSchedule):
         self.positions, self.train_steps = c["positions"], c["train_steps"]
         self.history = list(data["history"])
         sp = self.selfplay
-        sp.load_carry({"roots": [blob.numpy() for blob in data["roots"]], "move_no": data["move_no"].numpy(),
-                       "learner_seat": data["learner_seat"].numpy() if self.num_pool else sp.learner_seat})
+        sp.load_carry(
+            {
+                "roots": [blob.numpy() for blob in data["roots"]],
+                "move_no": data["move_no"].numpy(),
+                "learner_seat": data["learner_seat"].numpy() if self.num_pool else sp.learner_seat,
+            }
+        )
         self.records.pending = [[restored_move(*move) for move in g] for g in data["pending"]]
         self.pool.load_state_dict(data["pool"], data["pool_snapshots"])
         self.pool_games = data["pool_games"]
@@ -394,20 +510,29 @@ class AlphaZeroTrainer(CosineSchedule):
 def _with_aux_heads(net: PolicyNet, cfg: AlphaZeroConfig) -> PolicyNet:
     """`net` with the auxiliary heads cfg's weights ask for (PolicyValueNet.with_aux_heads)."""
     if not hasattr(net, "with_aux_heads"):
-        raise ValueError(f"AlphaZeroConfig.ownership_weight / score_weight need a PolicyValueNet, which can grow "
-                         f"the auxiliary heads; this run's net is a {type(net).__name__}")
+        raise ValueError(
+            f"AlphaZeroConfig.ownership_weight / score_weight need a PolicyValueNet, which can grow "
+            f"the auxiliary heads; this run's net is a {type(net).__name__}"
+        )
     return cast(PolicyValueNet, net).with_aux_heads(ownership=cfg.ownership_weight > 0, score=cfg.score_weight > 0)
 
 
-def saved_move(planes: npt.ArrayLike, mask: npt.ArrayLike, policy: npt.ArrayLike, mover: int,
-               value: float | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int, float | None]:
+def saved_move(
+    planes: npt.ArrayLike, mask: npt.ArrayLike, policy: npt.ArrayLike, mover: int, value: float | None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int, float | None]:
     """A move of a game in progress (GameRecords.pending) as a checkpoint holds it."""
-    return (torch.from_numpy(np.asarray(planes, np.float32)), torch.from_numpy(np.asarray(mask)),
-            torch.from_numpy(np.asarray(policy)), int(mover), value)
+    return (
+        torch.from_numpy(np.asarray(planes, np.float32)),
+        torch.from_numpy(np.asarray(mask)),
+        torch.from_numpy(np.asarray(policy)),
+        int(mover),
+        value,
+    )
 
 
-def restored_move(planes: torch.Tensor, mask: torch.Tensor, policy: torch.Tensor, mover: int,
-                  value: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float | None]:
+def restored_move(
+    planes: torch.Tensor, mask: torch.Tensor, policy: torch.Tensor, mover: int, value: float | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float | None]:
     """saved_move's inverse (planes as int8, as self-play records them)."""
     return planes.numpy().astype(np.int8), mask.numpy(), policy.numpy(), mover, value
 
@@ -420,8 +545,13 @@ class PendingMove(Spec):
     what = "a (planes, mask, policy, mover, root value) tuple"
 
     def __init__(self, c: int, h: int, w: int, num_actions: int) -> None:
-        self.items = (Tensor(torch.float32, (c, h, w), 0, 1), Tensor(torch.int8, (num_actions,), 0, 1),
-                      Tensor(torch.float32, (num_actions,), 0, 1), Int(0, 1), Maybe(Real(-1, 1)))
+        self.items = (
+            Tensor(torch.float32, (c, h, w), 0, 1),
+            Tensor(torch.int8, (num_actions,), 0, 1),
+            Tensor(torch.float32, (num_actions,), 0, 1),
+            Int(0, 1),
+            Maybe(Real(-1, 1)),
+        )
 
     def check(self, value: Any, ctx: Context, where: str) -> tuple[Any, ...]:
         if not isinstance(value, (list, tuple)) or len(value) not in (4, 5):
@@ -432,8 +562,11 @@ class PendingMove(Spec):
 
 def postfix(entry: dict[str, Any]) -> dict[str, Any]:
     """The progress bar's postfix for a history entry."""
-    out = {"games": int(entry["games"]), "train_steps": int(entry["train_steps"]),
-           "loss": "-" if entry.get("loss") is None else f"{entry['loss']:.3f}"}
+    out = {
+        "games": int(entry["games"]),
+        "train_steps": int(entry["train_steps"]),
+        "loss": "-" if entry.get("loss") is None else f"{entry['loss']:.3f}",
+    }
     if entry.get("buffer_fill") is not None:
         out["buffer"] = f"{100 * entry['buffer_fill']:.0f}%"
     if entry.get("games_per_s") is not None:
@@ -446,33 +579,57 @@ def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], ti
     self-play throughput, replay-buffer fill with the learning rate, and the pool Elo at the
     checkpoints. Entries of older checkpoints (one per checkpoint, without buffer_fill) are drawn
     as well. Returns the matplotlib Figure."""
-    from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
+    from matplotlib.figure import Figure  # not pyplot: leaves the caller's backend alone
 
     steps = [h["step"] for h in history]
     rated = [h for h in history if h.get("elo") is not None]
     fig = Figure(figsize=(11, 8.4))
     (ax_loss, ax_speed), (ax_buffer, ax_elo) = fig.subplots(2, 2, sharex=True)
-    for key, label in (("loss", "total"), ("policy_loss", "policy (cross-entropy)"), ("value_loss", "value"),
-                       ("ownership_loss", "ownership"), ("score_loss", "score")):
+    for key, label in (
+        ("loss", "total"),
+        ("policy_loss", "policy (cross-entropy)"),
+        ("value_loss", "value"),
+        ("ownership_loss", "ownership"),
+        ("score_loss", "score"),
+    ):
         if key in ("loss", "policy_loss", "value_loss") or any(h.get(key) is not None for h in history):
             ax_loss.plot(steps, series(history, key), label=label, lw=1.2)
     ax_loss.set_ylim(bottom=0)
     ax_loss.set_title("training losses (mean per log interval)")
     ax_loss.legend(fontsize=8)
 
-    two_axes(ax_speed, steps, (series(history, "positions_per_s"), "positions / s"),
-             (series(history, "games_per_s"), "games / s"), "self-play throughput")
-    two_axes(ax_buffer, steps, (series(history, "buffer_fill"), "positions held / capacity"),
-             (series(history, "lr"), "learning rate"), "replay buffer fill and learning rate",
-             solid_colour="tab:green", dashed_colour="tab:gray", solid_top=1.02)
+    two_axes(
+        ax_speed,
+        steps,
+        (series(history, "positions_per_s"), "positions / s"),
+        (series(history, "games_per_s"), "games / s"),
+        "self-play throughput",
+    )
+    two_axes(
+        ax_buffer,
+        steps,
+        (series(history, "buffer_fill"), "positions held / capacity"),
+        (series(history, "lr"), "learning rate"),
+        "replay buffer fill and learning rate",
+        solid_colour="tab:green",
+        dashed_colour="tab:gray",
+        solid_top=1.02,
+    )
 
     if rated:
         ax_elo.plot([h["step"] for h in rated], series(rated, "elo"), marker="o", color="tab:purple")
         ax_elo.set_ylabel("Elo in the pool")
     else:
-        ax_elo.text(0.5, 0.5, "no pool Elo: this run has no tournament pool\n(pool_fraction = 0) or no "
-                              "checkpoint yet", ha="center", va="center", fontsize=9, color="0.4",
-                    transform=ax_elo.transAxes)
+        ax_elo.text(
+            0.5,
+            0.5,
+            "no pool Elo: this run has no tournament pool\n(pool_fraction = 0) or no checkpoint yet",
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="0.4",
+            transform=ax_elo.transAxes,
+        )
         ax_elo.set_yticks([])
     ax_elo.set_title("learner Elo against its own checkpoint pool")
     for ax in (ax_loss, ax_speed, ax_buffer, ax_elo):
@@ -488,7 +645,8 @@ def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], ti
         "second of search and SGD time; games end in waves at first, as they all start together.",
         "Buffer: the replay buffer's fill (positions held / buffer_size) and the learning rate of the cosine "
         "schedule (dashed).",
-        "Pool Elo, at each checkpoint: " + pool_elo_note("checkpoints", "zerogym arena, or the demo's round robin")
+        "Pool Elo, at each checkpoint: "
+        + pool_elo_note("checkpoints", "zerogym arena, or the demo's round robin")
         + ".",
     ]
     draw_caption(fig, caption, title)
@@ -496,8 +654,12 @@ def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], ti
     return fig
 
 
-def train(config: AlphaZeroConfig | dict[str, Any], out_dir: str | os.PathLike[str], resume: bool = False,
-          progress: bool = True) -> AlphaZeroTrainer:
+def train(
+    config: AlphaZeroConfig | dict[str, Any],
+    out_dir: str | os.PathLike[str],
+    resume: bool = False,
+    progress: bool = True,
+) -> AlphaZeroTrainer:
     """Run AlphaZero training as configured; returns the trainer (its net is the result)."""
     trainer = AlphaZeroTrainer(config, out_dir, resume=resume)
     trainer.run(progress=progress)

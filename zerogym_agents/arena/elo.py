@@ -13,6 +13,7 @@ anchor=None puts their mean at 0, anchor=NAME puts that agent at 0.  The 95% int
 log-posterior at the optimum, inverted in the anchored coordinates), so they are the uncertainty
 of each rating relative to the anchor (the anchor's own interval is 0 when it is named).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,14 +24,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-K = math.log(10) / 400          # d log-odds / d Elo
+K = math.log(10) / 400  # d log-odds / d Elo
 DEFAULT_PRIOR_SD = 1000.0
 
-Outcome = tuple[str, str, float]     # (name_a, name_b, score of A: 1 win, 0.5 draw, 0 loss)
+Outcome = tuple[str, str, float]  # (name_a, name_b, score of A: 1 win, 0.5 draw, 0 loss)
 
 
-def pair_table(outcomes: Iterable[Outcome], names: Sequence[str] | None = None
-               ) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+def pair_table(
+    outcomes: Iterable[Outcome], names: Sequence[str] | None = None
+) -> tuple[list[str], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """From [(name_a, name_b, score_a)] (score 1 / 0.5 / 0) build (names, n, s): n[i, j] games
     between i and j, s[i, j] points of i against j."""
     outcomes = list(outcomes)
@@ -62,13 +64,14 @@ def pair_table(outcomes: Iterable[Outcome], names: Sequence[str] | None = None
 @dataclass
 class EloTable:
     """Ratings (Elo points), their standard errors and 95% half-widths, per agent (in `names` order)."""
+
     names: list[str]
     ratings: np.ndarray
     stderr: np.ndarray
     halfwidth: np.ndarray
     covariance: np.ndarray
-    games: np.ndarray           # games played by each agent
-    score: np.ndarray           # points scored by each agent
+    games: np.ndarray  # games played by each agent
+    score: np.ndarray  # points scored by each agent
     anchor: str | None = None
     prior_sd: float | None = None
     confidence: float = 0.95
@@ -86,11 +89,22 @@ class EloTable:
         return list(np.argsort(-self.ratings, kind="stable"))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"names": self.names, "anchor": self.anchor, "prior_sd": self.prior_sd,
-                "confidence": self.confidence,
-                "agents": {x: {"elo": float(self.ratings[i]), "stderr": float(self.stderr[i]),
-                               "halfwidth": float(self.halfwidth[i]), "games": int(self.games[i]),
-                               "score": float(self.score[i])} for i, x in enumerate(self.names)}}
+        return {
+            "names": self.names,
+            "anchor": self.anchor,
+            "prior_sd": self.prior_sd,
+            "confidence": self.confidence,
+            "agents": {
+                x: {
+                    "elo": float(self.ratings[i]),
+                    "stderr": float(self.stderr[i]),
+                    "halfwidth": float(self.halfwidth[i]),
+                    "games": int(self.games[i]),
+                    "score": float(self.score[i]),
+                }
+                for i, x in enumerate(self.names)
+            },
+        }
 
 
 def _strongly_connected(s: npt.NDArray[np.float64]) -> bool:
@@ -111,12 +125,19 @@ def _strongly_connected(s: npt.NDArray[np.float64]) -> bool:
 
 def _normal_quantile(confidence: float) -> float:
     from statistics import NormalDist
+
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def fit_elo(outcomes: Iterable[Outcome], names: Sequence[str] | None = None, anchor: str | None = None,
-            prior_sd: float | None = DEFAULT_PRIOR_SD, confidence: float = 0.95, tol: float = 1e-10,
-            max_iter: int = 200) -> EloTable:
+def fit_elo(
+    outcomes: Iterable[Outcome],
+    names: Sequence[str] | None = None,
+    anchor: str | None = None,
+    prior_sd: float | None = DEFAULT_PRIOR_SD,
+    confidence: float = 0.95,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+) -> EloTable:
     """Elo ratings of every agent in `outcomes` ([(name_a, name_b, score_a)], e.g.
     RoundRobinResult.outcomes()) by maximum likelihood; see the module docstring.  Returns an EloTable."""
     names, n, s = pair_table(outcomes, names)
@@ -130,15 +151,17 @@ def fit_elo(outcomes: Iterable[Outcome], names: Sequence[str] | None = None, anc
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if prior_sd is None and not _strongly_connected(s):
-        raise ValueError("without a prior the maximum-likelihood Elo is infinite: some group of agents scored "
-                         "every point (or none) against the rest, or never met them; pass a prior_sd")
-    lam = 0.0 if prior_sd is None else 1.0 / prior_sd ** 2
-    centre = np.eye(m) - 1.0 / m               # centring projector: the prior acts on R - mean R
+        raise ValueError(
+            "without a prior the maximum-likelihood Elo is infinite: some group of agents scored "
+            "every point (or none) against the rest, or never met them; pass a prior_sd"
+        )
+    lam = 0.0 if prior_sd is None else 1.0 / prior_sd**2
+    centre = np.eye(m) - 1.0 / m  # centring projector: the prior acts on R - mean R
     r = np.zeros(m)
 
-    def loss(r):                                # negative log-posterior (up to a constant)
+    def loss(r):  # negative log-posterior (up to a constant)
         d = r[:, None] - r[None, :]
-        log_p = -np.logaddexp(0.0, -d * K)      # log of the expected score of i against j
+        log_p = -np.logaddexp(0.0, -d * K)  # log of the expected score of i against j
         log_q = -np.logaddexp(0.0, d * K)
         c = centre @ r
         return -0.5 * (s * log_p + (n - s) * log_q).sum() + 0.5 * lam * c @ c
@@ -148,17 +171,17 @@ def fit_elo(outcomes: Iterable[Outcome], names: Sequence[str] | None = None, anc
         p = 1.0 / (1.0 + 10.0 ** (-d / 400))
         g = K * (s - n * p).sum(axis=1) - lam * (centre @ r)
         w = K * K * n * p * (1 - p)
-        h = np.diag(w.sum(axis=1)) - w + lam * centre     # Hessian of the negative log-posterior
+        h = np.diag(w.sum(axis=1)) - w + lam * centre  # Hessian of the negative log-posterior
         return g, h
 
-    free = [i for i in range(m) if i != 0]       # optimize with agent 0 fixed at 0 (a gauge choice)
+    free = [i for i in range(m) if i != 0]  # optimize with agent 0 fixed at 0 (a gauge choice)
     current = loss(r)
     for _ in range(max_iter):
         g, h = grad_hess(r)
         step = np.zeros(m)
         step[free] = np.linalg.solve(h[np.ix_(free, free)], g[free])
-        size = min(1.0, 400.0 / max(np.abs(step).max(), 1e-300))   # long steps: the curvature far out is tiny
-        while True:                              # damped Newton: halve until the loss does not rise
+        size = min(1.0, 400.0 / max(np.abs(step).max(), 1e-300))  # long steps: the curvature far out is tiny
+        while True:  # damped Newton: halve until the loss does not rise
             trial = r + size * step
             value = loss(trial)
             if value <= current + 1e-12 or size < 1e-6:
@@ -171,7 +194,7 @@ def fit_elo(outcomes: Iterable[Outcome], names: Sequence[str] | None = None, anc
         raise RuntimeError("Elo fit did not converge; the results may be degenerate")
     g, h = grad_hess(r)
     cov_ref = np.zeros((m, m))
-    cov_ref[np.ix_(free, free)] = np.linalg.inv(h[np.ix_(free, free)])   # covariance of R_i - R_0
+    cov_ref[np.ix_(free, free)] = np.linalg.inv(h[np.ix_(free, free)])  # covariance of R_i - R_0
     if anchor is None:
         shift = centre
     else:
@@ -181,8 +204,18 @@ def fit_elo(outcomes: Iterable[Outcome], names: Sequence[str] | None = None, anc
     ratings = shift @ r
     cov = shift @ cov_ref @ shift.T
     stderr = np.sqrt(np.clip(np.diag(cov), 0, None))
-    return EloTable(names, ratings, stderr, _normal_quantile(confidence) * stderr, cov,
-                    n.sum(axis=1), s.sum(axis=1), anchor, prior_sd, confidence)
+    return EloTable(
+        names,
+        ratings,
+        stderr,
+        _normal_quantile(confidence) * stderr,
+        cov,
+        n.sum(axis=1),
+        s.sum(axis=1),
+        anchor,
+        prior_sd,
+        confidence,
+    )
 
 
 def elo_difference(p: float) -> float:

@@ -1,4 +1,5 @@
 """Games, matches with alternating colours, round robins, and game records (JSON lines, SGF)."""
+
 from __future__ import annotations
 
 import itertools
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
     from zerogym._core.state import State
     from zerogym_agents.agents.base import Player
 
-Record = dict[str, Any]      # a game record: see play_game
-Outcome = tuple[str, str, float]     # (name_a, name_b, score of A), for Elo
+Record = dict[str, Any]  # a game record: see play_game
+Outcome = tuple[str, str, float]  # (name_a, name_b, score of A), for Elo
 
 DRAW = -1
 
@@ -53,6 +54,7 @@ def random_opening(game: str, kwargs: dict[str, Any] | None = None, moves: int =
     drawn from `seed`: passes only when nothing else is legal, and never a game that is over by then
     (such a draw is replaced by the next one).  For play_game(opening=...)."""
     from zerogym.registry import make_state
+
     moves = _nonneg_int(moves, "opening moves")
     rng = np.random.default_rng(_nonneg_int(seed))
     for _ in range(1000):
@@ -65,12 +67,19 @@ def random_opening(game: str, kwargs: dict[str, Any] | None = None, moves: int =
             st.step(actions[-1])
         if not st.is_over():
             return actions
-    raise ValueError(f"{game} {dict(kwargs or {})}: no {moves}-move opening leaves the game running "
-                     f"(1000 draws); ask for fewer opening moves")
+    raise ValueError(
+        f"{game} {dict(kwargs or {})}: no {moves}-move opening leaves the game running "
+        f"(1000 draws); ask for fewer opening moves"
+    )
 
 
-def play_game(agents: Sequence[Player], game: str, kwargs: dict[str, Any] | None = None, seed: int = 0,
-              opening: Sequence[int] = ()) -> Record:
+def play_game(
+    agents: Sequence[Player],
+    game: str,
+    kwargs: dict[str, Any] | None = None,
+    seed: int = 0,
+    opening: Sequence[int] = (),
+) -> Record:
     """Play one game of `game` (a registry name) with kwargs between agents (first, second).
 
     The env is reset with `seed` and each agent is seeded from it (agent.seed(), then reset()).
@@ -84,6 +93,7 @@ def play_game(agents: Sequence[Player], game: str, kwargs: dict[str, Any] | None
     info: Go adds its score), opening (how many of the actions were the opening's).
     """
     import zerogym
+
     first, second = agents
     seed = _nonneg_int(seed)
     kwargs = dict(kwargs or {})
@@ -119,23 +129,37 @@ def play_game(agents: Sequence[Player], game: str, kwargs: dict[str, Any] | None
     raw = env.unwrapped
     rewards = [float(raw.rewards[a]) for a in players]
     illegal = next((raw.infos[a]["illegal_move"] for a in players if "illegal_move" in raw.infos[a]), None)
-    final = {} if illegal or resigned is not None else {k: (float(v) if isinstance(v, (float, np.floating)) else v)
-                                                        for k, v in raw.final_info().items()}
+    final = (
+        {}
+        if illegal or resigned is not None
+        else {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in raw.final_info().items()}
+    )
     if resigned is not None:
         rewards = [1.0, 1.0]
         rewards[resigned] = -1.0
     state = raw.state
     winner = 0 if rewards[0] > rewards[1] else 1 if rewards[1] > rewards[0] else DRAW
-    return {"game": game, "kwargs": kwargs, "seed": seed,
-            "players": [_agent_name(first), _agent_name(second)],
-            "actions": actions, "moves": len(actions), "winner": winner, "returns": rewards,
-            "truncated": bool(state.is_truncated()), "illegal": illegal, "resigned": resigned, "info": final,
-            "opening": len(opening)}
+    return {
+        "game": game,
+        "kwargs": kwargs,
+        "seed": seed,
+        "players": [_agent_name(first), _agent_name(second)],
+        "actions": actions,
+        "moves": len(actions),
+        "winner": winner,
+        "returns": rewards,
+        "truncated": bool(state.is_truncated()),
+        "illegal": illegal,
+        "resigned": resigned,
+        "info": final,
+        "opening": len(opening),
+    }
 
 
 @dataclass
 class WDL:
     """Wins, draws and losses from one agent's point of view."""
+
     wins: int = 0
     draws: int = 0
     losses: int = 0
@@ -170,6 +194,7 @@ class WDL:
 class MatchResult:
     """A match between agents A and B: results from A's point of view, split by who moved first
     (as the tables of Cherif Haouat et al., "AlphaOthelloZero"), and every game's record."""
+
     agent_a: str
     agent_b: str
     game: str
@@ -178,7 +203,7 @@ class MatchResult:
     a_first: WDL = field(default_factory=WDL)
     b_first: WDL = field(default_factory=WDL)
     records: list[Record] = field(default_factory=list)
-    opening_moves: int = 0           # random opening moves shared by each pair of games (play_match)
+    opening_moves: int = 0  # random opening moves shared by each pair of games (play_match)
 
     @property
     def total(self) -> WDL:
@@ -190,19 +215,39 @@ class MatchResult:
 
     def outcomes(self) -> list[Outcome]:
         """[(name_a, name_b, score of A)] per game, for Elo."""
-        return [(self.agent_a, self.agent_b, _score(rec["winner"], 0 if rec["a_moved_first"] else 1))
-                for rec in self.records]
+        return [
+            (self.agent_a, self.agent_b, _score(rec["winner"], 0 if rec["a_moved_first"] else 1))
+            for rec in self.records
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         wdl = lambda x: {"wins": x.wins, "draws": x.draws, "losses": x.losses}  # noqa: E731
-        return {"agent_a": self.agent_a, "agent_b": self.agent_b, "game": self.game, "kwargs": self.kwargs,
-                "seed": self.seed, "a_first": wdl(self.a_first), "b_first": wdl(self.b_first),
-                "total": wdl(self.total), "opening_moves": self.opening_moves, "records": self.records}
+        return {
+            "agent_a": self.agent_a,
+            "agent_b": self.agent_b,
+            "game": self.game,
+            "kwargs": self.kwargs,
+            "seed": self.seed,
+            "a_first": wdl(self.a_first),
+            "b_first": wdl(self.b_first),
+            "total": wdl(self.total),
+            "opening_moves": self.opening_moves,
+            "records": self.records,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchResult:
-        return cls(d["agent_a"], d["agent_b"], d["game"], d["kwargs"], d["seed"], WDL(**d["a_first"]),
-                   WDL(**d["b_first"]), list(d.get("records", [])), d.get("opening_moves", 0))
+        return cls(
+            d["agent_a"],
+            d["agent_b"],
+            d["game"],
+            d["kwargs"],
+            d["seed"],
+            WDL(**d["a_first"]),
+            WDL(**d["b_first"]),
+            list(d.get("records", [])),
+            d.get("opening_moves", 0),
+        )
 
 
 def _score(winner: int, pos: int) -> float:
@@ -216,10 +261,17 @@ def _check_games(games: Any, what: str = "games") -> int:
     return _int_from(games, 1, what)
 
 
-
-def play_match(agent_a: Player, agent_b: Player, game: str, kwargs: dict[str, Any] | None = None, games: int = 100,
-               seed: int = 0, names: tuple[str, str] | None = None, progress: Any = False,
-               opening_moves: int = 0) -> MatchResult:
+def play_match(
+    agent_a: Player,
+    agent_b: Player,
+    game: str,
+    kwargs: dict[str, Any] | None = None,
+    games: int = 100,
+    seed: int = 0,
+    names: tuple[str, str] | None = None,
+    progress: Any = False,
+    opening_moves: int = 0,
+) -> MatchResult:
     """Play `games` games between agent_a and agent_b, A moving first in even-numbered games
     (0, 2, ...) and B in odd ones.  Game i uses seed derived from (seed, i), so any game can be
     replayed alone.  names: (name_a, name_b), default the agents' names (made distinct if equal).
@@ -235,7 +287,7 @@ def play_match(agent_a: Player, agent_b: Player, game: str, kwargs: dict[str, An
     if name_a == name_b:
         name_a, name_b = f"{name_a}#1", f"{name_b}#2"
     result = MatchResult(name_a, name_b, game, dict(kwargs or {}), seed, opening_moves=opening_moves)
-    outer = progress if hasattr(progress, "update") else None     # a round robin's bar
+    outer = progress if hasattr(progress, "update") else None  # a round robin's bar
     bar = outer if outer is not None else _bar(games, f"{name_a} vs {name_b}", progress)
     opening: Sequence[int] = ()
     for i in range(games):
@@ -263,12 +315,14 @@ def _bar(total: int, desc: str, progress: Any) -> Any:
     if not progress:
         return None
     from tqdm.auto import tqdm
+
     return tqdm(total=total, desc=desc, leave=False)
 
 
 @dataclass
 class RoundRobinResult:
     """Every pair's MatchResult of a round robin, in the order the pairs were played."""
+
     names: list[str]
     game: str
     kwargs: dict[str, Any]
@@ -280,16 +334,28 @@ class RoundRobinResult:
         return [o for m in self.matches for o in m.outcomes()]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"names": self.names, "game": self.game, "kwargs": self.kwargs, "seed": self.seed,
-                "matches": [m.to_dict() for m in self.matches]}
+        return {
+            "names": self.names,
+            "game": self.game,
+            "kwargs": self.kwargs,
+            "seed": self.seed,
+            "matches": [m.to_dict() for m in self.matches],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RoundRobinResult:
         return cls(d["names"], d["game"], d["kwargs"], d["seed"], [MatchResult.from_dict(m) for m in d["matches"]])
 
 
-def round_robin(agents: Mapping[str, Player], game: str, kwargs: dict[str, Any] | None = None, games_per_pair: int = 20,
-                seed: int = 0, progress: bool = True, opening_moves: int = 0) -> RoundRobinResult:
+def round_robin(
+    agents: Mapping[str, Player],
+    game: str,
+    kwargs: dict[str, Any] | None = None,
+    games_per_pair: int = 20,
+    seed: int = 0,
+    progress: bool = True,
+    opening_moves: int = 0,
+) -> RoundRobinResult:
     """Every pair of `agents` (dict name -> agent) plays a match of games_per_pair games
     (colours alternated, play_match's opening_moves); pair k (in dict order) uses a match seed
     derived from (seed, k)."""
@@ -302,9 +368,19 @@ def round_robin(agents: Mapping[str, Player], game: str, kwargs: dict[str, Any] 
     bar = _bar(len(pairs) * games_per_pair, f"round robin {game}", progress)
     matches = []
     for k, (a, b) in enumerate(pairs):
-        matches.append(play_match(agents[a], agents[b], game, kwargs, games_per_pair, _seed_int(seed, 1_000_003, k),
-                                  names=(a, b), progress=bar if bar is not None else False,
-                                  opening_moves=opening_moves))
+        matches.append(
+            play_match(
+                agents[a],
+                agents[b],
+                game,
+                kwargs,
+                games_per_pair,
+                _seed_int(seed, 1_000_003, k),
+                names=(a, b),
+                progress=bar if bar is not None else False,
+                opening_moves=opening_moves,
+            )
+        )
     if bar is not None:
         bar.close()
     return RoundRobinResult(names, game, dict(kwargs or {}), seed, matches)
@@ -327,6 +403,7 @@ def load_records(path: str | os.PathLike[str]) -> list[Record]:
 def replay(record: Record) -> State:
     """The final State of a record, replayed move by move (checks that it is consistent)."""
     from zerogym.registry import make_state
+
     st = make_state(record["game"], **record["kwargs"])
     for a in record["actions"]:
         st.step(a)
@@ -368,8 +445,10 @@ def to_sgf(record: Record, board_size: int, komi: float) -> str:
         else:
             result = f"{side}+"
     black, white = record.get("players", ["black", "white"])
-    head = (f"(;GM[1]FF[4]CA[UTF-8]AP[zerogym]RU[Tromp-Taylor]SZ[{n}]KM[{float(komi):g}]"
-            f"PB[{_sgf_text(black)}]PW[{_sgf_text(white)}]RE[{result}]")
+    head = (
+        f"(;GM[1]FF[4]CA[UTF-8]AP[zerogym]RU[Tromp-Taylor]SZ[{n}]KM[{float(komi):g}]"
+        f"PB[{_sgf_text(black)}]PW[{_sgf_text(white)}]RE[{result}]"
+    )
     moves = []
     for i, a in enumerate(record["actions"]):
         colour = "B" if i % 2 == 0 else "W"
@@ -386,12 +465,13 @@ def to_sgf(record: Record, board_size: int, komi: float) -> str:
 def _sgf_main_line(text: str) -> list[dict[str, list[str]]]:
     """The nodes of the main line (first variation everywhere) of the first game tree of an SGF
     collection, each a dict ident -> list of values (escapes resolved); ValueError if malformed."""
+
     def fail(why: str, at: int) -> NoReturn:
         line = text.count("\n", 0, at) + 1
         raise ValueError(f"malformed SGF: {why} (line {line}, character {at})")
 
     i, end = 0, len(text)
-    stack: list[list[bool]] = []          # per open game tree: [on the main line, has a child tree]
+    stack: list[list[bool]] = []  # per open game tree: [on the main line, has a child tree]
     main: list[dict[str, list[str]]] = []
     node: dict[str, list[str]] | None = None
     while True:
@@ -432,7 +512,7 @@ def _sgf_main_line(text: str) -> list[dict[str, list[str]]]:
             j = i
             while j < end and text[j].isascii() and text[j].isalpha():
                 j += 1
-            ident = "".join(c for c in text[i:j] if c.isupper())   # FF[3] allowed lower case letters
+            ident = "".join(c for c in text[i:j] if c.isupper())  # FF[3] allowed lower case letters
             if not ident:
                 fail(f"property name {text[i:j]!r} has no upper case letter", i)
             values, i = [], j
@@ -445,8 +525,8 @@ def _sgf_main_line(text: str) -> list[dict[str, list[str]]]:
                 while i < end and text[i] != "]":
                     if text[i] == "\\":
                         i += 1
-                        if i < end and text[i] in "\r\n":        # soft line break: removed
-                            i += 2 if text[i:i + 2] in ("\r\n", "\n\r") else 1
+                        if i < end and text[i] in "\r\n":  # soft line break: removed
+                            i += 2 if text[i : i + 2] in ("\r\n", "\n\r") else 1
                             continue
                     if i < end:
                         value.append(text[i])
@@ -512,8 +592,10 @@ def from_sgf(text: str) -> Record:
     for k, node in enumerate(nodes):
         setup = [key for key in ("AB", "AW", "AE") if key in node]
         if setup:
-            raise ValueError(f"SGF setup stones ({', '.join(setup)} in node {k}) are not supported: "
-                             f"a zerogym record starts from the empty board")
+            raise ValueError(
+                f"SGF setup stones ({', '.join(setup)} in node {k}) are not supported: "
+                f"a zerogym record starts from the empty board"
+            )
         moves = [key for key in ("B", "W") if key in node]
         if len(moves) > 1:
             raise ValueError(f"malformed SGF: node {k} holds both a black and a white move")
@@ -521,12 +603,25 @@ def from_sgf(text: str) -> Record:
             colour = moves[0]
             expected = "B" if len(actions) % 2 == 0 else "W"
             if colour != expected:
-                raise ValueError(f"SGF move {len(actions) + 1} is {colour} but {expected} is to play: zerogym "
-                                 f"records alternate, black first (write passes explicitly)")
+                raise ValueError(
+                    f"SGF move {len(actions) + 1} is {colour} but {expected} is to play: zerogym "
+                    f"records alternate, black first (write passes explicitly)"
+                )
             actions.append(_sgf_point(node[colour][0].strip(), n, f"move {len(actions) + 1}"))
-    rec: Record = {"game": "go", "kwargs": {"board_size": n, "komi": komi}, "seed": None,
-           "players": [one("PB", "black"), one("PW", "white")], "actions": actions, "moves": len(actions),
-           "winner": None, "returns": [0.0, 0.0], "truncated": False, "illegal": None, "resigned": None, "info": {}}
+    rec: Record = {
+        "game": "go",
+        "kwargs": {"board_size": n, "komi": komi},
+        "seed": None,
+        "players": [one("PB", "black"), one("PW", "white")],
+        "actions": actions,
+        "moves": len(actions),
+        "winner": None,
+        "returns": [0.0, 0.0],
+        "truncated": False,
+        "illegal": None,
+        "resigned": None,
+        "info": {},
+    }
     result = one("RE", "?").strip()
     upper = result.upper()
     if upper in ("0", "DRAW", "JIGO"):
@@ -546,7 +641,7 @@ def from_sgf(text: str) -> Record:
             try:
                 score = float(how)
             except ValueError:
-                score = None            # B+T (time) and the like: a winner, no score
+                score = None  # B+T (time) and the like: a winner, no score
             if score is not None and math.isfinite(score):
                 rec["info"]["score"] = score if winner == 0 else -score
     elif upper not in ("?", ""):

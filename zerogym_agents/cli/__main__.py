@@ -1,4 +1,5 @@
 """`python -m zerogym_agents.cli`: the `zerogym` command."""
+
 from zerogym_agents.cli.main import main
 
 if __name__ == "__main__":

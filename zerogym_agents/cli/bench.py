@@ -13,6 +13,7 @@ targets are stated in:
                                                              (target >= 1x)
   * zerogym vector path / best of OpenSpiel and batched Pgx  (target >= 3x; Go 9x9 >= 1M moves/s)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,27 +34,41 @@ import zerogym.vector
 
 # game label -> (zerogym game, kwargs, PettingZoo (module, kwargs) or None, OpenSpiel (name, params) or None,
 # Pgx id or None); without a PettingZoo module the AEC comparison is OpenSpiel's game through Shimmy
-CASES: dict[str, tuple[str, dict[str, Any], tuple[str, dict[str, Any]] | None, tuple[str, dict[str, Any]] | None,
-                       str | None]] = {
-    "Go 9x9": ("go", {"board_size": 9}, ("pettingzoo.classic.go_v5", {"board_size": 9}),
-               ("go", {"board_size": 9, "komi": 7.5}), "go_9x9"),
-    "Go 19x19": ("go", {"board_size": 19}, ("pettingzoo.classic.go_v5", {"board_size": 19}),
-                 ("go", {"board_size": 19, "komi": 7.5}), "go_19x19"),
+CASES: dict[
+    str, tuple[str, dict[str, Any], tuple[str, dict[str, Any]] | None, tuple[str, dict[str, Any]] | None, str | None]
+] = {
+    "Go 9x9": (
+        "go",
+        {"board_size": 9},
+        ("pettingzoo.classic.go_v5", {"board_size": 9}),
+        ("go", {"board_size": 9, "komi": 7.5}),
+        "go_9x9",
+    ),
+    "Go 19x19": (
+        "go",
+        {"board_size": 19},
+        ("pettingzoo.classic.go_v5", {"board_size": 19}),
+        ("go", {"board_size": 19, "komi": 7.5}),
+        "go_19x19",
+    ),
     "Othello 8x8": ("othello", {"board_size": 8}, None, ("othello", {}), "othello"),
     "Hex 11x11": ("hex", {"board_size": 11, "swap": False}, None, ("hex", {"board_size": 11}), "hex"),
-    "Connect Four 6x7": ("connect_four", {}, ("pettingzoo.classic.connect_four_v3", {}),
-                         ("connect_four", {}), "connect_four"),
-    "Tic-tac-toe 3x3": ("tictactoe", {}, ("pettingzoo.classic.tictactoe_v3", {}),
-                        ("tic_tac_toe", {}), "tic_tac_toe"),
-    "Gomoku 15x15": ("tictactoe", {"board_size": 15, "win_length": 5}, None,
-                     ("mnk", {"m": 15, "n": 15, "k": 5}), None),
+    "Connect Four 6x7": (
+        "connect_four",
+        {},
+        ("pettingzoo.classic.connect_four_v3", {}),
+        ("connect_four", {}),
+        "connect_four",
+    ),
+    "Tic-tac-toe 3x3": ("tictactoe", {}, ("pettingzoo.classic.tictactoe_v3", {}), ("tic_tac_toe", {}), "tic_tac_toe"),
+    "Gomoku 15x15": ("tictactoe", {"board_size": 15, "win_length": 5}, None, ("mnk", {"m": 15, "n": 15, "k": 5}), None),
     "Havannah 8": ("havannah", {"board_size": 8}, None, ("havannah", {"board_size": 8}), None),
     "Breakthrough 8x8": ("breakthrough", {}, None, ("breakthrough", {}), None),
 }
 QUICK = ["Go 9x9", "Connect Four 6x7"]
-VECTOR_SIZES = (64, 256, 1024)   # the vector path is measured at each; the table shows the best
+VECTOR_SIZES = (64, 256, 1024)  # the vector path is measured at each; the table shows the best
 CORES = os.cpu_count() or 1
-Row = tuple[str, dict[str, Any]]       # (game label, {measurement: moves/s, ...})
+Row = tuple[str, dict[str, Any]]  # (game label, {measurement: moves/s, ...})
 
 
 def timed(play_one_game: Callable[[], int], seconds: float) -> float:
@@ -80,12 +95,13 @@ def aec_loop(env: Any, seed: int = 0, seeded: bool = False) -> Callable[[], int]
             if term or trunc:
                 action = None
             else:
-                mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]   # Shimmy: info
+                mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]  # Shimmy: info
                 legal = mask.nonzero()[0]
                 action = legal[int(rand() * len(legal))]
                 moves += 1
             env.step(action)
         return moves
+
     return play
 
 
@@ -94,10 +110,12 @@ def alternative_env(pz: tuple[str, dict[str, Any]] | None, osp: tuple[str, dict[
     OpenSpiel's game wrapped as an AEC env by Shimmy."""
     if pz:
         import importlib
+
         return importlib.import_module(pz[0]).env(**pz[1])
     import pyspiel
     from shimmy import OpenSpielCompatibilityV0
-    assert osp is not None              # measure() asks only for a game with one of the two
+
+    assert osp is not None  # measure() asks only for a game with one of the two
     return OpenSpielCompatibilityV0(pyspiel.load_game(*osp))
 
 
@@ -115,11 +133,13 @@ def zerogym_state_loop(game: str, kwargs: dict[str, Any]) -> Callable[[], int]:
             st.encode(planes)
             moves += 1
         return moves
+
     return play
 
 
 def openspiel_loop(name: str, params: dict[str, Any]) -> Callable[[], int]:
     import pyspiel
+
     game = pyspiel.load_game(name, params)
     choice = random.Random(0).choice
 
@@ -128,15 +148,17 @@ def openspiel_loop(name: str, params: dict[str, Any]) -> Callable[[], int]:
         moves = 0
         while not s.is_terminal():
             s.apply_action(choice(s.legal_actions()))
-            if not s.is_terminal():          # a terminal state has no player to observe for
+            if not s.is_terminal():  # a terminal state has no player to observe for
                 s.observation_tensor()
             moves += 1
         return moves
+
     return play
 
 
-def vector_speed(game: str, kwargs: dict[str, Any], seconds: float, num_envs: int = 1024,
-                 num_threads: int = 1) -> float:
+def vector_speed(
+    game: str, kwargs: dict[str, Any], seconds: float, num_envs: int = 1024, num_threads: int = 1
+) -> float:
     """Moves/s of `num_envs` games stepped together with random legal actions (compiled sampler)."""
     venv = zerogym.vector.make(game, num_envs, copy=False, num_threads=num_threads, **kwargs)
     obs, _ = venv.reset(seed=0)
@@ -186,8 +208,12 @@ def pgx_speed(env_id: str, seconds: float, batches: Sequence[int] = (1024, 4096)
     best: float | None = None
     for batch in batches:
         try:
-            out = subprocess.run([sys.executable, "-c", PGX_SCRIPT, env_id, str(batch), str(seconds)],
-                                 capture_output=True, text=True, timeout=900)
+            out = subprocess.run(
+                [sys.executable, "-c", PGX_SCRIPT, env_id, str(batch), str(seconds)],
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
         except subprocess.TimeoutExpired:
             continue
         if out.returncode != 0:
@@ -201,8 +227,11 @@ def pgx_speed(env_id: str, seconds: float, batches: Sequence[int] = (1024, 4096)
 
 def measure(labels: Sequence[str], seconds: float, with_pgx: bool = True, threaded: bool = True) -> list[Row]:
     rows = []
-    impls = (("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_state", "openspiel", "zg_vector")
-             + (("zg_vector_mt",) if threaded else ()) + ("pgx",))
+    impls = (
+        ("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_state", "openspiel", "zg_vector")
+        + (("zg_vector_mt",) if threaded else ())
+        + ("pgx",)
+    )
     tasks = [(label, impl) for label in labels for impl in impls]
     results: dict[str, dict[str, Any]] = {label: {} for label in labels}
     for label, impl in tqdm(tasks, desc="env speed", unit="run"):
@@ -241,13 +270,16 @@ def ratio(a: float | None, b: float | None) -> str:
 
 
 SHIMMY_NOTE = "*: no PettingZoo env of this game; OpenSpiel's game as a PettingZoo AEC env through Shimmy instead.\n\n"
-TARGETS = ("Targets: zerogym env() at least 10x PettingZoo env(), with and without a seeded reset every episode; "
-           "the zerogym State at least as fast as OpenSpiel; "
-           "the better zerogym vector figure at least 3x the best of OpenSpiel and Pgx.")
+TARGETS = (
+    "Targets: zerogym env() at least 10x PettingZoo env(), with and without a seeded reset every episode; "
+    "the zerogym State at least as fast as OpenSpiel; "
+    "the better zerogym vector figure at least 3x the best of OpenSpiel and Pgx."
+)
 
 
 def table(rows: Sequence[Row]) -> str:
     """The markdown speed table (columns nothing was measured for are left out), then the targets."""
+
     def vector(key: str) -> Callable[[dict[str, Any]], str]:
         return lambda r: fmt(r.get(key)) + (f" (N={r[key + '_n']})" if r.get(key) is not None else "")
 
@@ -258,21 +290,29 @@ def table(rows: Sequence[Row]) -> str:
         return max(r.get("zg_vector") or 0, r.get("zg_vector_mt") or 0) or None
 
     # (header, cell of a row, the measurements it needs)
-    columns = [("zerogym env()", lambda r: fmt(r.get("zg_env")), ("zg_env",)),
-               ("PettingZoo env()", lambda r: fmt(r.get("pz_env")) + " *" * bool(r.get("shimmy")), ("pz_env",)),
-               ("env() ratio", lambda r: ratio(r.get("zg_env"), r.get("pz_env")), ("zg_env", "pz_env")),
-               ("seeded resets: zerogym", lambda r: fmt(r.get("zg_env_seeded")), ("zg_env_seeded",)),
-               ("seeded resets: PettingZoo", lambda r: fmt(r.get("pz_env_seeded")) + " *" * bool(r.get("shimmy")),
-                ("pz_env_seeded",)),
-               ("seeded ratio", lambda r: ratio(r.get("zg_env_seeded"), r.get("pz_env_seeded")),
-                ("zg_env_seeded", "pz_env_seeded")),
-               ("zerogym State", lambda r: fmt(r.get("zg_state")), ("zg_state",)),
-               ("OpenSpiel", lambda r: fmt(r.get("openspiel")), ("openspiel",)),
-               ("State ratio", lambda r: ratio(r.get("zg_state"), r.get("openspiel")), ("zg_state", "openspiel")),
-               ("zerogym vector, 1 core", vector("zg_vector"), ("zg_vector",)),
-               (f"zerogym vector, {CORES} cores", vector("zg_vector_mt"), ("zg_vector_mt",)),
-               ("Pgx batched", lambda r: fmt(r.get("pgx")), ("pgx",)),
-               ("vector ratio vs best", lambda r: ratio(ours(r), best(r)), ("zg_vector",))]
+    columns = [
+        ("zerogym env()", lambda r: fmt(r.get("zg_env")), ("zg_env",)),
+        ("PettingZoo env()", lambda r: fmt(r.get("pz_env")) + " *" * bool(r.get("shimmy")), ("pz_env",)),
+        ("env() ratio", lambda r: ratio(r.get("zg_env"), r.get("pz_env")), ("zg_env", "pz_env")),
+        ("seeded resets: zerogym", lambda r: fmt(r.get("zg_env_seeded")), ("zg_env_seeded",)),
+        (
+            "seeded resets: PettingZoo",
+            lambda r: fmt(r.get("pz_env_seeded")) + " *" * bool(r.get("shimmy")),
+            ("pz_env_seeded",),
+        ),
+        (
+            "seeded ratio",
+            lambda r: ratio(r.get("zg_env_seeded"), r.get("pz_env_seeded")),
+            ("zg_env_seeded", "pz_env_seeded"),
+        ),
+        ("zerogym State", lambda r: fmt(r.get("zg_state")), ("zg_state",)),
+        ("OpenSpiel", lambda r: fmt(r.get("openspiel")), ("openspiel",)),
+        ("State ratio", lambda r: ratio(r.get("zg_state"), r.get("openspiel")), ("zg_state", "openspiel")),
+        ("zerogym vector, 1 core", vector("zg_vector"), ("zg_vector",)),
+        (f"zerogym vector, {CORES} cores", vector("zg_vector_mt"), ("zg_vector_mt",)),
+        ("Pgx batched", lambda r: fmt(r.get("pgx")), ("pgx",)),
+        ("vector ratio vs best", lambda r: ratio(ours(r), best(r)), ("zg_vector",)),
+    ]
     columns = [c for c in columns if any(all(r.get(k) is not None for k in c[2]) for _, r in rows)]
     lines = ["| game | " + " | ".join(c[0] for c in columns) + " |", "|" + "---|" * (len(columns) + 1)]
     for label, r in rows:
@@ -283,11 +323,19 @@ def table(rows: Sequence[Row]) -> str:
 
 def plot(rows: Sequence[Row], path: str) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    impls = [("zg_env", "zerogym env()"), ("pz_env", "PettingZoo env()"), ("zg_state", "zerogym State"),
-             ("openspiel", "OpenSpiel"), ("zg_vector", "zerogym vector, 1 core"),
-             ("zg_vector_mt", f"zerogym vector, {CORES} cores"), ("pgx", "Pgx batched")]
+
+    impls = [
+        ("zg_env", "zerogym env()"),
+        ("pz_env", "PettingZoo env()"),
+        ("zg_state", "zerogym State"),
+        ("openspiel", "OpenSpiel"),
+        ("zg_vector", "zerogym vector, 1 core"),
+        ("zg_vector_mt", f"zerogym vector, {CORES} cores"),
+        ("pgx", "Pgx batched"),
+    ]
     fig, ax = plt.subplots(figsize=(11, 4.5))
     width = 0.8 / len(impls)
     for j, (key, name) in enumerate(impls):
@@ -307,8 +355,13 @@ def add_arguments(parser: argparse.ArgumentParser, out_default: str | None = Non
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds of play per measurement (default 3)")
     parser.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}, one core, no Pgx")
     parser.add_argument("--no-pgx", action="store_true", help="leave Pgx out (it is measured when installed)")
-    parser.add_argument("--out", default=out_default, metavar="DIR", help="write the table (env_speed.md) and its "
-                        "plot there (not with --quick)" + (f"; default {out_default}" if out_default else ""))
+    parser.add_argument(
+        "--out",
+        default=out_default,
+        metavar="DIR",
+        help="write the table (env_speed.md) and its "
+        "plot there (not with --quick)" + (f"; default {out_default}" if out_default else ""),
+    )
 
 
 def run(args: argparse.Namespace, command: str) -> list[Row]:
@@ -322,18 +375,20 @@ def run(args: argparse.Namespace, command: str) -> list[Row]:
         os.makedirs(args.out, exist_ok=True)
         cmd = command
         with open(os.path.join(args.out, "env_speed.md"), "w") as f:
-            f.write("# Environment speed\n\nRandom legal play on this machine "
-                    f"({os.cpu_count()} CPU cores, no GPU), moves per second, all measured in one run of\n\n"
-                    f"    {cmd}\n\n{text}\n\n"
-                    "zerogym env(): the wrapped AEC env in the standard agent_iter loop; seeded resets: the same loop\n"
-                    "with env.reset(seed=episode) every episode; zerogym State: the compiled\n"
-                    "state stepped from Python with its legal mask and float32 planes fetched every move; OpenSpiel:\n"
-                    "apply_action + legal_actions + observation_tensor every move; vector: N games per call (best of\n"
-                    f"N in {VECTOR_SIZES}), random legal actions drawn by the compiled sampler, "
-                    "observations and masks\n"
-                    f"written every move, on one core (num_threads=1) and on all {CORES} (num_threads={CORES});\n"
-                    "Pgx: jit-compiled, vmapped step with auto-reset on CPU (all cores), best of batch 1024/4096.\n"
-                    "The last ratio is the better zerogym vector figure over the best of OpenSpiel and Pgx.\n\n"
-                    "![speed](env_speed.png)\n")
+            f.write(
+                "# Environment speed\n\nRandom legal play on this machine "
+                f"({os.cpu_count()} CPU cores, no GPU), moves per second, all measured in one run of\n\n"
+                f"    {cmd}\n\n{text}\n\n"
+                "zerogym env(): the wrapped AEC env in the standard agent_iter loop; seeded resets: the same loop\n"
+                "with env.reset(seed=episode) every episode; zerogym State: the compiled\n"
+                "state stepped from Python with its legal mask and float32 planes fetched every move; OpenSpiel:\n"
+                "apply_action + legal_actions + observation_tensor every move; vector: N games per call (best of\n"
+                f"N in {VECTOR_SIZES}), random legal actions drawn by the compiled sampler, "
+                "observations and masks\n"
+                f"written every move, on one core (num_threads=1) and on all {CORES} (num_threads={CORES});\n"
+                "Pgx: jit-compiled, vmapped step with auto-reset on CPU (all cores), best of batch 1024/4096.\n"
+                "The last ratio is the better zerogym vector figure over the best of OpenSpiel and Pgx.\n\n"
+                "![speed](env_speed.png)\n"
+            )
         plot(rows, os.path.join(args.out, "env_speed.png"))
     return rows

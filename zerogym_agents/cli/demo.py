@@ -1,5 +1,6 @@
 """The headline demo's learning part: AlphaZero trained briefly on Connect Four, then a round robin
 against the baselines, with a results table and plots written to a folder."""
+
 from __future__ import annotations
 
 import os
@@ -15,15 +16,32 @@ if TYPE_CHECKING:
     from zerogym_agents.arena.elo import EloTable
 
 # the Connect Four settings of the shipped recipes (alphazero/recipes.py), with a learning rate that does not decay
-DEMO_CONFIG: dict[str, Any] = dict(game="connect_four", concurrent_games=128, simulations=64, batch_size=256,
-                                   min_buffer=4096, buffer_size=200_000, lr=0.02, lr_final=0.02, temperature_moves=6,
-                                   pool_fraction=0.0, max_steps=10**9, checkpoint_every=100,
-                                   net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce",
-                                        "value_activation": "leaky_relu"})
+DEMO_CONFIG: dict[str, Any] = dict(
+    game="connect_four",
+    concurrent_games=128,
+    simulations=64,
+    batch_size=256,
+    min_buffer=4096,
+    buffer_size=200_000,
+    lr=0.02,
+    lr_final=0.02,
+    temperature_moves=6,
+    pool_fraction=0.0,
+    max_steps=10**9,
+    checkpoint_every=100,
+    net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"},
+)
 
 
-def train_and_compare(minutes: float, out: str, games_per_pair: int = 10, simulations: int = 200, seed: int = 0,
-                      print_fn: Callable[..., None] = print, zerogym: str = "zerogym") -> EloTable:
+def train_and_compare(
+    minutes: float,
+    out: str,
+    games_per_pair: int = 10,
+    simulations: int = 200,
+    seed: int = 0,
+    print_fn: Callable[..., None] = print,
+    zerogym: str = "zerogym",
+) -> EloTable:
     """Train for `minutes` of wall time, then play AlphaZero, UCT(200), Greedy and Random against each
     other (games_per_pair games per pair, colours alternated); writes report.md, elo.png and
     training.png into `out` and returns the EloTable.  `zerogym`: how the closing hint runs zerogym
@@ -38,30 +56,46 @@ def train_and_compare(minutes: float, out: str, games_per_pair: int = 10, simula
     from zerogym_agents.agents.search import AlphaZeroAgent, UCTAgent
 
     from zerogym_agents.training.run_folder import prepare_run_folder
+
     cfg = AlphaZeroConfig(seed=seed, **DEMO_CONFIG)
-    prepare_run_folder(os.path.join(out, "run"), force=True)      # each demo trains a new agent from scratch
+    prepare_run_folder(os.path.join(out, "run"), force=True)  # each demo trains a new agent from scratch
     trainer = AlphaZeroTrainer(cfg, os.path.join(out, "run"))
     start = time.perf_counter()
     with tqdm(total=round(60 * minutes), desc="AlphaZero on Connect Four", unit="s") as bar:
         while (elapsed := time.perf_counter() - start) < 60 * minutes:
             trainer.run(progress=False, stop_at=trainer.step + 10)
-            if trainer.history:                     # the last log point (every log_every steps)
+            if trainer.history:  # the last log point (every log_every steps)
                 bar.set_postfix(postfix(trainer.history[-1]), refresh=False)
             bar.update(min(round(time.perf_counter() - start), bar.total) - bar.n)
-    trainer.save()                                          # the run's agent.pt is this net
+    trainer.save()  # the run's agent.pt is this net
     if trainer.history:
-        plot_history(trainer.history, os.path.join(out, PLOT),
-                     title=f"AlphaZero on Connect Four: {minutes:g} minutes of training")
-    print_fn(f"trained {elapsed:.0f} s: {trainer.games} self-play games, {trainer.positions} positions, "
-             f"{trainer.train_steps} SGD steps; now a round robin against the baselines")
-    agents = {"alphazero": AlphaZeroAgent(trainer.net, simulations=simulations, seed=seed),
-              "uct:200": UCTAgent(200, seed=seed + 1), "greedy": GreedyAgent(seed + 2),
-              "random": RandomAgent(seed + 3)}
+        plot_history(
+            trainer.history,
+            os.path.join(out, PLOT),
+            title=f"AlphaZero on Connect Four: {minutes:g} minutes of training",
+        )
+    print_fn(
+        f"trained {elapsed:.0f} s: {trainer.games} self-play games, {trainer.positions} positions, "
+        f"{trainer.train_steps} SGD steps; now a round robin against the baselines"
+    )
+    agents = {
+        "alphazero": AlphaZeroAgent(trainer.net, simulations=simulations, seed=seed),
+        "uct:200": UCTAgent(200, seed=seed + 1),
+        "greedy": GreedyAgent(seed + 2),
+        "random": RandomAgent(seed + 3),
+    }
     result = round_robin(agents, "connect_four", games_per_pair=games_per_pair, seed=seed)
     elo = fit_elo(result.outcomes(), anchor="random")
-    write_report(result, elo, out, title=f"AlphaZero after {minutes:g} minutes of Connect Four training",
-                 command=f"zerogym demo --minutes {minutes:g} --out {out}")
+    write_report(
+        result,
+        elo,
+        out,
+        title=f"AlphaZero after {minutes:g} minutes of Connect Four training",
+        command=f"zerogym demo --minutes {minutes:g} --out {out}",
+    )
     print_fn(elo_markdown(elo))
-    print_fn(f"report: {os.path.join(out, 'report.md')}, plots: elo.png and training.png there; "
-             f"play it: {zerogym} play connect_four --agent {os.path.join(trainer.out, 'agent.pt')}")
+    print_fn(
+        f"report: {os.path.join(out, 'report.md')}, plots: elo.png and training.png there; "
+        f"play it: {zerogym} play connect_four --agent {os.path.join(trainer.out, 'agent.pt')}"
+    )
     return elo

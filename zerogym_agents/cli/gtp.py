@@ -2,6 +2,7 @@
 commands, so that GNU Go, GoGui, Sabaki or any GTP controller can play it (`zerogym gtp --agent
 SPEC`).  The controller's side (GTPClient) and the vertex and score formats are in gtp_client.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,10 +19,10 @@ if TYPE_CHECKING:
     from zerogym._core.go import GoState
     from zerogym.play import Player
 
-MAX_BOARD = 25                  # the largest Go board zerogym plays (and GTP vertices can name)
-MAX_LINE = 1 << 16              # longer command lines are answered "? line too long" and never held whole
+MAX_BOARD = 25  # the largest Go board zerogym plays (and GTP vertices can name)
+MAX_LINE = 1 << 16  # longer command lines are answered "? line too long" and never held whole
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")          # undecodable bytes, as surrogateescape puts them
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # undecodable bytes, as surrogateescape puts them
 _LEADING_ID = re.compile(rb"[ \t]*([0-9]+)(?:[ \t\r\n]|$)")
 
 
@@ -30,8 +31,23 @@ class _Refused(Exception):
     """A command's GTP error message (the engine state is unchanged)."""
 
 
-COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
-            "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "final_status_list")
+COMMANDS = (
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "undo",
+    "showboard",
+    "final_score",
+    "final_status_list",
+)
 
 
 class GTPEngine:
@@ -56,12 +72,13 @@ class GTPEngine:
     act), genmove answers resign and plays nothing.
     """
 
-    def __init__(self, agent: Player, board_size: int = 9, komi: float = 7.5, max_moves: int | None = None,
-                 name: str = "zerogym") -> None:
+    def __init__(
+        self, agent: Player, board_size: int = 9, komi: float = 7.5, max_moves: int | None = None, name: str = "zerogym"
+    ) -> None:
         self.agent = agent
         self.name = name
         self.max_moves = max_moves
-        self.done = False           # set by quit
+        self.done = False  # set by quit
         self._setup(self._size_arg(board_size), self._komi_arg(komi), [])
 
     # -- state -----------------------------------------------------------------------------------
@@ -82,9 +99,9 @@ class GTPEngine:
     def _setup(self, size: int, komi: float, moves: Sequence[int]) -> None:
         """Build the game (size, komi) with `moves` played; the engine changes only if all is legal."""
         import zerogym
+
         mm = self.max_moves if self.max_moves is not None else 4 * size * size
-        env = zerogym.make("go", board_size=size, komi=komi, max_moves=mm,
-                           illegal="raise")
+        env = zerogym.make("go", board_size=size, komi=komi, max_moves=mm, illegal="raise")
         env.reset()
         for a in moves:
             env.step(a)
@@ -148,13 +165,13 @@ class GTPEngine:
             text = getattr(self, "_cmd_" + command)(args)
         except _Refused as err:
             ok, text = False, str(err)
-        except Exception as err:        # a failing agent: answer, keep serving
+        except Exception as err:  # a failing agent: answer, keep serving
             ok, text = False, f"internal error: {type(err).__name__}: {err}"
         else:
             ok = True
         if not ok:
             self._env, self.board_size, self.komi, self._moves = before
-        body = "\n".join(x for x in text.split("\n") if x.strip())    # a blank line would end the answer
+        body = "\n".join(x for x in text.split("\n") if x.strip())  # a blank line would end the answer
         if text.startswith("\n"):
             body = "\n" + body
         return f"{'=' if ok else '?'}{ident} {body}\n\n"
@@ -174,7 +191,7 @@ class GTPEngine:
             nl = "\n" if isinstance(line, str) else b"\n"
             if len(line) > MAX_LINE and not line.endswith(nl):
                 response = f"?{_line_id(line)} line too long\n\n"
-                while line and not line.endswith(nl):         # drop the rest of the line
+                while line and not line.endswith(nl):  # drop the rest of the line
                     line = stdin.readline(MAX_LINE + 1)
             else:
                 response = self.handle(line)
@@ -205,6 +222,7 @@ class GTPEngine:
 
     def _cmd_version(self, args: list[str]) -> str:
         import zerogym
+
         agent = getattr(self.agent, "name", None) or type(self.agent).__name__
         return f"{zerogym.__version__} (agent {agent})"
 
@@ -244,8 +262,9 @@ class GTPEngine:
             raise _Refused(f"syntax error: {err}") from None
         st = self.state
         if not st.is_over() and colour != st.current_player:
-            raise _Refused(f"illegal move: {COLOUR_NAMES[st.current_player]} is to move "
-                           f"(this engine takes alternating moves only)")
+            raise _Refused(
+                f"illegal move: {COLOUR_NAMES[st.current_player]} is to move (this engine takes alternating moves only)"
+            )
         return colour
 
     def _cmd_play(self, args: list[str]) -> str:
@@ -330,17 +349,26 @@ def _line_id(line: str | bytes) -> str:
 def add_gtp_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the `gtp` sub-command to an argparse subparsers object; returns its parser."""
     from zerogym_agents.agents.specs import AGENT_SPECS
-    p = subparsers.add_parser("gtp", help="play an agent over GTP (for GNU Go, GoGui, Sabaki, ...)",
-                              description="Answers Go Text Protocol commands on stdin/stdout with the given "
-                                          "agent choosing the moves (Tromp-Taylor rules, positional superko).")
+
+    p = subparsers.add_parser(
+        "gtp",
+        help="play an agent over GTP (for GNU Go, GoGui, Sabaki, ...)",
+        description="Answers Go Text Protocol commands on stdin/stdout with the given "
+        "agent choosing the moves (Tromp-Taylor rules, positional superko).",
+    )
     p.add_argument("--agent", required=True, metavar="SPEC", help=f"agent spec: {AGENT_SPECS}")
     p.add_argument("--board-size", type=int, default=9, help="initial board size (default 9; boardsize changes it)")
     p.add_argument("--komi", type=float, default=7.5, help="initial komi (default 7.5; komi changes it)")
     p.add_argument("--max-moves", type=int, default=None, help="game length limit (default 4 * board_size**2)")
     p.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
-    p.add_argument("--resign-below", type=float, default=None, metavar="V",
-                   help="a saved AlphaZero agent resigns once its root value (-1..1) has been below V for "
-                        "--resign-moves of its moves in a row (default: never resigns; -0.9 is a cautious choice)")
+    p.add_argument(
+        "--resign-below",
+        type=float,
+        default=None,
+        metavar="V",
+        help="a saved AlphaZero agent resigns once its root value (-1..1) has been below V for "
+        "--resign-moves of its moves in a row (default: never resigns; -0.9 is a cautious choice)",
+    )
     p.add_argument("--resign-moves", type=int, default=2, help="see --resign-below (default 2)")
     p.set_defaults(func=run_gtp)
     return p
@@ -350,19 +378,30 @@ def resigning(agent: Player, args: argparse.Namespace, kwargs: dict[str, Any]) -
     """The saved AlphaZero agent of args.agent again, with the resignation options of `args`."""
     from zerogym_agents.agents.saved import load_agent
     from zerogym_agents.agents.search import AlphaZeroAgent
+
     if not isinstance(agent, AlphaZeroAgent):
-        raise ValueError(f"--resign-below needs a saved AlphaZero agent (pretrained:NAME or a file), and "
-                         f"{args.agent!r} is a {type(agent).__name__}")
-    return load_agent(args.agent, seed=args.seed, game="go", game_kwargs=kwargs, resign_below=args.resign_below,
-                      resign_moves=args.resign_moves)
+        raise ValueError(
+            f"--resign-below needs a saved AlphaZero agent (pretrained:NAME or a file), and "
+            f"{args.agent!r} is a {type(agent).__name__}"
+        )
+    return load_agent(
+        args.agent,
+        seed=args.seed,
+        game="go",
+        game_kwargs=kwargs,
+        resign_below=args.resign_below,
+        resign_moves=args.resign_moves,
+    )
 
 
 def run_gtp(args: argparse.Namespace) -> None:
     """Serve GTP on stdin/stdout for the parsed `args`; anything else the agent prints goes to stderr."""
     from zerogym_agents.agents.specs import agent_from_spec
+
     try:
         if args.agent.startswith("pretrained:") or args.agent.endswith(".pt"):
             from zerogym_agents.agents.saved import load_card
+
             game = load_card(args.agent).get("game")
             if game not in (None, "go", "go_v0"):
                 raise ValueError(f"agent {args.agent!r} plays {game}, not Go")
@@ -373,7 +412,7 @@ def run_gtp(args: argparse.Namespace) -> None:
         engine = GTPEngine(agent, args.board_size, args.komi, args.max_moves)
     except (ValueError, RuntimeError) as err:
         sys.exit(f"zerogym gtp: {err}")
-    out, sys.stdout = sys.stdout, sys.stderr       # stdout carries GTP only
+    out, sys.stdout = sys.stdout, sys.stderr  # stdout carries GTP only
     try:
         out.flush()
         # bytes both ways: what arrives need not be text in the locale's encoding (or any)

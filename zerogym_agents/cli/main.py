@@ -1,4 +1,5 @@
 """The `zerogym` command line: every sub-command, and one way for all of them to end on an error."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,6 +24,7 @@ def demo(args: argparse.Namespace) -> None:
     """A seeded random game of Go rendered in the terminal, AlphaZero trained briefly on Connect Four and
     put against the baselines (a results table and plots on disk), then a quick speed table."""
     import zerogym
+
     env = zerogym.make("go", board_size=args.board_size, render_mode="ansi")
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
@@ -39,13 +41,17 @@ def demo(args: argparse.Namespace) -> None:
     st = env.unwrapped.state
     print(env.render())
     black, white = st.area()
-    print(f"Tromp-Taylor area: black {black}, white {white}, komi {st.spec.kwargs['komi']} -> "
-          f"score {st.score():+.1f} ({'black' if st.score() > 0 else 'white' if st.score() < 0 else 'nobody'} wins)")
+    print(
+        f"Tromp-Taylor area: black {black}, white {white}, komi {st.spec.kwargs['komi']} -> "
+        f"score {st.score():+.1f} ({'black' if st.score() > 0 else 'white' if st.score() < 0 else 'nobody'} wins)"
+    )
     if not args.no_train:
         from zerogym_agents.cli.demo import train_and_compare
+
         print(f"\nAlphaZero learns Connect Four for {args.minutes:g} minutes, then meets the baselines:")
-        train_and_compare(args.minutes, args.out, games_per_pair=args.games_per_pair, seed=args.seed,
-                          zerogym=invocation())
+        train_and_compare(
+            args.minutes, args.out, games_per_pair=args.games_per_pair, seed=args.seed, zerogym=invocation()
+        )
     if not args.no_bench:
         print("\nSpeed, random legal play (moves per second, this machine):")
         bench(argparse.Namespace(seconds=args.seconds, quick=True, no_pgx=True, out=None))
@@ -56,6 +62,7 @@ def invocation() -> str:
     script running now, else the script's path as it was run (".venv/bin/zerogym"), else
     "PYTHON -m zerogym_agents.cli.main"."""
     import shutil
+
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
     if os.path.basename(argv0) == "zerogym":
         found = shutil.which("zerogym")
@@ -70,6 +77,7 @@ def invocation() -> str:
 def bench(args: argparse.Namespace) -> None:
     """`zerogym bench`: the environment speed table (zerogym_agents.cli.bench); --out DIR also writes it."""
     from zerogym_agents.cli.bench import run
+
     options = [f"--seconds {args.seconds:g}"] + ["--quick"] * args.quick + ["--no-pgx"] * args.no_pgx
     run(args, " ".join(["zerogym bench", *options, *(["--out", args.out] if args.out else [])]))
 
@@ -98,11 +106,11 @@ def _raised_in_zerogym(err: BaseException) -> bool:
     if tb is None:
         return False
     path = tb.tb_frame.f_code.co_filename.replace(os.sep, "/")
-    if not os.path.isabs(path):                     # Cython frames name their .pyx relative to the source root
+    if not os.path.isabs(path):  # Cython frames name their .pyx relative to the source root
         return path.split("/", 1)[0] in _PACKAGES
     for name in _PACKAGES:
         module = sys.modules.get(name)
-        file = module.__file__ if module is not None else None       # None: a namespace package, not ours
+        file = module.__file__ if module is not None else None  # None: a namespace package, not ours
         if file is not None and path.startswith(os.path.dirname(file).replace(os.sep, "/") + "/"):
             return True
     return False
@@ -128,6 +136,7 @@ def user_error(err: BaseException) -> tuple[int, str] | None:
     `zerogym --debug ...` shows the traceback of all of them.
     """
     from zerogym.errors import IllegalMoveError, KwargsError
+
     checkpoint = sys.modules.get("zerogym_agents.core.checkpoint")
     if isinstance(err, KeyboardInterrupt):
         return 130, ""
@@ -151,10 +160,11 @@ def gtp_board_from_card(args: argparse.Namespace, argv: Sequence[str]) -> None:
 
     def given(option: str) -> bool:
         return any(a == option or a.startswith(option + "=") for a in argv)
+
     try:
         card, _ = game_kwargs_for_agents("go", {}, [args.agent])
     except (ValueError, TypeError):
-        return                                      # another game, a missing or bad file: the gtp command says so
+        return  # another game, a missing or bad file: the gtp command says so
     if not given("--board-size"):
         args.board_size = card.get("board_size", args.board_size)
     if not given("--komi"):
@@ -165,7 +175,7 @@ def gtp_board_from_card(args: argparse.Namespace, argv: Sequence[str]) -> None:
 
 
 def command_name(args: argparse.Namespace) -> str:
-    """"train alphazero", "transfer grow", "arena": the command as typed, for messages."""
+    """ "train alphazero", "transfer grow", "arena": the command as typed, for messages."""
     return getattr(args, "command_name", None) or args.command
 
 
@@ -173,17 +183,21 @@ def parser() -> argparse.ArgumentParser:
     """The `zerogym` parser with every sub-command. Building it (and --help, --version, an argument
     error) imports no sub-command's heavy modules: torch is loaded by the commands that run."""
     from zerogym import __version__
-    ap = argparse.ArgumentParser(prog="zerogym",
-                                 description="Board games with a compiled core, and agents that learn them.")
+
+    ap = argparse.ArgumentParser(
+        prog="zerogym", description="Board games with a compiled core, and agents that learn them."
+    )
     ap.add_argument("--version", action="version", version=f"zerogym {__version__}")
-    ap.add_argument("--debug", action="store_true",
-                    help="show the full traceback of any error (also after the command)")
+    ap.add_argument(
+        "--debug", action="store_true", help="show the full traceback of any error (also after the command)"
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="a Go game, AlphaZero trained briefly against the baselines, a speed table")
     d.add_argument("--board-size", type=int, default=9, help="side of the Go board (default 9)")
     d.add_argument("--seed", type=int, default=0, help="seed of the random game and of training (default 0)")
-    d.add_argument("--watch", type=float, default=0.0, metavar="SECONDS",
-                   help="redraw after every move, pausing this long")
+    d.add_argument(
+        "--watch", type=float, default=0.0, metavar="SECONDS", help="redraw after every move, pausing this long"
+    )
     d.add_argument("--seconds", type=float, default=2.0, help="time per speed measurement")
     d.add_argument("--no-bench", action="store_true", help="skip the speed table")
     d.add_argument("--minutes", type=float, default=6.0, help="AlphaZero training time on Connect Four")
@@ -206,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line `argv` (default sys.argv[1:]); see user_error for how errors end."""
     argv = list(sys.argv[1:] if argv is None else argv)
     cut = argv.index("--") if "--" in argv else len(argv)
-    debug = "--debug" in argv[:cut]                  # accepted anywhere, before or after the command
+    debug = "--debug" in argv[:cut]  # accepted anywhere, before or after the command
     argv = [a for a in argv[:cut] if a != "--debug"] + argv[cut:]
     ap = parser()
     args = ap.parse_args(argv)
@@ -214,8 +228,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.command == "gtp":
             gtp_board_from_card(args, argv)
         args.func(args)
-    except BrokenPipeError:                         # output piped into a reader that stopped (head, less)
-        try:                                        # so that the interpreter's final flush does not fail again
+    except BrokenPipeError:  # output piped into a reader that stopped (head, less)
+        try:  # so that the interpreter's final flush does not fail again
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError, AttributeError):
             pass
@@ -225,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if found is None or debug and isinstance(err, KeyboardInterrupt):
             raise
         status, message = found
-        if debug:                                   # the traceback, then the same line and exit status
+        if debug:  # the traceback, then the same line and exit status
             traceback.print_exception(type(err), err, err.__traceback__)
         if message:
             message = f"zerogym {command_name(args)}: error: {message}"

@@ -5,6 +5,7 @@ kwargs than the ones given is announced as playing them zero-shot, or refused (s
 zerogym_agents.agents.specs.game_kwargs_for_agents).  With no agent, a pretrained agent made for exactly
 the game and kwargs plays, else DEFAULT_AGENT.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,10 @@ def default_agent(game: str, kwargs: Mapping[str, Any]) -> str:
     want = make_state(game, **kwargs).spec
     for name, card in pretrained_cards().items():
         try:
-            if card.get("game") == want.name and \
-                    make_state(want.name, **card.get("kwargs", {})).spec.kwargs == want.kwargs:
+            if (
+                card.get("game") == want.name
+                and make_state(want.name, **card.get("kwargs", {})).spec.kwargs == want.kwargs
+            ):
                 return f"pretrained:{name}"
         except (ValueError, TypeError):
             continue
@@ -36,6 +39,7 @@ def default_agent(game: str, kwargs: Mapping[str, Any]) -> str:
 def pretrained_cards() -> dict[str, dict[str, Any]]:
     """{name: model card} of the agents shipped with zerogym_agents (read from their JSON cards)."""
     from zerogym_agents.core.checkpoint import PRETRAINED_DIR, pretrained_names
+
     cards: dict[str, dict[str, Any]] = {}
     for name in pretrained_names():
         try:
@@ -47,9 +51,15 @@ def pretrained_cards() -> dict[str, dict[str, Any]]:
     return cards
 
 
-def session(game: str, agent: str | Player | None = None, kwargs: dict[str, Any] | None = None,
-            human: str | int = "first", seed: int | None = None, input_fn: Callable[[str], str] = input,
-            print_fn: Callable[..., None] = print) -> Session:
+def session(
+    game: str,
+    agent: str | Player | None = None,
+    kwargs: dict[str, Any] | None = None,
+    human: str | int = "first",
+    seed: int | None = None,
+    input_fn: Callable[[str], str] = input,
+    print_fn: Callable[..., None] = print,
+) -> Session:
     """A zerogym.play.Session against `agent`: a spec ("uct:400", "pretrained:NAME", a saved agent's
     path), an agent object, or None (default_agent); with a saved agent, the game kwargs as the
     module docstring says."""
@@ -69,16 +79,27 @@ def session(game: str, agent: str | Player | None = None, kwargs: dict[str, Any]
 
 def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the `play` sub-command to an argparse subparsers object; returns its parser."""
-    p = subparsers.add_parser("play", help="play against an agent in the terminal",
-                              description="A person against an agent: type moves like D4 (a1 in Othello, "
-                                          "a column number in Connect Four), or undo, hint, resign, help, "
-                                          "quit.")
+    p = subparsers.add_parser(
+        "play",
+        help="play against an agent in the terminal",
+        description="A person against an agent: type moves like D4 (a1 in Othello, "
+        "a column number in Connect Four), or undo, hint, resign, help, "
+        "quit.",
+    )
     p.add_argument("game", nargs="?", help=f"{', '.join(list(GAMES)[:-1])} or {list(GAMES)[-1]}")
-    p.add_argument("--kwargs", nargs="*", default=[], metavar="KW",
-                   help="game kwargs: key=value words or one JSON object, e.g. board_size=9 komi=7.5")
-    p.add_argument("--agent", default=None,
-                   help=f"pretrained:NAME, a saved agent's path, uct:N, random, greedy, minimax "
-                        f"(default: a pretrained agent for this game and kwargs, else {DEFAULT_AGENT})")
+    p.add_argument(
+        "--kwargs",
+        nargs="*",
+        default=[],
+        metavar="KW",
+        help="game kwargs: key=value words or one JSON object, e.g. board_size=9 komi=7.5",
+    )
+    p.add_argument(
+        "--agent",
+        default=None,
+        help=f"pretrained:NAME, a saved agent's path, uct:N, random, greedy, minimax "
+        f"(default: a pretrained agent for this game and kwargs, else {DEFAULT_AGENT})",
+    )
     p.add_argument("--human", choices=("first", "second"), default="first", help="your side (default first)")
     p.add_argument("--seed", type=int, default=None, help="seed of the agent's random choices")
     p.add_argument("--gif", default=None, metavar="PATH", help="save the game as an animated GIF")
@@ -88,8 +109,9 @@ def add_play_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     return p
 
 
-def run_play(args: argparse.Namespace, input_fn: Callable[[str], str] | None = None,
-             print_fn: Callable[..., None] | None = None) -> PlayResult | None:
+def run_play(
+    args: argparse.Namespace, input_fn: Callable[[str], str] | None = None, print_fn: Callable[..., None] | None = None
+) -> PlayResult | None:
     """Run `zerogym play` for parsed `args` (talking through input() / print() unless given other
     functions); returns the PlayResult (None for --list)."""
     input_fn, print_fn = input_fn or input, print_fn or print
@@ -112,6 +134,7 @@ def run_play(args: argparse.Namespace, input_fn: Callable[[str], str] | None = N
         raise
     if args.gif or args.svg:
         from zerogym import render
+
         states = render.replay(args.game, outcome.actions, **kwargs)
         if args.gif:
             print_fn(f"wrote {render.save_gif(states, args.gif)}")

@@ -1,4 +1,5 @@
 """`zerogym transfer run`: the board-size transfer experiment from the command line (resumable)."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,12 +13,13 @@ from zerogym_agents.transfer.settings import TransferSettings
 
 def add_run_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     r = commands.add_parser(
-        "run", help="the transfer experiment: scratch, fine-tune, composite, grown and curriculum runs on a "
-                    "bigger board",
+        "run",
+        help="the transfer experiment: scratch, fine-tune, composite, grown and curriculum runs on a bigger board",
         description="From one small-board AlphaZero net, train on --big-size boards by each method with the same "
-                    "budget and AlphaZero config, evaluate against fixed references over training, fit a pooled "
-                    "Elo and write a report with a plot. Restarting with the same --out and --resume skips "
-                    "finished methods and resumes the others from their checkpoints.")
+        "budget and AlphaZero config, evaluate against fixed references over training, fit a pooled "
+        "Elo and write a report with a plot. Restarting with the same --out and --resume skips "
+        "finished methods and resumes the others from their checkpoints.",
+    )
     # one option per TransferSettings field, made from its declaration; --set adds AlphaZeroConfig
     # fields to those of --config (the `config` field)
     names = [f.name for f in dataclasses.fields(TransferSettings)]
@@ -27,10 +29,15 @@ def add_run_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentPar
     TransferSettings.add_options(r, names[cut:])
     r.add_argument("--out", help="experiment folder (default runs/transfer-SOURCE-BIGxBIG)")
     r.add_argument("--report", help="markdown report path, plot beside it as .png (default OUT/report.md)")
-    r.add_argument("--parallel", type=int, default=1,
-                   help="methods trained at once, each in a child process on one torch thread (default 1)")
+    r.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        help="methods trained at once, each in a child process on one torch thread (default 1)",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     from zerogym_agents.training.run_folder import add_run_folder_arguments
+
     add_run_folder_arguments(r, what="the experiment")
     r.set_defaults(func=run_experiment_cli, command_name="transfer run")
     return r
@@ -39,6 +46,7 @@ def add_run_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentPar
 def settings_from_args(args: argparse.Namespace) -> TransferSettings:
     from zerogym_agents.core.config_io import read_json_object
     from zerogym_agents.agents.specs import parse_kwargs
+
     config = read_json_object(args.config, "AlphaZeroConfig fields") if args.config else {}
     config.update(parse_kwargs(args.set, "--set"))
     return TransferSettings.from_options(args, config=config)
@@ -58,23 +66,33 @@ def command_line(settings: TransferSettings, out: str, report: str | None, paral
 def run_experiment_cli(args: argparse.Namespace) -> dict[str, Any]:
     from zerogym_agents.training.run_folder import prepare_run_folder
     from zerogym_agents.experiment.transfer import run_transfer
+
     try:
         settings = settings_from_args(args)
         out = args.out or os.path.join(
-            "runs", f"transfer-{os.path.splitext(os.path.basename(args.source.split(':')[-1]))[0]}-"
-                    f"{args.big_size}x{args.big_size}")
+            "runs",
+            f"transfer-{os.path.splitext(os.path.basename(args.source.split(':')[-1]))[0]}-"
+            f"{args.big_size}x{args.big_size}",
+        )
         prepare_run_folder(out, resume=args.resume, force=args.force, checkpoint="experiment.json")
-        data = run_transfer(settings, out, report=args.report, progress=not args.no_progress,
-                            command=command_line(settings, out, args.report, args.parallel), parallel=args.parallel)
-    except RuntimeError as err:                 # a method's training failed (its error is printed above)
+        data = run_transfer(
+            settings,
+            out,
+            report=args.report,
+            progress=not args.no_progress,
+            command=command_line(settings, out, args.report, args.parallel),
+            parallel=args.parallel,
+        )
+    except RuntimeError as err:  # a method's training failed (its error is printed above)
         # ValueError, OSError: zerogym_agents.cli.main.user_error
         raise SystemExit(f"zerogym transfer run: error: {err}") from None
     for method, prog in data["methods"].items():
         last = prog["evals"][-1]
         agents = (data["elo"] or {}).get("agents", {})
         elo = agents.get(last["name"], {}).get("elo")
-        results = ", ".join(f"{m['agent_b']} {m['total']['wins']}-{m['total']['draws']}-{m['total']['losses']}"
-                            for m in last["matches"])
+        results = ", ".join(
+            f"{m['agent_b']} {m['total']['wins']}-{m['total']['draws']}-{m['total']['losses']}" for m in last["matches"]
+        )
         print(f"{method}: Elo {elo:+.0f}; {results}" if elo is not None else f"{method}: {results}")
     print(f"wrote {data['paths']['report']} and {data['paths']['plot']}; runs and agents in {out}")
     return data

@@ -3,6 +3,7 @@
 Reading is checked as well as safe: every loader describes what it expects with the schema pieces
 of zerogym_agents.core.file_checks and checks a file before it builds anything from it.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,12 +19,12 @@ import torch
 
 from zerogym_agents.core.constants import AGENT, CHECKPOINT
 
-StrPath = Union[str, "os.PathLike[str]"]     # a path as a str or an os.PathLike
+StrPath = Union[str, "os.PathLike[str]"]  # a path as a str or an os.PathLike
 
 FORMAT = "zerogym-checkpoint"
 VERSION = 1
 TEMP_PREFIX = ".tmp-"
-STALE_TEMP_SECONDS = 600      # an atomic_save temp file untouched this long has no live writer
+STALE_TEMP_SECONDS = 600  # an atomic_save temp file untouched this long has no live writer
 
 
 PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pretrained")
@@ -34,6 +35,7 @@ class CheckpointError(ValueError):
 
 
 # ---- naming: the agents shipped with the package ---------------------------------------------------
+
 
 def pretrained_names() -> list[str]:
     """Names usable as load_agent("pretrained:NAME")."""
@@ -53,13 +55,17 @@ def resolve(spec: StrPath) -> str:
         return path
     if not os.path.exists(spec) and os.sep not in spec and not spec.endswith(".pt"):
         names = pretrained_names()
-        hint = f"the shipped agent of that name is pretrained:{spec}" if spec in names else \
-            "shipped agents: " + ", ".join(f"pretrained:{n}" for n in names)
+        hint = (
+            f"the shipped agent of that name is pretrained:{spec}"
+            if spec in names
+            else "shipped agents: " + ", ".join(f"pretrained:{n}" for n in names)
+        )
         raise CheckpointError(f"{spec}: no such file; {hint}")
     return spec
 
 
 # ---- writing -----------------------------------------------------------------------------------
+
 
 def _host() -> str:
     return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:64]
@@ -70,13 +76,13 @@ _TEMP_NAME = re.compile(r"^\.tmp-(?P<target>.+?)\.(?:(?P<pid>\d+)@(?P<host>[A-Za
 
 
 def _writer_alive(pid: int) -> bool:
-    if os.name != "posix":          # os.kill(pid, 0) would terminate the process on Windows
+    if os.name != "posix":  # os.kill(pid, 0) would terminate the process on Windows
         return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:                 # EPERM: a process of another user
+    except OSError:  # EPERM: a process of another user
         return True
     return True
 
@@ -110,7 +116,7 @@ def remove_stale_temp_files(folder: StrPath, max_age: float = STALE_TEMP_SECONDS
             if dead or now - os.path.getmtime(path) > max_age:
                 os.unlink(path)
                 removed.append(path)
-        except OSError:             # removed meanwhile by another process, or not ours to remove
+        except OSError:  # removed meanwhile by another process, or not ours to remove
             continue
     return removed
 
@@ -144,7 +150,7 @@ def atomic_save(obj: object, path: StrPath) -> None:
             os.fsync(f.fileno())
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)       # mkstemp makes 0600; give the usual mode of a new file
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual mode of a new file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -154,6 +160,7 @@ def atomic_save(obj: object, path: StrPath) -> None:
 
 # ---- reading -----------------------------------------------------------------------------------
 
+
 def read_torch_file(path: StrPath, what: str = "zerogym checkpoint") -> Any:
     """torch.load(path, weights_only=True), or CheckpointError saying why the file is not readable."""
     path = os.fspath(path)
@@ -161,7 +168,7 @@ def read_torch_file(path: StrPath, what: str = "zerogym checkpoint") -> Any:
         raise CheckpointError(f"{path}: no such file")
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:     # truncated, garbage, or a pickle holding code/objects
+    except Exception as err:  # truncated, garbage, or a pickle holding code/objects
         raise CheckpointError(f"{path} is not a readable {what}: {_why_unreadable(err)}") from None
 
 
@@ -171,8 +178,10 @@ def _why_unreadable(err: BaseException) -> str:
     text = str(err)
     found = re.search(r"Unsupported global: GLOBAL ([\w.]+)", text)
     if found:
-        return (f"it holds a Python object ({found.group(1)}), and zerogym reads only tensors and plain data "
-                "so that opening a file can never run code in it; save the object's state_dict instead")
+        return (
+            f"it holds a Python object ({found.group(1)}), and zerogym reads only tensors and plain data "
+            "so that opening a file can never run code in it; save the object's state_dict instead"
+        )
     if "WeightsUnpickler" in text or "weights_only" in text:
         return "it is corrupt or not a PyTorch file (its contents do not unpickle as tensors and plain data)"
     first = text.strip().splitlines()[0][:200] if text.strip() else ""
@@ -196,15 +205,19 @@ def load_checkpoint(path: StrPath, kind: str | None = None) -> dict[str, Any]:
         raise CheckpointError(f"{path}: not a zerogym checkpoint (no '{FORMAT}' marker)")
     version = data.get("version", 0)
     if isinstance(version, bool) or not isinstance(version, int):
-        raise CheckpointError(f"{path}: checkpoint version must be an integer, got {type(version).__name__} "
-                              f"{reprlib.repr(version)}")
+        raise CheckpointError(
+            f"{path}: checkpoint version must be an integer, got {type(version).__name__} {reprlib.repr(version)}"
+        )
     if version > VERSION:
-        raise CheckpointError(f"{path}: checkpoint version {version} is newer than this zerogym "
-                              f"({VERSION}); upgrade zerogym")
+        raise CheckpointError(
+            f"{path}: checkpoint version {version} is newer than this zerogym ({VERSION}); upgrade zerogym"
+        )
     if kind == "agent" and data.get("kind") != kind and isinstance(data.get("kind"), str):
         agent = os.path.join(os.path.dirname(path), AGENT)
-        raise CheckpointError(f"{path}: a training checkpoint ({data['kind']}), not an agent; the agent of a run "
-                              f"is agent.pt in its folder" + (f" ({agent})" if os.path.isfile(agent) else ""))
+        raise CheckpointError(
+            f"{path}: a training checkpoint ({data['kind']}), not an agent; the agent of a run "
+            f"is agent.pt in its folder" + (f" ({agent})" if os.path.isfile(agent) else "")
+        )
     if kind is not None and data.get("kind") != kind:
         raise CheckpointError(f"{path}: a {data.get('kind')!r} checkpoint, expected {kind!r}")
     return data

@@ -8,6 +8,7 @@ ValueError), a value out of range ValueError (an index out of range IndexError),
 argument, what was given and what is allowed. Config fields are declared with their checks in
 config_io; files read back are checked by the schemas of file_checks.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,9 @@ def integer(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     """`value` as an int in lo..hi (no upper bound when hi is None; bools refused)."""
     v = _int(name, value, f"{lo}..{hi}" if hi is not None else f">= {lo}")
     if v < lo or (hi is not None and v > hi):
-        raise ValueError(f"{name} must be in {lo}..{hi}, got {v}" if hi is not None
-                         else f"{name} must be >= {lo}, got {v}")
+        raise ValueError(
+            f"{name} must be in {lo}..{hi}, got {v}" if hi is not None else f"{name} must be >= {lo}, got {v}"
+        )
     return v
 
 
@@ -49,8 +51,9 @@ def _int(name: str, value: Any, allowed: str) -> int:
     v = as_int(value)
     if v is None:
         kind = "" if isinstance(value, (bool, np.bool_)) else f" ({type(value).__name__})"
-        raise ArgumentTypeError(f"{name} must be an integer {'' if allowed.startswith('>') else 'in '}{allowed}, "
-                                f"got {value!r}{kind}")
+        raise ArgumentTypeError(
+            f"{name} must be an integer {'' if allowed.startswith('>') else 'in '}{allowed}, got {value!r}{kind}"
+        )
     return v
 
 
@@ -61,9 +64,11 @@ def real(name: str, value: Any, lo: float | None = None, hi: float | None = None
     v = float(value)
     low_bad = lo is not None and (v <= lo if open_lo else v < lo)
     if not math.isfinite(v) or low_bad or (hi is not None and v > hi):
-        allowed = " and ".join(part for part in (
-            None if lo is None else f"{'>' if open_lo else '>='} {lo}",
-            None if hi is None else f"<= {hi}") if part)
+        allowed = " and ".join(
+            part
+            for part in (None if lo is None else f"{'>' if open_lo else '>='} {lo}", None if hi is None else f"<= {hi}")
+            if part
+        )
         raise ValueError(f"{name} must be a finite number{' ' + allowed if allowed else ''}, got {value!r}")
     return v
 

@@ -21,6 +21,7 @@ files (from_dict, from_json, file_checks.Config) go through the same checks.
 The declarations also make command-line options (add_options, from_options, to_options): --big-size
 for big_size, typed and with choices from its check, its default, and help from its doc.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,8 +77,11 @@ class Integer(Check):
         self.what = "an integer" + _bounds_text(low, high)
 
     def __call__(self, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-                or not _in_bounds(value, self.low, self.high):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Integral)
+            or not _in_bounds(value, self.low, self.high)
+        ):
             raise Refused
         return int(value)
 
@@ -87,31 +91,46 @@ class Number(Check):
 
     arg_type = float
 
-    def __init__(self, low: float | None = None, high: float | None = None, *, above: float | None = None,
-                 below: float | None = None) -> None:
+    def __init__(
+        self,
+        low: float | None = None,
+        high: float | None = None,
+        *,
+        above: float | None = None,
+        below: float | None = None,
+    ) -> None:
         self.low, self.high, self.above, self.below = low, high, above, below
         self.what = "a number" + _bounds_text(low, high, above, below)
 
     def __call__(self, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-                or not _in_bounds(value, self.low, self.high, self.above, self.below):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not math.isfinite(value)
+            or not _in_bounds(value, self.low, self.high, self.above, self.below)
+        ):
             raise Refused
         return float(value)
 
 
-def _bounds_text(low: float | None = None, high: float | None = None, above: float | None = None,
-                 below: float | None = None) -> str:
+def _bounds_text(
+    low: float | None = None, high: float | None = None, above: float | None = None, below: float | None = None
+) -> str:
     if low is not None and high is not None:
         return f" in [{_text(low)}, {_text(high)}]"
-    parts = [f"{op} {_text(x)}" for op, x in ((">=", low), (">", above), ("<=", high), ("<", below))
-             if x is not None]
+    parts = [f"{op} {_text(x)}" for op, x in ((">=", low), (">", above), ("<=", high), ("<", below)) if x is not None]
     return " " + " and ".join(parts) if parts else ""
 
 
-def _in_bounds(x: Any, low: float | None = None, high: float | None = None, above: float | None = None,
-               below: float | None = None) -> bool:
-    return ((low is None or x >= low) and (high is None or x <= high) and (above is None or x > above)
-            and (below is None or x < below))
+def _in_bounds(
+    x: Any, low: float | None = None, high: float | None = None, above: float | None = None, below: float | None = None
+) -> bool:
+    return (
+        (low is None or x >= low)
+        and (high is None or x <= high)
+        and (above is None or x > above)
+        and (below is None or x < below)
+    )
 
 
 class OneOf(Check):
@@ -203,7 +222,7 @@ class Maybe(Check):
         return None if value is None else self.check(value)
 
     def refusal(self, value: Any) -> str:
-        return self.check.refusal(value)        # it was not None: what it must be is what `check` accepts
+        return self.check.refusal(value)  # it was not None: what it must be is what `check` accepts
 
 
 class Nested(Check):
@@ -220,9 +239,16 @@ class Nested(Check):
         return value
 
 
-def setting(default: Any = dataclasses.MISSING, check: Check | None = None, doc: str = "", *,
-            factory: Callable[[], Any] | None = None, metavar: str | None = None, json_arg: bool = False,
-            file_max: float | None = None) -> Any:
+def setting(
+    default: Any = dataclasses.MISSING,
+    check: Check | None = None,
+    doc: str = "",
+    *,
+    factory: Callable[[], Any] | None = None,
+    metavar: str | None = None,
+    json_arg: bool = False,
+    file_max: float | None = None,
+) -> Any:
     """A config field, declared once: its default (or factory, for a dict; neither: required), its
     `check` (a Check), `doc` (what it means: the help of its command-line option), the option's
     metavar, json_arg (a dict field's option takes one JSON word, inline or a file, rather than
@@ -235,13 +261,16 @@ def setting(default: Any = dataclasses.MISSING, check: Check | None = None, doc:
     return dataclasses.field(default=default, metadata=meta)
 
 
-
 def init_from_setting() -> Any:
     """A trainer config's `init_from` field: the net a run starts from (default None: a new net)."""
-    return setting(None, Maybe(Text("a file path or pretrained:NAME", empty=False)),
-                   "start from the net in this agent, checkpoint or net file (same game, any board size; or "
-                   "pretrained:NAME); the net's shape then comes from it and `net` is ignored, but for its "
-                   "value_activation (a setting without weights)")
+    return setting(
+        None,
+        Maybe(Text("a file path or pretrained:NAME", empty=False)),
+        "start from the net in this agent, checkpoint or net file (same game, any board size; or "
+        "pretrained:NAME); the net's shape then comes from it and `net` is ignored, but for its "
+        "value_activation (a setting without weights)",
+    )
+
 
 class _FileLimits:
     """JsonConfig.file_limits: {field: the largest value a network file may hold}, from file_max."""
@@ -249,17 +278,18 @@ class _FileLimits:
     def __get__(self, obj: object, cls: type) -> dict[str, Any]:
         if not dataclasses.is_dataclass(cls):
             return {}
-        return {f.name: f.metadata["file_max"] for f in dataclasses.fields(cls)
-                if f.metadata.get("file_max") is not None}
+        return {
+            f.name: f.metadata["file_max"] for f in dataclasses.fields(cls) if f.metadata.get("file_max") is not None
+        }
 
 
 class JsonConfig:
     """Base of a config dataclass whose fields are declared with setting(): checked on construction,
     to/from dict and JSON (unknown fields refused by name), and command-line options."""
 
-    json_indent: ClassVar[int | None] = 2     # None: one line (configs embedded in checkpoints)
+    json_indent: ClassVar[int | None] = 2  # None: one line (configs embedded in checkpoints)
     file_limits = _FileLimits()
-    if TYPE_CHECKING:          # every subclass is a dataclass: dataclasses.fields(self) and asdict(self) apply
+    if TYPE_CHECKING:  # every subclass is a dataclass: dataclasses.fields(self) and asdict(self) apply
         __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     def __post_init__(self) -> None:
@@ -272,7 +302,7 @@ class JsonConfig:
                 setattr(self, f.name, check(value))
             except Refused:
                 raise ValueError(f"{name}.{f.name} must be {check.refusal(value)}, got {value!r}") from None
-            except ValueError as err:           # a nested config's own field
+            except ValueError as err:  # a nested config's own field
                 raise ValueError(f"{name}.{f.name}: {err}") from None
         self.check_rules()
 
@@ -301,11 +331,15 @@ class JsonConfig:
         if unknown:
             hints = [did_you_mean(str(name), known) for name in unknown]
             if all(hints):
-                raise ValueError(" and ".join(f"unknown {cls.__name__} field {name!r}{hint}"
-                                              for name, hint in zip(unknown, hints)))
+                raise ValueError(
+                    " and ".join(f"unknown {cls.__name__} field {name!r}{hint}" for name, hint in zip(unknown, hints))
+                )
             raise ValueError(f"unknown {cls.__name__} fields {unknown}; known: {', '.join(sorted(known))}")
-        missing = [f.name for f in fields if f.name not in d and f.default is dataclasses.MISSING
-                   and f.default_factory is dataclasses.MISSING]
+        missing = [
+            f.name
+            for f in fields
+            if f.name not in d and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ]
         if missing:
             raise ValueError(f"{cls.__name__} needs the fields {missing}")
         return cls(**d)
@@ -318,8 +352,9 @@ class JsonConfig:
         return cls.from_dict(json.loads(text))
 
     @classmethod
-    def from_layers(cls: type[_C], config: str | None = None, sets: Sequence[str] = (), *,
-                    sets_option: str = "--set", **given: Any) -> _C:
+    def from_layers(
+        cls: type[_C], config: str | None = None, sets: Sequence[str] = (), *, sets_option: str = "--set", **given: Any
+    ) -> _C:
         """The defaults, then the fields in `config` (--config: a JSON file, or an inline JSON object),
         then `sets` (key=value words of the option `sets_option`), then `given` (options of their own,
         e.g. --game)."""
@@ -337,14 +372,20 @@ class JsonConfig:
         for f in dataclasses.fields(cls):
             default = _default(f)
             shown = "(required)" if default is dataclasses.MISSING else _word(default)
-            lines += textwrap.wrap(f"{f.name} = {shown}  ({f.metadata['check'].what})", width,
-                                   initial_indent="  ", subsequent_indent=" " * 8, break_on_hyphens=False)
+            lines += textwrap.wrap(
+                f"{f.name} = {shown}  ({f.metadata['check'].what})",
+                width,
+                initial_indent="  ",
+                subsequent_indent=" " * 8,
+                break_on_hyphens=False,
+            )
             lines += textwrap.wrap(f.metadata["doc"], width, initial_indent=" " * 6, subsequent_indent=" " * 6)
         return "\n".join(lines)
 
     @classmethod
-    def add_options(cls, parser: argparse.ArgumentParser, names: Collection[str] | None = None,
-                    exclusive: Collection[str] = ()) -> None:
+    def add_options(
+        cls, parser: argparse.ArgumentParser, names: Collection[str] | None = None, exclusive: Collection[str] = ()
+    ) -> None:
         """Add one option per field named in `names` (default: every field) to argparse `parser`:
         --field-name, its type and choices from the field's check, its default (required when it
         has none), its doc as help. A list field takes one or more words; a dict field key=value
@@ -359,8 +400,11 @@ class JsonConfig:
     @classmethod
     def from_options(cls: type[_C], args: argparse.Namespace, **given: Any) -> _C:
         """The config of the options add_options made, parsed into `args`, and of `given` fields."""
-        fields = {f.name: _read_option(f, getattr(args, f.name)) for f in dataclasses.fields(cls)
-                  if f.name not in given and hasattr(args, f.name)}
+        fields = {
+            f.name: _read_option(f, getattr(args, f.name))
+            for f in dataclasses.fields(cls)
+            if f.name not in given and hasattr(args, f.name)
+        }
         return cls.from_dict({**fields, **given})
 
     def to_options(self, skip: Collection[str] = ()) -> list[str]:
@@ -411,13 +455,17 @@ def _option(f: dataclasses.Field[Any]) -> tuple[str, dict[str, Any]]:
     meta, default, inner = f.metadata, _default(f), _inner(f)
     kwargs: dict[str, Any] = {"dest": f.name, "metavar": meta["metavar"]}
     if isinstance(inner, Dict):
-        kwargs.update(nargs=None if meta["json_arg"] else "*", default=None if meta["json_arg"] else [],
-                      metavar=meta["metavar"] or ("JSON" if meta["json_arg"] else "KEY=VALUE"))
+        kwargs.update(
+            nargs=None if meta["json_arg"] else "*",
+            default=None if meta["json_arg"] else [],
+            metavar=meta["metavar"] or ("JSON" if meta["json_arg"] else "KEY=VALUE"),
+        )
     elif inner.arg_type is None:
         raise TypeError(f"{f.name}: a field checked by {type(inner).__name__} has no command-line form")
     else:
-        kwargs.update(type=inner.arg_type, choices=inner.choices,
-                      default=list(default) if isinstance(default, tuple) else default)
+        kwargs.update(
+            type=inner.arg_type, choices=inner.choices, default=list(default) if isinstance(default, tuple) else default
+        )
         if isinstance(inner, ListOf):
             kwargs["nargs"] = "+"
     if default is dataclasses.MISSING:
@@ -452,7 +500,7 @@ def read_json_object(text: str, what: str, option: str = "--config") -> dict[str
         where = f"{option} {text}"
     try:
         loaded = json.loads(data)
-    except ValueError as err:                   # not JSON, or not text
+    except ValueError as err:  # not JSON, or not text
         raise ValueError(f"{where}: not {'valid JSON' if inline else 'a JSON file'} ({err})") from None
     if not isinstance(loaded, dict):
         raise ValueError(f"{where}: expected a JSON object of {what}")
@@ -477,8 +525,10 @@ def parse_kwargs(items: Sequence[str] | None, option: str = "--kwargs") -> dict[
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"{option} takes key=value words (or one JSON object), got {item!r}"
-                             + (f": write {item}=VALUE" if key and not eq else ""))
+            raise ValueError(
+                f"{option} takes key=value words (or one JSON object), got {item!r}"
+                + (f": write {item}=VALUE" if key and not eq else "")
+            )
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:

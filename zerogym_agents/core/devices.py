@@ -13,6 +13,7 @@ native bf16 (AVX512-BF16 or AMX, see cpu_has_bf16) a small ResNet's forward pass
 faster that way at batch 128 and 2-3x at 512, an SGD step 1.5-1.75x (benchmarks/net_precision.py);
 elsewhere torch emulates bf16, many times slower than float32, and warn_emulated_bf16 says so.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from zerogym_agents.core.config_io import Check, Refused, setting
 
-if TYPE_CHECKING:                   # torch is imported when a device is resolved
+if TYPE_CHECKING:  # torch is imported when a device is resolved
     import numpy as np
     import torch
 
@@ -68,15 +69,19 @@ def resolve_device(name: str | torch.device = "auto") -> torch.device:
     index ("auto" and "cuda" give the current one), so that it compares equal to a tensor's device.
     "cuda" or "cuda:N" where torch sees no such GPU raises ValueError saying what torch sees."""
     import torch
+
     if isinstance(name, torch.device):
         name = str(name)
     check_device_name(name)
     if name == "cpu" or (name == "auto" and not torch.cuda.is_available()):
         return torch.device("cpu")
     if not torch.cuda.is_available():
-        why = ("this torch is a CPU-only build" if torch.version.cuda is None
-               else "torch sees no CUDA GPU (driver, CUDA_VISIBLE_DEVICES?)")
-        raise ValueError(f"device {name!r} asked for, but {why}; use device=\"cpu\" or \"auto\"")
+        why = (
+            "this torch is a CPU-only build"
+            if torch.version.cuda is None
+            else "torch sees no CUDA GPU (driver, CUDA_VISIBLE_DEVICES?)"
+        )
+        raise ValueError(f'device {name!r} asked for, but {why}; use device="cpu" or "auto"')
     index = int(name.split(":")[1]) if ":" in name else torch.cuda.current_device()
     count = torch.cuda.device_count()
     if index >= count:
@@ -88,6 +93,7 @@ def device_rng_state(device: torch.device) -> torch.Tensor | None:
     """What a checkpoint keeps of `device`'s own generator besides torch.get_rng_state() (the CPU's):
     on a GPU its state (sampling there, e.g. a policy's actions, draws from it), on the CPU None."""
     import torch
+
     return torch.cuda.get_rng_state(device) if device.type == "cuda" else None
 
 
@@ -95,6 +101,7 @@ def set_device_rng_state(device: torch.device, state: torch.Tensor | None) -> No
     """Restore device_rng_state's `state` on `device`; None (a checkpoint of a CPU run, or an older
     file) leaves the GPU's generator as seeded, and a GPU state is ignored on the CPU."""
     import torch
+
     if device.type == "cuda" and state is not None:
         torch.cuda.set_rng_state(state, device)
 
@@ -113,6 +120,7 @@ def cpu_has_bf16() -> bool:
     """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX tiles), where precision="bfloat16"
     speeds up the CPU forward pass; False when torch cannot tell."""
     import torch
+
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
     return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in probes)
 
@@ -121,9 +129,13 @@ def warn_emulated_bf16(device: torch.device, precision: str) -> None:
     """A RuntimeWarning when precision="bfloat16" would run on a CPU without native bf16, where torch
     emulates it and the forward pass is many times slower than in float32."""
     if precision == "bfloat16" and device.type == "cpu" and not cpu_has_bf16():
-        warnings.warn("precision='bfloat16' on a CPU without native bf16 (no AVX512-BF16 or AMX): torch emulates "
-                      "it, and forward passes run many times slower than in float32 (benchmarks/net_precision.py "
-                      "measures it); use precision='auto' or 'float32' on this machine", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            "precision='bfloat16' on a CPU without native bf16 (no AVX512-BF16 or AMX): torch emulates "
+            "it, and forward passes run many times slower than in float32 (benchmarks/net_precision.py "
+            "measures it); use precision='auto' or 'float32' on this machine",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def autocast(device: torch.device, precision: str = "auto") -> contextlib.AbstractContextManager[Any]:
@@ -131,13 +143,15 @@ def autocast(device: torch.device, precision: str = "auto") -> contextlib.Abstra
     docstring): with "auto", CUDA autocast in bf16 where supported, else fp16, and nothing on the CPU
     (a CPU run keeps float32 exactly); "float32": nothing; "bfloat16": bf16 autocast on any device."""
     import torch
+
     check_precision(precision)
     if precision == "float32" or (precision == "auto" and device.type != "cuda"):
         return contextlib.nullcontext()
     if device.type == "cuda":
         if precision == "bfloat16" and not torch.cuda.is_bf16_supported():
-            raise ValueError(f"precision='bfloat16' asked for, but {device} has no bf16; "
-                             "use 'auto' (fp16) or 'float32'")
+            raise ValueError(
+                f"precision='bfloat16' asked for, but {device} has no bf16; use 'auto' (fp16) or 'float32'"
+            )
         dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
         return torch.autocast("cuda", dtype=dtype)
     return torch.autocast(device.type, dtype=torch.bfloat16)
@@ -152,12 +166,13 @@ class HostBuffer:
 
     def to(self, device: torch.device, array: np.ndarray) -> torch.Tensor:
         import torch
+
         src = torch.from_numpy(array)
         n = src.numel()
         if self.buf is None or self.buf.numel() < n or self.buf.dtype != src.dtype:
             self.buf = torch.empty(max(n, 1), dtype=src.dtype, pin_memory=True)
         else:
-            torch.cuda.current_stream(device).synchronize()   # the last copy out of the buffer is done
+            torch.cuda.current_stream(device).synchronize()  # the last copy out of the buffer is done
         host = self.buf[:n].view(src.shape)
         host.copy_(src)
         return host.to(device, non_blocking=True)

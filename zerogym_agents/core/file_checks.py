@@ -6,6 +6,7 @@ check(), so a file that unpickles but is malformed (a key missing, a value of th
 tensor of the wrong shape or dtype, numbers out of range) raises CheckpointError naming the file
 and what is wrong, never a KeyError, TypeError or a torch RuntimeError from deep inside a load.
 """
+
 from __future__ import annotations
 
 import json
@@ -91,8 +92,9 @@ def as_spec(spec: SpecLike) -> Spec:
     raise TypeError(f"not a schema: {spec!r}")
 
 
-def check(value: typing.Any, spec: SpecLike, source: object, where: str = "",
-          error: type[Exception] = CheckpointError) -> typing.Any:
+def check(
+    value: typing.Any, spec: SpecLike, source: object, where: str = "", error: type[Exception] = CheckpointError
+) -> typing.Any:
     """`value` (read from file `source`) checked against `spec`; returns what spec.check returns,
     raises `error` (CheckpointError) naming the file, the place in it and what is wrong."""
     return as_spec(spec).check(value, Context(source, error), where)
@@ -131,8 +133,12 @@ class Int(Spec):
         self.what = "an integer" + _range_text(low, high)
 
     def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
-        if isinstance(value, bool) or not isinstance(value, int) or \
-                (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or (self.low is not None and value < self.low)
+            or (self.high is not None and value > self.high)
+        ):
             self.refuse(value, ctx, where)
         return value
 
@@ -147,8 +153,11 @@ class Real(Spec):
     def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         ok = not isinstance(value, bool) and isinstance(value, (int, float))
         if ok and not (isinstance(value, float) and math.isnan(value) and not self.finite):
-            ok = (not self.finite or math.isfinite(value)) and (self.low is None or value >= self.low) and \
-                 (self.high is None or value <= self.high)
+            ok = (
+                (not self.finite or math.isfinite(value))
+                and (self.low is None or value >= self.low)
+                and (self.high is None or value <= self.high)
+            )
         if not ok:
             self.refuse(value, ctx, where)
         return value
@@ -229,8 +238,12 @@ class Fields(Spec):
 
     what = "a dict"
 
-    def __init__(self, fields: Mapping[typing.Any, SpecLike], optional: Mapping[typing.Any, SpecLike] | None = None,
-                 rule: Callable[[dict[typing.Any, typing.Any]], Problem] | None = None) -> None:
+    def __init__(
+        self,
+        fields: Mapping[typing.Any, SpecLike],
+        optional: Mapping[typing.Any, SpecLike] | None = None,
+        rule: Callable[[dict[typing.Any, typing.Any]], Problem] | None = None,
+    ) -> None:
         self.fields = {k: as_spec(s) for k, s in fields.items()}
         self.optional = {k: as_spec(s) for k, s in (optional or {}).items()}
         self.rule = rule
@@ -300,35 +313,56 @@ def _dtype_ok(dtype: torch.dtype, want: str | torch.dtype) -> bool:
 
 
 def _dtype_text(want: str | torch.dtype) -> str:
-    return DTYPE_KINDS[want] if isinstance(want, str) else _a(str(want).replace('torch.', ''))
+    return DTYPE_KINDS[want] if isinstance(want, str) else _a(str(want).replace("torch.", ""))
 
 
 class Tensor(Spec):
     """A dense CPU tensor: `dtype` a torch dtype or "float" / "int" / "any"; `shape` a tuple of
     sizes (None: any size); its values in [low, high] when given (floats then also finite)."""
 
-    def __init__(self, dtype: str | torch.dtype = "any", shape: tuple[int | None, ...] | None = None,
-                 low: float | None = None, high: float | None = None) -> None:
+    def __init__(
+        self,
+        dtype: str | torch.dtype = "any",
+        shape: tuple[int | None, ...] | None = None,
+        low: float | None = None,
+        high: float | None = None,
+    ) -> None:
         self.dtype, self.shape, self.low, self.high = dtype, shape, low, high
-        shape_text = "" if shape is None else " of shape (" + ", ".join(
-            "n" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+        shape_text = (
+            ""
+            if shape is None
+            else " of shape ("
+            + ", ".join("n" if s is None else str(s) for s in shape)
+            + ("," if len(shape) == 1 else "")
+            + ")"
+        )
         self.what = f"{_dtype_text(dtype)} tensor{shape_text}"
 
     def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
-        if not isinstance(value, torch.Tensor) or value.layout != torch.strided or value.is_meta \
-                or value.is_quantized or not _dtype_ok(value.dtype, self.dtype):
+        if (
+            not isinstance(value, torch.Tensor)
+            or value.layout != torch.strided
+            or value.is_meta
+            or value.is_quantized
+            or not _dtype_ok(value.dtype, self.dtype)
+        ):
             self.refuse(value, ctx, where)
-        if self.shape is not None and (value.dim() != len(self.shape) or
-                                       any(s is not None and s != n for s, n in zip(self.shape, value.shape))):
+        if self.shape is not None and (
+            value.dim() != len(self.shape) or any(s is not None and s != n for s, n in zip(self.shape, value.shape))
+        ):
             self.refuse(value, ctx, where)
         if (self.low is not None or self.high is not None) and value.numel():
             v = value.detach()
             if v.is_floating_point() and not bool(torch.isfinite(v).all()):
                 ctx.fail(where, "holds NaN or infinite values")
-            if (self.low is not None and bool((v < self.low).any())) or \
-                    (self.high is not None and bool((v > self.high).any())):
-                ctx.fail(where, f"must hold values{_range_text(self.low, self.high)}, "
-                                f"found {v.min().item()!r} to {v.max().item()!r}")
+            if (self.low is not None and bool((v < self.low).any())) or (
+                self.high is not None and bool((v > self.high).any())
+            ):
+                ctx.fail(
+                    where,
+                    f"must hold values{_range_text(self.low, self.high)}, "
+                    f"found {v.min().item()!r} to {v.max().item()!r}",
+                )
         return value
 
 
@@ -338,11 +372,14 @@ class StateDict(Spec):
 
     what = "a dict of tensors (a state_dict)"
 
-    def __init__(self, reference: Mapping[str, torch.Tensor | tuple[Iterable[int], torch.dtype]],
-                 label: str = "the network") -> None:
+    def __init__(
+        self, reference: Mapping[str, torch.Tensor | tuple[Iterable[int], torch.dtype]], label: str = "the network"
+    ) -> None:
         self.label = label
-        self.ref = {k: (tuple(v.shape), v.dtype) if isinstance(v, torch.Tensor) else (tuple(v[0]), v[1])
-                    for k, v in reference.items()}
+        self.ref = {
+            k: (tuple(v.shape), v.dtype) if isinstance(v, torch.Tensor) else (tuple(v[0]), v[1])
+            for k, v in reference.items()
+        }
 
     def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         if not isinstance(value, Mapping):
@@ -357,8 +394,9 @@ class StateDict(Spec):
         if problems:
             ctx.fail(where or "the state_dict", f"does not fit {self.label}: it {'; it '.join(problems)}")
         for k, (shape, dtype) in self.ref.items():
-            kind = "float" if dtype.is_floating_point else "int" if not dtype.is_complex and dtype != torch.bool \
-                else dtype
+            kind = (
+                "float" if dtype.is_floating_point else "int" if not dtype.is_complex and dtype != torch.bool else dtype
+            )
             Tensor(kind, shape).check(value[k], ctx, _join(where, k))
         return value
 
@@ -372,11 +410,12 @@ class RngState(Spec):
 
     def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         import numpy as np
+
         if not isinstance(value, Mapping):
             self.refuse(value, ctx, where)
         try:
             getattr(np.random, self.kind)().state = dict(value)
-        except Exception as err:          # numpy raises TypeError, KeyError, ValueError, OverflowError
+        except Exception as err:  # numpy raises TypeError, KeyError, ValueError, OverflowError
             ctx.fail(where, f"is not {self.what} ({type(err).__name__}: {err})")
         return value
 
@@ -402,8 +441,12 @@ class CudaRngState(Spec):
     what = "None or a CUDA generator state (a uint8 tensor of shape (16,))"
 
     def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
-        if value is not None and not (isinstance(value, torch.Tensor) and value.layout == torch.strided
-                                      and value.dtype == torch.uint8 and tuple(value.shape) == (16,)):
+        if value is not None and not (
+            isinstance(value, torch.Tensor)
+            and value.layout == torch.strided
+            and value.dtype == torch.uint8
+            and tuple(value.shape) == (16,)
+        ):
             self.refuse(value, ctx, where)
         return value
 
@@ -454,12 +497,15 @@ class Optimizer(Spec):
     def check(self, value: typing.Any, ctx: Context, where: str) -> typing.Any:
         groups = ListOf(Any(), length=len(self.groups)).check(
             Fields({"state": DictOf(), "param_groups": Any()}).check(value, ctx, where)["param_groups"],
-            ctx, _join(where, "param_groups"))
+            ctx,
+            _join(where, "param_groups"),
+        )
         shapes: dict[int, tuple[int, ...]] = {}
         for i, (group, (params, hyper)) in enumerate(zip(groups, self.groups)):
             at = _join(_join(where, "param_groups"), i)
-            spec = Fields({"params": ListOf(Int(0), length=len(params))},
-                          optional={k: self._hyper(v) for k, v in hyper.items()})
+            spec = Fields(
+                {"params": ListOf(Int(0), length=len(params))}, optional={k: self._hyper(v) for k, v in hyper.items()}
+            )
             ids = spec.check(group, ctx, at)["params"]
             shapes.update({pid: tuple(p.shape) for pid, p in zip(ids, params)})
         if len(shapes) != sum(len(p) for p, _ in self.groups):
@@ -467,8 +513,7 @@ class Optimizer(Spec):
         for pid, entry in value["state"].items():
             at = f"{_join(where, 'state')}[{pid!r}]"
             if pid not in shapes:
-                ctx.fail(at, f"is the state of no parameter of the {self.name} (its parameters: "
-                             f"0..{len(shapes) - 1})")
+                ctx.fail(at, f"is the state of no parameter of the {self.name} (its parameters: 0..{len(shapes) - 1})")
             for k, v in DictOf(Str(), Any()).check(entry, ctx, at).items():
                 if isinstance(v, torch.Tensor) and v.dim():
                     Tensor("float", shapes[pid]).check(v, ctx, _join(at, k))

@@ -13,21 +13,59 @@
 
 See docs/experiments.md.
 """
+
 from zerogym_agents.experiment.algorithms import ALGORITHMS, Algorithm, algorithm, register
 from zerogym_agents.experiment.budget import NO_STEP_CAP, Budget, BudgetLoop, ResumeError
 from zerogym_agents.experiment.comparison import Comparison, Stage
-from zerogym_agents.experiment.evaluation import (evaluate, fmt_elo, play_references, pooled_elo, reference_agent,
-                                                  seeded_match)
+from zerogym_agents.experiment.evaluation import (
+    evaluate,
+    fmt_elo,
+    play_references,
+    pooled_elo,
+    reference_agent,
+    seeded_match,
+)
 from zerogym_agents.experiment.processes import die_with_parent, run_children, start_command, start_function
 from zerogym_agents.core.constants import CHECKPOINT
 from zerogym_agents.experiment.protocol import TrainingRun
-from zerogym_agents.experiment.records import (FolderInUse, SettingsChanged, check_same_settings, folder_lock,
-                                               read_json, write_json)
+from zerogym_agents.experiment.records import (
+    FolderInUse,
+    SettingsChanged,
+    check_same_settings,
+    folder_lock,
+    read_json,
+    write_json,
+)
 from zerogym_agents.experiment.seeds import seed_int
 
-__all__ = ["ALGORITHMS", "Algorithm", "algorithm", "register", "NO_STEP_CAP", "Budget", "BudgetLoop", "ResumeError",
-           "Comparison", "Stage", "evaluate", "fmt_elo", "play_references", "pooled_elo", "reference_agent",
-           "seeded_match", "die_with_parent", "run_children", "start_command", "start_function", "CHECKPOINT",
-           "TrainingRun",
-           "FolderInUse", "SettingsChanged", "check_same_settings", "folder_lock", "read_json", "write_json",
-           "seed_int"]
+__all__ = [
+    "ALGORITHMS",
+    "Algorithm",
+    "algorithm",
+    "register",
+    "NO_STEP_CAP",
+    "Budget",
+    "BudgetLoop",
+    "ResumeError",
+    "Comparison",
+    "Stage",
+    "evaluate",
+    "fmt_elo",
+    "play_references",
+    "pooled_elo",
+    "reference_agent",
+    "seeded_match",
+    "die_with_parent",
+    "run_children",
+    "start_command",
+    "start_function",
+    "CHECKPOINT",
+    "TrainingRun",
+    "FolderInUse",
+    "SettingsChanged",
+    "check_same_settings",
+    "folder_lock",
+    "read_json",
+    "write_json",
+    "seed_int",
+]

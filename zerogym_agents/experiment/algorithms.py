@@ -1,5 +1,6 @@
 """The training algorithms the harness knows, by name: how to build each one's run (a TrainingRun)
 from a dict of its config fields."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,6 +17,7 @@ class Algorithm:
     the harness sets for this algorithm in every config unless the config sets them, and takes_net
     whether build takes `net`, a network object to start from instead of a fresh one (a net that
     no config field describes, such as the transfer experiment's grown or composite nets)."""
+
     name: str
     build: Callable[..., Any]
     defaults: dict[str, Any] = field(default_factory=dict)
@@ -38,12 +40,14 @@ def algorithm(name: str) -> Algorithm:
     return ALGORITHMS[name]
 
 
-def build_alphazero(fields: dict[str, Any], folder: str, resume: bool = False, log_dir: str | None = None,
-                    net: Any = None) -> Any:
+def build_alphazero(
+    fields: dict[str, Any], folder: str, resume: bool = False, log_dir: str | None = None, net: Any = None
+) -> Any:
     """An AlphaZeroTrainer; `net` (not on resume: the checkpoint holds the net) replaces the one that
     config.net or config.init_from would give."""
     from zerogym_agents.alphazero.config import AlphaZeroConfig
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
+
     return AlphaZeroTrainer(AlphaZeroConfig.from_dict(fields), folder, resume=resume, log_dir=log_dir, net=net)
 
 
@@ -51,6 +55,7 @@ def build_policy_gradient(fields: dict[str, Any], folder: str, resume: bool = Fa
     """The policy-gradient trainer of fields["algo"] (ReinforceTrainer or PPOTrainer)."""
     from zerogym_agents.pg.config import PGConfig
     from zerogym_agents.pg.trainers import make_trainer
+
     return make_trainer(PGConfig.from_dict(fields), folder, resume=resume, log_dir=log_dir)
 
 

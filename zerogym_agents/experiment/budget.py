@@ -6,6 +6,7 @@ follows the cosine schedule over the share of the time budget used. A budget in 
 search steps, policy-gradient updates) makes a run a function of its settings: for tests, and
 comparisons that need to be repeated exactly.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,25 +18,28 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from zerogym_agents.experiment.protocol import TrainingRun
 
-NO_STEP_CAP = 10 ** 9          # the trainer's max_steps in minutes mode: time, not steps, ends a run
-CHUNK_SECONDS = 5.0            # minutes mode: train in chunks of at most about this long between clock checks
+NO_STEP_CAP = 10**9  # the trainer's max_steps in minutes mode: time, not steps, ends a run
+CHUNK_SECONDS = 5.0  # minutes mode: train in chunks of at most about this long between clock checks
 
 
 @dataclass(frozen=True)
 class Budget:
     """`minutes` of training per run, or `steps`; evaluation points every `eval_every` minutes (or
     steps), at the end of the budget, and with eval_at_start before training too."""
+
     minutes: float | None = None
     steps: int | None = None
-    eval_every: float | None = None     # default: the whole budget (one point, at its end)
+    eval_every: float | None = None  # default: the whole budget (one point, at its end)
     eval_at_start: bool = True
 
     def __post_init__(self) -> None:
         if (self.minutes is None) == (self.steps is None):
-            raise ValueError(f"a Budget has minutes or steps, one of them: got minutes={self.minutes!r}, "
-                             f"steps={self.steps!r}")
-        if self.steps is not None and (isinstance(self.steps, bool) or not isinstance(self.steps, int)
-                                       or self.steps < 1):
+            raise ValueError(
+                f"a Budget has minutes or steps, one of them: got minutes={self.minutes!r}, steps={self.steps!r}"
+            )
+        if self.steps is not None and (
+            isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1
+        ):
             raise ValueError(f"Budget.steps must be an integer >= 1, got {self.steps!r}")
         if self.minutes is not None and not self.minutes > 0:
             raise ValueError(f"Budget.minutes must be > 0, got {self.minutes!r}")
@@ -99,16 +103,23 @@ class BudgetLoop:
     the checkpoint, so that both tell the same step); on_chunk(seconds) after every chunk.
     """
 
-    def __init__(self, run: TrainingRun, record: dict[str, Any], unit: str, end: str = "nearest",
-                 chunk_seconds: float = CHUNK_SECONDS, on_checkpoint: Callable[[], Any] | None = None,
-                 on_chunk: Callable[[float], Any] | None = None) -> None:
+    def __init__(
+        self,
+        run: TrainingRun,
+        record: dict[str, Any],
+        unit: str,
+        end: str = "nearest",
+        chunk_seconds: float = CHUNK_SECONDS,
+        on_checkpoint: Callable[[], Any] | None = None,
+        on_chunk: Callable[[float], Any] | None = None,
+    ) -> None:
         if unit not in ("steps", "seconds") or end not in ("nearest", "reach"):
             raise ValueError(f"BudgetLoop: unit is steps or seconds, end nearest or reach; got {unit!r}, {end!r}")
         self.run, self.record, self.unit, self.end = run, record, unit, end
         self.chunk_seconds, self.on_checkpoint, self.on_chunk = chunk_seconds, on_checkpoint, on_chunk
-        self.seconds_per_step: float | None = None      # measured on the last chunk
+        self.seconds_per_step: float | None = None  # measured on the last chunk
         self.saved_at = run.step if run.step > 0 else None
-        self.pending = 0                    # steps of the checkpoint not in the record, timed at the first chunk
+        self.pending = 0  # steps of the checkpoint not in the record, timed at the first chunk
 
     def used(self) -> float:
         return self.record["steps"] if self.unit == "steps" else self.record["seconds"]
@@ -119,13 +130,15 @@ class BudgetLoop:
         killed in between) get an estimated time, added to "seconds" and "estimated_seconds"."""
         run, rec = self.run, self.record
         if run.step < rec["steps"]:
-            raise ResumeError(f"{where}: the checkpoint (step {run.step}) is behind the progress record (step "
-                              f"{rec['steps']}); remove the run's folder to start it again")
+            raise ResumeError(
+                f"{where}: the checkpoint (step {run.step}) is behind the progress record (step "
+                f"{rec['steps']}); remove the run's folder to start it again"
+            )
         extra = run.step - rec["steps"]
         if extra and rec["steps"]:
             self._estimated(extra * rec["seconds"] / rec["steps"])
         else:
-            self.pending = extra            # no time per step known yet: the first chunk's is used
+            self.pending = extra  # no time per step known yet: the first chunk's is used
         rec["steps"] = run.step
 
     def _estimated(self, seconds: float) -> None:
@@ -147,7 +160,7 @@ class BudgetLoop:
             left, sps = target - self.used(), self.seconds_per_step
             if self.unit == "steps":
                 n = int(left)
-            else:               # approach the target in halves, chunks of at most chunk_seconds, then step by step
+            else:  # approach the target in halves, chunks of at most chunk_seconds, then step by step
                 n = 1 if sps is None or left <= 2 * sps else max(1, int(min(0.5 * left, self.chunk_seconds) / sps))
             n = max(1, min(n, every - run.step % every))
             before = run.step

@@ -20,6 +20,7 @@ Folder layout (`folder`):
     zero_shot.json        the zero-shot evaluations
     round_robin.json      the final agents and the references, every pair (round_robin())
 """
+
 from __future__ import annotations
 
 import os
@@ -51,6 +52,7 @@ class Stage:
     1 halve it), trained in the folder NAME/<name> with `config` over the run's config fields (such
     as another board size in game_kwargs). A stage after the first starts from the checkpoint the
     stage before it ended with (its config's init_from)."""
+
     name: str
     share: float = 1.0
     config: dict[str, Any] = field(default_factory=dict)
@@ -62,6 +64,7 @@ class RunSpec:
     plays with when evaluated (over the trainer's agent_options()); its stages (None: one, the
     whole budget in the run's folder) and `net`, a function that makes the net it starts from
     (None: the one its config gives)."""
+
     algorithm: str
     config: dict[str, Any]
     play: dict[str, Any]
@@ -73,6 +76,7 @@ class RunSpec:
 class ZeroShot:
     """An agent evaluated once as it is (add_zero_shot): make_agent(), or make_agent(seed) when
     `seeded`, against `references`, `games` games each; `rated`: whether its games join elo()."""
+
     make_agent: Callable[..., Agent]
     references: list[str]
     games: int
@@ -95,11 +99,22 @@ class Comparison:
     evaluation_point, after_training, finish, card, final_agent_path, run_matches, tasks).
     """
 
-    def __init__(self, folder: str | os.PathLike[str], game: str, budget: Budget,
-                 references: Sequence[str] = ("random",), game_kwargs: dict[str, Any] | None = None,
-                 eval_games: int = 20, seed: int = 0, opening_moves: int = 0, label: str | None = None,
-                 command: str | None = None, log: Callable[[str], Any] = print, anchor: str = "random",
-                 end: str = "nearest") -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike[str],
+        game: str,
+        budget: Budget,
+        references: Sequence[str] = ("random",),
+        game_kwargs: dict[str, Any] | None = None,
+        eval_games: int = 20,
+        seed: int = 0,
+        opening_moves: int = 0,
+        label: str | None = None,
+        command: str | None = None,
+        log: Callable[[str], Any] = print,
+        anchor: str = "random",
+        end: str = "nearest",
+    ) -> None:
         if not isinstance(budget, Budget):
             raise TypeError(f"budget must be a Budget, got {budget!r}")
         if len(set(references)) != len(references) or not references:
@@ -114,7 +129,7 @@ class Comparison:
         self.anchor, self.end = anchor, end
         self.runs: dict[str, RunSpec] = {}
         self.zero_shots: dict[str, ZeroShot] = {}
-        self.slot = 0               # this process's line among parallel children (for progress bars)
+        self.slot = 0  # this process's line among parallel children (for progress bars)
         self.resume_hint = "running it again resumes it"
 
     # ---- the runs ---------------------------------------------------------------------------------
@@ -122,8 +137,15 @@ class Comparison:
         if name in self.runs or name in self.zero_shots or name in self.references or "@" in name or os.sep in name:
             raise ValueError(f"run name {name!r}: taken, a reference's, or with '@' or '{os.sep}' in it")
 
-    def add(self, name: str, algorithm_name: str, config: dict[str, Any] | None = None,
-            stages: Sequence[Stage] | None = None, net: Callable[[], Any] | None = None, **play: Any) -> Comparison:
+    def add(
+        self,
+        name: str,
+        algorithm_name: str,
+        config: dict[str, Any] | None = None,
+        stages: Sequence[Stage] | None = None,
+        net: Callable[[], Any] | None = None,
+        **play: Any,
+    ) -> Comparison:
         """Add the run `name` of a registered algorithm ("alphazero", "reinforce", "reinforce-baseline",
         "ppo", ...). config: its config fields; the game, its kwargs, the seed, max_steps (from the
         budget) and the algorithm's defaults are set unless config sets them. stages: Stage()s that
@@ -134,21 +156,34 @@ class Comparison:
         the evaluated agent over the trainer's (e.g. simulations=50). Returns self."""
         self._check_name(name)
         algo = algorithm(algorithm_name)
-        fields = {**algo.defaults, "game": self.game, "game_kwargs": dict(self.game_kwargs), "seed": self.seed,
-                  "max_steps": self.budget.max_steps(), **(config or {})}
+        fields = {
+            **algo.defaults,
+            "game": self.game,
+            "game_kwargs": dict(self.game_kwargs),
+            "seed": self.seed,
+            "max_steps": self.budget.max_steps(),
+            **(config or {}),
+        }
         last = {**fields, **(stages[-1].config if stages else {})}
         if (last["game"], last["game_kwargs"]) != (self.game, self.game_kwargs):
-            raise ValueError(f"run {name!r}: its config trains {last['game']} {last['game_kwargs']}, but the "
-                             f"comparison plays {self.game} {self.game_kwargs}")
+            raise ValueError(
+                f"run {name!r}: its config trains {last['game']} {last['game_kwargs']}, but the "
+                f"comparison plays {self.game} {self.game_kwargs}"
+            )
         if net is not None and not algo.takes_net:
-            raise ValueError(f"run {name!r}: {algorithm_name} cannot start from a given net (set init_from in its "
-                             f"config)")
+            raise ValueError(
+                f"run {name!r}: {algorithm_name} cannot start from a given net (set init_from in its config)"
+            )
         if stages is not None:
-            well_formed = bool(stages) and all(isinstance(st, Stage) and st.share > 0 and st.name not in ("", "tb")
-                                               and os.sep not in st.name for st in stages)
+            well_formed = bool(stages) and all(
+                isinstance(st, Stage) and st.share > 0 and st.name not in ("", "tb") and os.sep not in st.name
+                for st in stages
+            )
             if not well_formed or len({st.name for st in stages}) != len(stages):
-                raise ValueError(f"run {name!r}: stages must be Stage()s with distinct names (not 'tb', without "
-                                 f"'{os.sep}') and shares > 0, got {list(stages)}")
+                raise ValueError(
+                    f"run {name!r}: stages must be Stage()s with distinct names (not 'tb', without "
+                    f"'{os.sep}') and shares > 0, got {list(stages)}"
+                )
             if any({**fields, **st.config}["game"] != self.game for st in stages):
                 raise ValueError(f"run {name!r}: every stage must train {self.game}")
         self.runs[name] = RunSpec(algorithm_name, fields, dict(play), list(stages) if stages is not None else None, net)
@@ -159,16 +194,24 @@ class Comparison:
             raise
         return self
 
-    def add_zero_shot(self, name: str, make_agent: Callable[..., Agent], references: Sequence[str] | None = None,
-                      games: int | None = None, rated: bool = True, seeded: bool = False) -> Comparison:
+    def add_zero_shot(
+        self,
+        name: str,
+        make_agent: Callable[..., Agent],
+        references: Sequence[str] | None = None,
+        games: int | None = None,
+        rated: bool = True,
+        seeded: bool = False,
+    ) -> Comparison:
         """Evaluate make_agent() once as it is, before any training (a net trained on another board
         size, say): against `references` (default: the comparison's), `games` games each (default
         eval_games), in the task "zero-shot:NAME" of run() (zero_shot()). seeded: make_agent(seed)
         and the references are seeded too (evaluation.seeded_match). rated: its games join elo(),
         the agent rated as `name`. make_agent must pickle for run(parallel=N). Returns self."""
         self._check_name(name)
-        self.zero_shots[name] = ZeroShot(make_agent, list(references or self.references), games or self.eval_games,
-                                         rated, seeded)
+        self.zero_shots[name] = ZeroShot(
+            make_agent, list(references or self.references), games or self.eval_games, rated, seeded
+        )
         return self
 
     def run_dir(self, name: str) -> str:
@@ -208,8 +251,11 @@ class Comparison:
         if not spec.stages:
             return spec.config
         budget = self.stage_budgets(name)[k]
-        fields = {**spec.config, **spec.stages[k].config,
-                  "max_steps": int(budget) if self.budget.unit == "steps" else NO_STEP_CAP}
+        fields = {
+            **spec.config,
+            **spec.stages[k].config,
+            "max_steps": int(budget) if self.budget.unit == "steps" else NO_STEP_CAP,
+        }
         if k > 0:
             fields["init_from"] = os.path.abspath(os.path.join(self.stage_dir(name, k - 1), CHECKPOINT))
         return fields
@@ -238,9 +284,13 @@ class Comparison:
         mode its learning rate follows the cosine schedule over the share of its time budget used."""
         spec = self.runs[name]
         net = spec.net() if spec.net is not None and stage == 0 and not resume else None
-        run = algorithm(spec.algorithm).build(self.stage_config(name, stage), self.stage_dir(name, stage),
-                                              resume=resume, log_dir=self.log_dir(name, stage),
-                                              **({"net": net} if net is not None else {}))
+        run = algorithm(spec.algorithm).build(
+            self.stage_config(name, stage),
+            self.stage_dir(name, stage),
+            resume=resume,
+            log_dir=self.log_dir(name, stage),
+            **({"net": net} if net is not None else {}),
+        )
         if self.budget.unit == "seconds":
             run.time_budget = self.stage_budgets(name)[stage]
         return run
@@ -249,14 +299,24 @@ class Comparison:
         return {**self.budget.to_dict(), **({"end": self.end} if self.end != "nearest" else {})}
 
     def evaluation_settings(self) -> dict[str, Any]:
-        return {"references": self.references, "eval_games": self.eval_games, "seed": self.seed,
-                "opening_moves": self.opening_moves, "eval_at_start": self.budget.eval_at_start}
+        return {
+            "references": self.references,
+            "eval_games": self.eval_games,
+            "seed": self.seed,
+            "opening_moves": self.opening_moves,
+            "eval_at_start": self.budget.eval_at_start,
+        }
 
     def fingerprint(self, name: str) -> dict[str, Any]:
         """What a run's folder must have been started with to be resumed."""
         spec = self.runs[name]
-        fp: dict[str, Any] = {"algorithm": spec.algorithm, "config": spec.config, "play": spec.play,
-                              "budget": self.budget_settings(), "evaluation": self.evaluation_settings()}
+        fp: dict[str, Any] = {
+            "algorithm": spec.algorithm,
+            "config": spec.config,
+            "play": spec.play,
+            "budget": self.budget_settings(),
+            "evaluation": self.evaluation_settings(),
+        }
         if spec.stages:
             fp["stages"] = [{"name": st.name, "share": st.share, "config": st.config} for st in spec.stages]
         if spec.net is not None:
@@ -264,14 +324,34 @@ class Comparison:
         return fp
 
     def new_record(self, name: str, fingerprint: Any) -> Record:
-        rec = {"fingerprint": fingerprint, "steps": 0, "seconds": 0.0, "cpu_seconds": 0.0,
-               "checkpoint_seconds": 0.0, "estimated_seconds": 0.0, "evals": [], "done": False, "commands": [],
-               "counters": {}, "history": []}
+        rec = {
+            "fingerprint": fingerprint,
+            "steps": 0,
+            "seconds": 0.0,
+            "cpu_seconds": 0.0,
+            "checkpoint_seconds": 0.0,
+            "estimated_seconds": 0.0,
+            "evals": [],
+            "done": False,
+            "commands": [],
+            "counters": {},
+            "history": [],
+        }
         stages = self.runs[name].stages
         if stages:
-            rec["stages"] = [{"name": st.name, "budget": b, "steps": 0, "seconds": 0.0, "cpu_seconds": 0.0,
-                              "estimated_seconds": 0.0, "counters": {}, "done": False}
-                             for st, b in zip(stages, self.stage_budgets(name))]
+            rec["stages"] = [
+                {
+                    "name": st.name,
+                    "budget": b,
+                    "steps": 0,
+                    "seconds": 0.0,
+                    "cpu_seconds": 0.0,
+                    "estimated_seconds": 0.0,
+                    "counters": {},
+                    "done": False,
+                }
+                for st, b in zip(stages, self.stage_budgets(name))
+            ]
         return rec
 
     def stage_record(self, name: str, record: Record, k: int) -> Record:
@@ -298,8 +378,9 @@ class Comparison:
             return self.budget.targets()
         end = self.stage_budgets(name)[k]
         base = sum(self.used(self.stage_record(name, record, i)) for i in range(k))
-        return [t - base for t in self.budget.targets() if (t > base or (k == 0 and t == base)) and t - base < end] \
-            + [end]
+        return [t - base for t in self.budget.targets() if (t > base or (k == 0 and t == base)) and t - base < end] + [
+            end
+        ]
 
     def resume_record(self, name: str, record: Record) -> Record | None:
         """The saved record of run `name` to go on with: SettingsChanged unless it was started with
@@ -316,14 +397,15 @@ class Comparison:
         if self.command and self.command not in record["commands"]:
             record["commands"].append(self.command)
 
-    def note_progress(self, name: str, record: Record, k: int, run: TrainingRun,
-                      checkpoint_seconds: float = 0.0) -> None:
+    def note_progress(
+        self, name: str, record: Record, k: int, run: TrainingRun, checkpoint_seconds: float = 0.0
+    ) -> None:
         """Note in the record how far stage k's run is (at its checkpoints and before each evaluation
         point); checkpoint_seconds: the time a checkpoint written by the harness took."""
         counts = self.stage_record(name, record, k)
         counts["steps"], counts["counters"] = run.step, run.counters()
         record["checkpoint_seconds"] += checkpoint_seconds
-        if counts is not record:            # a run with stages: the totals over them
+        if counts is not record:  # a run with stages: the totals over them
             for key in ("steps", "seconds", "cpu_seconds", "estimated_seconds"):
                 record[key] = sum(st.get(key, 0) for st in record["stages"])
             sums: dict[str, Any] = {}
@@ -348,8 +430,16 @@ class Comparison:
 
     def evaluate(self, make_agent: Callable[[], Agent], name: str, words: Sequence[int]) -> list[dict[str, Any]]:
         """make_agent() against every reference; the matches (no records), seeded from (seed, *words)."""
-        return evaluate(make_agent, name, self.references, self.game, self.game_kwargs, self.eval_games,
-                        (self.seed, *words), opening_moves=self.opening_moves)
+        return evaluate(
+            make_agent,
+            name,
+            self.references,
+            self.game,
+            self.game_kwargs,
+            self.eval_games,
+            (self.seed, *words),
+            opening_moves=self.opening_moves,
+        )
 
     def resumable(self, name: str) -> Record | None:
         """The record run `name` goes on with (resume_record of the saved one), None to start it."""
@@ -374,7 +464,7 @@ class Comparison:
                 if stages and self.stage_record(name, rec, k)["done"]:
                     continue
                 run = self.train_stage(name, rec, k)
-            if run is None:                 # every stage was done: the final agent is what is left
+            if run is None:  # every stage was done: the final agent is what is left
                 run = self.make_run(name, resume=True, stage=len(stages or [None]) - 1)
             self.after_training(name, run, rec)
             self.finish(name, run, rec)
@@ -387,16 +477,24 @@ class Comparison:
         counts = self.stage_record(name, rec, k)
         resume = os.path.isfile(os.path.join(folder, CHECKPOINT))
         if counts["steps"] > 0 and not resume:
-            raise ResumeError(f"{folder}: {STATE} records {counts['steps']} steps but there is no checkpoint; "
-                              f"remove the folder to start this run again")
+            raise ResumeError(
+                f"{folder}: {STATE} records {counts['steps']} steps but there is no checkpoint; "
+                f"remove the folder to start this run again"
+            )
         run = self.make_run(name, resume=resume, stage=k)
 
         def checkpointed() -> None:
             self.note_progress(name, rec, k, run)
             self.save_record(name, rec)
 
-        loop = BudgetLoop(run, counts, self.budget.unit, end=self.end, on_checkpoint=checkpointed,
-                          on_chunk=lambda seconds: self.chunk(name, rec, k, run, seconds))
+        loop = BudgetLoop(
+            run,
+            counts,
+            self.budget.unit,
+            end=self.end,
+            on_checkpoint=checkpointed,
+            on_chunk=lambda seconds: self.chunk(name, rec, k, run, seconds),
+        )
         loop.reconcile(folder)
         checkpointed()
         for i, target in enumerate(self.stage_targets(name, rec, k)):
@@ -424,14 +522,24 @@ class Comparison:
         point, index = self.point_name(name, base + target), len(rec["evals"])
         t0 = time.perf_counter()
         matches = self.evaluate(lambda: run.agent(**self.runs[name].play), point, (7, index))
-        ev = {"index": index, "name": point, "target": target, "step": run.step, "seconds": rec["seconds"],
-              "eval_seconds": time.perf_counter() - t0, "counters": rec["counters"], "matches": matches,
-              **({"stage": stage} if staged else {})}
+        ev = {
+            "index": index,
+            "name": point,
+            "target": target,
+            "step": run.step,
+            "seconds": rec["seconds"],
+            "eval_seconds": time.perf_counter() - t0,
+            "counters": rec["counters"],
+            "matches": matches,
+            **({"stage": stage} if staged else {}),
+        }
         rec["evals"].append(ev)
         self.save_record(name, rec)
-        self.log(f"[{self.label}/{name}] {point}: {rec['seconds'] / 60:.1f} min of training, step {run.step}; "
-                 + ", ".join(f"{m['agent_b']} {wdl(total(m))}" for m in matches)
-                 + f" (evaluation {ev['eval_seconds']:.0f} s)")
+        self.log(
+            f"[{self.label}/{name}] {point}: {rec['seconds'] / 60:.1f} min of training, step {run.step}; "
+            + ", ".join(f"{m['agent_b']} {wdl(total(m))}" for m in matches)
+            + f" (evaluation {ev['eval_seconds']:.0f} s)"
+        )
 
     def after_training(self, name: str, run: TrainingRun, record: Record) -> None:
         """Called once the budget is spent, before the final agent is saved (extra measurements)."""
@@ -439,8 +547,9 @@ class Comparison:
     def finish(self, name: str, run: TrainingRun, record: Record) -> None:
         """Save the final agent and mark the run done (its record keeps the trainer's history: the
         last stage's, for a run with stages)."""
-        record["history"] = [{f: v for f, v in h.items() if v is None or isinstance(v, (int, float))}
-                             for h in run.history]
+        record["history"] = [
+            {f: v for f, v in h.items() if v is None or isinstance(v, (int, float))} for h in run.history
+        ]
         self.save_final_agent(name, run, record)
         record["done"] = True
         self.save_record(name, record)
@@ -452,38 +561,66 @@ class Comparison:
 
     def card(self, name: str, run: TrainingRun, record: Record) -> dict[str, Any]:
         """The final agent's model card."""
-        return {"game": self.game, "kwargs": self.game_kwargs, "net": run.net.config.to_dict(),
-                "parameters": run.net.num_parameters(), "algorithm": name,
-                "budget": {**self.budget_settings(), "training_seconds": round(record["seconds"], 1),
-                           "training_cpu_seconds": round(record.get("cpu_seconds", 0.0), 1),
-                           "checkpoint_seconds": round(record["checkpoint_seconds"], 1),
-                           "evaluation_seconds": round(sum(e["eval_seconds"] for e in record["evals"]), 1),
-                           **record["counters"]},
-                "training_config": run.cfg.to_dict(), "evaluation": self.evaluation_settings(),
-                "results": self.final_results(record),
-                "command": record["commands"][-1] if record["commands"] else self.command}
+        return {
+            "game": self.game,
+            "kwargs": self.game_kwargs,
+            "net": run.net.config.to_dict(),
+            "parameters": run.net.num_parameters(),
+            "algorithm": name,
+            "budget": {
+                **self.budget_settings(),
+                "training_seconds": round(record["seconds"], 1),
+                "training_cpu_seconds": round(record.get("cpu_seconds", 0.0), 1),
+                "checkpoint_seconds": round(record["checkpoint_seconds"], 1),
+                "evaluation_seconds": round(sum(e["eval_seconds"] for e in record["evals"]), 1),
+                **record["counters"],
+            },
+            "training_config": run.cfg.to_dict(),
+            "evaluation": self.evaluation_settings(),
+            "results": self.final_results(record),
+            "command": record["commands"][-1] if record["commands"] else self.command,
+        }
 
     def save_final_agent(self, name: str, run: TrainingRun, record: Record) -> None:
         from zerogym_agents.agents.saved import save_agent
+
         os.makedirs(os.path.dirname(os.path.abspath(self.final_agent_path(name))), exist_ok=True)
-        save_agent(self.final_agent_path(name), run.net, {**run.agent_options(), **self.runs[name].play},
-                   self.card(name, run, record), kind=run.agent_kind)
+        save_agent(
+            self.final_agent_path(name),
+            run.net,
+            {**run.agent_options(), **self.runs[name].play},
+            self.card(name, run, record),
+            kind=run.agent_kind,
+        )
 
     # ---- zero-shot evaluations, the references; the round robin ------------------------------------
     def zero_shot(self, name: str) -> list[dict[str, Any]]:
         """The zero-shot evaluation `name` against its references: played once and saved
         (zero_shot.json), again when its settings change; returns its matches (no records)."""
         zs, path = self.zero_shots[name], os.path.join(self.folder, ZERO_SHOT)
-        fp = {"references": zs.references, "games": zs.games, "seed": self.seed, "opening_moves": self.opening_moves,
-              "seeded": zs.seeded}
+        fp = {
+            "references": zs.references,
+            "games": zs.games,
+            "seed": self.seed,
+            "opening_moves": self.opening_moves,
+            "seeded": zs.seeded,
+        }
         data = read_json(path) or {}
         if name in data and data[name]["fingerprint"] == fp:
             return data[name]["matches"]
         with folder_lock(self.folder, LOCK + "-zero-shot"):
             t0 = time.perf_counter()
-            matches = evaluate(zs.make_agent, name, zs.references, self.game, self.game_kwargs, zs.games,
-                               (self.seed, 5, list(self.zero_shots).index(name)), opening_moves=self.opening_moves,
-                               seeded=zs.seeded)
+            matches = evaluate(
+                zs.make_agent,
+                name,
+                zs.references,
+                self.game,
+                self.game_kwargs,
+                zs.games,
+                (self.seed, 5, list(self.zero_shots).index(name)),
+                opening_moves=self.opening_moves,
+                seeded=zs.seeded,
+            )
             data = read_json(path) or {}
             data[name] = {"fingerprint": fp, "matches": matches, "seconds": time.perf_counter() - t0}
             write_json(path, data)
@@ -494,8 +631,12 @@ class Comparison:
         """Every pair of references plays eval_games games, once (saved; played again when the
         references change)."""
         path = os.path.join(self.folder, REFERENCES)
-        fp = {"references": self.references, "games": self.eval_games, "seed": self.seed,
-              "opening_moves": self.opening_moves}
+        fp = {
+            "references": self.references,
+            "games": self.eval_games,
+            "seed": self.seed,
+            "opening_moves": self.opening_moves,
+        }
         data = read_json(path)
         if data is not None and data["fingerprint"] != fp:
             data = None
@@ -510,8 +651,16 @@ class Comparison:
             self.log(f"[{self.label}/references] {m['agent_a']} vs {m['agent_b']}: {wdl(total(m))}")
 
         with folder_lock(self.folder, LOCK + "-references"):
-            play_references(self.references, self.game, self.game_kwargs, self.eval_games, self.seed,
-                            self.opening_moves, done=data["matches"], on_match=saved)
+            play_references(
+                self.references,
+                self.game,
+                self.game_kwargs,
+                self.eval_games,
+                self.seed,
+                self.opening_moves,
+                done=data["matches"],
+                on_match=saved,
+            )
         return data
 
     def round_robin(self, games_per_pair: int, required: Sequence[str] | None = None) -> dict[str, Any] | None:
@@ -521,15 +670,20 @@ class Comparison:
         Returns the saved dict (None before it was played)."""
         from zerogym_agents.arena.match import round_robin
         from zerogym_agents.agents.saved import copy_agent, load_agent
+
         records = {n: self.record(n) for n in self.runs}
         done = [n for n, r in records.items() if r is not None and self.finished(n, r)]
         path = os.path.join(self.folder, ROUND_ROBIN)
         if not done or any(n not in done for n in (self.runs if required is None else required)):
             return read_json(path)
         names = done + self.references
-        fp = {"names": names, "games_per_pair": games_per_pair, "seed": self.seed,
-              "opening_moves": self.opening_moves,
-              "runs": {n: [rec["steps"], round(rec["seconds"], 3)] for n in done if (rec := records[n]) is not None}}
+        fp = {
+            "names": names,
+            "games_per_pair": games_per_pair,
+            "seed": self.seed,
+            "opening_moves": self.opening_moves,
+            "runs": {n: [rec["steps"], round(rec["seconds"], 3)] for n in done if (rec := records[n]) is not None},
+        }
         old = read_json(path)
         if old is not None and old["fingerprint"] == fp:
             return old
@@ -538,19 +692,35 @@ class Comparison:
             agents.update({r: reference_agent(r, self.game, self.game_kwargs) for r in self.references})
             t0 = time.perf_counter()
             self.log(f"[{self.label}/round robin] {len(names)} agents, {games_per_pair} games per pair ...")
-            result = round_robin({n: agents[n] for n in names}, self.game, self.game_kwargs,
-                                 games_per_pair=games_per_pair, seed=self.seed, progress=False,
-                                 opening_moves=self.opening_moves)
-            data = {"fingerprint": fp, "seconds": time.perf_counter() - t0, "result": result.to_dict(),
-                    "command": self.command}
-            for n in done:                      # the round robin's results go into each final agent's card
-                rr = {(m.agent_b if m.agent_a == n else m.agent_a): (
-                      {"agent_first": vars(m.a_first), "agent_second": vars(m.b_first)} if m.agent_a == n else
-                      {"agent_first": vars(m.b_first.flipped()), "agent_second": vars(m.a_first.flipped())})
-                      for m in result.matches if n in (m.agent_a, m.agent_b)}
+            result = round_robin(
+                {n: agents[n] for n in names},
+                self.game,
+                self.game_kwargs,
+                games_per_pair=games_per_pair,
+                seed=self.seed,
+                progress=False,
+                opening_moves=self.opening_moves,
+            )
+            data = {
+                "fingerprint": fp,
+                "seconds": time.perf_counter() - t0,
+                "result": result.to_dict(),
+                "command": self.command,
+            }
+            for n in done:  # the round robin's results go into each final agent's card
+                rr = {
+                    (m.agent_b if m.agent_a == n else m.agent_a): (
+                        {"agent_first": vars(m.a_first), "agent_second": vars(m.b_first)}
+                        if m.agent_a == n
+                        else {"agent_first": vars(m.b_first.flipped()), "agent_second": vars(m.a_first.flipped())}
+                    )
+                    for m in result.matches
+                    if n in (m.agent_a, m.agent_b)
+                }
                 p = self.final_agent_path(n)
-                copy_agent(p, p, lambda card, rr=rr: {**card, "results": {**card.get("results", {}),
-                                                                           "final_round_robin": rr}})
+                copy_agent(
+                    p, p, lambda card, rr=rr: {**card, "results": {**card.get("results", {}), "final_round_robin": rr}}
+                )
             for agent in agents.values():
                 close = getattr(agent, "close", None)
                 if close is not None:
@@ -567,9 +737,12 @@ class Comparison:
     def saved(self) -> dict[str, Any]:
         """Everything on disk: {"runs": records(), "references": ..., "zero_shot": ..., "round_robin":
         ...} (None where not played)."""
-        return {"runs": self.records(), "references": read_json(os.path.join(self.folder, REFERENCES)),
-                "zero_shot": read_json(os.path.join(self.folder, ZERO_SHOT)),
-                "round_robin": read_json(os.path.join(self.folder, ROUND_ROBIN))}
+        return {
+            "runs": self.records(),
+            "references": read_json(os.path.join(self.folder, REFERENCES)),
+            "zero_shot": read_json(os.path.join(self.folder, ZERO_SHOT)),
+            "round_robin": read_json(os.path.join(self.folder, ROUND_ROBIN)),
+        }
 
     def elo(self, saved: dict[str, Any] | None = None) -> EloTable | None:
         """The pooled Elo (fit_elo; the anchor = 0 when it is a player, else the mean) over every
@@ -610,6 +783,7 @@ class Comparison:
         log must pickle: print does, a lambda does not), then with final_games the round robin of
         the final agents. Returns elo()."""
         from zerogym_agents.experiment.processes import run_children, start_function
+
         check_parallel(parallel)
         tasks = self.tasks()
         if parallel == 1:
@@ -619,20 +793,26 @@ class Comparison:
             todo = []
             for task in tasks:
                 if self._finished_earlier(task):
-                    self.do_task(task)      # only its log line
+                    self.do_task(task)  # only its log line
                 else:
                     todo.append(task)
-            failed = run_children(todo, lambda task, slot: start_function(_child_task, self, task, slot, name=task),
-                                  parallel)
+            failed = run_children(
+                todo, lambda task, slot: start_function(_child_task, self, task, slot, name=task), parallel
+            )
             if failed:
-                raise RuntimeError(f"{self.label}: " + ", ".join(
-                    f"training failed for {t.partition(':')[2]} (exit {c})" if t.startswith("train:")
-                    else f"{t} failed (exit {c})" for t, c in failed)
-                    + f"; its error is printed above, and {self.resume_hint}")
+                raise RuntimeError(
+                    f"{self.label}: "
+                    + ", ".join(
+                        f"training failed for {t.partition(':')[2]} (exit {c})"
+                        if t.startswith("train:")
+                        else f"{t} failed (exit {c})"
+                        for t, c in failed
+                    )
+                    + f"; its error is printed above, and {self.resume_hint}"
+                )
         if final_games:
             self.round_robin(final_games)
         return self.elo()
-
 
     def _finished_earlier(self, task: str) -> bool:
         """Whether `task` trains a run that its record says is finished (a record that cannot be read,
@@ -642,7 +822,7 @@ class Comparison:
             return False
         try:
             rec = self.resumable(name)
-        except (ValueError, OSError):       # CheckpointError and SettingsChanged are ValueErrors
+        except (ValueError, OSError):  # CheckpointError and SettingsChanged are ValueErrors
             return False
         return rec is not None and self.finished(name, rec)
 
@@ -661,6 +841,7 @@ def _callable_name(f: Callable[..., Any]) -> str:
 def _child_task(comparison: Comparison, task: str, slot: int = 0) -> None:
     """A child process of Comparison.run(parallel=N): one task on one torch thread."""
     import torch
+
     torch.set_num_threads(1)
     comparison.slot = slot
     comparison.do_task(task)

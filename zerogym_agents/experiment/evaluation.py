@@ -1,5 +1,6 @@
 """Evaluation against fixed reference agents (arena.play_match), and the pooled Elo of every game
 a harness played (arena.fit_elo) from the match records it keeps."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -16,19 +17,39 @@ if TYPE_CHECKING:
 def reference_agent(spec: str, game: str, kwargs: dict[str, Any] | None = None, seed: int | None = None) -> Agent:
     """The agent of an arena spec ("random", "greedy", "uct:200", "gnugo:1", a saved agent ...)."""
     from zerogym_agents.agents.specs import agent_from_spec
+
     return agent_from_spec(spec, game, kwargs or {}, seed=seed)
 
 
-def play_reference(agent: Agent, spec: str, game: str, kwargs: dict[str, Any], games: int, seed: int,
-                   names: tuple[str, str], reference_seed: int | None = None, opening_moves: int = 0,
-                   progress: bool = False) -> MatchResult:
+def play_reference(
+    agent: Agent,
+    spec: str,
+    game: str,
+    kwargs: dict[str, Any],
+    games: int,
+    seed: int,
+    names: tuple[str, str],
+    reference_seed: int | None = None,
+    opening_moves: int = 0,
+    progress: bool = False,
+) -> MatchResult:
     """A MatchResult of `agent` (agent A) against the reference `spec`, built with reference_seed
     and closed afterwards (GNU Go runs in a process of its own)."""
     from zerogym_agents.arena.match import play_match
+
     opponent = reference_agent(spec, game, kwargs, seed=reference_seed)
     try:
-        return play_match(agent, opponent, game, kwargs, games=games, seed=seed, names=names, progress=progress,
-                          opening_moves=opening_moves)
+        return play_match(
+            agent,
+            opponent,
+            game,
+            kwargs,
+            games=games,
+            seed=seed,
+            names=names,
+            progress=progress,
+            opening_moves=opening_moves,
+        )
     finally:
         if hasattr(opponent, "close"):
             opponent.close()
@@ -41,25 +62,54 @@ def strip_match(match: MatchResult) -> dict[str, Any]:
     return d
 
 
-def seeded_match(make_agent: Callable[[int], Agent], spec: str, game: str, kwargs: dict[str, Any], games: int,
-                 seed: int, names: tuple[str, str], opening_moves: int = 0, progress: bool = False) -> MatchResult:
+def seeded_match(
+    make_agent: Callable[[int], Agent],
+    spec: str,
+    game: str,
+    kwargs: dict[str, Any],
+    games: int,
+    seed: int,
+    names: tuple[str, str],
+    opening_moves: int = 0,
+    progress: bool = False,
+) -> MatchResult:
     """A MatchResult of make_agent(seed_int(seed, 1)) against the reference `spec` built with seed
     seed_int(seed, 2), the games seeded with seed_int(seed, 3): one seed fixes both players' own
     randomness too (sampled openings, the reference's choices), not only the games'. Both agents
     are closed afterwards where they can be."""
     agent = make_agent(seed_int(seed, 1))
     try:
-        return play_reference(agent, spec, game, kwargs, games, seed_int(seed, 3), names,
-                              reference_seed=seed_int(seed, 2), opening_moves=opening_moves, progress=progress)
+        return play_reference(
+            agent,
+            spec,
+            game,
+            kwargs,
+            games,
+            seed_int(seed, 3),
+            names,
+            reference_seed=seed_int(seed, 2),
+            opening_moves=opening_moves,
+            progress=progress,
+        )
     finally:
         close = getattr(agent, "close", None)
         if close is not None:
             close()
 
 
-def evaluate(make_agent: Callable[..., Agent], name: str, references: Sequence[str], game: str,
-             kwargs: dict[str, Any], games: int, seed_words: Sequence[int], opening_moves: int = 0,
-             seeded: bool = False, records: bool = False, progress: bool = False) -> list[dict[str, Any]]:
+def evaluate(
+    make_agent: Callable[..., Agent],
+    name: str,
+    references: Sequence[str],
+    game: str,
+    kwargs: dict[str, Any],
+    games: int,
+    seed_words: Sequence[int],
+    opening_moves: int = 0,
+    seeded: bool = False,
+    records: bool = False,
+    progress: bool = False,
+) -> list[dict[str, Any]]:
     """A fresh agent (called `name`) against every reference, `games` games each, colours alternated.
     The match against reference j is seeded with seed_int(*seed_words, j), and make_agent() plays it;
     seeded: that seed goes to seeded_match instead, which seeds the agent, make_agent(seed), and the
@@ -70,25 +120,46 @@ def evaluate(make_agent: Callable[..., Agent], name: str, references: Sequence[s
         if seeded:
             match = seeded_match(make_agent, ref, game, kwargs, games, seed, (name, ref), opening_moves, progress)
         else:
-            match = play_reference(make_agent(), ref, game, kwargs, games, seed, (name, ref),
-                                   opening_moves=opening_moves, progress=progress)
+            match = play_reference(
+                make_agent(),
+                ref,
+                game,
+                kwargs,
+                games,
+                seed,
+                (name, ref),
+                opening_moves=opening_moves,
+                progress=progress,
+            )
         out.append(match.to_dict() if records else strip_match(match))
     return out
 
 
-def play_references(references: Sequence[str], game: str, kwargs: dict[str, Any], games: int, seed: int,
-                    opening_moves: int = 0, done: Sequence[dict[str, Any]] = (),
-                    on_match: Callable[[list[dict[str, Any]]], Any] | None = None) -> list[dict[str, Any]]:
+def play_references(
+    references: Sequence[str],
+    game: str,
+    kwargs: dict[str, Any],
+    games: int,
+    seed: int,
+    opening_moves: int = 0,
+    done: Sequence[dict[str, Any]] = (),
+    on_match: Callable[[list[dict[str, Any]]], Any] | None = None,
+) -> list[dict[str, Any]]:
     """Every pair of references plays `games` games (pair p seeded with seed_int(seed, 9, p)): their
     ratings anchor the others'. done: the matches of a previous sitting, skipped; on_match(matches)
     after each new one (to save them). Returns the list of match dicts (no records)."""
     matches = list(done)
-    pairs = [(a, b) for i, a in enumerate(references) for b in references[i + 1:]]
-    for p, (a, b) in enumerate(pairs[len(matches):], start=len(matches)):
+    pairs = [(a, b) for i, a in enumerate(references) for b in references[i + 1 :]]
+    for p, (a, b) in enumerate(pairs[len(matches) :], start=len(matches)):
         first = reference_agent(a, game, kwargs)
         try:
-            matches.append(strip_match(play_reference(first, b, game, kwargs, games, seed_int(seed, 9, p), (a, b),
-                                                      opening_moves=opening_moves)))
+            matches.append(
+                strip_match(
+                    play_reference(
+                        first, b, game, kwargs, games, seed_int(seed, 9, p), (a, b), opening_moves=opening_moves
+                    )
+                )
+            )
         finally:
             if hasattr(first, "close"):
                 first.close()
@@ -107,12 +178,14 @@ def match_outcomes(m: dict[str, Any]) -> list[tuple[str, str, float]]:
     return out
 
 
-def pooled_elo(matches: Sequence[dict[str, Any]], anchor: str = "random",
-               names: Sequence[str] | None = None) -> EloTable | None:
+def pooled_elo(
+    matches: Sequence[dict[str, Any]], anchor: str = "random", names: Sequence[str] | None = None
+) -> EloTable | None:
     """The Elo fit (fit_elo, 95% intervals) over every game of `matches` (dicts), with `anchor` at 0
     when it played (else the mean at 0); None when there is no game. names: the agents, in order
     (default: as they first appear)."""
     from zerogym_agents.arena.elo import fit_elo
+
     outcomes = [o for m in matches for o in match_outcomes(m)]
     if not outcomes:
         return None
@@ -121,7 +194,7 @@ def pooled_elo(matches: Sequence[dict[str, Any]], anchor: str = "random",
 
 
 def fmt_elo(elo: EloTable | None, name: str) -> str:
-    """"+123 [+80, +166]": a rating and its interval, or "-" when `name` is not rated."""
+    """ "+123 [+80, +166]": a rating and its interval, or "-" when `name` is not rated."""
     if elo is None or name not in elo.names:
         return "-"
     r = elo.rating(name)

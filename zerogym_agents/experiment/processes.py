@@ -1,5 +1,6 @@
 """Trainings in child processes: a scheduler that runs tasks `parallel` at a time, and children
 that never outlive the process that started them."""
+
 from __future__ import annotations
 
 import functools
@@ -22,7 +23,8 @@ def die_with_parent(parent_pid: int | None = None) -> None:
     try:
         import ctypes
         import signal
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)       # PR_SET_PDEATHSIG
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
     if parent_pid is not None and os.getppid() != parent_pid:
@@ -38,6 +40,7 @@ def start_function(target: Callable[..., Any], *args: Any, name: str | None = No
     """Run target(*args) in a child process (multiprocessing, spawn: a fresh interpreter, so target
     and args must pickle) that dies with this one."""
     import multiprocessing
+
     proc = multiprocessing.get_context("spawn").Process(target=_child, args=(os.getpid(), target, args), name=name)
     proc.start()
     return proc
@@ -60,9 +63,14 @@ def check_parallel(parallel: object) -> None:
         raise ValueError(f"parallel must be a positive integer, got {parallel!r}")
 
 
-def run_children(tasks: Iterable[str], start: Callable[[str, int], Child], parallel: int = 2,
-                 needs: Mapping[str, Iterable[str]] | None = None, on_failure: Callable[[str, int], Any] | None = None,
-                 poll_seconds: float = 0.2) -> list[tuple[str, int]]:
+def run_children(
+    tasks: Iterable[str],
+    start: Callable[[str, int], Child],
+    parallel: int = 2,
+    needs: Mapping[str, Iterable[str]] | None = None,
+    on_failure: Callable[[str, int], Any] | None = None,
+    poll_seconds: float = 0.2,
+) -> list[tuple[str, int]]:
     """Run every task in a child process, `parallel` at a time, in order. start(task, slot) starts
     one (start_command or start_function) and returns its process; `slot` (0 .. parallel - 1) is
     its own while it runs (a progress bar's line, say). needs: {task: tasks it waits for}, tasks
@@ -89,7 +97,7 @@ def run_children(tasks: Iterable[str], start: Callable[[str, int], Child], paral
                 slot = min(set(range(parallel)) - {s for _, s in running.values()})
                 running[task] = (start(task, slot), slot)
             if not running:
-                break                       # only tasks waiting for tasks that never run
+                break  # only tasks waiting for tasks that never run
             time.sleep(poll_seconds)
             for task, (child, _) in list(running.items()):
                 code = _exit_code(child)

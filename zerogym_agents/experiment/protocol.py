@@ -7,6 +7,7 @@ continues exactly from the checkpoint it saved there (core.constants.CHECKPOINT)
 restart it anywhere: the budget loop only ever stops a run at a step whose checkpoint is written, or
 writes one (save) first.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -36,6 +37,7 @@ class TrainingRun(Protocol):
       training leaves as it is; agent_options() the options it plays with by default, and
       agent_kind the zerogym_agents.agents.saved kind ("alphazero" or "policy") to save it as.
     """
+
     cfg: Any
     step: int
     net: Any

@@ -1,5 +1,6 @@
 """The harness's records on disk: JSON written atomically and read back checked, and the lock that
 keeps two processes out of one folder."""
+
 from __future__ import annotations
 
 import contextlib
@@ -17,14 +18,16 @@ def read_json(path: str, schema: Any = None) -> Any:
     code reads from the record on a restart)."""
     from zerogym_agents.core.checkpoint import CheckpointError
     from zerogym_agents.core.file_checks import Any, check
+
     if not os.path.isfile(path):
         return None
     try:
         with open(path) as f:
             data = json.load(f)
     except (OSError, ValueError) as err:
-        raise CheckpointError(f"{path}: not readable JSON ({err}); remove it to redo that part of the "
-                              f"experiment") from None
+        raise CheckpointError(
+            f"{path}: not readable JSON ({err}); remove it to redo that part of the experiment"
+        ) from None
     return check(data, Any() if schema is None else schema, path)
 
 
@@ -94,5 +97,6 @@ def check_same_settings(saved: Any, mine: Any, where: str) -> None:
                 walk(a.get(k), b.get(k), f"{path}.{k}" if path else k)
         elif a != b:
             diffs.append(f"{path}: saved {a!r}, now {b!r}")
+
     walk(saved, mine, "")
     raise SettingsChanged(where, diffs)

@@ -1,4 +1,5 @@
 """Seeds derived from a run's seed and a purpose, so that every random stream is independent."""
+
 import numpy as np
 
 

@@ -40,6 +40,7 @@ Parallel: run(parallel=N) trains N methods at a time, each in a child process on
 (the batched evaluator already uses one thread on a 2-core machine, so a 2-core machine trains two
 methods in the time of one); every method still gets the same wall-clock budget on one core.
 """
+
 from __future__ import annotations
 
 import functools
@@ -64,8 +65,16 @@ if TYPE_CHECKING:
     from zerogym_agents.arena.elo import EloTable
     from zerogym_agents.experiment.protocol import TrainingRun
 
-__all__ = ["METHODS", "OpeningSampler", "TransferExperiment", "TransferSettings", "best_method", "final_elos",
-           "run_transfer", "save_best_agent"]
+__all__ = [
+    "METHODS",
+    "OpeningSampler",
+    "TransferExperiment",
+    "TransferSettings",
+    "best_method",
+    "final_elos",
+    "run_transfer",
+    "save_best_agent",
+]
 
 DONE, PROGRESS, FINAL_AGENT = "done.json", "progress.json", "final_agent.pt"
 EXPERIMENT, ZERO_SHOT, REFERENCES, RESULTS = "experiment.json", "zero_shot.json", "references.json", "results.json"
@@ -76,19 +85,54 @@ ZERO_SHOT_NAME = "source (zero-shot)"
 def _json_schemas() -> dict[str, Any]:
     """{file name: schema} of the experiment's JSON records: what the code reads from them on a restart."""
     from zerogym_agents.core.file_checks import Any, Bool, DictOf, Fields, Int, ListOf, Maybe, Real, Str
+
     wdl = Fields({"wins": Int(0), "draws": Int(0), "losses": Int(0)})
     record = Fields({"winner": Any(), "a_moved_first": Bool()})
-    match = Fields({"agent_a": Str(), "agent_b": Str(), "game": Str(), "kwargs": DictOf(Str()), "seed": Any(),
-                    "a_first": wdl, "b_first": wdl, "total": wdl}, optional={"records": ListOf(record)})
-    stage = Fields({"name": Str(), "board_size": Int(1), "budget": Real(0), "steps": Int(0), "seconds": Real(0),
-                    "games": Int(0), "positions": Int(0), "train_steps": Int(0), "done": Bool()})
-    evaluation = Fields({"name": Str(), "stage": Int(0), "board_size": Maybe(Int(1)), "step": Int(0),
-                         "total_steps": Int(0), "seconds": Real(0), "games": Int(0), "final": Bool(),
-                         "matches": ListOf(match)})
-    return {EXPERIMENT: Fields({"settings": DictOf(Str())}),
-            ZERO_SHOT: Fields({"match": match, "score": Real(0, 1)}),
-            REFERENCES: Fields({"matches": ListOf(match)}),
-            PROGRESS: Fields({"next_eval": Real(0), "evals": ListOf(evaluation), "stages": ListOf(stage)})}
+    match = Fields(
+        {
+            "agent_a": Str(),
+            "agent_b": Str(),
+            "game": Str(),
+            "kwargs": DictOf(Str()),
+            "seed": Any(),
+            "a_first": wdl,
+            "b_first": wdl,
+            "total": wdl,
+        },
+        optional={"records": ListOf(record)},
+    )
+    stage = Fields(
+        {
+            "name": Str(),
+            "board_size": Int(1),
+            "budget": Real(0),
+            "steps": Int(0),
+            "seconds": Real(0),
+            "games": Int(0),
+            "positions": Int(0),
+            "train_steps": Int(0),
+            "done": Bool(),
+        }
+    )
+    evaluation = Fields(
+        {
+            "name": Str(),
+            "stage": Int(0),
+            "board_size": Maybe(Int(1)),
+            "step": Int(0),
+            "total_steps": Int(0),
+            "seconds": Real(0),
+            "games": Int(0),
+            "final": Bool(),
+            "matches": ListOf(match),
+        }
+    )
+    return {
+        EXPERIMENT: Fields({"settings": DictOf(Str())}),
+        ZERO_SHOT: Fields({"match": match, "score": Real(0, 1)}),
+        REFERENCES: Fields({"matches": ListOf(match)}),
+        PROGRESS: Fields({"next_eval": Real(0), "evals": ListOf(evaluation), "stages": ListOf(stage)}),
+    }
 
 
 def file_sha256(path: str) -> str:
@@ -122,12 +166,14 @@ def sampling_agent(net: Any, simulations: int, opening_moves: int, seed: int | N
     """The evaluated player: `net` in an AlphaZeroAgent of `simulations` per move, seeded with
     `seed`, that samples its first `opening_moves` moves (OpeningSampler)."""
     from zerogym_agents.agents.search import AlphaZeroAgent
+
     return OpeningSampler(AlphaZeroAgent(net, simulations=simulations, seed=seed), opening_moves)
 
 
 def composite_net(source: Any, big_size: int, small_size: int, options: dict[str, Any], seed: int) -> Any:
     """The composite method's first net: CompositeNet(source, ...) with its new weights drawn from `seed`."""
     from zerogym_agents.nets.composite import CompositeNet
+
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return CompositeNet(source, big_size, small_size=small_size, **options)
@@ -136,6 +182,7 @@ def composite_net(source: Any, big_size: int, small_size: int, options: dict[str
 def grown_net(source: Any, blocks: int, seed: int) -> Any:
     """The grown method's first net: `source` grown to `blocks` residual blocks."""
     from zerogym_agents.transfer.grow import grow
+
     return grow(source, blocks=blocks, seed=seed)
 
 
@@ -152,11 +199,18 @@ class TransferExperiment(Comparison):
     counters, every evaluation with its games' records) and done.json, zero_shot.json and
     references.json with their own seeds, experiment.json, results.json."""
 
-    def __init__(self, settings: TransferSettings | dict[str, Any], out_dir: str | os.PathLike[str],
-                 report: str | None = None, progress: bool = True, command: str | None = None) -> None:
+    def __init__(
+        self,
+        settings: TransferSettings | dict[str, Any],
+        out_dir: str | os.PathLike[str],
+        report: str | None = None,
+        progress: bool = True,
+        command: str | None = None,
+    ) -> None:
         from zerogym_agents.agents.saved import resolve
         from zerogym_agents.nets import PolicyValueNet
         from zerogym_agents.transfer.sources import read_source, square_board_size
+
         self.s = settings if isinstance(settings, TransferSettings) else TransferSettings.from_dict(settings)
         s = self.s
         out = os.fspath(out_dir)
@@ -183,35 +237,60 @@ class TransferExperiment(Comparison):
         self.big_kwargs = self.kwargs_for(s.big_size)
         # shared by every method; `net` is the scratch net (the others start from the source's weights)
         self.src_fields = {f: v for f, v in net.config.to_dict().items() if f not in GAME_FIELDS}
-        self.config = AlphaZeroConfig.from_dict({
-            **s.config, "game": game, "game_kwargs": self.big_kwargs, "seed": s.seed, "net": self.src_fields,
-            "max_steps": s.steps if s.step_mode else NO_STEP_CAP}).to_dict()
+        self.config = AlphaZeroConfig.from_dict(
+            {
+                **s.config,
+                "game": game,
+                "game_kwargs": self.big_kwargs,
+                "seed": s.seed,
+                "net": self.src_fields,
+                "max_steps": s.steps if s.step_mode else NO_STEP_CAP,
+            }
+        ).to_dict()
         net.config.check_game(game, self.big_kwargs)
         self.intermediate = self._curriculum_sizes() if "curriculum" in s.methods else ()
         self.shares = self._shares()
         self.split = tuple(x / sum(self.shares) for x in self.shares)
-        if "composite" in s.methods:        # fail now on bad CompositeNet kwargs, not hours later
+        if "composite" in s.methods:  # fail now on bad CompositeNet kwargs, not hours later
             try:
                 self.initial_net("composite")
             except TypeError as err:
                 raise ValueError(f"composite settings {s.composite}: {err}") from None
-        budget = Budget(steps=s.steps, eval_every=s.eval_every_steps) if s.step_mode else \
-            Budget(minutes=s.minutes, eval_every=s.eval_every_minutes)
-        super().__init__(out, game, budget, references=s.references, game_kwargs=self.big_kwargs,
-                         eval_games=s.eval_games, seed=s.seed, label="transfer", command=command,
-                         log=print if progress else _quiet,
-                         anchor="random" if "random" in s.references else s.references[0], end="reach")
+        budget = (
+            Budget(steps=s.steps, eval_every=s.eval_every_steps)
+            if s.step_mode
+            else Budget(minutes=s.minutes, eval_every=s.eval_every_minutes)
+        )
+        super().__init__(
+            out,
+            game,
+            budget,
+            references=s.references,
+            game_kwargs=self.big_kwargs,
+            eval_games=s.eval_games,
+            seed=s.seed,
+            label="transfer",
+            command=command,
+            log=print if progress else _quiet,
+            anchor="random" if "random" in s.references else s.references[0],
+            end="reach",
+        )
         self.resume_hint = "running the experiment again (zerogym transfer run ... --resume) resumes it"
         self.every = s.eval_every_steps if s.step_mode else 60.0 * s.eval_every_minutes
-        self.sizes: dict[str, list[int]] = {}      # method -> the board size of each of its stages
+        self.sizes: dict[str, list[int]] = {}  # method -> the board size of each of its stages
         for method in s.methods:
             self.add_method(method)
-        self.add_zero_shot(ZERO_SHOT_NAME, functools.partial(sampling_agent, self.source_net, s.simulations,
-                                                             s.opening_moves),
-                           references=("random",), games=s.zero_shot_games, rated=False, seeded=True)
-        self.parallel = 1           # methods trained at once (run's argument)
-        self.progs: dict[str, Record] = {}      # method -> its record, those this process has seen
-        self.ref_matches: list[dict[str, Any]] = []     # MatchResult dicts between references
+        self.add_zero_shot(
+            ZERO_SHOT_NAME,
+            functools.partial(sampling_agent, self.source_net, s.simulations, s.opening_moves),
+            references=("random",),
+            games=s.zero_shot_games,
+            rated=False,
+            seeded=True,
+        )
+        self.parallel = 1  # methods trained at once (run's argument)
+        self.progs: dict[str, Record] = {}  # method -> its record, those this process has seen
+        self.ref_matches: list[dict[str, Any]] = []  # MatchResult dicts between references
         self.zero_shot_result: dict[str, Any] | None = None
         self._outputs: dict[str, tuple[Any, Any]] = {}  # method -> (its TensorBoard writer, its progress bar)
 
@@ -236,8 +315,10 @@ class TransferExperiment(Comparison):
         n = len(self.intermediate) + 1
         split = self.s.curriculum_split or (1.0,) * n
         if "curriculum" in self.s.methods and len(split) != n:
-            raise ValueError(f"curriculum_split needs {n} shares (stages {list(self.intermediate)} then "
-                             f"{self.s.big_size}), got {list(split)}")
+            raise ValueError(
+                f"curriculum_split needs {n} shares (stages {list(self.intermediate)} then "
+                f"{self.s.big_size}), got {list(split)}"
+            )
         return tuple(split)
 
     def add_method(self, method: str) -> None:
@@ -246,14 +327,22 @@ class TransferExperiment(Comparison):
         source net (initial_net); the curriculum has a stage per board size, the others one."""
         s, src = self.s, self.src_fields
         by_method: dict[str, dict[str, Any]] = {
-            "scratch": {"net": src}, "finetune": {"init_from": self.source_path},
-            "curriculum": {"init_from": self.source_path}, "composite": {},
-            "grown": {"net": {**src, "blocks": self.grown_blocks()}}}
+            "scratch": {"net": src},
+            "finetune": {"init_from": self.source_path},
+            "curriculum": {"init_from": self.source_path},
+            "composite": {},
+            "grown": {"net": {**src, "blocks": self.grown_blocks()}},
+        }
         fields = by_method[method]
         self.sizes[method] = [*self.intermediate, s.big_size] if method == "curriculum" else [s.big_size]
-        stages = ([Stage(f"stage{i + 1}-{n}x{n}", share, {"game_kwargs": self.kwargs_for(n)})
-                   for i, (n, share) in enumerate(zip(self.sizes[method], self.shares))]
-                  if method == "curriculum" else [Stage("run")])
+        stages = (
+            [
+                Stage(f"stage{i + 1}-{n}x{n}", share, {"game_kwargs": self.kwargs_for(n)})
+                for i, (n, share) in enumerate(zip(self.sizes[method], self.shares))
+            ]
+            if method == "curriculum"
+            else [Stage("run")]
+        )
         net = functools.partial(self.initial_net, method) if method in ("composite", "grown") else None
         self.add(method, "alphazero", {**self.config, **fields}, stages=stages, net=net)
 
@@ -271,7 +360,7 @@ class TransferExperiment(Comparison):
         """The experiment's settings as experiment.json holds them (the same for every method)."""
         d = self.s.to_dict()
         d.pop("methods")
-        d["source"] = file_sha256(self.source_path)       # the same net, wherever the file lies
+        d["source"] = file_sha256(self.source_path)  # the same net, wherever the file lies
         return d
 
     def _check_folder(self) -> None:
@@ -280,11 +369,12 @@ class TransferExperiment(Comparison):
         mine = self.fingerprint()
         saved = read_json(path, _json_schemas()[EXPERIMENT])
         if saved is not None:
-            diff = sorted(k for k in set(saved["settings"]) | set(mine)
-                          if saved["settings"].get(k) != mine.get(k))
+            diff = sorted(k for k in set(saved["settings"]) | set(mine) if saved["settings"].get(k) != mine.get(k))
             if diff:
-                raise ValueError(f"{self.folder} holds an experiment with other settings ({', '.join(diff)}); "
-                                 f"use another output folder or the same settings")
+                raise ValueError(
+                    f"{self.folder} holds an experiment with other settings ({', '.join(diff)}); "
+                    f"use another output folder or the same settings"
+                )
         write_json(path, {"settings": mine, "methods": list(self.s.methods)})
 
     # -- the records: progress.json and done.json per method ---------------------------------------
@@ -295,17 +385,33 @@ class TransferExperiment(Comparison):
         write_json(os.path.join(self.run_dir(name), PROGRESS), record)
 
     def new_record(self, name: str, fingerprint: Any) -> Record:
-        return {"method": name, "next_eval": 0, "evals": [], "done": False,
-                "stages": [{"name": st.name, "board_size": n, "budget": b, "steps": 0, "seconds": 0.0, "games": 0,
-                            "positions": 0, "train_steps": 0, "done": False}
-                           for st, n, b in zip(self.runs[name].stages or [], self.sizes[name],
-                                               self.stage_budgets(name))]}
+        return {
+            "method": name,
+            "next_eval": 0,
+            "evals": [],
+            "done": False,
+            "stages": [
+                {
+                    "name": st.name,
+                    "board_size": n,
+                    "budget": b,
+                    "steps": 0,
+                    "seconds": 0.0,
+                    "games": 0,
+                    "positions": 0,
+                    "train_steps": 0,
+                    "done": False,
+                }
+                for st, n, b in zip(self.runs[name].stages or [], self.sizes[name], self.stage_budgets(name))
+            ],
+        }
 
     def resume_record(self, name: str, record: Record) -> Record | None:
         """The record, unless its stages are not this method's (then the method starts afresh); the
         settings were checked against experiment.json."""
-        if self.finished(name, record) or [st["name"] for st in record["stages"]] == \
-                [st.name for st in self.runs[name].stages or []]:
+        if self.finished(name, record) or [st["name"] for st in record["stages"]] == [
+            st.name for st in self.runs[name].stages or []
+        ]:
             return record
         return None
 
@@ -316,11 +422,17 @@ class TransferExperiment(Comparison):
         """The method's evaluation TensorBoard log and its progress bar, for this sitting."""
         from torch.utils.tensorboard import SummaryWriter
         from tqdm.auto import tqdm
+
         self.progs[name] = record
         writer = SummaryWriter(os.path.join(self.run_dir(name), "tb", "eval"))
         unit, scale = ("step", 1) if self.s.step_mode else ("min", 1 / 60)
-        bar = tqdm(total=round(self.budget.total * scale, 2), desc=f"transfer {name}", unit=unit,
-                   disable=not self.progress, position=self.slot)
+        bar = tqdm(
+            total=round(self.budget.total * scale, 2),
+            desc=f"transfer {name}",
+            unit=unit,
+            disable=not self.progress,
+            position=self.slot,
+        )
         self._outputs[name] = (writer, bar)
 
     def train(self, name: str) -> Record:
@@ -334,11 +446,13 @@ class TransferExperiment(Comparison):
         self.progs[name] = record
         return record
 
-    def note_progress(self, name: str, record: Record, k: int, run: TrainingRun,
-                      checkpoint_seconds: float = 0.0) -> None:
+    def note_progress(
+        self, name: str, record: Record, k: int, run: TrainingRun, checkpoint_seconds: float = 0.0
+    ) -> None:
         c = run.counters()
-        record["stages"][k].update(steps=run.step, games=c["self_play_games"], positions=c["positions"],
-                                   train_steps=c["sgd_steps"])
+        record["stages"][k].update(
+            steps=run.step, games=c["self_play_games"], positions=c["positions"], train_steps=c["sgd_steps"]
+        )
 
     def chunk(self, name: str, record: Record, k: int, run: TrainingRun, seconds: float) -> None:
         # the training time of the chunks the CPU time was measured over (seconds may hold estimates)
@@ -346,7 +460,7 @@ class TransferExperiment(Comparison):
         st["cpu_wall_seconds"] = st.get("cpu_wall_seconds", 0.0) + seconds
         _, bar = self._outputs[name]
         scale = 1 if self.s.step_mode else 1 / 60
-        bar.n = round(sum(self.used(p) for p in record["stages"][:k + 1]) * scale, 2)
+        bar.n = round(sum(self.used(p) for p in record["stages"][: k + 1]) * scale, 2)
         bar.set_postfix(games=st["games"], board=f"{st['board_size']}x{st['board_size']}")
 
     def evaluated_to(self, name: str, record: Record, k: int) -> float | None:
@@ -362,8 +476,11 @@ class TransferExperiment(Comparison):
     def point_label(self, record: Record, method: str, total_steps: int, seconds: float) -> str:
         """A unique player name for an evaluation point: method@STEPS or method@MINUTESmin."""
         taken = {ev["name"] for ev in record["evals"]}
-        names = [f"{method}@{total_steps}"] if self.s.step_mode else \
-            [f"{method}@{seconds / 60:.{d}f}min" for d in (1, 2, 3)]
+        names = (
+            [f"{method}@{total_steps}"]
+            if self.s.step_mode
+            else [f"{method}@{seconds / 60:.{d}f}min" for d in (1, 2, 3)]
+        )
         k = 2
         while all(n in taken for n in names):
             names, k = [f"{names[0]}#{k}"], k + 1
@@ -380,13 +497,32 @@ class TransferExperiment(Comparison):
         seconds = sum(p["seconds"] for p in stages)
         point, index = self.point_label(rec, name, total_steps, seconds), len(rec["evals"])
         games = s.final_games if final and s.final_games is not None else s.eval_games  # check_rules sets it
-        matches = evaluate(functools.partial(sampling_agent, run.net, s.simulations, s.opening_moves), point,
-                           s.references, self.game, self.big_kwargs, games, (s.seed, 13, METHODS.index(name), index),
-                           seeded=True, records=True, progress=self.progress)
+        matches = evaluate(
+            functools.partial(sampling_agent, run.net, s.simulations, s.opening_moves),
+            point,
+            s.references,
+            self.game,
+            self.big_kwargs,
+            games,
+            (s.seed, 13, METHODS.index(name), index),
+            seeded=True,
+            records=True,
+            progress=self.progress,
+        )
         trained = stages[stage if run.step else stage - 1]["board_size"] if run.step or stage else None
-        rec["evals"].append({"name": point, "stage": stage, "board_size": trained, "step": run.step,
-                             "total_steps": total_steps, "seconds": seconds, "games": games, "final": final,
-                             "matches": matches})
+        rec["evals"].append(
+            {
+                "name": point,
+                "stage": stage,
+                "board_size": trained,
+                "step": run.step,
+                "total_steps": total_steps,
+                "seconds": seconds,
+                "games": games,
+                "final": final,
+                "matches": matches,
+            }
+        )
         writer, _ = self._outputs[name]
         elo = self.fit()
         if elo is not None:
@@ -395,8 +531,11 @@ class TransferExperiment(Comparison):
         for m in matches:
             t = m["total"]
             games_played = t["wins"] + t["draws"] + t["losses"]
-            writer.add_scalar(f"transfer/score_vs_{m['agent_b'].replace(':', '_')}",
-                              (t["wins"] + 0.5 * t["draws"]) / games_played, total_steps)
+            writer.add_scalar(
+                f"transfer/score_vs_{m['agent_b'].replace(':', '_')}",
+                (t["wins"] + 0.5 * t["draws"]) / games_played,
+                total_steps,
+            )
         writer.flush()
         rec["next_eval"] = (math.floor((total_steps if s.step_mode else seconds) / self.every) + 1) * self.every
         self.save_record(name, rec)
@@ -417,11 +556,24 @@ class TransferExperiment(Comparison):
         data = read_json(path, _json_schemas()[ZERO_SHOT])
         if data is None:
             s, zs = self.s, self.zero_shots[name]
-            match = seeded_match(zs.make_agent, zs.references[0], self.game, self.big_kwargs, zs.games,
-                                 seed_int(s.seed, 7), (name, zs.references[0]), progress=self.progress).to_dict()
+            match = seeded_match(
+                zs.make_agent,
+                zs.references[0],
+                self.game,
+                self.big_kwargs,
+                zs.games,
+                seed_int(s.seed, 7),
+                (name, zs.references[0]),
+                progress=self.progress,
+            ).to_dict()
             t = match["total"]
-            data = {"board_size": s.big_size, "games": zs.games, "simulations": s.simulations, "match": match,
-                    "score": (t["wins"] + 0.5 * t["draws"]) / zs.games}
+            data = {
+                "board_size": s.big_size,
+                "games": zs.games,
+                "simulations": s.simulations,
+                "match": match,
+                "score": (t["wins"] + 0.5 * t["draws"]) / zs.games,
+            }
             write_json(path, data)
         self.zero_shot_result = data
         return [data["match"]]
@@ -435,10 +587,18 @@ class TransferExperiment(Comparison):
             if s.reference_games:
                 for i, a in enumerate(refs):
                     for j in range(i + 1, len(refs)):
-                        matches.append(seeded_match(functools.partial(reference_agent, a, self.game, self.big_kwargs),
-                                                    refs[j], self.game, self.big_kwargs, s.reference_games,
-                                                    seed_int(s.seed, 11, i, j), (a, refs[j]),
-                                                    progress=self.progress).to_dict())
+                        matches.append(
+                            seeded_match(
+                                functools.partial(reference_agent, a, self.game, self.big_kwargs),
+                                refs[j],
+                                self.game,
+                                self.big_kwargs,
+                                s.reference_games,
+                                seed_int(s.seed, 11, i, j),
+                                (a, refs[j]),
+                                progress=self.progress,
+                            ).to_dict()
+                        )
             data = {"games": s.reference_games, "matches": matches}
             write_json(path, data)
         self.ref_matches = data["matches"]
@@ -447,43 +607,74 @@ class TransferExperiment(Comparison):
     # -- the end of a method ----------------------------------------------------------------------
     def finish(self, name: str, run: TrainingRun, record: Record) -> None:
         from zerogym_agents.agents.saved import save_agent
+
         net, stages, last = run.net, record["stages"], record["evals"][-1]
-        card = {"game": self.game, "kwargs": self.big_kwargs, "net": net.config.to_dict(),
-                "parameters": net.num_parameters(),
-                "training": {"method": name, "source": self.s.source, "source_board_size": self.small_size,
-                             "seconds": round(sum(p["seconds"] for p in stages), 1),
-                             "steps": sum(p["steps"] for p in stages),
-                             "self_play_games": sum(p["games"] for p in stages),
-                             "positions": sum(p["positions"] for p in stages),
-                             "train_steps": sum(p["train_steps"] for p in stages),
-                             "stages": [{"board_size": p["board_size"], "steps": p["steps"],
-                                         "seconds": round(p["seconds"], 1)} for p in stages],
-                             "config": self.config},
-                "results": {m["agent_b"]: {"first": m["a_first"], "second": m["b_first"], "total": m["total"]}
-                            for m in last["matches"]},
-                "simulations_per_move": self.s.simulations, "opening_moves_sampled": self.s.opening_moves,
-                "command": self.command}
+        card = {
+            "game": self.game,
+            "kwargs": self.big_kwargs,
+            "net": net.config.to_dict(),
+            "parameters": net.num_parameters(),
+            "training": {
+                "method": name,
+                "source": self.s.source,
+                "source_board_size": self.small_size,
+                "seconds": round(sum(p["seconds"] for p in stages), 1),
+                "steps": sum(p["steps"] for p in stages),
+                "self_play_games": sum(p["games"] for p in stages),
+                "positions": sum(p["positions"] for p in stages),
+                "train_steps": sum(p["train_steps"] for p in stages),
+                "stages": [
+                    {"board_size": p["board_size"], "steps": p["steps"], "seconds": round(p["seconds"], 1)}
+                    for p in stages
+                ],
+                "config": self.config,
+            },
+            "results": {
+                m["agent_b"]: {"first": m["a_first"], "second": m["b_first"], "total": m["total"]}
+                for m in last["matches"]
+            },
+            "simulations_per_move": self.s.simulations,
+            "opening_moves_sampled": self.s.opening_moves,
+            "command": self.command,
+        }
         save_agent(self.final_agent_path(name), net, {"simulations": self.s.simulations}, card)
         record["done"], record["net"] = True, net.describe()
         self.save_record(name, record)
-        write_json(os.path.join(self.run_dir(name), DONE),
-                   {"method": name, "agent": FINAL_AGENT, "final": last["name"]})
+        write_json(
+            os.path.join(self.run_dir(name), DONE), {"method": name, "agent": FINAL_AGENT, "final": last["name"]}
+        )
         self.log(f"[{self.label}/{name}] done: agent in {self.final_agent_path(name)}")
 
     # -- everything -------------------------------------------------------------------------------
     def results(self) -> dict[str, Any]:
         elo = self.elo()
         methods = {m: rec for m in self.s.methods if (rec := self.record(m)) is not None}
-        return {"settings": self.s.to_dict(), "command": self.command, "game": self.game,
-                "small_size": self.small_size, "big_kwargs": self.big_kwargs, "config": self.config,
-                "source": {"path": self.source_path, "net": self.source_net.config.to_dict(),
-                           "describe": self.source_net.describe(), "card": self.source_card},
-                "budget": {"unit": self.budget.unit, "per_method": self.budget.total,
-                           "parallel": self.parallel, "torch_threads": torch.get_num_threads()
-                           if self.parallel == 1 else 1},
-                "curriculum": {"sizes": list(self.intermediate), "split": list(self.split)},
-                "anchor": self.anchor, "zero_shot": self.zero_shot_result, "reference_matches": self.ref_matches,
-                "methods": methods, "elo": elo.to_dict() if elo is not None else None}
+        return {
+            "settings": self.s.to_dict(),
+            "command": self.command,
+            "game": self.game,
+            "small_size": self.small_size,
+            "big_kwargs": self.big_kwargs,
+            "config": self.config,
+            "source": {
+                "path": self.source_path,
+                "net": self.source_net.config.to_dict(),
+                "describe": self.source_net.describe(),
+                "card": self.source_card,
+            },
+            "budget": {
+                "unit": self.budget.unit,
+                "per_method": self.budget.total,
+                "parallel": self.parallel,
+                "torch_threads": torch.get_num_threads() if self.parallel == 1 else 1,
+            },
+            "curriculum": {"sizes": list(self.intermediate), "split": list(self.split)},
+            "anchor": self.anchor,
+            "zero_shot": self.zero_shot_result,
+            "reference_matches": self.ref_matches,
+            "methods": methods,
+            "elo": elo.to_dict() if elo is not None else None,
+        }
 
     def prepare(self) -> None:
         """Check the output folder, then play (once; saved) the zero-shot and reference matches."""
@@ -501,8 +692,10 @@ class TransferExperiment(Comparison):
         """Run (or resume) every method, `parallel` at a time, after prepare(); returns elo()."""
         check_parallel(parallel)
         import matplotlib
+
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot  # noqa: F401  (imported now, not inside the first method's timed training)
+
         self.parallel = parallel
         self.prepare()
         return super().run(parallel, final_games)
@@ -511,6 +704,7 @@ class TransferExperiment(Comparison):
         """Write results.json, the report and its plot; returns the results dict, with "paths" (the
         report's and the plot's)."""
         from zerogym_agents.transfer.report import write_report
+
         data = self.results()
         write_json(os.path.join(self.folder, RESULTS), data)
         data["paths"] = write_report(data, self.report)
@@ -520,8 +714,11 @@ class TransferExperiment(Comparison):
 def final_elos(data: dict[str, Any]) -> dict[str, float]:
     """{method: pooled Elo of its final evaluation point} for the finished methods of a results dict."""
     agents = (data.get("elo") or {}).get("agents", {})
-    return {m: agents[p["evals"][-1]["name"]]["elo"] for m, p in data["methods"].items()
-            if p.get("done") and p["evals"] and p["evals"][-1]["name"] in agents}
+    return {
+        m: agents[p["evals"][-1]["name"]]["elo"]
+        for m, p in data["methods"].items()
+        if p.get("done") and p["evals"] and p["evals"][-1]["name"] in agents
+    }
 
 
 def best_method(data: dict[str, Any]) -> tuple[str, float]:
@@ -533,24 +730,38 @@ def best_method(data: dict[str, Any]) -> tuple[str, float]:
     return method, finals[method]
 
 
-def save_best_agent(data: dict[str, Any], out_dir: str | os.PathLike[str], path: str | os.PathLike[str],
-                    command: str | None = None) -> str:
+def save_best_agent(
+    data: dict[str, Any], out_dir: str | os.PathLike[str], path: str | os.PathLike[str], command: str | None = None
+) -> str:
     """Save the final agent of best_method(data) (from `out_dir`, the experiment's folder) to `path`,
     its model card extended with how it was chosen: the method, its Elo and every method's final Elo
     (Random = 0), and `command` when given. Returns the method."""
     from zerogym_agents.agents.saved import copy_agent
+
     method, elo = best_method(data)
-    selection = {"rule": "the transfer experiment's method with the highest final Elo", "method": method,
-                 "elo": round(elo, 1), "anchor": data.get("anchor"),
-                 "final_elo": {m: round(e, 1) for m, e in final_elos(data).items()}}
-    copy_agent(os.path.join(os.fspath(out_dir), method, FINAL_AGENT), path,
-               lambda card: {**card, "selection": selection, **({"command": command} if command else {})})
+    selection = {
+        "rule": "the transfer experiment's method with the highest final Elo",
+        "method": method,
+        "elo": round(elo, 1),
+        "anchor": data.get("anchor"),
+        "final_elo": {m: round(e, 1) for m, e in final_elos(data).items()},
+    }
+    copy_agent(
+        os.path.join(os.fspath(out_dir), method, FINAL_AGENT),
+        path,
+        lambda card: {**card, "selection": selection, **({"command": command} if command else {})},
+    )
     return method
 
 
-def run_transfer(settings: TransferSettings | dict[str, Any], out_dir: str | os.PathLike[str],
-                 report: str | None = None, progress: bool = True, command: str | None = None,
-                 parallel: int = 1) -> dict[str, Any]:
+def run_transfer(
+    settings: TransferSettings | dict[str, Any],
+    out_dir: str | os.PathLike[str],
+    report: str | None = None,
+    progress: bool = True,
+    command: str | None = None,
+    parallel: int = 1,
+) -> dict[str, Any]:
     """Run the transfer experiment `settings` (a TransferSettings or its dict) in `out_dir`,
     resuming what a previous run there left, `parallel` methods at a time; write the markdown report
     to `report` (default OUT/report.md) and its plot beside it (.png). Returns the results dict

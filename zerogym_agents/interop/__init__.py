@@ -8,6 +8,7 @@ the learner sees its planes and its legal-action mask in a Dict observation, and
 counted. `LibraryAgent` is the base of their agents that play a trained policy in the zerogym arena;
 `run_example` is the command line of the examples/ scripts.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -36,9 +37,11 @@ def require(module: str, library: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as err:
-        raise ImportError(f"zerogym_agents.interop needs {library} ({module} is not importable: {err}); "
-                          f'install the {EXTRA} extra: pip install "zerogym[{EXTRA}]", or in a checkout '
-                          "bash scripts/install_interop.sh (its own .venv-interop)") from err
+        raise ImportError(
+            f"zerogym_agents.interop needs {library} ({module} is not importable: {err}); "
+            f'install the {EXTRA} extra: pip install "zerogym[{EXTRA}]", or in a checkout '
+            "bash scripts/install_interop.sh (its own .venv-interop)"
+        ) from err
 
 
 class MaskedDictEnv(gymnasium.Wrapper):
@@ -50,16 +53,23 @@ class MaskedDictEnv(gymnasium.Wrapper):
     moves counts the learner's steps.
     """
 
-    def __init__(self, env: SingleAgentEnv, obs_key: str = "observation", mask_key: str = "action_mask",
-                 flatten: bool = False, mask_dtype: npt.DTypeLike = bool) -> None:
+    def __init__(
+        self,
+        env: SingleAgentEnv,
+        obs_key: str = "observation",
+        mask_key: str = "action_mask",
+        flatten: bool = False,
+        mask_dtype: npt.DTypeLike = bool,
+    ) -> None:
         super().__init__(env)
         self.obs_key, self.mask_key, self.flatten = obs_key, mask_key, bool(flatten)
         self.mask_dtype = np.dtype(mask_dtype)
-        planes = cast(spaces.Box, env.observation_space)          # SingleAgentEnv's planes and actions
-        n = int(cast(spaces.Discrete, env.action_space).n)     # MultiBinary refuses a numpy int
+        planes = cast(spaces.Box, env.observation_space)  # SingleAgentEnv's planes and actions
+        n = int(cast(spaces.Discrete, env.action_space).n)  # MultiBinary refuses a numpy int
         if self.flatten:
-            planes = spaces.Box(float(planes.low.min()), float(planes.high.max()), (int(np.prod(planes.shape)),),
-                                np.float32)
+            planes = spaces.Box(
+                float(planes.low.min()), float(planes.high.max()), (int(np.prod(planes.shape)),), np.float32
+            )
         mask = spaces.MultiBinary(n) if self.mask_dtype == np.int8 else spaces.Box(0, 1, (n,), self.mask_dtype)
         self.observation_space = spaces.Dict({obs_key: planes, mask_key: mask})
         self.illegal_actions = 0
@@ -83,20 +93,30 @@ class MaskedDictEnv(gymnasium.Wrapper):
         return self._dict(planes), reward, terminated, truncated, info
 
 
-def masked_env(game: str, opponent: Player | str, learner: str = "alternate", obs_key: str = "observation",
-               mask_key: str = "action_mask", flatten: bool = False, mask_dtype: npt.DTypeLike = bool,
-               **kwargs: Any) -> MaskedDictEnv:
+def masked_env(
+    game: str,
+    opponent: Player | str,
+    learner: str = "alternate",
+    obs_key: str = "observation",
+    mask_key: str = "action_mask",
+    flatten: bool = False,
+    mask_dtype: npt.DTypeLike = bool,
+    **kwargs: Any,
+) -> MaskedDictEnv:
     """MaskedDictEnv over SingleAgentEnv(zerogym.make(game, **kwargs), opponent, learner).
 
     opponent: a zerogym agent (anything with act(env)) or an agent spec ("random", "greedy",
     "uct:200", "pretrained:connect_four", a saved agent's path), built for this game."""
     import zerogym
     from zerogym.wrappers import SingleAgentEnv
+
     if isinstance(opponent, str):
         from zerogym_agents.agents.specs import agent_from_spec
+
         opponent = agent_from_spec(opponent, game, kwargs)
-    return MaskedDictEnv(SingleAgentEnv(zerogym.make(game, **kwargs), opponent, learner=learner),
-                         obs_key, mask_key, flatten, mask_dtype)
+    return MaskedDictEnv(
+        SingleAgentEnv(zerogym.make(game, **kwargs), opponent, learner=learner), obs_key, mask_key, flatten, mask_dtype
+    )
 
 
 def mover_view(env: AECEnv) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
@@ -110,8 +130,10 @@ def checked_action(action: Any, mask: npt.NDArray[np.bool_], library: str) -> in
     """int(action), or a ValueError when the library's policy chose an action the mask forbids."""
     action = int(action)
     if not 0 <= action < len(mask) or not mask[action]:
-        raise ValueError(f"the {library} policy chose action {action}, which is not legal here "
-                         f"(legal: {np.flatnonzero(mask).tolist()}): is the mask passed to it?")
+        raise ValueError(
+            f"the {library} policy chose action {action}, which is not legal here "
+            f"(legal: {np.flatnonzero(mask).tolist()}): is the mask passed to it?"
+        )
     return action
 
 
@@ -137,9 +159,15 @@ class LibraryAgent(Agent):
         return checked_action(self.choose(planes, mask, env), mask, self.library)
 
 
-def run_example(train: Callable[..., dict[str, Any]], doc: str, argv: Sequence[str] | None = None,
-                count: str = "--steps", default: int = 20_000, what: str = "learner moves",
-                **options: tuple[Callable[[str], Any], Any, str]) -> dict[str, Any]:
+def run_example(
+    train: Callable[..., dict[str, Any]],
+    doc: str,
+    argv: Sequence[str] | None = None,
+    count: str = "--steps",
+    default: int = 20_000,
+    what: str = "learner moves",
+    **options: tuple[Callable[[str], Any], Any, str],
+) -> dict[str, Any]:
     """The command line of an examples/ script: example_parser's options and `options` (name:
     (type, default, help)), then train(game, opponent, the training length, seed,
     arena_games=games, **options) and example_summary's line on its result, which it returns."""
@@ -147,20 +175,29 @@ def run_example(train: Callable[..., dict[str, Any]], doc: str, argv: Sequence[s
     for name, (kind, value, text) in options.items():
         parser.add_argument(f"--{name}", type=kind, default=value, help=text)
     args = parser.parse_args(argv)
-    out = train(args.game, args.opponent, getattr(args, count.lstrip("-")), args.seed, arena_games=args.games,
-                **{name: getattr(args, name) for name in options})
+    out = train(
+        args.game,
+        args.opponent,
+        getattr(args, count.lstrip("-")),
+        args.seed,
+        arena_games=args.games,
+        **{name: getattr(args, name) for name in options},
+    )
     print(example_summary(out, args.opponent))
     return out
 
 
-def example_parser(doc: str, count: str = "--steps", default: int = 20_000,
-                   what: str = "learner moves") -> argparse.ArgumentParser:
+def example_parser(
+    doc: str, count: str = "--steps", default: int = 20_000, what: str = "learner moves"
+) -> argparse.ArgumentParser:
     """The command line the examples/ scripts share: --game, --opponent, a training length, --seed, --games."""
     import argparse
+
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--game", default="tictactoe")
-    parser.add_argument("--opponent", default="random",
-                        help="a zerogym agent spec: random, greedy, uct:N, pretrained:NAME")
+    parser.add_argument(
+        "--opponent", default="random", help="a zerogym agent spec: random, greedy, uct:N, pretrained:NAME"
+    )
     parser.add_argument(count, type=int, default=default, help=what)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=40, help="arena games against the opponent afterwards")
@@ -169,8 +206,13 @@ def example_parser(doc: str, count: str = "--steps", default: int = 20_000,
 
 def example_summary(out: dict[str, Any], opponent: str) -> str:
     """One line on an example's run: steps, updates, illegal actions, the arena result (W-D-L)."""
-    updates = (f"{out['gradient_steps']} gradient steps" if "gradient_steps" in out
-               else f"{out['trained_samples']} samples trained on")
+    updates = (
+        f"{out['gradient_steps']} gradient steps"
+        if "gradient_steps" in out
+        else f"{out['trained_samples']} samples trained on"
+    )
     total = out["arena"].total
-    return (f"{out['env_steps']} env steps, {updates}, {out['illegal_actions']} illegal actions; "
-            f"vs {opponent}: {total.wins}-{total.draws}-{total.losses} (W-D-L)")
+    return (
+        f"{out['env_steps']} env steps, {updates}, {out['illegal_actions']} illegal actions; "
+        f"vs {opponent}: {total.wins}-{total.draws}-{total.losses} (W-D-L)"
+    )

@@ -8,6 +8,7 @@ planes, "action_mask": float32 legal mask}, the layout of RLlib's ActionMaskingT
 exploring and training; RLlib's default modules ignore a mask.
 RLlibAgent(module): a trained RLModule (algo.get_module()) as a zerogym agent, for the arena.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -34,15 +35,23 @@ def make_env(config: Mapping[str, Any] | None) -> MaskedDictEnv:
     unknown = set(config) - {"game", "opponent", "learner", "kwargs"}
     if unknown or "game" not in config:
         raise ValueError(f"env_config needs 'game' and takes 'opponent', 'learner', 'kwargs'; got {sorted(config)}")
-    return masked_env(config["game"], config.get("opponent", "random"), learner=config.get("learner", "alternate"),
-                      obs_key=OBS_KEY, mask_key=MASK_KEY, flatten=True, mask_dtype=np.float32,
-                      **dict(config.get("kwargs") or {}))
+    return masked_env(
+        config["game"],
+        config.get("opponent", "random"),
+        learner=config.get("learner", "alternate"),
+        obs_key=OBS_KEY,
+        mask_key=MASK_KEY,
+        flatten=True,
+        mask_dtype=np.float32,
+        **dict(config.get("kwargs") or {}),
+    )
 
 
 def register(name: str = "zerogym") -> str:
     """Register make_env with Ray Tune under `name` (config.environment(name, env_config=...))."""
     _rllib()
     from ray.tune.registry import register_env
+
     register_env(name, make_env)
     return name
 
@@ -52,8 +61,10 @@ def masking_module_spec(hidden: Sequence[int] = (128, 128)) -> Any:
     _rllib()
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-    return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                        model_config={"fcnet_hiddens": list(hidden), "head_fcnet_hiddens": []})
+
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule, model_config={"fcnet_hiddens": list(hidden), "head_fcnet_hiddens": []}
+    )
 
 
 class RLlibAgent(LibraryAgent):
@@ -69,8 +80,11 @@ class RLlibAgent(LibraryAgent):
     def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> int:
         import torch
         from ray.rllib.core.columns import Columns
-        obs = {OBS_KEY: torch.as_tensor(np.asarray(planes, np.float32).reshape(1, -1)),
-               MASK_KEY: torch.as_tensor(mask.astype(np.float32)[None])}
+
+        obs = {
+            OBS_KEY: torch.as_tensor(np.asarray(planes, np.float32).reshape(1, -1)),
+            MASK_KEY: torch.as_tensor(mask.astype(np.float32)[None]),
+        }
         with torch.no_grad():
             logits = self.module.forward_inference({Columns.OBS: obs})[Columns.ACTION_DIST_INPUTS]
         return int(logits[0].argmax())

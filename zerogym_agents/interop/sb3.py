@@ -4,6 +4,7 @@ Stable-Baselines3 trains on zerogym.wrappers.SingleAgentEnv as it is (its action
 MaskablePPO reads while collecting). At prediction the mask has to be passed again:
 model.predict(obs, action_masks=...) without it samples from every action, legal or not.
 """
+
 from __future__ import annotations
 
 from typing import Any

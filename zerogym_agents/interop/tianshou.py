@@ -7,6 +7,7 @@ AgentAlgorithm(agent, action_space): a zerogym agent (anything with act(env)) as
 algorithm in MultiAgentOffPolicyAlgorithm; it never learns.
 TianshouAgent(policy): a trained Tianshou policy as a zerogym agent, for the arena.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -20,7 +21,7 @@ import numpy.typing as npt
 from zerogym_agents.agents.base import AECEnv, Player
 from zerogym_agents.interop import LibraryAgent, require
 
-ENV_KEY = "zerogym_env"        # the info entry that names the env a row of a batch comes from
+ENV_KEY = "zerogym_env"  # the info entry that names the env a row of a batch comes from
 _ENVS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 _KEYS = itertools.count()
 
@@ -64,9 +65,11 @@ def _env_of(key: Any) -> AECEnv:
     try:
         return _ENVS[int(key)].env
     except KeyError:
-        raise LookupError(f"no zerogym env with key {key} in this process: AgentAlgorithm plays in envs made "
-                          "by pettingzoo_env() and stepped in this process (DummyVectorEnv, not "
-                          "SubprocVectorEnv)") from None
+        raise LookupError(
+            f"no zerogym env with key {key} in this process: AgentAlgorithm plays in envs made "
+            "by pettingzoo_env() and stepped in this process (DummyVectorEnv, not "
+            "SubprocVectorEnv)"
+        ) from None
 
 
 def AgentAlgorithm(agent: Player, action_space: Any) -> Any:
@@ -110,8 +113,10 @@ class TianshouAgent(LibraryAgent):
     def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> Any:
         import torch
         from tianshou.data import Batch
-        batch = Batch(obs=Batch(obs=planes[None], mask=mask[None], agent_id=np.array([env.agent_selection])),
-                      info=Batch())
+
+        batch = Batch(
+            obs=Batch(obs=planes[None], mask=mask[None], agent_id=np.array([env.agent_selection])), info=Batch()
+        )
         self.policy.eval()
         with torch.no_grad():
             act = self.policy(batch).act

@@ -6,6 +6,7 @@ and "action_mask" (bool), which TorchRL's QValueActor and EGreedyModule take as 
 TorchRLAgent(policy): a TorchRL policy module (reads "observation" and "action_mask", writes
 "action") as a zerogym agent, for the arena.
 """
+
 from __future__ import annotations
 
 from types import ModuleType
@@ -24,14 +25,16 @@ def _torchrl() -> ModuleType:
     return require(*REQUIRES)
 
 
-def gym_env(game: str, opponent: Player | str, learner: str = "alternate", seed: int | None = None,
-            **kwargs: Any) -> Any:
+def gym_env(
+    game: str, opponent: Player | str, learner: str = "alternate", seed: int | None = None, **kwargs: Any
+) -> Any:
     """torchrl GymWrapper over masked_env(game, opponent, learner, **kwargs), categorical actions,
     observations as float32 planes. env.base_env._env is the MaskedDictEnv (illegal_actions, moves)."""
     _torchrl()
     from torchrl.envs import GymWrapper
     from torchrl.envs.transforms import DTypeCastTransform, TransformedEnv
     import torch
+
     inner = masked_env(game, opponent, learner=learner, **kwargs)
     env = GymWrapper(inner, categorical_action_encoding=True)
     if seed is not None:
@@ -58,8 +61,11 @@ class TorchRLAgent(LibraryAgent):
         import torch
         from tensordict import TensorDict
         from torchrl.envs.utils import ExplorationType, set_exploration_type
-        td = TensorDict({"observation": torch.as_tensor(np.asarray(planes, np.float32)),
-                         "action_mask": torch.as_tensor(mask)}, batch_size=[])
+
+        td = TensorDict(
+            {"observation": torch.as_tensor(np.asarray(planes, np.float32)), "action_mask": torch.as_tensor(mask)},
+            batch_size=[],
+        )
         with torch.no_grad(), set_exploration_type(ExplorationType.DETERMINISTIC):
             action = self.policy(td)["action"]
         return int(action.reshape(-1)[0]) if action.numel() == 1 else int(action.argmax())

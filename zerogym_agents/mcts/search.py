@@ -42,6 +42,7 @@ winning moves; a move that lets the opponent win at once is refuted by its first
 one trial of every legal move per new leaf: worth it in games won by a single move (Connect Four,
 Gomoku, Hex), not in Go, which ends by passing.
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -65,12 +66,21 @@ from zerogym_agents.mcts.config import SEARCH_SETTINGS, SearchConfig
 if TYPE_CHECKING:
     from zerogym._core.spec import GameSpec
 
-DEFAULT_NODES_LIMIT = 1 << 20     # default tree capacity is at most this many nodes per tree
+DEFAULT_NODES_LIMIT = 1 << 20  # default tree capacity is at most this many nodes per tree
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
-REASON_RANGE = 1                  # GameSpec.reason code: action out of range
+REASON_RANGE = 1  # GameSpec.reason code: action out of range
 # the SearchConfig settings that may change between runs (the others are fixed when the trees are made)
-TUNABLE = ("c_puct", "fpu_reduction", "virtual_loss", "dirichlet_alpha", "dirichlet_epsilon", "gumbel_m", "c_visit",
-           "c_scale", "forced_playouts")
+TUNABLE = (
+    "c_puct",
+    "fpu_reduction",
+    "virtual_loss",
+    "dirichlet_alpha",
+    "dirichlet_epsilon",
+    "gumbel_m",
+    "c_visit",
+    "c_scale",
+    "forced_playouts",
+)
 # evaluator(planes (L, C, H, W) float32, masks (L, A) int8) -> (priors (L, A), values (L,)): arrays or tensors
 LeafEvaluator = Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], tuple[Any, Any]]
 # a search's seed: None (fresh entropy), an int, or one int per tree (tree_seeds)
@@ -79,13 +89,16 @@ SeedLike = Union[SupportsIndex, Iterable[SupportsIndex], None]
 
 def _tunable(name: str) -> property:
     """A property that reads setting `name` from the compiled core and writes it checked by SearchConfig."""
-    return property(lambda self: getattr(self._core, name),
-                    lambda self, v: setattr(self._core, name, SearchConfig.check_field(name, v)),
-                    doc=SearchConfig.__dataclass_fields__[name].metadata["doc"])
+    return property(
+        lambda self: getattr(self._core, name),
+        lambda self, v: setattr(self._core, name, SearchConfig.check_field(name, v)),
+        doc=SearchConfig.__dataclass_fields__[name].metadata["doc"],
+    )
 
 
-def uniform_evaluator(planes: npt.ArrayLike,
-                      masks: npt.ArrayLike) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+def uniform_evaluator(
+    planes: npt.ArrayLike, masks: npt.ArrayLike
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
     """The evaluator of a search without a net: priors uniform over the legal actions (the mask itself:
     the search renormalises priors over the legal actions), value 0. Tests, the search benchmarks (the
     search alone) and a baseline of a net's worth use it."""
@@ -97,6 +110,7 @@ def game_spec(game: str | GameSpec | State, kwargs: Mapping[str, Any]) -> tuple[
     """(GameSpec, template State) from a game name, a GameSpec or a State."""
     from zerogym._core.spec import GameSpec
     from zerogym._core.state import State
+
     if isinstance(game, State):
         if kwargs:
             raise ValueError("game kwargs go with a game name, not with a State")
@@ -157,9 +171,19 @@ class BatchedMCTS:
     overlap with the search.
     """
 
-    def __init__(self, game: str | GameSpec | State, num_games: int = 1, simulations: int = 800,
-                 config: SearchConfig | None = None, *, capacity: int | None = None, seed: SeedLike = None,
-                 no_pass_before: int = 0, gumbel_scale: float = 1.0, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        game: str | GameSpec | State,
+        num_games: int = 1,
+        simulations: int = 800,
+        config: SearchConfig | None = None,
+        *,
+        capacity: int | None = None,
+        seed: SeedLike = None,
+        no_pass_before: int = 0,
+        gumbel_scale: float = 1.0,
+        **kwargs: Any,
+    ) -> None:
         given = {k: kwargs.pop(k) for k in list(kwargs) if k in SEARCH_SETTINGS}
         base = {} if config is None else config.search_settings().to_dict()
         settings = SearchConfig(**{**base, **given})
@@ -175,8 +199,13 @@ class BatchedMCTS:
         edges = np.linspace(0, self.num_games, min(settings.pipeline, self.num_games) + 1).round().astype(int)
         self._groups = list(zip(edges[:-1].tolist(), edges[1:].tolist()))
         self._worker: concurrent.futures.ThreadPoolExecutor | None = None
-        self._core = PUCTCore(self.spec, self.num_games, settings.leaves_per_tree, capacity,
-                              usable_cores() if settings.threads is None else settings.threads)
+        self._core = PUCTCore(
+            self.spec,
+            self.num_games,
+            settings.leaves_per_tree,
+            capacity,
+            usable_cores() if settings.threads is None else settings.threads,
+        )
         self._core.gumbel = settings.search == "gumbel"
         self._core.decisive = settings.decisive_moves
         for name in TUNABLE:
@@ -202,24 +231,30 @@ class BatchedMCTS:
     c_visit = _tunable("c_visit")
     c_scale = _tunable("c_scale")
     forced_playouts = _tunable("forced_playouts")
-    no_pass_before = property(lambda self: self._core.no_pass_before,
-                              lambda self, v: setattr(self._core, "no_pass_before",
-                                                      integer("no_pass_before", v, 0, INT32_MAX)))
-    gumbel_scale = property(lambda self: self._core.gumbel_scale,
-                            lambda self, v: setattr(self._core, "gumbel_scale", real("gumbel_scale", v, 0.0)))
+    no_pass_before = property(
+        lambda self: self._core.no_pass_before,
+        lambda self, v: setattr(self._core, "no_pass_before", integer("no_pass_before", v, 0, INT32_MAX)),
+    )
+    gumbel_scale = property(
+        lambda self: self._core.gumbel_scale,
+        lambda self, v: setattr(self._core, "gumbel_scale", real("gumbel_scale", v, 0.0)),
+    )
     search = property(lambda self: "gumbel" if self._core.gumbel else "puct", doc="'puct' or 'gumbel' (fixed)")
-    decisive_moves = property(lambda self: self._core.decisive,
-                              doc="whether wins in one move are scored exactly (fixed)")
+    decisive_moves = property(
+        lambda self: self._core.decisive, doc="whether wins in one move are scored exactly (fixed)"
+    )
     leaves_per_tree = property(lambda self: self._core.leaves_per_tree, doc="descents per tree per batch (fixed)")
     threads = property(lambda self: self._threads, doc="the threads setting (fixed; None: every usable core)")
     pipeline = property(lambda self: self._pipeline, doc="groups of trees pipelined with the evaluator (fixed)")
-    threads_used = property(lambda self: self._core.threads,
-                            doc="threads the compiled search runs on: the setting, at most one per tree")
+    threads_used = property(
+        lambda self: self._core.threads, doc="threads the compiled search runs on: the setting, at most one per tree"
+    )
 
     @property
     def settings(self) -> SearchConfig:
         """The search's settings now, as a SearchConfig."""
         return SearchConfig(**{name: getattr(self, name) for name in SEARCH_SETTINGS})
+
     capacity = property(lambda self: self._core.capacity)
     full_events = property(lambda self: self._core.full_events)
 
@@ -268,16 +303,25 @@ class BatchedMCTS:
         if values.ndim == 2 and values.shape[1] == 1:
             values = values[:, 0]
         if priors.shape != (n, self.num_actions) or values.shape != (n,):
-            raise ValueError(f"the evaluator must return priors of shape ({n}, {self.num_actions}) and values "
-                             f"of shape ({n},), got {priors.shape} and {values.shape}")
+            raise ValueError(
+                f"the evaluator must return priors of shape ({n}, {self.num_actions}) and values "
+                f"of shape ({n},), got {priors.shape} and {values.shape}"
+            )
         bad = self._core.backup(np.ascontiguousarray(priors), np.ascontiguousarray(values), lo, hi)
         if bad >= 0:
-            raise ValueError(f"the evaluator returned a non-finite value or a negative / non-finite prior on a "
-                             f"legal action for leaf {bad} (value {values[bad]!r}); priors must be "
-                             "probabilities or non-negative weights, not logits")
+            raise ValueError(
+                f"the evaluator returned a non-finite value or a negative / non-finite prior on a "
+                f"legal action for leaf {bad} (value {values[bad]!r}); priors must be "
+                "probabilities or non-negative weights, not logits"
+            )
 
-    def run(self, evaluator: LeafEvaluator, copy: bool = True, simulations: int | npt.ArrayLike | None = None,
-            explore: npt.ArrayLike | None = None) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    def run(
+        self,
+        evaluator: LeafEvaluator,
+        copy: bool = True,
+        simulations: int | npt.ArrayLike | None = None,
+        explore: npt.ArrayLike | None = None,
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         """Run `simulations` new simulations in every tree whose root game is not over.
 
         Returns (policies (G, A) float32: root visit counts / their sum, with search="gumbel" the
@@ -302,7 +346,7 @@ class BatchedMCTS:
                     try:
                         self._answer(evaluator(planes, masks), 0, self.num_games, len(masks))
                     except BaseException:
-                        core.abort()      # the trees stay usable: the failed leaves are dropped
+                        core.abort()  # the trees stay usable: the failed leaves are dropped
                         raise
         self._stats()
         if not copy:
@@ -339,13 +383,14 @@ class BatchedMCTS:
                 if not waiting and core.finished():
                     return
         except BaseException:
-            for future, _ in waiting.values():       # let the worker finish with the buffers, then drop
+            for future, _ in waiting.values():  # let the worker finish with the buffers, then drop
                 concurrent.futures.wait([future])
             core.abort()
             raise
 
-    def _budget(self, simulations: int | npt.ArrayLike | None, explore: npt.ArrayLike | None
-                ) -> tuple[int | npt.NDArray[np.int32], npt.NDArray[np.uint8] | None]:
+    def _budget(
+        self, simulations: int | npt.ArrayLike | None, explore: npt.ArrayLike | None
+    ) -> tuple[int | npt.NDArray[np.int32], npt.NDArray[np.uint8] | None]:
         G = self.num_games
         sims: int | npt.NDArray[np.int32]
         if simulations is None:
@@ -391,8 +436,7 @@ class BatchedMCTS:
         self._stats()
         return self._priors.copy()
 
-    def node_stats(self, i: int,
-                   path: Iterable[int] = ()) -> tuple[int, float, int, npt.NDArray[np.int32]] | None:
+    def node_stats(self, i: int, path: Iterable[int] = ()) -> tuple[int, float, int, npt.NDArray[np.int32]] | None:
         """(visits, value sum from the mover's view, mover, child visit counts (A,)) of the node reached
         by `path` (actions from tree i's root, each an int in 0..num_actions-1), or None if it is not
         in the tree."""
@@ -410,8 +454,10 @@ class BatchedMCTS:
         gumbel_scale before run() for more or less random moves)."""
         t = real("temperature", temperature, 0.0)
         if self.search == "gumbel" and t != 0:
-            raise ValueError("select_actions: with search='gumbel' the move comes from the search; temperature "
-                             f"must be 0 (gumbel_scale sets how random it is), got {temperature!r}")
+            raise ValueError(
+                "select_actions: with search='gumbel' the move comes from the search; temperature "
+                f"must be 0 (gumbel_scale sets how random it is), got {temperature!r}"
+            )
         out = np.empty(self.num_games, np.int64)
         self._core.choose(t, out)
         return out
@@ -426,10 +472,14 @@ class BatchedMCTS:
         bad, code = self._core.check_moves(a)
         if bad >= 0:
             st = self.root_state(bad)
-            raise IllegalMoveError(f"game {bad}: illegal move {int(a[bad])} for {self.spec.agents[st.current_player]}: "
-                                   f"{self.spec.reason(code)}", action=int(a[bad]),
-                                   player=self.spec.agents[st.current_player], reason=self.spec.reason(code),
-                                   game_index=bad)
+            raise IllegalMoveError(
+                f"game {bad}: illegal move {int(a[bad])} for {self.spec.agents[st.current_player]}: "
+                f"{self.spec.reason(code)}",
+                action=int(a[bad]),
+                player=self.spec.agents[st.current_player],
+                reason=self.spec.reason(code),
+                game_index=bad,
+            )
         self._core.advance(a)
 
     def _action_array(self, actions):
@@ -448,13 +498,17 @@ class BatchedMCTS:
             big = [k for k, x in enumerate(flat.tolist()) if not INT64_MIN <= x <= INT64_MAX]
             if big:
                 k = big[0]
-                raise IllegalMoveError(f"game {k}: illegal move {flat[k]}: {self.spec.reason(REASON_RANGE)}",
-                                       action=int(flat[k]), reason=self.spec.reason(REASON_RANGE), game_index=k)
+                raise IllegalMoveError(
+                    f"game {k}: illegal move {flat[k]}: {self.spec.reason(REASON_RANGE)}",
+                    action=int(flat[k]),
+                    reason=self.spec.reason(REASON_RANGE),
+                    game_index=k,
+                )
         return np.ascontiguousarray(flat, dtype=np.int64)
 
 
 def _as_f32(x: Any, name: str) -> npt.NDArray[np.float32]:
-    if hasattr(x, "detach"):        # a torch tensor
+    if hasattr(x, "detach"):  # a torch tensor
         x = x.detach().cpu().numpy()
     try:
         return np.asarray(x, dtype=np.float32)

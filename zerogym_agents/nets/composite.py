@@ -27,6 +27,7 @@ The frozen net (trunk and policy head) never trains: its parameters do not requi
 it stays in eval mode (BatchNorm running statistics fixed) even when the composite trains. All
 windows of a batch go through the frozen trunk in one call (B * F boards of W1 x W1).
 """
+
 from __future__ import annotations
 
 import copy
@@ -55,7 +56,7 @@ class CompositeConfig(JsonConfig):
     value_weight (used by nets.loss) default to its too.
     """
 
-    json_indent = None            # one line: configs are embedded in net files
+    json_indent = None  # one line: configs are embedded in net files
     # file_max: the largest values a network file may hold (nets.model.check_net_payload; `small` has NetConfig's)
     small: NetConfig = setting(check=Nested(NetConfig))
     small_size: int = setting(check=Integer(1), file_max=64)
@@ -72,8 +73,10 @@ class CompositeConfig(JsonConfig):
 
     def check_rules(self) -> None:
         if self.small_size >= self.big_size:
-            raise ValueError(f"CompositeConfig: the small board ({self.small_size}) must be smaller than the big "
-                             f"one ({self.big_size})")
+            raise ValueError(
+                f"CompositeConfig: the small board ({self.small_size}) must be smaller than the big "
+                f"one ({self.big_size})"
+            )
 
     in_planes = property(lambda self: self.small.in_planes)
     action_layout = property(lambda self: self.small.action_layout)
@@ -104,15 +107,20 @@ class CompositeConfig(JsonConfig):
         self.small.check_game(spec)
         h, w, _ = spec.obs_shape
         if (h, w) != (self.big_size, self.big_size):
-            raise ValueError(f"composite network for {self.big_size}x{self.big_size} boards does not fit game "
-                             f"{spec.name!r} on a {h}x{w} board")
+            raise ValueError(
+                f"composite network for {self.big_size}x{self.big_size} boards does not fit game "
+                f"{spec.name!r} on a {h}x{w} board"
+            )
 
 
 def _conv_stack(in_channels: int, channels: int, layers: int) -> nn.Sequential:
     mods: list[nn.Module] = []
     for i in range(layers):
-        mods += [nn.Conv2d(in_channels if i == 0 else channels, channels, 3, padding=1, bias=False),
-                 nn.BatchNorm2d(channels), nn.ReLU(inplace=True)]
+        mods += [
+            nn.Conv2d(in_channels if i == 0 else channels, channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(channels),
+            nn.ReLU(inplace=True),
+        ]
     return nn.Sequential(*mods)
 
 
@@ -134,22 +142,40 @@ class CompositeNet(nn.Module):
     features: nn.Sequential | None
     window_cells: torch.Tensor
 
-    def __init__(self, small_net: PolicyValueNet, big_size: int, *, small_size: int, downscalings: int = 4,
-                 features: int = 32, feature_layers: int = 5, head_layers: int = 3, head_channels: int = 32,
-                 policy_hidden: int | None = None, value_hidden: int | None = None, value_loss: str | None = None,
-                 value_weight: float | None = None) -> None:
+    def __init__(
+        self,
+        small_net: PolicyValueNet,
+        big_size: int,
+        *,
+        small_size: int,
+        downscalings: int = 4,
+        features: int = 32,
+        feature_layers: int = 5,
+        head_layers: int = 3,
+        head_channels: int = 32,
+        policy_hidden: int | None = None,
+        value_hidden: int | None = None,
+        value_loss: str | None = None,
+        value_weight: float | None = None,
+    ) -> None:
         super().__init__()
         if not isinstance(small_net, PolicyValueNet):
             raise TypeError(f"CompositeNet needs a PolicyValueNet to freeze, got {type(small_net).__name__}")
         s = small_net.config
         cfg = CompositeConfig(
-            small=NetConfig.from_dict(s.to_dict()), small_size=small_size, big_size=big_size,
-            downscalings=downscalings, features=features, feature_layers=feature_layers, head_layers=head_layers,
+            small=NetConfig.from_dict(s.to_dict()),
+            small_size=small_size,
+            big_size=big_size,
+            downscalings=downscalings,
+            features=features,
+            feature_layers=feature_layers,
+            head_layers=head_layers,
             head_channels=head_channels,
             policy_hidden=s.policy_hidden if policy_hidden is None else policy_hidden,
             value_hidden=s.value_hidden if value_hidden is None else value_hidden,
             value_loss=s.value_loss if value_loss is None else value_loss,
-            value_weight=s.value_weight if value_weight is None else value_weight)
+            value_weight=s.value_weight if value_weight is None else value_weight,
+        )
         self.config = cfg
         # on the device new layers go to (the CPU, or torch's meta device when a loader checks shapes)
         self.small = copy.deepcopy(small_net).to(torch.empty(0).device).float()
@@ -162,21 +188,24 @@ class CompositeNet(nn.Module):
         self.features = _conv_stack(c, cfg.features, cfg.feature_layers) if cfg.feature_layers else None
         width = cfg.windows + n * k_s + (cfg.features if cfg.feature_layers else 0)
         self.head = _conv_stack(width, cfg.head_channels, cfg.head_layers)
-        self.policy = PolicyHead(cfg.head_channels, cfg.policy_hidden, cfg.extra_actions, cfg.action_layout,
-                                 cfg.actions_per_cell)
+        self.policy = PolicyHead(
+            cfg.head_channels, cfg.policy_hidden, cfg.extra_actions, cfg.action_layout, cfg.actions_per_cell
+        )
         self.value = ValueHead(cfg.head_channels, cfg.value_hidden)
         # window f = (i, j) (row-major over the (W2-W1+1)^2 offsets): the big-board cells it covers
         w1, w2, p = cfg.small_size, cfg.big_size, cfg.big_size - cfg.small_size + 1
         r = torch.arange(w1)
-        cells = torch.stack([((i + r)[:, None] * w2 + (j + r)[None, :]).flatten()
-                             for i in range(p) for j in range(p)])
+        cells = torch.stack([((i + r)[:, None] * w2 + (j + r)[None, :]).flatten() for i in range(p) for j in range(p)])
         self.register_buffer("window_cells", cells, persistent=False)
 
     @classmethod
     def from_config(cls, config: CompositeConfig) -> CompositeNet:
         """A composite of this config with fresh weights everywhere (what net_from_payload fills)."""
-        rest = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
-                if f.name not in ("small", "small_size", "big_size")}
+        rest = {
+            f.name: getattr(config, f.name)
+            for f in dataclasses.fields(config)
+            if f.name not in ("small", "small_size", "big_size")
+        }
         return cls(PolicyValueNet(config.small), config.big_size, small_size=config.small_size, **rest)
 
     def train(self, mode: bool = True) -> CompositeNet:
@@ -189,8 +218,10 @@ class CompositeNet(nn.Module):
     def _check_size(self, height: int, width: int) -> None:
         n = self.config.big_size
         if (height, width) != (n, n):
-            raise ValueError(f"this composite network runs on {n}x{n} boards only (built from a "
-                             f"{self.config.small_size}x{self.config.small_size} net), got {height}x{width}")
+            raise ValueError(
+                f"this composite network runs on {n}x{n} boards only (built from a "
+                f"{self.config.small_size}x{self.config.small_size} net), got {height}x{width}"
+            )
 
     def num_actions(self, height: int, width: int) -> int:
         """How many policy logits the net gives on a height x width board (big_size only)."""
@@ -211,11 +242,11 @@ class CompositeNet(nn.Module):
         b, c = planes.shape[:2]
         w1, f, k = cfg.small_size, cfg.windows, cfg.actions_per_cell
         with torch.no_grad():
-            win = planes.unfold(2, w1, 1).unfold(3, w1, 1)               # (B, C, P, P, W1, W1)
+            win = planes.unfold(2, w1, 1).unfold(3, w1, 1)  # (B, C, P, P, W1, W1)
             win = win.permute(0, 2, 3, 1, 4, 5).reshape(b * f, c, w1, w1)
-            logits = self.small.policy.cells(self.small.trunk(win))      # (B*F, k, W1, W1)
+            logits = self.small.policy.cells(self.small.trunk(win))  # (B*F, k, W1, W1)
             probs = torch.softmax(logits.reshape(b, f, k * w1 * w1), dim=2).reshape(b, f, k, w1 * w1).sum(dim=2)
-            out = planes.new_zeros(b, f, cfg.big_size ** 2)
+            out = planes.new_zeros(b, f, cfg.big_size**2)
             out.scatter_(2, self.window_cells.expand(b, f, w1 * w1), probs)
         return out.view(b, f, cfg.big_size, cfg.big_size)
 
@@ -223,14 +254,16 @@ class CompositeNet(nn.Module):
         """(policy logits (B, A), value pre-activation z (B,)); the value is tanh(z)."""
         cfg = self.config
         if planes.dim() != 4 or planes.shape[1] != cfg.in_planes:
-            raise ValueError(f"planes must have shape (B, {cfg.in_planes}, {cfg.big_size}, {cfg.big_size}), "
-                             f"got {tuple(planes.shape)}")
+            raise ValueError(
+                f"planes must have shape (B, {cfg.in_planes}, {cfg.big_size}, {cfg.big_size}), "
+                f"got {tuple(planes.shape)}"
+            )
         self._check_size(planes.shape[2], planes.shape[3])
         b, c, w1, n = planes.shape[0], cfg.in_planes, cfg.small_size, cfg.downscalings
         parts = [self.window_policies(planes)]
-        if n and self.down is not None and self.up is not None:       # both made when there are downscalings
+        if n and self.down is not None and self.up is not None:  # both made when there are downscalings
             small_boards = self.down(planes).reshape(b * n, c, w1, w1)
-            feats = self.small.trunk(small_boards)                       # frozen, but gradients pass through
+            feats = self.small.trunk(small_boards)  # frozen, but gradients pass through
             parts.append(self.up(feats.reshape(b, n * feats.shape[1], w1, w1)))
         if self.features is not None:
             parts.append(self.features(planes))
@@ -243,8 +276,9 @@ class CompositeNet(nn.Module):
 
     def describe(self) -> str:
         cfg, s = self.config, self.config.small
-        return (f"composite {cfg.small_size}x{cfg.small_size} -> {cfg.big_size}x{cfg.big_size}: frozen "
-                f"{s.trunk} {s.blocks}x{s.channels}; {cfg.windows} windows, {cfg.downscalings} downscalings, "
-                f"{cfg.feature_layers}x{cfg.features} board features, {cfg.head_layers}x{cfg.head_channels} head; "
-                f"{self.num_parameters():,} trainable + {self.num_frozen_parameters():,} frozen parameters")
-
+        return (
+            f"composite {cfg.small_size}x{cfg.small_size} -> {cfg.big_size}x{cfg.big_size}: frozen "
+            f"{s.trunk} {s.blocks}x{s.channels}; {cfg.windows} windows, {cfg.downscalings} downscalings, "
+            f"{cfg.feature_layers}x{cfg.features} board features, {cfg.head_layers}x{cfg.head_channels} head; "
+            f"{self.num_parameters():,} trainable + {self.num_frozen_parameters():,} frozen parameters"
+        )

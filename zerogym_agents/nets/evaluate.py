@@ -4,6 +4,7 @@ An evaluator is any callable (planes (B, C, H, W) float32, masks (B, A) int8) ->
 float32, zero on illegal actions and summing to 1 over legal ones; values (B,) float32 in [-1, 1]
 from the view of the player to move).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,13 +24,17 @@ from zerogym_agents.nets.model import Net
 
 def _check_batch(planes: Any, masks: Any, channels: int | None = None) -> None:
     if not isinstance(planes, np.ndarray) or planes.dtype != np.float32 or planes.ndim != 4:
-        raise ValueError(f"planes must be a float32 numpy array (B, C, H, W), got "
-                         f"{getattr(planes, 'dtype', type(planes).__name__)} {getattr(planes, 'shape', '')}")
+        raise ValueError(
+            f"planes must be a float32 numpy array (B, C, H, W), got "
+            f"{getattr(planes, 'dtype', type(planes).__name__)} {getattr(planes, 'shape', '')}"
+        )
     if channels is not None and planes.shape[1] != channels:
         raise ValueError(f"planes have {planes.shape[1]} channels, the net takes {channels}")
     if not isinstance(masks, np.ndarray) or masks.ndim != 2 or masks.shape[0] != planes.shape[0]:
-        raise ValueError(f"masks must be a numpy array (B, A) with B = {planes.shape[0]} like the planes, "
-                         f"got {getattr(masks, 'shape', type(masks).__name__)}")
+        raise ValueError(
+            f"masks must be a numpy array (B, A) with B = {planes.shape[0]} like the planes, "
+            f"got {getattr(masks, 'shape', type(masks).__name__)}"
+        )
 
 
 def _masked_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -49,11 +54,17 @@ def _symmetry_names(symmetries: Any) -> tuple[str, ...]:
             return tuple(get(symmetries).symmetry_names)
         except AttributeError:
             continue
-    if isinstance(symmetries, Sequence) and not isinstance(symmetries, str) and \
-            all(isinstance(n, str) for n in symmetries) and len(symmetries) > 0:
+    if (
+        isinstance(symmetries, Sequence)
+        and not isinstance(symmetries, str)
+        and all(isinstance(n, str) for n in symmetries)
+        and len(symmetries) > 0
+    ):
         return tuple(symmetries)
-    raise ValueError("symmetries must be None, a zerogym.symmetry.Symmetries, a game State/GameSpec/env, "
-                     f"or a non-empty sequence of transform names; got {symmetries!r}")
+    raise ValueError(
+        "symmetries must be None, a zerogym.symmetry.Symmetries, a game State/GameSpec/env, "
+        f"or a non-empty sequence of transform names; got {symmetries!r}"
+    )
 
 
 def _spec_symmetries(obj: Any) -> Symmetries | None:
@@ -68,16 +79,24 @@ class Evaluator:
 
     _index: dict[tuple[int, int, int], tuple[torch.Tensor, torch.Tensor]]
     _cache: dict[bytes, tuple[npt.NDArray[np.float32], np.float32]]
-    _weights: object                    # what the cache's answers were computed with (_weights_key, board shape)
+    _weights: object  # what the cache's answers were computed with (_weights_key, board shape)
 
-    def __init__(self, net: Net, device: str | torch.device | None = None, symmetries: Any = None,
-                 batch_size: int | None = None, threads: int | str | None = "auto", cache: int = 0,
-                 precision: str = "auto") -> None:
+    def __init__(
+        self,
+        net: Net,
+        device: str | torch.device | None = None,
+        symmetries: Any = None,
+        batch_size: int | None = None,
+        threads: int | str | None = "auto",
+        cache: int = 0,
+        precision: str = "auto",
+    ) -> None:
         self.precision = check_precision(precision)
         if isinstance(cache, bool) or not isinstance(cache, int) or cache < 0:
             raise ValueError(f"cache must be a non-negative integer (positions kept; 0: off), got {cache!r}")
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
-                                       or batch_size < 1):
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
             raise ValueError(f"batch_size must be a positive integer or None, got {batch_size!r}")
         if threads == "auto":
             threads = min(torch.get_num_threads(), max(1, (os.cpu_count() or 1) // 2))
@@ -92,13 +111,13 @@ class Evaluator:
         warn_emulated_bf16(self.device, self.precision)
         self.net = net.to(self.device)
         self.cuda = self.device.type == "cuda"
-        if self.cuda:                      # inputs go through pinned host memory, copied without blocking
+        if self.cuda:  # inputs go through pinned host memory, copied without blocking
             self._host_planes, self._host_masks = HostBuffer(), HostBuffer()
         self.batch_size = batch_size
         self.names = None if symmetries is None else _symmetry_names(symmetries)
         self._given = symmetries if isinstance(symmetries, Symmetries) else _spec_symmetries(symmetries)
-        self._index = {}   # (H, W, A) -> (cell source index (K, HW), action map (K, A)) as tensors
-        self.cache_size, self._cache, self._weights = cache, {}, None   # digest of (planes, mask) -> (prior, value)
+        self._index = {}  # (H, W, A) -> (cell source index (K, HW), action map (K, A)) as tensors
+        self.cache_size, self._cache, self._weights = cache, {}, None  # digest of (planes, mask) -> (prior, value)
         self.hits = self.misses = 0
 
     def _maps(self, h, w, a):
@@ -108,13 +127,15 @@ class Evaluator:
             if g is not None and (g.height, g.width, g.num_actions) == key:
                 syms = g
             elif g is not None:
-                syms = g.resized(h, w, a)           # another board size: the game's kind of actions
+                syms = g.resized(h, w, a)  # another board size: the game's kind of actions
             else:
-                assert self.names is not None       # the maps serve evaluations under symmetries only
+                assert self.names is not None  # the maps serve evaluations under symmetries only
                 syms = Symmetries(self.names, h, w, a, self.net.config.action_layout)
             src = np.stack([syms.planes(np.arange(h * w), k) for k in range(len(syms))])
-            self._index[key] = (torch.as_tensor(src, device=self.device),
-                                torch.as_tensor(syms.action_maps, device=self.device))
+            self._index[key] = (
+                torch.as_tensor(src, device=self.device),
+                torch.as_tensor(syms.action_maps, device=self.device),
+            )
         return self._index[key]
 
     def _run(self, x):
@@ -125,19 +146,22 @@ class Evaluator:
     def _forward(self, x):
         if self.batch_size is None or x.shape[0] <= self.batch_size:
             return self.net(x)
-        parts = [self.net(x[i:i + self.batch_size]) for i in range(0, x.shape[0], self.batch_size)]
+        parts = [self.net(x[i : i + self.batch_size]) for i in range(0, x.shape[0], self.batch_size)]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
     def _inputs(self, planes, masks):
         """planes and masks as tensors on the device (through the pinned buffers on CUDA)."""
         planes = np.ascontiguousarray(planes)
         if self.cuda:
-            return (self._host_planes.to(self.device, planes),
-                    self._host_masks.to(self.device, np.ascontiguousarray(masks)) != 0)
+            return (
+                self._host_planes.to(self.device, planes),
+                self._host_masks.to(self.device, np.ascontiguousarray(masks)) != 0,
+            )
         return torch.from_numpy(planes).to(self.device), torch.from_numpy(masks).to(self.device) != 0
 
-    def __call__(self, planes: np.ndarray,
-                 masks: np.ndarray) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    def __call__(
+        self, planes: np.ndarray, masks: np.ndarray
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         _check_batch(planes, masks, self.net.config.in_planes)
         b, c, h, w = planes.shape
         a = self.net.num_actions(h, w)
@@ -156,13 +180,13 @@ class Evaluator:
         counters: optimizer steps, load_state_dict) or replaced (storage pointers)."""
         try:
             return tuple((t._version, t.data_ptr()) for t in itertools.chain(self.net.parameters(), self.net.buffers()))
-        except RuntimeError:       # a tensor without a version counter: never reuse
+        except RuntimeError:  # a tensor without a version counter: never reuse
             return object()
 
     def _cached(self, planes, masks, b, c, h, w, a):
         """Repeated positions (the same planes and mask, in this batch or an earlier one with the same
         weights) are answered from the cache; the others go through the net in one batch."""
-        weights = self._weights_key(), planes.shape[1:]      # a 6x7 and a 7x6 board may share their bytes
+        weights = self._weights_key(), planes.shape[1:]  # a 6x7 and a 7x6 board may share their bytes
         if weights != self._weights:
             self._cache.clear()
             self._weights = weights
@@ -174,7 +198,7 @@ class Evaluator:
             digest.update(legal[i])
             keys.append(digest.digest())
         found = {k: self._cache[k] for k in keys if k in self._cache}
-        new = {}                                  # key -> the batch row evaluated for it
+        new = {}  # key -> the batch row evaluated for it
         for i, k in enumerate(keys):
             if k not in found and k not in new:
                 new[k] = i
@@ -189,8 +213,7 @@ class Evaluator:
                 self._cache.clear()
             if len(results) <= self.cache_size:
                 self._cache.update(results)
-        return (np.stack([found[k][0] for k in keys]),
-                np.fromiter((found[k][1] for k in keys), np.float32, b))
+        return (np.stack([found[k][0] for k in keys]), np.fromiter((found[k][1] for k in keys), np.float32, b))
 
     def _evaluate(self, planes, masks, b, c, h, w, a):
         was_training = self.net.training
@@ -217,9 +240,15 @@ class Evaluator:
                 self.net.train()
 
 
-def make_evaluator(net: Net, device: str | torch.device | None = None, symmetries: Any = None,
-                   batch_size: int | None = None, threads: int | str | None = "auto", cache: int = 0,
-                   precision: str = "auto") -> Evaluator:
+def make_evaluator(
+    net: Net,
+    device: str | torch.device | None = None,
+    symmetries: Any = None,
+    batch_size: int | None = None,
+    threads: int | str | None = "auto",
+    cache: int = 0,
+    precision: str = "auto",
+) -> Evaluator:
     """A batched evaluator over `net` (a PolicyValueNet, moved to `device`: a torch.device, or
     "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.core.devices; None keeps the net where it is).
 

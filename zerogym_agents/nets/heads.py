@@ -6,6 +6,7 @@ Neither head holds a weight whose shape depends on the board, so the same weight
 board size (Cazenave et al., "Polygames: Improved Zero Learning", 2020, section 2.1; Cazenave,
 "Mobile Networks for Computer Go", 2020).
 """
+
 from __future__ import annotations
 
 import torch
@@ -33,16 +34,21 @@ class PolicyHead(nn.Module):
     gives k planes, and action (r * W + c) * k + d is plane d at (r, c); then the extra logits.
     """
 
-    def __init__(self, channels: int, hidden: int = 32, extra_actions: int = 0, layout: str = "cells",
-                 actions_per_cell: int = 1) -> None:
+    def __init__(
+        self, channels: int, hidden: int = 32, extra_actions: int = 0, layout: str = "cells", actions_per_cell: int = 1
+    ) -> None:
         super().__init__()
         check_layout(layout, extra_actions, actions_per_cell)
         self.layout, self.extra_actions, self.actions_per_cell = layout, extra_actions, actions_per_cell
         k = actions_per_cell
         self.cells: nn.Module
         if hidden:
-            self.cells = nn.Sequential(nn.Conv2d(channels, hidden, 1, bias=False), nn.BatchNorm2d(hidden),
-                                       nn.ReLU(inplace=True), nn.Conv2d(hidden, k, 1))
+            self.cells = nn.Sequential(
+                nn.Conv2d(channels, hidden, 1, bias=False),
+                nn.BatchNorm2d(hidden),
+                nn.ReLU(inplace=True),
+                nn.Conv2d(hidden, k, 1),
+            )
         else:
             self.cells = nn.Conv2d(channels, k, 1)
         self.extra = nn.Linear(2 * channels, extra_actions) if extra_actions else None
@@ -52,7 +58,7 @@ class PolicyHead(nn.Module):
         return width if self.layout == "columns" else height * width * self.actions_per_cell + self.extra_actions
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        planes = self.cells(x)                          # (B, k, H, W)
+        planes = self.cells(x)  # (B, k, H, W)
         if self.layout == "columns":
             return torch.logsumexp(planes[:, 0], dim=1)  # (B, W)
         logits = planes.permute(0, 2, 3, 1).flatten(1)  # (r * W + c) * k + d
@@ -69,8 +75,10 @@ def check_layout(layout: str, extra_actions: int, actions_per_cell: int) -> None
     if layout == "columns" and extra_actions:
         raise ValueError(f"the 'columns' layout has no extra actions, got extra_actions={extra_actions}")
     if (layout == "cell_moves") != (actions_per_cell > 1):
-        raise ValueError(f"actions_per_cell must be more than 1 for the 'cell_moves' layout and 1 for the others, "
-                         f"got {actions_per_cell} with {layout!r}")
+        raise ValueError(
+            f"actions_per_cell must be more than 1 for the 'cell_moves' layout and 1 for the others, "
+            f"got {actions_per_cell} with {layout!r}"
+        )
 
 
 VALUE_ACTIVATIONS: dict[str, type[nn.ReLU] | type[nn.LeakyReLU]] = {"relu": nn.ReLU, "leaky_relu": nn.LeakyReLU}
@@ -87,8 +95,9 @@ class ValueHead(nn.Module):
 
     def __init__(self, channels: int, hidden: int = 64, activation: str = "relu") -> None:
         super().__init__()
-        self.mlp = nn.Sequential(nn.Linear(2 * channels, hidden), VALUE_ACTIVATIONS[activation](inplace=True),
-                                 nn.Linear(hidden, 1))
+        self.mlp = nn.Sequential(
+            nn.Linear(2 * channels, hidden), VALUE_ACTIVATIONS[activation](inplace=True), nn.Linear(hidden, 1)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.mlp(global_pool(x))[:, 0]

@@ -5,6 +5,7 @@ Cazenave et al., "Polygames: Improved Zero Learning", 2020; Cazenave, "Mobile Ne
 Computer Go", 2020). L2 regularisation is not part of `loss`: pass it as the
 optimizer's weight decay, e.g. torch.optim.SGD(net.parameters(), lr, momentum=0.9, weight_decay=1e-4).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,14 +24,21 @@ from zerogym_agents.core.checkpoint import CheckpointError, StrPath, atomic_save
 from zerogym_agents.core.file_checks import Config, Context, Spec, StateDict
 from zerogym_agents.core.config_io import Flag, Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 from zerogym_agents.core.devices import autocast
-from zerogym_agents.nets.heads import (LAYOUTS, VALUE_ACTIVATIONS, OwnershipHead, PolicyHead, ValueHead, check_layout,
-                                      score_head)
+from zerogym_agents.nets.heads import (
+    LAYOUTS,
+    VALUE_ACTIVATIONS,
+    OwnershipHead,
+    PolicyHead,
+    ValueHead,
+    check_layout,
+    score_head,
+)
 from zerogym_agents.nets.trunks import TRUNKS, make_trunk
 
 FILE_FORMAT = "zerogym.PolicyValueNet"
 FILE_VERSION = 1
 VALUE_LOSSES = ("mse", "bce")
-MAX_NET_ELEMENTS = 2 ** 28      # parameters + buffers of a net read from a file: 1 GiB of float32
+MAX_NET_ELEMENTS = 2**28  # parameters + buffers of a net read from a file: 1 GiB of float32
 # a zerogym network: a PolicyValueNet, or another class registered with net_format (the CompositeNet, whose
 # module imports this one, so that the union of the two cannot be named here)
 Net = Any
@@ -73,7 +81,7 @@ class NetConfig(JsonConfig):
     (and a net without them has exactly the weights and outputs it had).
     """
 
-    json_indent = None            # one line: configs are embedded in net files
+    json_indent = None  # one line: configs are embedded in net files
     # file_max: what a network read from a file may claim, checked before anything is allocated
     # (load_net, net_from_payload): plausible maxima for board-game nets (AlphaZero: 40 blocks of 256
     # channels), far above every net of this project
@@ -113,8 +121,10 @@ class NetConfig(JsonConfig):
         fit = _game_fields(_spec_of(game, game_kwargs))
         clash = sorted(k for k in fit if k in overrides and overrides[k] != fit[k])
         if clash:
-            raise ValueError(f"for_game: {', '.join(f'{k}={overrides[k]!r}' for k in clash)} does not fit "
-                             f"game {fit['game']!r}, which needs {', '.join(f'{k}={fit[k]!r}' for k in clash)}")
+            raise ValueError(
+                f"for_game: {', '.join(f'{k}={overrides[k]!r}' for k in clash)} does not fit "
+                f"game {fit['game']!r}, which needs {', '.join(f'{k}={fit[k]!r}' for k in clash)}"
+            )
         return cls(**{**overrides, **fit})
 
     def check_game(self, game: GameLike, game_kwargs: Mapping[str, Any] | None = None) -> None:
@@ -125,14 +135,17 @@ class NetConfig(JsonConfig):
         if bad:
             mine = ", ".join(f"{k}={getattr(self, k)!r}" for k in bad)
             need = ", ".join(f"{k}={v!r}" for k, v in bad.items())
-            raise ValueError(f"network made for {self.game or 'an unnamed game'} ({mine}) does not fit "
-                             f"game {name!r}, which needs {need}")
+            raise ValueError(
+                f"network made for {self.game or 'an unnamed game'} ({mine}) does not fit "
+                f"game {name!r}, which needs {need}"
+            )
 
 
 def _spec_of(game: GameLike, game_kwargs: Mapping[str, Any] | None = None) -> Any:
     """The GameSpec of a game name, State, GameSpec or zerogym env."""
     if isinstance(game, str):
         import zerogym
+
         return zerogym.make_state(game, **(game_kwargs or {})).spec
     if game_kwargs:
         raise ValueError("game_kwargs only apply when the game is given by name")
@@ -149,8 +162,9 @@ def _spec_of(game: GameLike, game_kwargs: Mapping[str, Any] | None = None) -> An
 def _game_fields(spec: Any) -> dict[str, Any]:
     """The NetConfig fields fixed by a game: in_planes, action_layout, extra_actions, actions_per_cell, game."""
     h, w, c = spec.obs_shape
-    fit = layout_fields(h, w, spec.num_actions, getattr(spec, "action_kind", None),
-                        getattr(spec, "actions_per_cell", 1))
+    fit = layout_fields(
+        h, w, spec.num_actions, getattr(spec, "action_kind", None), getattr(spec, "actions_per_cell", 1)
+    )
     return {"in_planes": c, **fit, "game": spec.name}
 
 
@@ -171,10 +185,15 @@ def layout_fields(h: int, w: int, a: int, kind: str | None = None, actions_per_c
     if kind == "columns" and a == w:
         return {"action_layout": "columns", "extra_actions": 0, "actions_per_cell": 1}
     if kind == "cell_moves" and a >= cells * actions_per_cell:
-        return {"action_layout": "cell_moves", "extra_actions": a - cells * actions_per_cell,
-                "actions_per_cell": actions_per_cell}
-    raise ValueError(f"{a} actions on a {h}x{w} board fit none of the layouts: a cell each (+ pass/swap), "
-                     f"a column each, or k moves per cell" + (f" (the game says {kind!r})" if kind else ""))
+        return {
+            "action_layout": "cell_moves",
+            "extra_actions": a - cells * actions_per_cell,
+            "actions_per_cell": actions_per_cell,
+        }
+    raise ValueError(
+        f"{a} actions on a {h}x{w} board fit none of the layouts: a cell each (+ pass/swap), "
+        f"a column each, or k moves per cell" + (f" (the game says {kind!r})" if kind else "")
+    )
 
 
 def for_game(game: GameLike, *, game_kwargs: Mapping[str, Any] | None = None, **overrides: Any) -> NetConfig:
@@ -203,10 +222,12 @@ class PolicyValueNet(nn.Module):
         elif not isinstance(config, NetConfig):
             raise ValueError(f"PolicyValueNet needs a NetConfig (or its dict), got {type(config).__name__}")
         self.config = config
-        self.trunk = make_trunk(config.trunk, config.in_planes, config.channels, config.blocks, config.expansion,
-                                config.kernel_size)
-        self.policy = PolicyHead(config.channels, config.policy_hidden, config.extra_actions, config.action_layout,
-                                 config.actions_per_cell)
+        self.trunk = make_trunk(
+            config.trunk, config.in_planes, config.channels, config.blocks, config.expansion, config.kernel_size
+        )
+        self.policy = PolicyHead(
+            config.channels, config.policy_hidden, config.extra_actions, config.action_layout, config.actions_per_cell
+        )
         self.value = ValueHead(config.channels, config.value_hidden, config.value_activation)
         # KataGo's auxiliary heads: only present when enabled, so older net files keep their weights
         if config.ownership_head:
@@ -224,8 +245,13 @@ class PolicyValueNet(nn.Module):
         generator; the heads it has stay): a new net, on the same device, with every other weight
         this one's, so its policy and value are unchanged. Returns self when nothing is added."""
         cfg = self.config
-        new = NetConfig.from_dict({**cfg.to_dict(), "ownership_head": cfg.ownership_head or bool(ownership),
-                                   "score_head": cfg.score_head or bool(score)})
+        new = NetConfig.from_dict(
+            {
+                **cfg.to_dict(),
+                "ownership_head": cfg.ownership_head or bool(ownership),
+                "score_head": cfg.score_head or bool(score),
+            }
+        )
         if new == cfg:
             return self
         param = next(self.parameters())
@@ -269,14 +295,19 @@ class PolicyValueNet(nn.Module):
         logits, z = self.forward_raw(planes)
         return logits, torch.tanh(z)
 
-    def forward_aux(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None,
-                                                          torch.Tensor | None]:
+    def forward_aux(
+        self, planes: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         """forward_raw's (logits, z) and the auxiliary heads' raw outputs: the ownership
         pre-activation (B, H, W) and the score margin over the board's area (B,), each None when
         the net has no such head."""
         x = self._features(planes)
-        return (self.policy(x), self.value(x), self.ownership(x) if self.config.ownership_head else None,
-                self.score(x) if self.config.score_head else None)
+        return (
+            self.policy(x),
+            self.value(x),
+            self.ownership(x) if self.config.ownership_head else None,
+            self.score(x) if self.config.score_head else None,
+        )
 
     def predict_aux(self, planes: torch.Tensor | np.ndarray) -> dict[str, torch.Tensor]:
         """{"ownership": (B, H, W) in [-1, 1], "score": (B,) in points}, the auxiliary heads'
@@ -297,8 +328,15 @@ class PolicyValueNet(nn.Module):
         save_net(self, path)
 
     @classmethod
-    def load(cls, path: StrPath, *, game: GameLike = None, game_kwargs: Mapping[str, Any] | None = None,
-             config: JsonConfig | None = None, device: str | torch.device = "cpu") -> Net:
+    def load(
+        cls,
+        path: StrPath,
+        *,
+        game: GameLike = None,
+        game_kwargs: Mapping[str, Any] | None = None,
+        config: JsonConfig | None = None,
+        device: str | torch.device = "cpu",
+    ) -> Net:
         return load_net(path, game=game, game_kwargs=game_kwargs, config=config, device=device)
 
 
@@ -306,11 +344,20 @@ def _as_tensor(x: Any, dtype: torch.dtype, device: torch.device) -> torch.Tensor
     return torch.as_tensor(x).to(device=device, dtype=dtype)
 
 
-def loss(net: Net, planes: torch.Tensor | np.ndarray, target_policy: torch.Tensor | np.ndarray,
-         target_value: torch.Tensor | np.ndarray, mask: torch.Tensor | np.ndarray | None = None, *,
-         ownership: torch.Tensor | np.ndarray | None = None, score: torch.Tensor | np.ndarray | None = None,
-         ownership_weight: float = 0.0, score_weight: float = 0.0, parts: dict[str, torch.Tensor] | None = None,
-         precision: str = "float32") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def loss(
+    net: Net,
+    planes: torch.Tensor | np.ndarray,
+    target_policy: torch.Tensor | np.ndarray,
+    target_value: torch.Tensor | np.ndarray,
+    mask: torch.Tensor | np.ndarray | None = None,
+    *,
+    ownership: torch.Tensor | np.ndarray | None = None,
+    score: torch.Tensor | np.ndarray | None = None,
+    ownership_weight: float = 0.0,
+    score_weight: float = 0.0,
+    parts: dict[str, torch.Tensor] | None = None,
+    precision: str = "float32",
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(total, policy cross-entropy, value loss), each a scalar tensor averaged over the batch.
 
     planes (B, C, H, W); target_policy (B, A) (probabilities, zero on illegal actions);
@@ -341,12 +388,17 @@ def loss(net: Net, planes: torch.Tensor | np.ndarray, target_policy: torch.Tenso
     aux = use_own or use_score
     if aux:
         cfg = net.config
-        lacking = [name for name, used in (("ownership", use_own), ("score", use_score))
-                   if used and not getattr(cfg, f"{name}_head", False)]
+        lacking = [
+            name
+            for name, used in (("ownership", use_own), ("score", use_score))
+            if used and not getattr(cfg, f"{name}_head", False)
+        ]
         if lacking:
-            raise ValueError(f"loss: {' and '.join(lacking)}_weight > 0 needs a net with the "
-                             f"{' and '.join(lacking)} head (NetConfig {', '.join(f'{n}_head' for n in lacking)}"
-                             f"=True, or net.with_aux_heads)")
+            raise ValueError(
+                f"loss: {' and '.join(lacking)}_weight > 0 needs a net with the "
+                f"{' and '.join(lacking)} head (NetConfig {', '.join(f'{n}_head' for n in lacking)}"
+                f"=True, or net.with_aux_heads)"
+            )
         if (use_own and ownership is None) or (use_score and score is None):
             raise ValueError("loss: ownership_weight / score_weight > 0 need their targets (ownership=, score=)")
     with autocast(device, precision):
@@ -387,11 +439,12 @@ def loss(net: Net, planes: torch.Tensor | np.ndarray, target_policy: torch.Tenso
     total = policy_ce + cfg.value_weight * value_loss
     parts = {} if parts is None else parts
     if use_own:
-        assert own_z is not None                # aux: the net has the head (checked above)
+        assert own_z is not None  # aux: the net has the head (checked above)
         target = _as_tensor(ownership, torch.float32, device)
         if tuple(target.shape) != tuple(own_z.shape):
-            raise ValueError(f"ownership must have shape {tuple(own_z.shape)} for these planes, got "
-                             f"{tuple(target.shape)}")
+            raise ValueError(
+                f"ownership must have shape {tuple(own_z.shape)} for these planes, got {tuple(target.shape)}"
+            )
         parts["ownership_loss"] = F.binary_cross_entropy_with_logits(2 * own_z, (target.clamp(-1, 1) + 1) / 2)
         total = total + ownership_weight * parts["ownership_loss"]
     if use_score:
@@ -406,14 +459,19 @@ def loss(net: Net, planes: torch.Tensor | np.ndarray, target_policy: torch.Tenso
 
 # ---- save / load -------------------------------------------------------------------------------
 
+
 def net_payload(net: Net) -> dict[str, Any]:
     """The dict a network file holds (format tag, config JSON, state_dict); embed it in larger
     checkpoints. Works for every net class named in NET_FORMATS (PolicyValueNet, CompositeNet)."""
     fmt = getattr(type(net), "file_format", None)
     if fmt not in NET_FORMATS:
         raise TypeError(f"net_payload needs a zerogym network ({', '.join(NET_FORMATS)}), got {type(net).__name__}")
-    return {"format": fmt, "version": type(net).file_version, "config": net.config.to_json(),
-            "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()}}
+    return {
+        "format": fmt,
+        "version": type(net).file_version,
+        "config": net.config.to_json(),
+        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+    }
 
 
 class _NetContext(Context):
@@ -446,8 +504,9 @@ def expected_state(cls: type[Any], config: JsonConfig) -> dict[str, tuple[tuple[
     return {k: (tuple(v.shape), v.dtype) for k, v in net.state_dict().items()}
 
 
-def check_net_payload(payload: Any, source: object = "payload", where: str = "",
-                      formats: Iterable[str] | None = None) -> tuple[type[Any], Any]:
+def check_net_payload(
+    payload: Any, source: object = "payload", where: str = "", formats: Iterable[str] | None = None
+) -> tuple[type[Any], Any]:
     """(class, config) of a network payload (net_payload's dict) that passes every check, else
     NetFileError naming `source` (and `where` in it) and what is wrong.
 
@@ -462,12 +521,15 @@ def check_net_payload(payload: Any, source: object = "payload", where: str = "",
     fmt = payload.get("format") if isinstance(payload, Mapping) else None
     if not isinstance(fmt, str) or fmt not in formats:
         found = sorted(map(str, payload))[:8] if isinstance(payload, Mapping) else type(payload).__name__
-        raise NetFileError(f"{at} is not a zerogym network (expected format "
-                           f"{' or '.join(map(repr, formats))}; found {found})")
+        raise NetFileError(
+            f"{at} is not a zerogym network (expected format {' or '.join(map(repr, formats))}; found {found})"
+        )
     cls = NET_FORMATS[fmt]
     if payload.get("version") != cls.file_version:
-        raise NetFileError(f"{at}: {fmt} format version {payload.get('version')!r} is not supported "
-                           f"(this zerogym reads version {cls.file_version})")
+        raise NetFileError(
+            f"{at}: {fmt} format version {payload.get('version')!r} is not supported "
+            f"(this zerogym reads version {cls.file_version})"
+        )
     ctx = _NetContext(source, where)
     missing = [k for k in ("config", "state_dict") if k not in payload]
     if missing:
@@ -477,8 +539,10 @@ def check_net_payload(payload: Any, source: object = "payload", where: str = "",
     shapes = expected_state(cls, config)
     total = sum(math.prod(shape) for shape, _ in shapes.values())
     if total > MAX_NET_ELEMENTS:
-        ctx.fail("config", f"describes a network of {total:,} weights, more than a network file may hold "
-                           f"({MAX_NET_ELEMENTS:,})")
+        ctx.fail(
+            "config",
+            f"describes a network of {total:,} weights, more than a network file may hold ({MAX_NET_ELEMENTS:,})",
+        )
     StateDict(shapes, label="the network its config describes").check(payload["state_dict"], ctx, "state_dict")
     return cls, config
 
@@ -497,9 +561,15 @@ class NetPayload(Spec):
         return value
 
 
-def net_from_payload(payload: Any, *, source: object = "payload", game: GameLike = None,
-                     game_kwargs: Mapping[str, Any] | None = None, config: JsonConfig | None = None,
-                     device: str | torch.device = "cpu") -> Net:
+def net_from_payload(
+    payload: Any,
+    *,
+    source: object = "payload",
+    game: GameLike = None,
+    game_kwargs: Mapping[str, Any] | None = None,
+    config: JsonConfig | None = None,
+    device: str | torch.device = "cpu",
+) -> Net:
     """Rebuild a network (in eval mode) from net_payload's dict, checking it and what it must fit.
 
     The payload's "format" tag picks the class (NET_FORMATS): a PolicyValueNet, or a
@@ -514,17 +584,22 @@ def net_from_payload(payload: Any, *, source: object = "payload", game: GameLike
         raise NetFileError(f"{source}: corrupt zerogym network ({type(e).__name__}: {e})") from e
     bad = {k: n for k, v in net.state_dict().items() if v.is_floating_point() and (n := int((~v.isfinite()).sum()))}
     if bad:
-        raise NetFileError(f"{source}: corrupt zerogym network: non-finite (NaN or infinite) values in "
-                           + ", ".join(f"{k} ({n})" for k, n in list(bad.items())[:5])
-                           + (f" and {len(bad) - 5} more tensors" if len(bad) > 5 else "")
-                           + "; a net with them cannot play (a training run that diverged writes such weights)")
+        raise NetFileError(
+            f"{source}: corrupt zerogym network: non-finite (NaN or infinite) values in "
+            + ", ".join(f"{k} ({n})" for k, n in list(bad.items())[:5])
+            + (f" and {len(bad) - 5} more tensors" if len(bad) > 5 else "")
+            + "; a net with them cannot play (a training run that diverged writes such weights)"
+        )
     if config is not None and saved != config:
         if type(config) is not type(saved):
-            raise NetFileError(f"{source} holds a {cls.__name__} ({type(saved).__name__}), "
-                               f"not a net of the {type(config).__name__} asked for")
+            raise NetFileError(
+                f"{source} holds a {cls.__name__} ({type(saved).__name__}), "
+                f"not a net of the {type(config).__name__} asked for"
+            )
         want = config.to_dict()
-        diff = ", ".join(f"{k}: saved {v!r}, wanted {want.get(k)!r}"
-                         for k, v in saved.to_dict().items() if want.get(k) != v)
+        diff = ", ".join(
+            f"{k}: saved {v!r}, wanted {want.get(k)!r}" for k, v in saved.to_dict().items() if want.get(k) != v
+        )
         raise NetFileError(f"{source} holds a network with another config ({diff})")
     if game is not None:
         try:
@@ -539,8 +614,14 @@ def save_net(net: Net, path: StrPath) -> None:
     atomic_save(net_payload(net), path)
 
 
-def load_net(path: StrPath, *, game: GameLike = None, game_kwargs: Mapping[str, Any] | None = None,
-             config: JsonConfig | None = None, device: str | torch.device = "cpu") -> Net:
+def load_net(
+    path: StrPath,
+    *,
+    game: GameLike = None,
+    game_kwargs: Mapping[str, Any] | None = None,
+    config: JsonConfig | None = None,
+    device: str | torch.device = "cpu",
+) -> Net:
     """Load a network with torch.load(weights_only=True) (data, never code) from a file written by
     save_net, or from any zerogym file that holds one: a saved agent (save_agent) or a training
     checkpoint (e.g. a run's checkpoint.pt or agent.pt); "pretrained:NAME" names a shipped agent.
@@ -551,8 +632,9 @@ def load_net(path: StrPath, *, game: GameLike = None, game_kwargs: Mapping[str, 
     made for another game or config raises NetFileError, as does a corrupt or foreign file.
     """
     path, data = read_net_file(path)
-    return net_from_payload(net_payload_in(data), source=path, game=game, game_kwargs=game_kwargs, config=config,
-                            device=device)
+    return net_from_payload(
+        net_payload_in(data), source=path, game=game, game_kwargs=game_kwargs, config=config, device=device
+    )
 
 
 def read_net_file(path: StrPath) -> tuple[str, Any]:
@@ -570,7 +652,10 @@ def read_net_file(path: StrPath) -> tuple[str, Any]:
 def net_payload_in(data: Any) -> Any:
     """The network payload in what a zerogym file holds: a net file's own dict, or the "net" entry
     of a saved agent or a training checkpoint."""
-    if isinstance(data, Mapping) and data.get("format") not in tuple(NET_FORMATS) \
-            and isinstance(data.get("net"), Mapping):
+    if (
+        isinstance(data, Mapping)
+        and data.get("format") not in tuple(NET_FORMATS)
+        and isinstance(data.get("net"), Mapping)
+    ):
         return data["net"]
     return data

@@ -4,6 +4,7 @@ Every convolution pads 'same' (k x k with padding k // 2, or 1x1), so a trunk ma
 to (B, channels, H, W) for every H x W, and the same weights serve every board size. The spatial
 kernels (stem, residual convs, depthwise convs) are kernel_size x kernel_size, 3 by default.
 """
+
 from __future__ import annotations
 
 import torch
@@ -21,8 +22,9 @@ def _check_kernel(kernel_size: int) -> int:
 def _stem(in_planes: int, channels: int, kernel_size: int = 3) -> nn.Sequential:
     """k x k conv -> BN -> ReLU from the input planes to the trunk width."""
     k = _check_kernel(kernel_size)
-    return nn.Sequential(nn.Conv2d(in_planes, channels, k, padding=k // 2, bias=False),
-                         nn.BatchNorm2d(channels), nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(in_planes, channels, k, padding=k // 2, bias=False), nn.BatchNorm2d(channels), nn.ReLU(inplace=True)
+    )
 
 
 class ResidualBlock(nn.Module):
@@ -73,10 +75,11 @@ class ResNetTrunk(nn.Sequential):
     """Stem (k x k conv-BN-ReLU) then `blocks` AlphaZero residual blocks of width `channels`."""
 
     def __init__(self, in_planes: int, channels: int, blocks: int, kernel_size: int = 3) -> None:
-        super().__init__(_stem(in_planes, channels, kernel_size),
-                         *[ResidualBlock(channels, kernel_size) for _ in range(blocks)])
+        super().__init__(
+            _stem(in_planes, channels, kernel_size), *[ResidualBlock(channels, kernel_size) for _ in range(blocks)]
+        )
         self.out_channels = channels
-        self.radius = (kernel_size // 2) * (1 + 2 * blocks)   # how far (in cells) an output depends on its input
+        self.radius = (kernel_size // 2) * (1 + 2 * blocks)  # how far (in cells) an output depends on its input
 
 
 class MobileNetTrunk(nn.Sequential):
@@ -85,8 +88,10 @@ class MobileNetTrunk(nn.Sequential):
 
     def __init__(self, in_planes: int, channels: int, blocks: int, expansion: float, kernel_size: int = 3) -> None:
         hidden = mobilenet_hidden(channels, expansion)
-        super().__init__(_stem(in_planes, channels, kernel_size),
-                         *[InvertedResidual(channels, channels, hidden, kernel_size) for _ in range(blocks)])
+        super().__init__(
+            _stem(in_planes, channels, kernel_size),
+            *[InvertedResidual(channels, channels, hidden, kernel_size) for _ in range(blocks)],
+        )
         self.out_channels = channels
         self.hidden = hidden
         self.radius = (kernel_size // 2) * (1 + blocks)
@@ -97,8 +102,9 @@ def mobilenet_hidden(channels: int, expansion: float) -> int:
     return max(1, int(round(channels * expansion)))
 
 
-def make_trunk(kind: str, in_planes: int, channels: int, blocks: int, expansion: float = 4.0,
-               kernel_size: int = 3) -> ResNetTrunk | MobileNetTrunk:
+def make_trunk(
+    kind: str, in_planes: int, channels: int, blocks: int, expansion: float = 4.0, kernel_size: int = 3
+) -> ResNetTrunk | MobileNetTrunk:
     """The trunk named `kind` ("resnet" or "mobilenet"); `expansion` only matters for mobilenet."""
     if kind == "resnet":
         return ResNetTrunk(in_planes, channels, blocks, kernel_size)

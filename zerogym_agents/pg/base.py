@@ -1,4 +1,5 @@
 """What the policy-gradient trainers share: the pool, counters, logs, the run loop and checkpoints."""
+
 from __future__ import annotations
 
 import copy
@@ -9,12 +10,24 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import torch
 
-from zerogym_agents.core.checkpoint import (
-    CheckpointError, load_checkpoint, open_run_folder, save_checkpoint)
+from zerogym_agents.core.checkpoint import CheckpointError, load_checkpoint, open_run_folder, save_checkpoint
 from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, PLOT
 from zerogym_agents.core.devices import device_rng_state, resolve_device, set_device_rng_state
 from zerogym_agents.core.file_checks import (
-    Config, CudaRngState, DictOf, Fields, Int, ListOf, Maybe, Real, Spec, StateDict, Str, TorchRngState, check)
+    Config,
+    CudaRngState,
+    DictOf,
+    Fields,
+    Int,
+    ListOf,
+    Maybe,
+    Real,
+    Spec,
+    StateDict,
+    Str,
+    TorchRngState,
+    check,
+)
 from zerogym_agents.nets import net_from_payload, net_payload
 from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
 from zerogym_agents.pg.config import PGConfig
@@ -54,11 +67,14 @@ def initial_net(cfg: PGConfig) -> PolicyValueNet:
     """The PolicyValueNet of cfg.init_from, checked against the game (any board size of it). Loaded
     on resume too, for its shape; the checkpoint then supplies the weights."""
     from zerogym_agents.nets import PolicyValueNet, load_net
-    assert cfg.init_from is not None        # called for a run that starts from a net
+
+    assert cfg.init_from is not None  # called for a run that starts from a net
     net = load_net(cfg.init_from, game=cfg.game, game_kwargs=cfg.game_kwargs)
     if not isinstance(net, PolicyValueNet):
-        raise ValueError(f"PGConfig.init_from: {cfg.init_from} holds a {type(net).__name__}; the policy-gradient "
-                         f"trainers train PolicyValueNets only")
+        raise ValueError(
+            f"PGConfig.init_from: {cfg.init_from} holds a {type(net).__name__}; the policy-gradient "
+            f"trainers train PolicyValueNets only"
+        )
     return net.with_value_activation(cfg.net.get("value_activation", net.config.value_activation))
 
 
@@ -89,10 +105,11 @@ class PGTrainer(CosineSchedule):
     algos: tuple[str, ...] = ()
     # a run resumes only with the same values of these
     resume_fields: tuple[str, ...] = ("algo", "game", "game_kwargs", "net")
-    net: PolicyValueNet             # the learner, built by the subclass's _build()
+    net: PolicyValueNet  # the learner, built by the subclass's _build()
 
-    def __init__(self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False,
-                 log_dir: str | bool | None = None) -> None:
+    def __init__(
+        self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False, log_dir: str | bool | None = None
+    ) -> None:
         cfg = config if isinstance(config, PGConfig) else PGConfig.from_dict(config)
         if cfg.algo not in self.algos:
             raise ValueError(f"{type(self).__name__} trains {', '.join(self.algos)}, not algo={cfg.algo!r}")
@@ -100,14 +117,15 @@ class PGTrainer(CosineSchedule):
         self.out = open_run_folder(out_dir, resume, CHECKPOINT)
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
-        self.device = resolve_device(cfg.device)    # a bad or missing device is refused before any work
+        self.device = resolve_device(cfg.device)  # a bad or missing device is refused before any work
         self.net_config = cfg.net_config()
         init: PolicyValueNet | None = None
         if cfg.init_from:
             init = initial_net(cfg)
             self.net_config = init.config
-        self.pool = OpponentPool(cfg.pool_size, mode=cfg.pool_mode, k_factor=cfg.pool_k_factor,
-                                 seed=seed_for(cfg.seed, 1))
+        self.pool = OpponentPool(
+            cfg.pool_size, mode=cfg.pool_mode, k_factor=cfg.pool_k_factor, seed=seed_for(cfg.seed, 1)
+        )
         self.step = self.episodes = self.learner_moves = 0
         self.history: list[dict[str, Any]] = []
         self._interval = self._new_interval()
@@ -123,6 +141,7 @@ class PGTrainer(CosineSchedule):
         self.writer: SummaryWriter | None = None
         if log_dir is not False:
             from torch.utils.tensorboard import SummaryWriter
+
             self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
 
     # ---- for subclasses -------------------------------------------------------------------------
@@ -149,7 +168,7 @@ class PGTrainer(CosineSchedule):
         pass
 
     # ---- the run protocol of zerogym_agents.experiment ------------------------------------------
-    agent_kind = "policy"           # save_agent's kind of the agent this run trains
+    agent_kind = "policy"  # save_agent's kind of the agent this run trains
 
     def agent_options(self) -> dict[str, Any]:
         """The options the trained agent plays with (those of agent.pt): its net's greedy move."""
@@ -159,12 +178,17 @@ class PGTrainer(CosineSchedule):
         """The current net as a PolicyAgent (a copy: further training leaves it as it is); options
         override agent_options()."""
         from zerogym_agents.agents.policy import PolicyAgent
+
         return PolicyAgent(copy.deepcopy(self.net).eval(), seed=seed, **{**self.agent_options(), **options})
 
     def counters(self) -> dict[str, float]:
         """How far the run is: updates, games, learner moves, and the learner's Elo in its pool."""
-        return {"updates": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves,
-                "pool_elo": float(self.pool.learner_elo)}
+        return {
+            "updates": self.step,
+            "episodes": self.episodes,
+            "learner_moves": self.learner_moves,
+            "pool_elo": float(self.pool.learner_elo),
+        }
 
     # ---- the run --------------------------------------------------------------------------------
     unit = "update"
@@ -180,12 +204,24 @@ class PGTrainer(CosineSchedule):
         self._accumulate(stats)
 
     def postfix(self, h: dict[str, Any]) -> dict[str, Any]:
-        return dict(episodes=self.episodes, win=f"{h['win_rate']:.2f}", elo=f"{h['elo']:.0f}",
-                    loss="-" if h.get("loss") is None else f"{h['loss']:.3f}")
+        return dict(
+            episodes=self.episodes,
+            win=f"{h['win_rate']:.2f}",
+            elo=f"{h['elo']:.0f}",
+            loss="-" if h.get("loss") is None else f"{h['loss']:.3f}",
+        )
 
     def _new_interval(self) -> dict[str, Any]:
-        return {"seconds": 0.0, "episodes": self.episodes, "moves": self.learner_moves,
-                "wins": 0, "draws": 0, "losses": 0, "sums": {}, "updates": 0}
+        return {
+            "seconds": 0.0,
+            "episodes": self.episodes,
+            "moves": self.learner_moves,
+            "wins": 0,
+            "draws": 0,
+            "losses": 0,
+            "sums": {},
+            "updates": 0,
+        }
 
     def _accumulate(self, stats: dict[str, Any]) -> None:
         it = self._interval
@@ -205,13 +241,19 @@ class PGTrainer(CosineSchedule):
             return
         elapsed = max(it["seconds"], 1e-9)
         games = it["wins"] + it["draws"] + it["losses"]
-        entry = {"step": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves,
-                 **{k: (v[0] / v[1]) for k, v in it["sums"].items()},
-                 "win_rate": it["wins"] / games if games else float("nan"),
-                 "draw_rate": it["draws"] / games if games else float("nan"),
-                 "elo": self.pool.learner_elo, "pool_size": len(self.pool), "lr": self.learning_rate(),
-                 "episodes_per_s": (self.episodes - it["episodes"]) / elapsed,
-                 "moves_per_s": (self.learner_moves - it["moves"]) / elapsed}
+        entry = {
+            "step": self.step,
+            "episodes": self.episodes,
+            "learner_moves": self.learner_moves,
+            **{k: (v[0] / v[1]) for k, v in it["sums"].items()},
+            "win_rate": it["wins"] / games if games else float("nan"),
+            "draw_rate": it["draws"] / games if games else float("nan"),
+            "elo": self.pool.learner_elo,
+            "pool_size": len(self.pool),
+            "lr": self.learning_rate(),
+            "episodes_per_s": (self.episodes - it["episodes"]) / elapsed,
+            "moves_per_s": (self.learner_moves - it["moves"]) / elapsed,
+        }
         for k in MEAN_KEYS:
             entry.setdefault(k, None)
         self.history.append(entry)
@@ -227,18 +269,42 @@ class PGTrainer(CosineSchedule):
         and agent.pt (the learner as a PolicyAgent)."""
         self._log()
         cfg = self.cfg
-        save_checkpoint(os.path.join(self.out, CHECKPOINT), CHECKPOINT_KIND, {
-            "config": cfg.to_json(), "algo": cfg.algo, "net": net_payload(self.net),
-            "counters": {"step": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves},
-            "history": [{k: (None if v is None else float(v)) for k, v in h.items()} for h in self.history],
-            "pool": self.pool.state_dict(), "pool_snapshots": [e[0] for e in self.pool.entries.values()],
-            "torch_rng": torch.get_rng_state(), "cuda_rng": device_rng_state(self.device), **self._algo_state()})
-        save_agent(os.path.join(self.out, AGENT), self.net, self.agent_options(), {
-            "game": cfg.game, "kwargs": cfg.game_kwargs, "net": self.net.config.to_dict(),
-            "parameters": self.net.num_parameters(),
-            "training": {"algo": cfg.algo, "steps": self.step, "episodes": self.episodes,
-                         "learner_moves": self.learner_moves, "pool_elo": self.pool.learner_elo,
-                         "config": cfg.to_dict()}}, kind=self.agent_kind)
+        save_checkpoint(
+            os.path.join(self.out, CHECKPOINT),
+            CHECKPOINT_KIND,
+            {
+                "config": cfg.to_json(),
+                "algo": cfg.algo,
+                "net": net_payload(self.net),
+                "counters": {"step": self.step, "episodes": self.episodes, "learner_moves": self.learner_moves},
+                "history": [{k: (None if v is None else float(v)) for k, v in h.items()} for h in self.history],
+                "pool": self.pool.state_dict(),
+                "pool_snapshots": [e[0] for e in self.pool.entries.values()],
+                "torch_rng": torch.get_rng_state(),
+                "cuda_rng": device_rng_state(self.device),
+                **self._algo_state(),
+            },
+        )
+        save_agent(
+            os.path.join(self.out, AGENT),
+            self.net,
+            self.agent_options(),
+            {
+                "game": cfg.game,
+                "kwargs": cfg.game_kwargs,
+                "net": self.net.config.to_dict(),
+                "parameters": self.net.num_parameters(),
+                "training": {
+                    "algo": cfg.algo,
+                    "steps": self.step,
+                    "episodes": self.episodes,
+                    "learner_moves": self.learner_moves,
+                    "pool_elo": self.pool.learner_elo,
+                    "config": cfg.to_dict(),
+                },
+            },
+            kind=self.agent_kind,
+        )
         if self.writer:
             self.writer.flush()
         if self.history:
@@ -252,15 +318,25 @@ class PGTrainer(CosineSchedule):
 
         def rule(d):
             if len(d["pool_snapshots"]) != len(d["pool"]["names"]):
-                return "pool_snapshots", (f"holds {len(d['pool_snapshots'])} nets for {len(d['pool']['names'])} "
-                                          f"pool names")
+                return "pool_snapshots", (
+                    f"holds {len(d['pool_snapshots'])} nets for {len(d['pool']['names'])} pool names"
+                )
             return self._algo_rule(d)
 
-        return Fields({"algo": Str((self.cfg.algo,)), "net": NetPayload((FILE_FORMAT,)), "counters": Fields(
-            {"step": Int(0), "episodes": Int(0), "learner_moves": Int(0)}),
-            "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))), "pool": OpponentPool.state_schema(),
-            "pool_snapshots": ListOf(NetPayload((FILE_FORMAT,))), "torch_rng": TorchRngState(), **self._algo_schema()},
-            optional={"cuda_rng": CudaRngState()}, rule=rule), Fields({"net": net, "pool_snapshots": ListOf(net)})
+        return Fields(
+            {
+                "algo": Str((self.cfg.algo,)),
+                "net": NetPayload((FILE_FORMAT,)),
+                "counters": Fields({"step": Int(0), "episodes": Int(0), "learner_moves": Int(0)}),
+                "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))),
+                "pool": OpponentPool.state_schema(),
+                "pool_snapshots": ListOf(NetPayload((FILE_FORMAT,))),
+                "torch_rng": TorchRngState(),
+                **self._algo_schema(),
+            },
+            optional={"cuda_rng": CudaRngState()},
+            rule=rule,
+        ), Fields({"net": net, "pool_snapshots": ListOf(net)})
 
     def _load(self, path: str) -> None:
         """Restore the run from the checkpoint at `path`, every part checked first: a malformed file
@@ -270,8 +346,10 @@ class PGTrainer(CosineSchedule):
         mine, theirs = self.cfg, saved
         for name in self.resume_fields:
             if getattr(mine, name) != getattr(theirs, name):
-                raise CheckpointError(f"{path}: a checkpoint of {name}={getattr(theirs, name)!r}, but this run has "
-                                      f"{name}={getattr(mine, name)!r}; resume with the same {name}")
+                raise CheckpointError(
+                    f"{path}: a checkpoint of {name}={getattr(theirs, name)!r}, but this run has "
+                    f"{name}={getattr(mine, name)!r}; resume with the same {name}"
+                )
         for schema in self._checkpoint_schema():
             data = check(data, schema, path)
         self.net.load_state_dict(net_from_payload(data["net"], source=path).state_dict())
@@ -289,7 +367,8 @@ def plot_history(history: list[dict[str, Any]], path: str, title: str = "") -> F
     """The history as a PNG, with a caption under the panels that says what each one shows: losses
     and entropy, results against the pool, training throughput and the pool Elo, against updates.
     Returns the matplotlib Figure."""
-    from matplotlib.figure import Figure         # not pyplot: leaves the caller's backend alone
+    from matplotlib.figure import Figure  # not pyplot: leaves the caller's backend alone
+
     steps = [h["step"] for h in history]
     fig = Figure(figsize=(11, 8.2))
     (ax_loss, ax_results), (ax_speed, ax_elo) = fig.subplots(2, 2)
@@ -305,21 +384,31 @@ def plot_history(history: list[dict[str, Any]], path: str, title: str = "") -> F
     ax_results.set_ylim(0, 1)
     ax_results.set_title("results against the pool")
     ax_results.legend(fontsize=8)
-    two_axes(ax_speed, steps, (series(history, "episodes_per_s"), "episodes / s"),
-             (series(history, "moves_per_s"), "learner moves / s"), "training throughput")
+    two_axes(
+        ax_speed,
+        steps,
+        (series(history, "episodes_per_s"), "episodes / s"),
+        (series(history, "moves_per_s"), "learner moves / s"),
+        "training throughput",
+    )
     ax_elo.plot(steps, series(history, "elo"), marker=".", color="tab:purple")
     ax_elo.set_ylabel("Elo in the pool")
     ax_elo.set_title("learner Elo against its own snapshot pool")
     for ax in (ax_loss, ax_results, ax_speed, ax_elo):
         ax.set_xlabel("update")
         ax.grid(alpha=0.3)
-    draw_caption(fig, [
-        "Losses: means over the updates of each log interval of the loss that is minimised, its policy-gradient "
-        "part, the value loss (reinforce-baseline and ppo, which train a value head) and the policy's entropy, "
-        "whose fall shows the policy turning deterministic.",
-        "Results: the share of the learner's games won and drawn against opponents drawn from its pool of past "
-        "snapshots; it stays near one half when the learner only keeps pace with its past selves.",
-        "Throughput: episodes (solid) and learner moves (dashed) per second of playing and learning.",
-        "Pool Elo: " + pool_elo_note("snapshots") + "."], title)
+    draw_caption(
+        fig,
+        [
+            "Losses: means over the updates of each log interval of the loss that is minimised, its policy-gradient "
+            "part, the value loss (reinforce-baseline and ppo, which train a value head) and the policy's entropy, "
+            "whose fall shows the policy turning deterministic.",
+            "Results: the share of the learner's games won and drawn against opponents drawn from its pool of past "
+            "snapshots; it stays near one half when the learner only keeps pace with its past selves.",
+            "Throughput: episodes (solid) and learner moves (dashed) per second of playing and learning.",
+            "Pool Elo: " + pool_elo_note("snapshots") + ".",
+        ],
+        title,
+    )
     fig.savefig(path, dpi=90)
     return fig

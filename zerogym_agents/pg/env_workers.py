@@ -7,6 +7,7 @@
 - ProcessWorkers: PoolShards in worker processes (forkserver), spoken to over pipes, lockstep.
   scale/ppo.py has the same over Ray actors.
 """
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -23,8 +24,8 @@ import numpy as np
 from zerogym_agents.training.pool import OpponentPool
 
 PRELOAD = ["torch", "zerogym.vector", "zerogym_agents.pg.pool_vec_env", "zerogym_agents.pg.env_workers"]
-Sync = dict[str, Any]                   # the driver's pool as sent: {"names", "elos", "learner_elo", "new"}
-Results = list[tuple[str, float]]       # (snapshot, learner's score) of each game recorded, in order
+Sync = dict[str, Any]  # the driver's pool as sent: {"names", "elos", "learner_elo", "new"}
+Results = list[tuple[str, float]]  # (snapshot, learner's score) of each game recorded, in order
 
 
 class MirrorPool(OpponentPool):
@@ -57,17 +58,20 @@ class PoolShard:
 
     COMMANDS = ("reset", "step", "state_dict", "load_state_dict", "pool_entries")
 
-    def __init__(self, config_json: str, num_games: int, pool_seed: int, env_seed: int | None,
-                 threads: int = 1) -> None:
+    def __init__(
+        self, config_json: str, num_games: int, pool_seed: int, env_seed: int | None, threads: int = 1
+    ) -> None:
         import torch
 
         from zerogym_agents.pg.config import PGConfig
         from zerogym_agents.pg.pool_vec_env import PoolVecEnv
+
         torch.set_num_threads(threads)
         cfg = PGConfig.from_json(config_json)
         self.pool = MirrorPool(cfg.pool_size, mode=cfg.pool_mode, k_factor=cfg.pool_k_factor, seed=pool_seed)
-        self.vec = PoolVecEnv(cfg.game, self.pool, num_games, cfg.game_kwargs, greedy=cfg.opponent_greedy,
-                              seed=env_seed)
+        self.vec = PoolVecEnv(
+            cfg.game, self.pool, num_games, cfg.game_kwargs, greedy=cfg.opponent_greedy, seed=env_seed
+        )
 
     def call(self, method: str, *args: Any) -> Any:
         if method not in self.COMMANDS:
@@ -86,8 +90,9 @@ class PoolShard:
         obs = self.vec.reset()
         return obs, self.vec.action_masks(), self._results()
 
-    def step(self, sync: Sync, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]],
-                                                            np.ndarray, Results]:
+    def step(
+        self, sync: Sync, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]], np.ndarray, Results]:
         """The learner's `actions` in every game, then the opponents' replies; returns (obs, rewards,
         dones, infos, masks, results) with results the (snapshot, score) pairs recorded, in order."""
         self.pool.mirror(sync)
@@ -109,7 +114,6 @@ class PoolShard:
         self.pool.rng.bit_generator.state = state["pool_rng"]
         return self.vec._obs(), self.vec.action_masks()
 
-
     def pool_entries(self, sync: Sync | None = None) -> tuple[list[str], list[float], float, list[Any]]:
         """(names, Elos, learner Elo, snapshots) of the mirror, after mirroring `sync` when given."""
         if sync is not None:
@@ -129,11 +133,11 @@ def _serve(conn: Connection, shard_args: Sequence[Any]) -> None:
                 break
             try:
                 conn.send(("ok", shard.call(message[0], *message[1])))
-            except Exception as err:            # reported to the driver, which raises it
+            except Exception as err:  # reported to the driver, which raises it
                 conn.send(("error", f"{type(err).__name__}: {err}"))
     except (EOFError, KeyboardInterrupt, BrokenPipeError):
         pass
-    except Exception as err:                    # the shard could not be built
+    except Exception as err:  # the shard could not be built
         conn.send(("error", f"{type(err).__name__}: {err}"))
     finally:
         conn.close()
@@ -165,7 +169,7 @@ class ProcessWorkers:
         ctx: BaseContext
         if "forkserver" in mp.get_all_start_methods():
             ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(PRELOAD)     # imported once by the server, not by every worker
+            ctx.set_forkserver_preload(PRELOAD)  # imported once by the server, not by every worker
         else:
             ctx = mp.get_context("spawn")
         self.procs: list[BaseProcess] = []
@@ -201,8 +205,10 @@ class ProcessWorkers:
 
     def _died(self, k: int) -> NoReturn:
         self.procs[k].join(timeout=1)
-        raise RuntimeError(f"env worker {k} (process {self.procs[k].pid}) stopped, exit code "
-                           f"{self.procs[k].exitcode}; the run can resume from its last checkpoint")
+        raise RuntimeError(
+            f"env worker {k} (process {self.procs[k].pid}) stopped, exit code "
+            f"{self.procs[k].exitcode}; the run can resume from its last checkpoint"
+        )
 
     def close(self) -> None:
         self._finalizer()

@@ -5,6 +5,7 @@ training of the learner cannot change it and no tensor is shared with the learne
 loads the drawn snapshot into a net of its own (eval mode, no gradients) and plays it, one move at
 a time (act(env), as SingleAgentEnv's opponent) or batched (logits(planes), in the vector path).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -23,22 +24,28 @@ if TYPE_CHECKING:
     from zerogym_agents.nets.model import PolicyValueNet
     from zerogym_agents.training.pool import OpponentPool
 
-SNAPSHOT_FORMAT = "zerogym.PolicyValueNet"     # the format of nets.net_payload, so files and pools agree
+SNAPSHOT_FORMAT = "zerogym.PolicyValueNet"  # the format of nets.net_payload, so files and pools agree
 
 
 def snapshot(net: PolicyValueNet) -> dict[str, Any]:
     """A frozen copy of a PolicyValueNet for a pool: {"format", "version", "config", "state_dict"}
     with every tensor cloned (nets.net_payload's layout, readable by nets.net_from_payload)."""
     from zerogym_agents.nets.model import FILE_FORMAT, FILE_VERSION
-    return {"format": FILE_FORMAT, "version": FILE_VERSION, "config": net.config.to_json(),
-            "state_dict": {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}}
+
+    return {
+        "format": FILE_FORMAT,
+        "version": FILE_VERSION,
+        "config": net.config.to_json(),
+        "state_dict": {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()},
+    }
 
 
 def frozen_net(snap: Mapping[str, Any]) -> PolicyValueNet:
     """A PolicyValueNet holding snapshot `snap`'s weights, in eval mode, with no gradients."""
     import torch
     from zerogym_agents.nets.model import NetConfig, PolicyValueNet
-    with torch.random.fork_rng(devices=[]):       # its initial weights are overwritten: draw nothing
+
+    with torch.random.fork_rng(devices=[]):  # its initial weights are overwritten: draw nothing
         net = PolicyValueNet(NetConfig.from_json(snap["config"])).eval()
     net.load_state_dict(snap["state_dict"])
     return net.requires_grad_(False)
@@ -57,7 +64,7 @@ class SnapshotSchedule:
         if unit not in SNAPSHOT_UNITS:
             raise ValueError(f"snapshot unit must be one of {', '.join(map(repr, SNAPSHOT_UNITS))}, got {unit!r}")
         self.every, self.unit = every, unit
-        self.mark = 0            # the count at the last snapshot
+        self.mark = 0  # the count at the last snapshot
 
     def due(self, count: int) -> bool:
         """True (and remember `count`) when `count` passed a multiple of `every` since the last snapshot."""
@@ -81,16 +88,17 @@ class PoolOpponent(Agent):
 
     name = "pool"
 
-    def __init__(self, pool: OpponentPool, greedy: bool = False, seed: int | None = None,
-                 device: torch.device | str = "cpu") -> None:
+    def __init__(
+        self, pool: OpponentPool, greedy: bool = False, seed: int | None = None, device: torch.device | str = "cpu"
+    ) -> None:
         super().__init__(seed)
         self.device = device
         self.pool = pool
         self.greedy = bool(greedy)
-        self.current: str | None = None          # name of the snapshot being played
+        self.current: str | None = None  # name of the snapshot being played
         # what plays it: a PolicyAgent over our own net, or the snapshot itself (an agent or a callable)
         self._player: Any = None
-        self._nets: dict[str, PolicyValueNet] = {}      # config JSON -> frozen net
+        self._nets: dict[str, PolicyValueNet] = {}  # config JSON -> frozen net
 
     def reset(self) -> None:
         name, snap = self.pool.sample()
@@ -100,6 +108,7 @@ class PoolOpponent(Agent):
         """Play snapshot `snap` (named `name` in the pool) from now on."""
         if is_net_snapshot(snap):
             from zerogym_agents.agents.policy import PolicyAgent
+
             net = self._nets.get(snap["config"])
             if net is None:
                 net = self._nets[snap["config"]] = frozen_net(snap).to(self.device)
@@ -111,8 +120,9 @@ class PoolOpponent(Agent):
         elif hasattr(snap, "act") or callable(snap):
             self._player = snap
         else:
-            raise ValueError(f"pool snapshot {name!r} is neither snapshot(net) nor an agent/callable: "
-                             f"{type(snap).__name__}")
+            raise ValueError(
+                f"pool snapshot {name!r} is neither snapshot(net) nor an agent/callable: {type(snap).__name__}"
+            )
         self.current = name
 
     @property
@@ -182,13 +192,19 @@ class RecordPoolResults(gymnasium.Wrapper):
         return self._single().action_masks()
 
 
-def make_selfplay_env(game: str, pool: OpponentPool, game_kwargs: dict[str, Any] | None = None,
-                      learner: str = "alternate", greedy: bool = False, seed: int | None = None) -> RecordPoolResults:
+def make_selfplay_env(
+    game: str,
+    pool: OpponentPool,
+    game_kwargs: dict[str, Any] | None = None,
+    learner: str = "alternate",
+    greedy: bool = False,
+    seed: int | None = None,
+) -> RecordPoolResults:
     """A gymnasium env for single-agent learners (Stable-Baselines3 and the like): the learner plays
     `game` against snapshots drawn from `pool` (one per episode), colours alternating by default;
     results update the pool's Elo. action_masks() gives the legal actions (sb3-contrib)."""
     import zerogym
     from zerogym.wrappers import SingleAgentEnv
+
     opponent = PoolOpponent(pool, greedy=greedy, seed=seed)
     return RecordPoolResults(SingleAgentEnv(zerogym.make(game, **(game_kwargs or {})), opponent, learner=learner))
-

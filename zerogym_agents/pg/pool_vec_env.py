@@ -6,6 +6,7 @@ zerogym.vector.VectorEnv and the opponents' replies chosen in one forward pass p
 instead of one per game, so an on-policy learner such as MaskablePPO collects its moves several times
 faster. It plays snapshot(net) entries (the policy-gradient trainers' pools) only.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -43,11 +44,19 @@ class PoolVecEnv(VecEnv):
     wins, draws, losses count the learner's finished games.
     """
 
-    observation_space: spaces.Box           # the learner's planes (H, W, C)
+    observation_space: spaces.Box  # the learner's planes (H, W, C)
 
-    def __init__(self, game: str, pool: OpponentPool, num_envs: int = 64, game_kwargs: Mapping[str, Any] | None = None,
-                 greedy: bool = False, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        pool: OpponentPool,
+        num_envs: int = 64,
+        game_kwargs: Mapping[str, Any] | None = None,
+        greedy: bool = False,
+        seed: int | None = None,
+    ) -> None:
         import zerogym.vector
+
         self.venv = zerogym.vector.make(game, num_envs, copy=False, **dict(game_kwargs or {}))
         self.pool, self.greedy = pool, bool(greedy)
         n = self.venv.num_envs
@@ -55,13 +64,13 @@ class PoolVecEnv(VecEnv):
         self._planes = np.empty((n, c, h, w), np.float32)
         self._actions = np.zeros(n, np.int64)
         self.seats = np.arange(n, dtype=np.int64) % 2
-        self.episodes = np.zeros(n, np.int64)       # finished games per slot
-        self.opponents: list[str | None] = [None] * n     # the snapshot name each game is played against
-        self._nets: dict[str, PolicyValueNet] = {}        # snapshot name -> frozen net
+        self.episodes = np.zeros(n, np.int64)  # finished games per slot
+        self.opponents: list[str | None] = [None] * n  # the snapshot name each game is played against
+        self._nets: dict[str, PolicyValueNet] = {}  # snapshot name -> frozen net
         self.wins = self.draws = self.losses = 0
         self.rng = np.random.default_rng(seed)
         self._seed = seed
-        obs, infos = self.venv.reset()              # copy=False: these arrays are updated in place from now on
+        obs, infos = self.venv.reset()  # copy=False: these arrays are updated in place from now on
         self._board, self._mask, self._to_play = obs["observation"], obs["action_mask"], infos["to_play"]
         super().__init__(n, spaces.Box(0, 1, (h, w, c), np.int8), spaces.Discrete(self.venv.num_actions))
 
@@ -85,7 +94,7 @@ class PoolVecEnv(VecEnv):
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         n = self.num_envs
         rewards, dones = np.zeros(n, np.float32), np.zeros(n, bool)
-        _, r, term, trunc, _ = self.venv.step(self._actions)      # the learner moves in every game
+        _, r, term, trunc, _ = self.venv.step(self._actions)  # the learner moves in every game
         ended = np.flatnonzero(term | trunc)
         self._finish(ended, r[ended], rewards, dones)
         self._reply(rewards, dones)
@@ -110,7 +119,7 @@ class PoolVecEnv(VecEnv):
                 actions[idx] = select_actions(logits, self._mask[idx], self.rng, self.greedy)
             _, r, term, trunc, _ = self.venv.step(actions)
             ended = np.flatnonzero((term | trunc) & theirs)
-            self._finish(ended, -r[ended], rewards, dones)       # r is the mover's, the opponent's
+            self._finish(ended, -r[ended], rewards, dones)  # r is the mover's, the opponent's
 
     def _finish(self, ended: np.ndarray, results: np.ndarray, rewards: np.ndarray, dones: np.ndarray) -> None:
         """Games `ended` just ended with the learner's `results`: record them, start the next ones."""
@@ -129,8 +138,10 @@ class PoolVecEnv(VecEnv):
     def _draw(self, i: int) -> None:
         name, snap = self.pool.sample()
         if not is_net_snapshot(snap):
-            raise ValueError(f"PoolVecEnv plays net snapshots (pg.opponents.snapshot) only; pool entry {name!r} "
-                             f"is a {type(snap).__name__} (make_selfplay_env plays any agent)")
+            raise ValueError(
+                f"PoolVecEnv plays net snapshots (pg.opponents.snapshot) only; pool entry {name!r} "
+                f"is a {type(snap).__name__} (make_selfplay_env plays any agent)"
+            )
         self.opponents[i] = name
         if name not in self._nets:
             self._nets[name] = frozen_net(snap)
@@ -149,13 +160,22 @@ class PoolVecEnv(VecEnv):
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to carry on exactly: games, seats, opponents (with the weights of those
         the pool has dropped since), results and the random state."""
-        return {"games": [torch.frombuffer(bytearray(self.venv.get_state(i).to_bytes()), dtype=torch.uint8)
-                          for i in range(self.num_envs)],
-                "seats": torch.from_numpy(self.seats.copy()), "episodes": torch.from_numpy(self.episodes.copy()),
-                "opponents": list(self.opponents), "results": [self.wins, self.draws, self.losses],
-                "dropped": {k: {name: v.clone() for name, v in net.state_dict().items()}
-                            for k, net in self._nets.items() if k not in self.pool.entries},
-                "rng": self.rng.bit_generator.state}
+        return {
+            "games": [
+                torch.frombuffer(bytearray(self.venv.get_state(i).to_bytes()), dtype=torch.uint8)
+                for i in range(self.num_envs)
+            ],
+            "seats": torch.from_numpy(self.seats.copy()),
+            "episodes": torch.from_numpy(self.episodes.copy()),
+            "opponents": list(self.opponents),
+            "results": [self.wins, self.draws, self.losses],
+            "dropped": {
+                k: {name: v.clone() for name, v in net.state_dict().items()}
+                for k, net in self._nets.items()
+                if k not in self.pool.entries
+            },
+            "rng": self.rng.bit_generator.state,
+        }
 
     def state_schema(self, net_state: Mapping[str, torch.Tensor]) -> Spec:
         """What load_state_dict's `data` must be (a zerogym_agents.core.checkpoint schema): state_dict()'s
@@ -183,7 +203,7 @@ class PoolVecEnv(VecEnv):
         self.wins, self.draws, self.losses = data["results"]
         self._nets = {}
         any_net = next(iter(self.pool.entries.values()))[0]
-        for name in dict.fromkeys(data["opponents"]):       # self.opponents, each a name (str)
+        for name in dict.fromkeys(data["opponents"]):  # self.opponents, each a name (str)
             if name in self.pool.entries:
                 self._nets[name] = frozen_net(self.pool.entries[name][0])
             elif name in data["dropped"]:
@@ -206,8 +226,9 @@ class PoolVecEnv(VecEnv):
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         if method_name == "action_masks":
             masks = self.action_masks()
             return [masks[i] for i in self._indices(indices)]
@@ -226,9 +247,16 @@ class PoolVecEnv(VecEnv):
 def games_schema(template: State, num_envs: int, net_state: Mapping[str, torch.Tensor]) -> Spec:
     """PoolVecEnv.state_schema for `num_envs` games of the game whose State `template` is."""
     from zerogym_agents.core.file_checks import DictOf, Fields, Int, ListOf, RngState, StateBlob, StateDict, Str, Tensor
+
     n = num_envs
-    return Fields({"games": ListOf(StateBlob(template, playing=True), length=n),
-                   "seats": Tensor(torch.int64, (n,), 0, 1), "episodes": Tensor(torch.int64, (n,), 0),
-                   "opponents": ListOf(Str(), length=n), "results": ListOf(Int(0), length=3),
-                   "dropped": DictOf(Str(), StateDict(net_state, label="the learner's network")),
-                   "rng": RngState()})
+    return Fields(
+        {
+            "games": ListOf(StateBlob(template, playing=True), length=n),
+            "seats": Tensor(torch.int64, (n,), 0, 1),
+            "episodes": Tensor(torch.int64, (n,), 0),
+            "opponents": ListOf(Str(), length=n),
+            "results": ListOf(Int(0), length=3),
+            "dropped": DictOf(Str(), StateDict(net_state, label="the learner's network")),
+            "rng": RngState(),
+        }
+    )

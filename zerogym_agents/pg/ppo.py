@@ -9,6 +9,7 @@
   PoolVecEnv (pool_vec_env.py, the compiled vector path) plays them as the opponent.
 - PPOTrainer: the `zerogym train pg --algo ppo` run (same config, logs and checkpoints as REINFORCE).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -37,13 +38,16 @@ if TYPE_CHECKING:
     from zerogym_agents.pg.worker_vec_env import EnvWorkers, WorkerPoolVecEnv
     from zerogym_agents.training.pool import OpponentPool
 
-MASKS_NEEDED = ("PolicyValueNetPolicy.predict needs action_masks= (e.g. env.action_masks(), or "
-                "sb3_contrib.common.maskable.utils.get_action_masks(vec_env)): without them it could pick an "
-                "illegal move (sb3-contrib#212)")
+MASKS_NEEDED = (
+    "PolicyValueNetPolicy.predict needs action_masks= (e.g. env.action_masks(), or "
+    "sb3_contrib.common.maskable.utils.get_action_masks(vec_env)): without them it could pick an "
+    "illegal move (sb3-contrib#212)"
+)
 
 
-def net_config_for_spaces(observation_space: spaces.Space, action_space: spaces.Space,
-                          net: NetConfig | Mapping[str, Any] | None = None) -> NetConfig:
+def net_config_for_spaces(
+    observation_space: spaces.Space, action_space: spaces.Space, net: NetConfig | Mapping[str, Any] | None = None
+) -> NetConfig:
     """A NetConfig for a board observation Box (H, W, C) and Discrete actions, with `net` overrides
     (trunk, blocks, channels, ...; a dict or a NetConfig)."""
     if isinstance(net, NetConfig):
@@ -71,22 +75,31 @@ class PolicyValueNetPolicy(MaskableActorCriticPolicy):
     Observations are SingleAgentEnv's int8 planes (H, W, C).
     """
 
-    net: PolicyValueNet             # built by _build()
+    net: PolicyValueNet  # built by _build()
 
-    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Schedule,
-                 net: NetConfig | Mapping[str, Any] | None = None, batchnorm_batch_stats: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        observation_space: spaces.Space,
+        action_space: spaces.Space,
+        lr_schedule: Schedule,
+        net: NetConfig | Mapping[str, Any] | None = None,
+        batchnorm_batch_stats: bool = False,
+        **kwargs: Any,
+    ) -> None:
         self.net_config = net_config_for_spaces(observation_space, action_space, net)
         self.batchnorm_batch_stats = bool(batchnorm_batch_stats)
         kwargs.setdefault("net_arch", [])
-        kwargs["ortho_init"] = False          # the net has its own initialisation
+        kwargs["ortho_init"] = False  # the net has its own initialisation
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _build(self, lr_schedule: Schedule) -> None:
         self.net = PolicyValueNet(self.net_config)
         # as SB3's own policies build theirs: optimizer_class is a subclass that takes lr
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),  # type: ignore[call-arg]
-                                              **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(
+            self.parameters(),
+            lr=lr_schedule(1),  # type: ignore[call-arg]
+            **self.optimizer_kwargs,
+        )
 
     def set_training_mode(self, mode: bool) -> None:
         if mode:
@@ -107,28 +120,34 @@ class PolicyValueNetPolicy(MaskableActorCriticPolicy):
             dist.apply_masking(action_masks)
         return dist
 
-    def forward(self, obs: torch.Tensor, deterministic: bool = False,
-                action_masks: np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(
+        self, obs: torch.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         logits, value = self.net(self._planes(obs))
         dist = self._distribution(logits, action_masks)
         actions = dist.get_actions(deterministic=deterministic)
         return actions, value[:, None], dist.log_prob(actions)
 
-    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
-                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    def evaluate_actions(
+        self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         logits, value = self.net(self._planes(obs))
         dist = self._distribution(logits, action_masks)
         return value[:, None], dist.log_prob(actions), dist.entropy()
 
-    def get_distribution(self, obs: torch.Tensor,  # type: ignore[override]  # planes, never a dict
-                         action_masks: np.ndarray | None = None) -> MaskableDistribution:
+    def get_distribution(
+        self,
+        obs: torch.Tensor,  # type: ignore[override]  # planes, never a dict
+        action_masks: np.ndarray | None = None,
+    ) -> MaskableDistribution:
         return self._distribution(self.net(self._planes(obs))[0], action_masks)
 
     def predict_values(self, obs: torch.Tensor) -> torch.Tensor:  # type: ignore[override]  # planes, never a dict
         return self.net(self._planes(obs))[1][:, None]
 
-    def _predict(self, observation: torch.Tensor, deterministic: bool = False,  # type: ignore[override]
-                 action_masks: np.ndarray | None = None) -> torch.Tensor:
+    def _predict(  # type: ignore[override]
+        self, observation: torch.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None
+    ) -> torch.Tensor:
         if action_masks is None:
             raise ValueError(MASKS_NEEDED)
         return self.get_distribution(observation, action_masks).get_actions(deterministic=deterministic)
@@ -161,7 +180,7 @@ class SB3PolicyAgent(Agent):
     def act(self, env: Any) -> int:
         state = game_state(env)
         obs, _ = self.policy.obs_to_tensor(state.observation())
-        policy: Any = self.policy           # read by what it has: an actor-critic's distribution or a q_net
+        policy: Any = self.policy  # read by what it has: an actor-critic's distribution or a q_net
         with torch.no_grad():
             if hasattr(policy, "get_distribution"):
                 logits = policy.get_distribution(obs).distribution.logits
@@ -186,8 +205,9 @@ class SnapshotCallback(BaseCallback):
     counted over all envs as SB3's num_timesteps) or finished learner episodes (unit="episodes").
     Add a first snapshot yourself before learn(): the env draws an opponent when it resets."""
 
-    def __init__(self, pool: OpponentPool, every: int, unit: str = "steps", greedy: bool = False,
-                 verbose: int = 0) -> None:
+    def __init__(
+        self, pool: OpponentPool, every: int, unit: str = "steps", greedy: bool = False, verbose: int = 0
+    ) -> None:
         super().__init__(verbose)
         self.pool = pool
         self.schedule = SnapshotSchedule(every, unit)
@@ -208,8 +228,13 @@ class SnapshotCallback(BaseCallback):
 def _rng_tensor_state(state: tuple[str, np.ndarray, int, int, float]) -> dict[str, Any]:
     """numpy's legacy global RNG state as checkpoint data (the key array as a tensor)."""
     name, keys, pos, has_gauss, cached = state
-    return {"name": name, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos),
-            "has_gauss": int(has_gauss), "cached": float(cached)}
+    return {
+        "name": name,
+        "keys": torch.from_numpy(keys.astype(np.int64)),
+        "pos": int(pos),
+        "has_gauss": int(has_gauss),
+        "cached": float(cached),
+    }
 
 
 def _rng_from_tensor_state(d: Mapping[str, Any]) -> tuple[str, np.ndarray, int, int, float]:
@@ -234,13 +259,19 @@ class _PoolGames(Spec):
 
     def check(self, value: Any, ctx: Context, where: str) -> Any:
         if isinstance(value, (list, tuple)):
-            ctx.fail(where, "holds one game per SingleAgentEnv, from before PPO played through PoolVecEnv: start "
-                            "a new run (or use the version that wrote it)")
+            ctx.fail(
+                where,
+                "holds one game per SingleAgentEnv, from before PPO played through PoolVecEnv: start "
+                "a new run (or use the version that wrote it)",
+            )
         if isinstance(value, dict):
             saved = value.get("env_workers")
             if saved != self.workers:
-                ctx.fail(where, f"holds the games of {_workers_text(saved)}, but this run plays them in "
-                                f"{_workers_text(self.workers)}: resume {_workers_option(saved)}")
+                ctx.fail(
+                    where,
+                    f"holds the games of {_workers_text(saved)}, but this run plays them in "
+                    f"{_workers_text(self.workers)}: resume {_workers_option(saved)}",
+                )
         return self.schema.check(value, ctx, where)
 
 
@@ -269,15 +300,21 @@ class PPOTrainer(PGTrainer):
 
     algos = ("ppo",)
 
-    vec: PoolVecEnv | WorkerPoolVecEnv      # the games, built by _build()
+    vec: PoolVecEnv | WorkerPoolVecEnv  # the games, built by _build()
 
-    def __init__(self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False,
-                 log_dir: str | bool | None = None, workers: int = 1) -> None:
+    def __init__(
+        self,
+        config: PGConfig | dict[str, Any],
+        out_dir: str,
+        resume: bool = False,
+        log_dir: str | bool | None = None,
+        workers: int = 1,
+    ) -> None:
         self.workers = workers
         try:
             super().__init__(config, out_dir, resume=resume, log_dir=log_dir)
         except BaseException:
-            if hasattr(self, "vec"):        # a checkpoint refused after the workers started: stop them
+            if hasattr(self, "vec"):  # a checkpoint refused after the workers started: stop them
                 self.close()
             raise
 
@@ -288,16 +325,24 @@ class PPOTrainer(PGTrainer):
     def _start_workers(self, shard_args: list[tuple[Any, ...]]) -> EnvWorkers:
         """The workers of a WorkerPoolVecEnv: processes on this machine."""
         from zerogym_agents.pg.env_workers import ProcessWorkers
+
         return ProcessWorkers(shard_args)
 
     def _make_env(self) -> PoolVecEnv | WorkerPoolVecEnv:
         from zerogym_agents.pg.pool_vec_env import PoolVecEnv
         from zerogym_agents.pg.worker_vec_env import WorkerPoolVecEnv, check_workers
+
         cfg = self.cfg
         self.workers = check_workers(self.workers, cfg.num_envs)
         if self._in_process():
-            return PoolVecEnv(cfg.game, self.pool, cfg.num_envs, cfg.game_kwargs, greedy=cfg.opponent_greedy,
-                              seed=seed_for(cfg.seed, 3))
+            return PoolVecEnv(
+                cfg.game,
+                self.pool,
+                cfg.num_envs,
+                cfg.game_kwargs,
+                greedy=cfg.opponent_greedy,
+                seed=seed_for(cfg.seed, 3),
+            )
         return WorkerPoolVecEnv(cfg, self.pool, self.workers, start=self._start_workers)
 
     def run_name(self) -> str:
@@ -313,6 +358,7 @@ class PPOTrainer(PGTrainer):
     def _build(self) -> None:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.logger import Logger
+
         cfg = self.cfg
         self.vec = vec = self._make_env()
         opt_class: type[torch.optim.Optimizer]
@@ -322,34 +368,61 @@ class PPOTrainer(PGTrainer):
         else:
             opt_class, opt_kwargs = torch.optim.SGD, {"momentum": cfg.momentum, "weight_decay": cfg.weight_decay}
         self.model = MaskablePPO(
-            PolicyValueNetPolicy, vec, learning_rate=cfg.lr, n_steps=cfg.ppo_n_steps, batch_size=cfg.ppo_batch_size,
-            n_epochs=cfg.ppo_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-            ent_coef=cfg.entropy_coef, vf_coef=cfg.value_coef,
+            PolicyValueNetPolicy,
+            vec,
+            learning_rate=cfg.lr,
+            n_steps=cfg.ppo_n_steps,
+            batch_size=cfg.ppo_batch_size,
+            n_epochs=cfg.ppo_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.entropy_coef,
+            vf_coef=cfg.value_coef,
             max_grad_norm=cfg.grad_clip if cfg.grad_clip > 0 else float("inf"),
-            policy_kwargs={"net": self.net_config, "batchnorm_batch_stats": cfg.batch_stats(),
-                           "optimizer_class": opt_class, "optimizer_kwargs": opt_kwargs},
-            seed=cfg.seed, device=self.device, verbose=0)
+            policy_kwargs={
+                "net": self.net_config,
+                "batchnorm_batch_stats": cfg.batch_stats(),
+                "optimizer_class": opt_class,
+                "optimizer_kwargs": opt_kwargs,
+            },
+            seed=cfg.seed,
+            device=self.device,
+            verbose=0,
+        )
         self.model.set_logger(Logger(None, []))
-        self.model.lr_schedule = lambda _progress_remaining: self.learning_rate()   # the trainer's schedule
-        self.net = cast(PolicyValueNetPolicy, self.model.policy).net       # the policy class given above
+        self.model.lr_schedule = lambda _progress_remaining: self.learning_rate()  # the trainer's schedule
+        self.net = cast(PolicyValueNetPolicy, self.model.policy).net  # the policy class given above
         self.callback = SnapshotCallback(self.pool, cfg.snapshot_every, cfg.snapshot_unit, greedy=cfg.opponent_greedy)
 
     def iteration(self) -> dict[str, Any]:
         cfg = self.cfg
         before = self._results()
         # log_interval=None: no logging (sb3-contrib checks for None, its annotation says int)
-        self.model.learn(cfg.ppo_n_steps * cfg.num_envs, callback=self.callback, reset_num_timesteps=False,
-                         log_interval=None, progress_bar=False)  # type: ignore[arg-type]
+        self.model.learn(
+            cfg.ppo_n_steps * cfg.num_envs,
+            callback=self.callback,
+            reset_num_timesteps=False,
+            log_interval=None,  # type: ignore[arg-type]
+            progress_bar=False,
+        )
         after = self._results()
         self.step += 1
         self.learner_moves = int(self.model.num_timesteps)
         self.episodes = sum(after)
         logged = self.model.logger.name_to_value
-        stats: dict[str, float] = {"wins": after[0] - before[0], "draws": after[1] - before[1],
-                                   "losses": after[2] - before[2]}
-        for mine, theirs in (("loss", "train/loss"), ("policy_loss", "train/policy_gradient_loss"),
-                             ("value_loss", "train/value_loss"), ("approx_kl", "train/approx_kl"),
-                             ("clip_fraction", "train/clip_fraction")):
+        stats: dict[str, float] = {
+            "wins": after[0] - before[0],
+            "draws": after[1] - before[1],
+            "losses": after[2] - before[2],
+        }
+        for mine, theirs in (
+            ("loss", "train/loss"),
+            ("policy_loss", "train/policy_gradient_loss"),
+            ("value_loss", "train/value_loss"),
+            ("approx_kl", "train/approx_kl"),
+            ("clip_fraction", "train/clip_fraction"),
+        ):
             if theirs in logged:
                 stats[mine] = float(logged[theirs])
         if "train/entropy_loss" in logged:
@@ -362,30 +435,50 @@ class PPOTrainer(PGTrainer):
     # ---- checkpoints --------------------------------------------------------------------------------
     def _algo_state(self) -> dict[str, Any]:
         m = self.model
-        return {"optimizer": m.policy.optimizer.state_dict(), "num_timesteps": int(m.num_timesteps),
-                "n_updates": int(m._n_updates), "snapshot_mark": self.callback.schedule.mark,
-                "snapshot_episodes": self.callback.episodes,
-                # numpy's stubs give get_state() the dict of legacy=False; by default it returns the tuple
-                "np_global_rng": _rng_tensor_state(np.random.get_state()),  # type: ignore[arg-type]
-                "last_obs": None if m._last_obs is None else torch.from_numpy(np.asarray(m._last_obs).copy()),
-                "last_episode_starts": None if m._last_episode_starts is None
-                else torch.from_numpy(np.asarray(m._last_episode_starts, dtype=bool).copy()),
-                "games": self.vec.state_dict()}
+        return {
+            "optimizer": m.policy.optimizer.state_dict(),
+            "num_timesteps": int(m.num_timesteps),
+            "n_updates": int(m._n_updates),
+            "snapshot_mark": self.callback.schedule.mark,
+            "snapshot_episodes": self.callback.episodes,
+            # numpy's stubs give get_state() the dict of legacy=False; by default it returns the tuple
+            "np_global_rng": _rng_tensor_state(np.random.get_state()),  # type: ignore[arg-type]
+            "last_obs": None if m._last_obs is None else torch.from_numpy(np.asarray(m._last_obs).copy()),
+            "last_episode_starts": None
+            if m._last_episode_starts is None
+            else torch.from_numpy(np.asarray(m._last_episode_starts, dtype=bool).copy()),
+            "games": self.vec.state_dict(),
+        }
 
     resume_fields = PGTrainer.resume_fields + ("num_envs",)
 
     def _algo_schema(self) -> dict[str, Spec]:
         from zerogym_agents.core.file_checks import Fields, Int, Maybe, Optimizer, Real, Str, Tensor
+
         n = self.cfg.num_envs
         h, w, c = self.vec.observation_space.shape
-        np_rng = Fields({"name": Str(("MT19937",)), "keys": Tensor("int", (624,), 0, 2**32 - 1), "pos": Int(0, 624),
-                         "has_gauss": Int(0, 1), "cached": Real()})
-        return {"optimizer": Optimizer(self.model.policy.optimizer), "num_timesteps": Int(0), "n_updates": Int(0),
-                "snapshot_mark": Int(0), "snapshot_episodes": Int(0), "np_global_rng": np_rng,
-                "last_obs": Maybe(Tensor("int", (n, h, w, c), 0, 1)),
-                "last_episode_starts": Maybe(Tensor(torch.bool, (n,))),
-                "games": _PoolGames(self.vec.state_schema(self.net.state_dict()),
-                                    None if self._in_process() else self.workers)}
+        np_rng = Fields(
+            {
+                "name": Str(("MT19937",)),
+                "keys": Tensor("int", (624,), 0, 2**32 - 1),
+                "pos": Int(0, 624),
+                "has_gauss": Int(0, 1),
+                "cached": Real(),
+            }
+        )
+        return {
+            "optimizer": Optimizer(self.model.policy.optimizer),
+            "num_timesteps": Int(0),
+            "n_updates": Int(0),
+            "snapshot_mark": Int(0),
+            "snapshot_episodes": Int(0),
+            "np_global_rng": np_rng,
+            "last_obs": Maybe(Tensor("int", (n, h, w, c), 0, 1)),
+            "last_episode_starts": Maybe(Tensor(torch.bool, (n,))),
+            "games": _PoolGames(
+                self.vec.state_schema(self.net.state_dict()), None if self._in_process() else self.workers
+            ),
+        }
 
     def _algo_rule(self, data: dict[str, Any]) -> str | tuple[str, str] | None:
         for games in _game_states(data["games"]):

@@ -11,6 +11,7 @@ learner's moves, one for the opponent's), then one gradient step on all of the l
 each seen under a random board symmetry (or all of them), with an entropy bonus. Illegal actions
 are masked out of the softmax everywhere.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -40,10 +41,18 @@ def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
     return torch.where(mask, logp, 0.0)
 
 
-def reinforce_loss(net: PolicyValueNet, planes: torch.Tensor, masks: torch.Tensor | np.ndarray, actions: torch.Tensor,
-                   returns: torch.Tensor, baseline: bool = False, entropy_coef: float = 0.0, value_coef: float = 0.5,
-                   total: int | None = None,
-                   behaviour_logp: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, float]]:
+def reinforce_loss(
+    net: PolicyValueNet,
+    planes: torch.Tensor,
+    masks: torch.Tensor | np.ndarray,
+    actions: torch.Tensor,
+    returns: torch.Tensor,
+    baseline: bool = False,
+    entropy_coef: float = 0.0,
+    value_coef: float = 0.5,
+    total: int | None = None,
+    behaviour_logp: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The REINFORCE loss of a batch of the learner's moves, and its parts as floats.
 
     planes float32 (B, C, H, W); masks (B, A) bool or 0/1; actions int64 (B,); returns float32 (B,)
@@ -79,14 +88,24 @@ def reinforce_loss(net: PolicyValueNet, planes: torch.Tensor, masks: torch.Tenso
     policy_loss = -advantage * logp_a
     total = len(actions) if total is None else total
     loss = (policy_loss - entropy_coef * entropy + value_coef * value_loss).sum() / total
-    parts = {"policy_loss": policy_loss.sum().item(), "value_loss": value_loss.sum().item(),
-             "entropy": entropy.sum().item()}
+    parts = {
+        "policy_loss": policy_loss.sum().item(),
+        "value_loss": value_loss.sum().item(),
+        "entropy": entropy.sum().item(),
+    }
     return loss, parts
 
 
-def augment(symmetries: Symmetries | None, planes: np.ndarray, masks: np.ndarray, actions: np.ndarray,
-            returns: np.ndarray, mode: str, rng: np.random.Generator,
-            logp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+def augment(
+    symmetries: Symmetries | None,
+    planes: np.ndarray,
+    masks: np.ndarray,
+    actions: np.ndarray,
+    returns: np.ndarray,
+    mode: str,
+    rng: np.random.Generator,
+    logp: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Board symmetries of a batch: mode "random" transforms each position by one drawn transform,
     "all" stacks every transform of every position, "none" returns the batch as it is. Planes,
     masks and actions are transformed alike (zerogym.symmetry.Symmetries); returns and the
@@ -151,8 +170,15 @@ class ReinforceTrainer(PGTrainer):
         try:
             self.opponent.reset()
             seats = (np.arange(cfg.num_envs) + self.step) % 2
-            episodes = play_episodes(self.venv, self.on_time(self.learner.logits), self.opponent.logits, seats,
-                                     self.rng, gamma=cfg.gamma, opponent_greedy=cfg.opponent_greedy)
+            episodes = play_episodes(
+                self.venv,
+                self.on_time(self.learner.logits),
+                self.opponent.logits,
+                seats,
+                self.rng,
+                gamma=cfg.gamma,
+                opponent_greedy=cfg.opponent_greedy,
+            )
         except OutOfTime:
             self.rng.bit_generator.state, self.pool.rng.bit_generator.state = draws
             raise
@@ -163,28 +189,43 @@ class ReinforceTrainer(PGTrainer):
     def update(self, episodes: Episodes) -> dict[str, float | None]:
         """One gradient step on the learner's moves of `episodes`; returns the mean loss parts."""
         cfg = self.cfg
-        planes, masks, actions, returns, logp = augment(self.symmetries, episodes.planes, episodes.masks,
-                                                        episodes.actions, episodes.returns, cfg.augment, self.rng,
-                                                        logp=episodes.logp)
+        planes, masks, actions, returns, logp = augment(
+            self.symmetries,
+            episodes.planes,
+            episodes.masks,
+            episodes.actions,
+            episodes.returns,
+            cfg.augment,
+            self.rng,
+            logp=episodes.logp,
+        )
         total = len(actions)
         if total == 0:
             return {}
-        assert logp is not None                     # episodes carry their behaviour log-probabilities
+        assert logp is not None  # episodes carry their behaviour log-probabilities
         sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0}
         dev = self.device
 
         def tensor(x: np.ndarray) -> torch.Tensor:
             return torch.from_numpy(x).to(dev)
+
         learning_mode(self.net, cfg.batch_stats())
         self.opt.zero_grad(set_to_none=True)
         try:
             for s in range(0, total, cfg.minibatch_size):
                 part = slice(s, s + cfg.minibatch_size)
                 loss, parts = reinforce_loss(
-                    self.net, tensor(planes[part].astype(np.float32)), tensor(masks[part] != 0),
-                    tensor(actions[part]), tensor(returns[part]),
-                    baseline=cfg.algo == "reinforce-baseline", entropy_coef=cfg.entropy_coef,
-                    value_coef=cfg.value_coef, total=total, behaviour_logp=tensor(logp[part]))
+                    self.net,
+                    tensor(planes[part].astype(np.float32)),
+                    tensor(masks[part] != 0),
+                    tensor(actions[part]),
+                    tensor(returns[part]),
+                    baseline=cfg.algo == "reinforce-baseline",
+                    entropy_coef=cfg.entropy_coef,
+                    value_coef=cfg.value_coef,
+                    total=total,
+                    behaviour_logp=tensor(logp[part]),
+                )
                 loss.backward()
                 sums["loss"] += loss.item()
                 for k, v in parts.items():
@@ -215,11 +256,15 @@ class ReinforceTrainer(PGTrainer):
         return {**stats, "wins": int((r > 0).sum()), "draws": int((r == 0).sum()), "losses": int((r < 0).sum())}
 
     def _algo_state(self) -> dict[str, Any]:
-        return {"optimizer": self.opt.state_dict(), "rng": self.rng.bit_generator.state,
-                "snapshot_mark": self.schedule.mark}
+        return {
+            "optimizer": self.opt.state_dict(),
+            "rng": self.rng.bit_generator.state,
+            "snapshot_mark": self.schedule.mark,
+        }
 
     def _algo_schema(self) -> dict[str, Spec]:
         from zerogym_agents.core.file_checks import Int, Optimizer, RngState
+
         return {"optimizer": Optimizer(self.opt), "rng": RngState(), "snapshot_mark": Int(0)}
 
     def _load_algo_state(self, data: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ is to move, one for all the games where the opponent is. Every game is played to
 a game that ended restarts inside the vector env (auto-reset) and is then stepped with its first
 legal action, unrecorded, until the slowest game ends.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -48,8 +49,16 @@ class Episodes:
         return len(self.actions)
 
 
-def play_episodes(venv: VectorEnv, learner: Logits, opponent: Logits, seats: npt.ArrayLike, rng: np.random.Generator,
-                  gamma: float = 1.0, learner_greedy: bool = False, opponent_greedy: bool = False) -> Episodes:
+def play_episodes(
+    venv: VectorEnv,
+    learner: Logits,
+    opponent: Logits,
+    seats: npt.ArrayLike,
+    rng: np.random.Generator,
+    gamma: float = 1.0,
+    learner_greedy: bool = False,
+    opponent_greedy: bool = False,
+) -> Episodes:
     """Play one game in each of venv's N games from the start position; returns Episodes.
 
     venv: a zerogym.vector.VectorEnv (copy=False is fastest). learner, opponent: callables
@@ -70,12 +79,12 @@ def play_episodes(venv: VectorEnv, learner: Logits, opponent: Logits, seats: npt
     active = np.ones(n, bool)
     results = np.zeros(n, np.float32)
     lengths = np.zeros(n, np.int64)
-    counts = np.zeros(n, np.int64)            # learner moves so far, per game
-    rec = []                                  # per step: (games, move number, planes, masks, actions)
+    counts = np.zeros(n, np.int64)  # learner moves so far, per game
+    rec = []  # per step: (games, move number, planes, masks, actions)
     while active.any():
         venv.encode(planes)
         mask = obs["action_mask"]
-        actions = np.argmax(mask, axis=1).astype(np.int64)   # finished games: first legal action
+        actions = np.argmax(mask, axis=1).astype(np.int64)  # finished games: first legal action
         mine = active & (to_play == seats)
         theirs = active & ~mine
         if mine.any():
@@ -111,8 +120,9 @@ def play_episodes(venv: VectorEnv, learner: Logits, opponent: Logits, seats: npt
         out_planes, masks = np.zeros((0, c, h, w), np.int8), np.zeros((0, num_actions), np.int8)
     later = counts[games] - 1 - move_no
     returns = (results[games] * np.power(gamma, later)).astype(np.float32)
-    return Episodes(out_planes, masks.astype(np.int8, copy=False), actions, logp, returns, games, results, lengths,
-                    seats)
+    return Episodes(
+        out_planes, masks.astype(np.int8, copy=False), actions, logp, returns, games, results, lengths, seats
+    )
 
 
 def action_logp(logits: npt.ArrayLike, masks: npt.ArrayLike, actions: np.ndarray) -> np.ndarray:

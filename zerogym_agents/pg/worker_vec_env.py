@@ -9,6 +9,7 @@ Elo as their games end within a step; the driver then replays every worker's res
 worker order. Steps are lockstep, so a seeded run depends on its config and number of workers only,
 never on which worker answers first.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from zerogym_agents.pg.env_workers import Results, Sync
     from zerogym_agents.training.pool import OpponentPool
 
-POOL_SEED, GAMES_SEED = 5, 6           # seed_for(run seed, purpose, worker) purposes
+POOL_SEED, GAMES_SEED = 5, 6  # seed_for(run seed, purpose, worker) purposes
 
 
 class EnvWorkers(Protocol):
@@ -48,8 +49,10 @@ def check_workers(workers: int, num_envs: int) -> int:
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1 (the processes that play PPO's games), got {workers!r}")
     if workers > num_envs:
-        raise ValueError(f"workers ({workers}) must be at most num_envs ({num_envs}): each worker plays a share of "
-                         f"the games (raise num_envs, e.g. --set num_envs={workers * 8})")
+        raise ValueError(
+            f"workers ({workers}) must be at most num_envs ({num_envs}): each worker plays a share of "
+            f"the games (raise num_envs, e.g. --set num_envs={workers * 8})"
+        )
     return int(workers)
 
 
@@ -60,12 +63,19 @@ class WorkerPoolVecEnv(VecEnv):
     seeded by seed_for(cfg.seed, 5, k); reset() seeds its games with seed_for(s, 6, k), s being the
     seed SB3 passed to seed() (else cfg.seed). wins, draws, losses count all workers' games."""
 
-    observation_space: spaces.Box           # the learner's planes (H, W, C)
+    observation_space: spaces.Box  # the learner's planes (H, W, C)
 
-    def __init__(self, cfg: PGConfig, pool: OpponentPool, workers: int,
-                 start: Callable[[list[tuple[Any, ...]]], EnvWorkers] | None = None, threads: int = 1) -> None:
+    def __init__(
+        self,
+        cfg: PGConfig,
+        pool: OpponentPool,
+        workers: int,
+        start: Callable[[list[tuple[Any, ...]]], EnvWorkers] | None = None,
+        threads: int = 1,
+    ) -> None:
         import zerogym.vector
         from zerogym_agents.pg.env_workers import ProcessWorkers
+
         n = cfg.num_envs
         self.workers = check_workers(workers, n)
         probe = zerogym.vector.make(cfg.game, 1, **dict(cfg.game_kwargs))
@@ -75,11 +85,13 @@ class WorkerPoolVecEnv(VecEnv):
         self.bounds = np.cumsum([0] + self.sizes)
         self.pool, self.seed_base = pool, cfg.seed
         self.wins = self.draws = self.losses = 0
-        self._sent: set[str] = set()        # pool snapshots the workers hold
+        self._sent: set[str] = set()  # pool snapshots the workers hold
         self._masks = np.ones((n, probe.num_actions), bool)
         super().__init__(n, spaces.Box(0, 1, (h, w, c), np.int8), spaces.Discrete(probe.num_actions))
-        args = [(cfg.to_json(), size, seed_for(cfg.seed, POOL_SEED, k), seed_for(cfg.seed, GAMES_SEED, k), threads)
-                for k, size in enumerate(self.sizes)]
+        args = [
+            (cfg.to_json(), size, seed_for(cfg.seed, POOL_SEED, k), seed_for(cfg.seed, GAMES_SEED, k), threads)
+            for k, size in enumerate(self.sizes)
+        ]
         self.remote: EnvWorkers = (start or ProcessWorkers)(args)
 
     # ---- the pool, sent along ---------------------------------------------------------------
@@ -87,8 +99,12 @@ class WorkerPoolVecEnv(VecEnv):
         names = list(self.pool.entries)
         new = {name: self.pool.entries[name][0] for name in names if name not in self._sent}
         self._sent = set(names)
-        return {"names": names, "elos": [e[1] for e in self.pool.entries.values()],
-                "learner_elo": self.pool.learner_elo, "new": new}
+        return {
+            "names": names,
+            "elos": [e[1] for e in self.pool.entries.values()],
+            "learner_elo": self.pool.learner_elo,
+            "new": new,
+        }
 
     def _ask(self, method: str, per_worker: Sequence[Sequence[Any]]) -> list[Any]:
         """Send `method` with per_worker[k]'s arguments to every worker, then collect the answers in order."""
@@ -105,8 +121,9 @@ class WorkerPoolVecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         base = self._seeds[0] if self._seeds[0] is not None else self.seed_base
         sync = self._sync()
-        answers = self._ask("reset", [(sync, None if base is None else seed_for(base, GAMES_SEED, k))
-                                      for k in range(self.workers)])
+        answers = self._ask(
+            "reset", [(sync, None if base is None else seed_for(base, GAMES_SEED, k)) for k in range(self.workers)]
+        )
         self._reset_seeds()
         for _, _, results in answers:
             self._record(results)
@@ -117,7 +134,7 @@ class WorkerPoolVecEnv(VecEnv):
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         sync = self._sync()
         for k in range(self.workers):
-            self.remote.send(k, "step", sync, actions[self.bounds[k]:self.bounds[k + 1]].copy())
+            self.remote.send(k, "step", sync, actions[self.bounds[k] : self.bounds[k + 1]].copy())
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         answers = [self.remote.recv(k) for k in range(self.workers)]
@@ -146,8 +163,13 @@ class WorkerPoolVecEnv(VecEnv):
 
     def state_schema(self, net_state: Mapping[str, torch.Tensor]) -> Spec:
         """A zerogym_agents.core.file_checks spec of state_dict()'s output for this env's shares of the games."""
-        return _Shards(Int(1), [Fields({"games": games_schema(self.template, size, net_state), "pool_rng": RngState()})
-                                for size in self.sizes])
+        return _Shards(
+            Int(1),
+            [
+                Fields({"games": games_schema(self.template, size, net_state), "pool_rng": RngState()})
+                for size in self.sizes
+            ],
+        )
 
     def load_state_dict(self, data: Mapping[str, Any]) -> None:
         """Restore state_dict()'s output (checked with state_schema) after the driver's pool was restored."""
@@ -155,8 +177,9 @@ class WorkerPoolVecEnv(VecEnv):
         sync = self._sync()
         answers = self._ask("load_state_dict", [(sync, shard) for shard in data["shards"]])
         self._masks = np.concatenate([a[1] for a in answers])
-        self.wins, self.draws, self.losses = (sum(int(s["games"]["results"][i]) for s in data["shards"])
-                                              for i in range(3))
+        self.wins, self.draws, self.losses = (
+            sum(int(s["games"]["results"][i]) for s in data["shards"]) for i in range(3)
+        )
 
     def worker_pools(self) -> list[tuple[list[str], list[float], float, list[Any]]]:
         """Each worker's pool mirror, brought up to date first: (names, Elos, learner Elo, snapshots)."""
@@ -167,8 +190,12 @@ class WorkerPoolVecEnv(VecEnv):
         self.remote.close()
 
     # the rest of the VecEnv interface, as PoolVecEnv answers it
-    get_attr, set_attr, env_is_wrapped, _indices = (PoolVecEnv.get_attr, PoolVecEnv.set_attr,
-                                                    PoolVecEnv.env_is_wrapped, PoolVecEnv._indices)
+    get_attr, set_attr, env_is_wrapped, _indices = (
+        PoolVecEnv.get_attr,
+        PoolVecEnv.set_attr,
+        PoolVecEnv.env_is_wrapped,
+        PoolVecEnv._indices,
+    )
     env_method = PoolVecEnv.env_method
 
 
@@ -183,5 +210,9 @@ class _Shards(Spec):
     def check(self, value: Any, ctx: Context, where: str) -> Any:
         self.count.check(value.get("env_workers"), ctx, f"{where}.env_workers")
         shards = ListOf(AnyValue(), length=len(self.shard_specs)).check(value.get("shards"), ctx, f"{where}.shards")
-        return {**value, "shards": [spec.check(s, ctx, f"{where}.shards[{k}]")
-                                    for k, (spec, s) in enumerate(zip(self.shard_specs, shards))]}
+        return {
+            **value,
+            "shards": [
+                spec.check(s, ctx, f"{where}.shards[{k}]") for k, (spec, s) in enumerate(zip(self.shard_specs, shards))
+            ],
+        }

@@ -27,6 +27,7 @@ Logged besides AlphaZeroTrainer's entries: weight staleness (versions between a 
 the learner's when it is consumed) p50 / p95 / max, the share of work time spent publishing weights,
 SGD samples per position, tasks lost to dead workers and the most tasks in flight.
 """
+
 from __future__ import annotations
 
 import collections
@@ -58,13 +59,13 @@ class Slot:
     games in progress, the next task index, and the tasks in flight (oldest first)."""
 
     def __init__(self, carry: dict[str, Any], num_games: int, root_value_weight: float) -> None:
-        self.actor: Any = None       # a SelfPlayWorker actor's handle
+        self.actor: Any = None  # a SelfPlayWorker actor's handle
         self.carry = carry
         self.records = GameRecords(num_games, root_value_weight)
-        self.next_index = 0          # of the next task to submit
-        self.consumed = 0            # tasks consumed: the carry is the state after task consumed - 1
+        self.next_index = 0  # of the next task to submit
+        self.consumed = 0  # tasks consumed: the carry is the state after task consumed - 1
         self.inflight: collections.deque[Task] = collections.deque()
-        self.fresh = True            # the actor has not got this slot's games yet: send the carry
+        self.fresh = True  # the actor has not got this slot's games yet: send the carry
 
 
 class RayAlphaZeroTrainer(AlphaZeroTrainer):
@@ -75,16 +76,22 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
     # deterministic mode: the round's object store refs (version, weights, opponent name, its weights) once put
     _round_refs: tuple[int, Any, str | None, Any] | None
 
-    def __init__(self, config: AlphaZeroConfig | dict[str, Any], out_dir: str, resume: bool = False,
-                 log_dir: str | bool | None = None, net: PolicyNet | None = None,
-                 ray_config: RayConfig | dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: AlphaZeroConfig | dict[str, Any],
+        out_dir: str,
+        resume: bool = False,
+        log_dir: str | bool | None = None,
+        net: PolicyNet | None = None,
+        ray_config: RayConfig | dict[str, Any] | None = None,
+    ) -> None:
         rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         self.ray_cfg = rc
         self.ray = runtime.require_ray()
-        self.version = 0                 # of the weights published last (0: none yet)
-        self._published: tuple[int, Any] | None = None       # (version, ref) of the last ray.put
-        self._published_at = 0           # tasks consumed then
-        self._dirty = True               # the net changed since the last publication
+        self.version = 0  # of the weights published last (0: none yet)
+        self._published: tuple[int, Any] | None = None  # (version, ref) of the last ray.put
+        self._published_at = 0  # tasks consumed then
+        self._dirty = True  # the net changed since the last publication
         self._opponent_ref: Any = None
         # deterministic: (round, weights version, weights payload, opponent name, snapshot)
         self._round: tuple[int, int, dict[str, Any], str | None, Any] | None = None
@@ -92,11 +99,15 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         self._reset_scale_stats()
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir, net=net)
         if self.cfg.max_train_per_step == 0:
-            raise ValueError("max_train_per_step = 0 turns training off; the ray backend trains by "
-                             "RayConfig.samples_per_position instead: leave max_train_per_step > 0")
-        if not hasattr(self, "slots"):                 # not restored from a checkpoint
-            self.slots = [Slot(self.selfplay.carry(), self.cfg.concurrent_games, self.cfg.root_value_weight)
-                          for _ in range(rc.workers)]
+            raise ValueError(
+                "max_train_per_step = 0 turns training off; the ray backend trains by "
+                "RayConfig.samples_per_position instead: leave max_train_per_step > 0"
+            )
+        if not hasattr(self, "slots"):  # not restored from a checkpoint
+            self.slots = [
+                Slot(self.selfplay.carry(), self.cfg.concurrent_games, self.cfg.root_value_weight)
+                for _ in range(rc.workers)
+            ]
         self._started = False
 
     def _reset_scale_stats(self) -> None:
@@ -162,13 +173,21 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         slot.actor = self._actor_class.remote(self.cfg.to_json(), runtime.worker_threads(rc.cpus_per_worker), device)
         slot.fresh = True
 
-    def _submit(self, s: int, index: int, version: int, weights_ref: Any, opponent: str | None,
-                opponent_ref: Any) -> None:
+    def _submit(
+        self, s: int, index: int, version: int, weights_ref: Any, opponent: str | None, opponent_ref: Any
+    ) -> None:
         slot = self.slots[s]
-        task = {"slot": s, "index": index, "seed": tree_seed(self.cfg.seed, s, index),
-                "steps": self.ray_cfg.steps_per_task, "version": version, "weights": [weights_ref],
-                "opponent": opponent, "opponent_weights": [opponent_ref] if opponent_ref is not None else None,
-                "carry": slot.carry if slot.fresh else None}
+        task = {
+            "slot": s,
+            "index": index,
+            "seed": tree_seed(self.cfg.seed, s, index),
+            "steps": self.ray_cfg.steps_per_task,
+            "version": version,
+            "weights": [weights_ref],
+            "opponent": opponent,
+            "opponent_weights": [opponent_ref] if opponent_ref is not None else None,
+            "carry": slot.carry if slot.fresh else None,
+        }
         slot.fresh = False
         slot.inflight.append(Task(index, slot.actor.play.remote(task), version, opponent))
         self._inflight_max = max(self._inflight_max, sum(len(x.inflight) for x in self.slots))
@@ -186,14 +205,23 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             self.version += 1
             payload = net_payload(self.net)
             payload["state_dict"] = {k: v.clone() for k, v in payload["state_dict"].items()}
-            self._round = (self.slots[0].consumed, self.version, payload, self.opponent if self.num_pool else None,
-                           self._opponent_snapshot if self.num_pool else None)
+            self._round = (
+                self.slots[0].consumed,
+                self.version,
+                payload,
+                self.opponent if self.num_pool else None,
+                self._opponent_snapshot if self.num_pool else None,
+            )
             self._round_refs = None
         r, version, payload, opponent, snapshot = self._round
         if self._round_refs is None:
             t0 = time.perf_counter()
-            self._round_refs = (version, self.ray.put(payload), opponent,
-                                self.ray.put(snapshot) if snapshot is not None else None)
+            self._round_refs = (
+                version,
+                self.ray.put(payload),
+                opponent,
+                self.ray.put(snapshot) if snapshot is not None else None,
+            )
             self._publish_seconds += time.perf_counter() - t0
         for s, slot in enumerate(self.slots):
             if slot.consumed == r and not slot.inflight:
@@ -208,7 +236,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         slot.inflight.clear()
         try:
             self.ray.kill(slot.actor)
-        except Exception:        # already gone
+        except Exception:  # already gone
             pass
         self._new_actor(s)
         if self.ray_cfg.mode == "deterministic":
@@ -236,7 +264,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         """The slot whose oldest task is consumed next: in deterministic mode the next slot of the
         round in order; in async mode the first whose oldest task is done."""
         if self.ray_cfg.mode == "deterministic":
-            assert self._round is not None          # submitted before any of its tasks is consumed
+            assert self._round is not None  # submitted before any of its tasks is consumed
             r = self._round[0]
             return next(s for s, slot in enumerate(self.slots) if slot.consumed == r)
         heads = {slot.inflight[0].ref: s for s, slot in enumerate(self.slots) if slot.inflight}
@@ -299,12 +327,18 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
             return
         st = np.array(self._staleness or [0])
         entry = self.history[-1]
-        entry.update({"staleness_p50": float(np.percentile(st, 50)), "staleness_p95": float(np.percentile(st, 95)),
-                      "staleness_max": float(st.max()),
-                      "publish_share": self._publish_seconds / self._scale_seconds if self._scale_seconds else None,
-                      "samples_per_position": self.train_steps * self.cfg.batch_size / max(1, self.positions),
-                      "lost_tasks": float(self.lost_tasks), "inflight_max": float(self._inflight_max),
-                      "weights_version": float(self.version)})
+        entry.update(
+            {
+                "staleness_p50": float(np.percentile(st, 50)),
+                "staleness_p95": float(np.percentile(st, 95)),
+                "staleness_max": float(st.max()),
+                "publish_share": self._publish_seconds / self._scale_seconds if self._scale_seconds else None,
+                "samples_per_position": self.train_steps * self.cfg.batch_size / max(1, self.positions),
+                "lost_tasks": float(self.lost_tasks),
+                "inflight_max": float(self._inflight_max),
+                "weights_version": float(self.version),
+            }
+        )
         if self.writer:
             for k in ("staleness_p50", "staleness_p95", "publish_share", "samples_per_position", "lost_tasks"):
                 if entry[k] is not None:
@@ -327,52 +361,88 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
     # ---- checkpoints ----------------------------------------------------------------------------
     def _extra_state(self) -> dict[str, Any]:
         def carry(c: dict[str, Any]) -> dict[str, Any]:
-            return {"roots": [torch.frombuffer(bytearray(bytes(b)), dtype=torch.uint8) for b in c["roots"]],
-                    "move_no": torch.from_numpy(np.array(c["move_no"], np.int64)),
-                    "learner_seat": torch.from_numpy(np.array(c["learner_seat"], np.int64))}
+            return {
+                "roots": [torch.frombuffer(bytearray(bytes(b)), dtype=torch.uint8) for b in c["roots"]],
+                "move_no": torch.from_numpy(np.array(c["move_no"], np.int64)),
+                "learner_seat": torch.from_numpy(np.array(c["learner_seat"], np.int64)),
+            }
 
         rnd = self._round
-        return {"ray": {
-            "config": self.ray_cfg.to_json(), "version": self.version, "lost_tasks": self.lost_tasks,
-            "consumed": torch.tensor([s.consumed for s in self.slots], dtype=torch.int64),
-            "carries": [carry(s.carry) for s in self.slots],
-            "pending": [[[saved_move(*move) for move in g] for g in s.records.pending] for s in self.slots],
-            "round_version": rnd[1] if rnd is not None else 0,
-            "round_weights": rnd[2] if rnd is not None else None,
-            "round_opponent": rnd[3] if rnd is not None else None,
-            "round_opponent_weights": rnd[4] if rnd is not None else None}}
+        return {
+            "ray": {
+                "config": self.ray_cfg.to_json(),
+                "version": self.version,
+                "lost_tasks": self.lost_tasks,
+                "consumed": torch.tensor([s.consumed for s in self.slots], dtype=torch.int64),
+                "carries": [carry(s.carry) for s in self.slots],
+                "pending": [[[saved_move(*move) for move in g] for g in s.records.pending] for s in self.slots],
+                "round_version": rnd[1] if rnd is not None else 0,
+                "round_weights": rnd[2] if rnd is not None else None,
+                "round_opponent": rnd[3] if rnd is not None else None,
+                "round_opponent_weights": rnd[4] if rnd is not None else None,
+            }
+        }
 
     def _extra_schema(self) -> dict[str, Spec]:
         cfg, spec = self.cfg, self.template.spec
         h, w, c = spec.obs_shape
         G, N, P = cfg.concurrent_games, self.ray_cfg.workers, self.num_pool
-        carry = Fields({"roots": ListOf(StateBlob(self.template, playing=True), length=G),
-                        "move_no": Tensor(torch.int64, (G,), low=0), "learner_seat": Tensor(torch.int64, (P,), 0, 1)})
-        return {"ray": Fields({
-            "config": Config(RayConfig), "version": Int(0), "lost_tasks": Int(0),
-            "consumed": Tensor(torch.int64, (N,), low=0), "carries": ListOf(carry, length=N),
-            "pending": ListOf(ListOf(ListOf(PendingMove(c, h, w, spec.num_actions)), length=G), length=N),
-            "round_version": Int(0), "round_weights": Maybe(NetPayload()), "round_opponent": Maybe(Str()),
-            "round_opponent_weights": Maybe(DictOf(Str()))})}
+        carry = Fields(
+            {
+                "roots": ListOf(StateBlob(self.template, playing=True), length=G),
+                "move_no": Tensor(torch.int64, (G,), low=0),
+                "learner_seat": Tensor(torch.int64, (P,), 0, 1),
+            }
+        )
+        return {
+            "ray": Fields(
+                {
+                    "config": Config(RayConfig),
+                    "version": Int(0),
+                    "lost_tasks": Int(0),
+                    "consumed": Tensor(torch.int64, (N,), low=0),
+                    "carries": ListOf(carry, length=N),
+                    "pending": ListOf(ListOf(ListOf(PendingMove(c, h, w, spec.num_actions)), length=G), length=N),
+                    "round_version": Int(0),
+                    "round_weights": Maybe(NetPayload()),
+                    "round_opponent": Maybe(Str()),
+                    "round_opponent_weights": Maybe(DictOf(Str())),
+                }
+            )
+        }
 
     def _load_extra(self, data: dict[str, Any]) -> None:
         saved = data["ray"]
-        theirs = saved["config"]                      # checked with the rest of the checkpoint
+        theirs = saved["config"]  # checked with the rest of the checkpoint
         for name in ("workers", "mode", "steps_per_task"):
             if getattr(theirs, name) != getattr(self.ray_cfg, name):
-                raise CheckpointError(f"a checkpoint of RayConfig.{name}={getattr(theirs, name)!r}, but this run has "
-                                      f"{name}={getattr(self.ray_cfg, name)!r}; resume with the same {name}")
+                raise CheckpointError(
+                    f"a checkpoint of RayConfig.{name}={getattr(theirs, name)!r}, but this run has "
+                    f"{name}={getattr(self.ray_cfg, name)!r}; resume with the same {name}"
+                )
         G = self.cfg.concurrent_games
         self.slots = []
         for k, c in enumerate(saved["carries"]):
-            slot = Slot({"roots": [bytes(b.numpy()) for b in c["roots"]], "move_no": c["move_no"].numpy().copy(),
-                         "learner_seat": c["learner_seat"].numpy().copy()}, G, self.cfg.root_value_weight)
+            slot = Slot(
+                {
+                    "roots": [bytes(b.numpy()) for b in c["roots"]],
+                    "move_no": c["move_no"].numpy().copy(),
+                    "learner_seat": c["learner_seat"].numpy().copy(),
+                },
+                G,
+                self.cfg.root_value_weight,
+            )
             slot.records.pending = [[restored_move(*move) for move in g] for g in saved["pending"][k]]
             slot.consumed = slot.next_index = int(saved["consumed"][k])
             self.slots.append(slot)
         self.version, self.lost_tasks = saved["version"], saved["lost_tasks"]
         if self.ray_cfg.mode == "deterministic" and saved["round_weights"] is not None:
             r = min(s.consumed for s in self.slots)
-            self._round = (r, saved["round_version"], saved["round_weights"], saved["round_opponent"],
-                           saved["round_opponent_weights"])
+            self._round = (
+                r,
+                saved["round_version"],
+                saved["round_weights"],
+                saved["round_opponent"],
+                saved["round_opponent_weights"],
+            )
             self._round_refs = None

@@ -8,6 +8,7 @@ go out with one ray.put per update, an opponent with one per draw, and a worker 
 changed. A worker's random stream derives from (run seed, update, slot), so a run is a function of
 its config and its number of workers, and resumes exactly. PPO's games on Ray actors: scale/ppo.py.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -35,12 +36,15 @@ def ray_pg_trainer(cfg: PGConfig, ray_config: RayConfig | dict[str, Any] | None)
         from zerogym_agents.pg.worker_vec_env import check_workers
         from zerogym_agents.scale.config import RayConfig
         from zerogym_agents.scale.ppo import RayPPOTrainer as trainer
-        rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
-        check_workers(rc.workers, cfg.num_envs)        # refused before the run folder is made
 
-    def make(config: PGConfig | dict[str, Any], out: str, resume: bool = False,
-             log_dir: str | bool | None = None) -> PGTrainer:
+        rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
+        check_workers(rc.workers, cfg.num_envs)  # refused before the run folder is made
+
+    def make(
+        config: PGConfig | dict[str, Any], out: str, resume: bool = False, log_dir: str | bool | None = None
+    ) -> PGTrainer:
         return trainer(config, out, resume=resume, log_dir=log_dir, ray_config=ray_config)
+
     return make
 
 
@@ -51,6 +55,7 @@ class RolloutWorker:
         import torch
 
         from zerogym_agents.pg.config import PGConfig
+
         torch.set_num_threads(threads)
         self.cfg = PGConfig.from_json(config_json)
         self.venvs: dict[int, VectorEnv] = {}
@@ -66,6 +71,7 @@ class RolloutWorker:
 
         from zerogym_agents.agents.policy import PolicyAgent
         from zerogym_agents.pg.opponents import frozen_net
+
         if task["version"] != self.version:
             snap = ray.get(task["weights"][0])
             if self.learner is None:
@@ -87,39 +93,58 @@ class RolloutWorker:
     def rollout(self, task: Mapping[str, Any]) -> Episodes:
         import zerogym.vector
         from zerogym_agents.pg.rollout import play_episodes
+
         self._nets(task)
-        assert self.learner is not None and self.opp is not None      # made by _nets for the first task
+        assert self.learner is not None and self.opp is not None  # made by _nets for the first task
         cfg, n = self.cfg, len(task["seats"])
         if n not in self.venvs:
             self.venvs[n] = zerogym.vector.make(cfg.game, n, copy=False, **cfg.game_kwargs)
         rng = np.random.default_rng(task["seed"])
-        return play_episodes(self.venvs[n], self.learner.logits, self.opp.logits, task["seats"], rng,
-                             gamma=cfg.gamma, opponent_greedy=cfg.opponent_greedy)
+        return play_episodes(
+            self.venvs[n],
+            self.learner.logits,
+            self.opp.logits,
+            task["seats"],
+            rng,
+            gamma=cfg.gamma,
+            opponent_greedy=cfg.opponent_greedy,
+        )
 
 
 def join_episodes(parts: Sequence[Episodes]) -> Episodes:
     """One Episodes of the parts' games in order (game indices shifted)."""
     offsets = np.cumsum([0] + [len(p.results) for p in parts[:-1]])
-    joined = {f: np.concatenate([getattr(p, f) for p in parts])
-              for f in ("planes", "masks", "actions", "logp", "returns", "results", "lengths", "seats")}
+    joined = {
+        f: np.concatenate([getattr(p, f) for p in parts])
+        for f in ("planes", "masks", "actions", "logp", "returns", "results", "lengths", "seats")
+    }
     return Episodes(games=np.concatenate([p.games + o for p, o in zip(parts, offsets)]), **joined)
 
 
 class RayReinforceTrainer(ReinforceTrainer):
     """ReinforceTrainer whose games are played by RayConfig.workers rollout actors (module docstring)."""
 
-    def __init__(self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False,
-                 log_dir: str | bool | None = None, ray_config: RayConfig | dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: PGConfig | dict[str, Any],
+        out_dir: str,
+        resume: bool = False,
+        log_dir: str | bool | None = None,
+        ray_config: RayConfig | dict[str, Any] | None = None,
+    ) -> None:
         from zerogym_agents.scale.config import RayConfig
+
         self.ray_cfg = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         self.ray = runtime.require_ray()
-        self.actors: list[Any] | None = None          # RolloutWorker actors' handles, once started
+        self.actors: list[Any] | None = None  # RolloutWorker actors' handles, once started
         self._opponent_ref: tuple[str | None, Any] = (None, None)
         self.lost_tasks = 0
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir)
         if self.ray_cfg.workers > self.cfg.num_envs:
-            raise ValueError(f"RayConfig.workers ({self.ray_cfg.workers}) must be at most num_envs "
-                             f"({self.cfg.num_envs}): each worker plays a share of the games")
+            raise ValueError(
+                f"RayConfig.workers ({self.ray_cfg.workers}) must be at most num_envs "
+                f"({self.cfg.num_envs}): each worker plays a share of the games"
+            )
 
     def run_name(self) -> str:
         return f"{super().run_name()} (ray, {self.ray_cfg.workers} workers)"
@@ -130,22 +155,30 @@ class RayReinforceTrainer(ReinforceTrainer):
 
     def play(self) -> Episodes:
         from zerogym_agents.pg.opponents import snapshot
+
         cfg, rc = self.cfg, self.ray_cfg
         if self.actors is None:
             runtime.start(rc.address)
             self._actor_class = runtime.actor_class(RolloutWorker, rc.cpus_per_worker)
             self.actors = [self._actor() for _ in range(rc.workers)]
-        self.opponent.reset()                    # draws the opponent as the local trainer does
+        self.opponent.reset()  # draws the opponent as the local trainer does
         name = self.opponent.current
-        assert name is not None                  # reset() drew one
+        assert name is not None  # reset() drew one
         if self._opponent_ref[0] != name:
             self._opponent_ref = (name, self.ray.put(self.pool.entries[name][0]))
         weights = self.ray.put(snapshot(self.net))
         seats = (np.arange(cfg.num_envs) + self.step) % 2
-        tasks = [{"version": self.step, "weights": [weights], "opponent": name,
-                  "opponent_weights": [self._opponent_ref[1]], "seats": part,
-                  "seed": seed_for(cfg.seed, 4, self.step, k)}
-                 for k, part in enumerate(np.array_split(seats, rc.workers))]
+        tasks = [
+            {
+                "version": self.step,
+                "weights": [weights],
+                "opponent": name,
+                "opponent_weights": [self._opponent_ref[1]],
+                "seats": part,
+                "seed": seed_for(cfg.seed, 4, self.step, k),
+            }
+            for k, part in enumerate(np.array_split(seats, rc.workers))
+        ]
         refs = [actor.rollout.remote(task) for actor, task in zip(self.actors, tasks)]
         parts = []
         for k, task in enumerate(tasks):
@@ -153,7 +186,7 @@ class RayReinforceTrainer(ReinforceTrainer):
                 try:
                     parts.append(self.ray.get(refs[k]))
                     break
-                except self.ray.exceptions.RayActorError:        # a dead worker: a new one plays its share again
+                except self.ray.exceptions.RayActorError:  # a dead worker: a new one plays its share again
                     self.lost_tasks += 1
                     self.actors[k] = self._actor()
                     refs[k] = self.actors[k].rollout.remote(task)

@@ -6,6 +6,7 @@ lockstep from the driver, so a run gives the same numbers on Ray actors as on lo
 the same worker count, and resumes bit for bit. Of RayConfig, PPO uses workers, address and
 cpus_per_worker (the actors' torch threads); the other fields are the AlphaZero backend's.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ class RayWorkers:
 
     def __init__(self, shard_args: Sequence[Sequence[Any]], ray_config: RayConfig) -> None:
         from zerogym_agents.pg.env_workers import PoolShard
+
         self.ray = runtime.start(ray_config.address)
         actor = runtime.actor_class(PoolShard, ray_config.cpus_per_worker)
         threads = runtime.worker_threads(ray_config.cpus_per_worker)
@@ -42,8 +44,9 @@ class RayWorkers:
         try:
             return self.ray.get(ref)
         except self.ray.exceptions.RayActorError as err:
-            raise RuntimeError(f"env worker {k} (a Ray actor) died: {err}; the run can resume from its last "
-                               f"checkpoint") from None
+            raise RuntimeError(
+                f"env worker {k} (a Ray actor) died: {err}; the run can resume from its last checkpoint"
+            ) from None
 
     def close(self) -> None:
         for actor in self.actors:
@@ -54,9 +57,16 @@ class RayWorkers:
 class RayPPOTrainer(PPOTrainer):
     """PPOTrainer whose games are played by RayConfig.workers actors (see the module docstring)."""
 
-    def __init__(self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False,
-                 log_dir: str | bool | None = None, ray_config: RayConfig | dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: PGConfig | dict[str, Any],
+        out_dir: str,
+        resume: bool = False,
+        log_dir: str | bool | None = None,
+        ray_config: RayConfig | dict[str, Any] | None = None,
+    ) -> None:
         from zerogym_agents.scale.config import RayConfig
+
         self.ray_cfg = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
         runtime.require_ray()
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir, workers=self.ray_cfg.workers)

@@ -1,4 +1,5 @@
 """Ray on demand: imported only when the ray backend is used, started locally or joined."""
+
 from __future__ import annotations
 
 from types import ModuleType

@@ -5,6 +5,7 @@
 - perfect_play.py: how often an agent keeps the game-theoretic value over a set of solved positions,
   and where in a game a player gave its result away (decisive_mistake).
 """
+
 from zerogym_agents.solvers.connect_four import ConnectFourSolver
 
 __all__ = ["ConnectFourSolver"]

@@ -12,8 +12,9 @@ from zerogym._core.state import State
 class Solver:
     """Exact values of positions of one game (fixed GameSpec), memoized across calls."""
 
-    def __init__(self, state: State, tt_bits: SupportsIndex = 20, order: npt.ArrayLike | None = None,
-                 node_limit: int = 0) -> None: ...
+    def __init__(
+        self, state: State, tt_bits: SupportsIndex = 20, order: npt.ArrayLike | None = None, node_limit: int = 0
+    ) -> None: ...
     @property
     def nodes(self) -> int: ...
     node_limit: int

@@ -5,6 +5,7 @@ ConnectFourSolver gives the game-theoretic value and the distance-aware score of
 one, a draw 0, a loss the negative of the opponent's win), and the best moves; the search is
 compiled (_connect_four.pyx).  Other board sizes are refused: MinimaxAgent solves small ones.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 ROWS, COLS, CONNECT = 6, 7, 4
 STANDARD = make_spec(ROWS, COLS, CONNECT)
-ILLEGAL = -100          # move_scores() of a full column
+ILLEGAL = -100  # move_scores() of a full column
 __all__ = ["ConnectFourSolver", "ILLEGAL", "SCORE_MAX", "SCORE_MIN", "bitboards", "fits", "state_from_moves"]
 
 
@@ -37,8 +38,10 @@ def check_state(state: object) -> None:
         spec = state.spec if isinstance(state, State) else None
         what = f"{spec.name} {dict(spec.kwargs)}" if spec is not None else repr(type(state).__name__)
         hint = " (MinimaxAgent solves small boards)" if spec is not None and spec.name == STANDARD.name else ""
-        raise ValueError(f"the Connect Four solver plays {STANDARD.name} with rows={ROWS}, cols={COLS}, "
-                         f"connect={CONNECT} only; got {what}{hint}")
+        raise ValueError(
+            f"the Connect Four solver plays {STANDARD.name} with rows={ROWS}, cols={COLS}, "
+            f"connect={CONNECT} only; got {what}{hint}"
+        )
     if state.is_over():
         raise ValueError("the game is over: there is nothing to solve")
 
@@ -46,7 +49,7 @@ def check_state(state: object) -> None:
 def bitboards(state: State) -> tuple[int, int, int]:
     """(cur, mask, n) of a standard Connect Four State: bitboards of the mover's stones and of all
     stones (bit col * 7 + row, row 0 at the bottom), and the number of stones."""
-    board = state.board()[::-1]                    # row 0 at the bottom
+    board = state.board()[::-1]  # row 0 at the bottom
     mover = state.current_player + 1
     cur = mask = 0
     for r, c in zip(*np.nonzero(board)):
@@ -61,6 +64,7 @@ def state_from_moves(moves: str | Iterable[int]) -> State:
     """A standard Connect Four State after `moves`: a string of column digits 1..7 ("4453", the
     notation of Pons' and Tromp's write-ups) or a sequence of actions 0..6."""
     from zerogym.registry import make_state
+
     if isinstance(moves, str):
         if any(ch not in "1234567" for ch in moves):
             raise ValueError(f"moves as a string are column digits 1..7, got {moves!r}")

@@ -7,6 +7,7 @@ agent keeps the value when its move has the position's value: a won position sta
 one is not lost.  Lost positions are counted but not scored (every move keeps a loss).
 decisive_mistake() finds, in a whole game, the move with which a player gave its result away.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ from typing import Any, Protocol
 import zerogym
 from zerogym_agents.solvers.connect_four import STANDARD, ConnectFourSolver
 
-Position = dict[str, Any]       # one position of a set: {"moves", "value", "move_values"}
+Position = dict[str, Any]  # one position of a set: {"moves", "value", "move_values"}
 
 
 class Player(Protocol):
@@ -35,15 +36,26 @@ def load_positions(path: str | os.PathLike[str]) -> list[Position]:
         raise ValueError(f"{path}: a position set is a JSON object with a non-empty list 'positions'")
     for i, p in enumerate(positions):
         values = p.get("move_values") if isinstance(p, dict) else None
-        if (not isinstance(p.get("moves"), str) or p.get("value") not in (-1, 0, 1) or not isinstance(values, list)
-                or len(values) != STANDARD.num_actions or max(v for v in values if v is not None) != p["value"]):
-            raise ValueError(f"{path}: position {i} needs 'moves' (column digits 1..7), 'value' in -1/0/1 and "
-                             f"'move_values' ({STANDARD.num_actions} values or null, the best equal to 'value')")
+        if (
+            not isinstance(p.get("moves"), str)
+            or p.get("value") not in (-1, 0, 1)
+            or not isinstance(values, list)
+            or len(values) != STANDARD.num_actions
+            or max(v for v in values if v is not None) != p["value"]
+        ):
+            raise ValueError(
+                f"{path}: position {i} needs 'moves' (column digits 1..7), 'value' in -1/0/1 and "
+                f"'move_values' ({STANDARD.num_actions} values or null, the best equal to 'value')"
+            )
     return positions
 
 
-def keeps_value(agent: Player, positions: Sequence[Position], seed: int = 0,
-                progress: Callable[[Sequence[Position]], Iterable[Position]] | None = None) -> dict[str, Any]:
+def keeps_value(
+    agent: Player,
+    positions: Sequence[Position],
+    seed: int = 0,
+    progress: Callable[[Sequence[Position]], Iterable[Position]] | None = None,
+) -> dict[str, Any]:
     """Play `agent` once in every position; returns {"won": {...}, "drawn": {...}, "lost": n, "moves": [...]}.
 
     "won" and "drawn" hold n (positions), kept (moves that keep the value), critical (positions where
@@ -56,7 +68,7 @@ def keeps_value(agent: Player, positions: Sequence[Position], seed: int = 0,
     env = zerogym.make(STANDARD.name, **STANDARD.kwargs)
     items = positions if progress is None else progress(positions)
     for i, p in enumerate(items):
-        if p["value"] < 0:                    # nothing to keep: the agent does not play there
+        if p["value"] < 0:  # nothing to keep: the agent does not play there
             lost += 1
             moves.append(None)
             continue
@@ -89,6 +101,7 @@ def decisive_mistake(solver: ConnectFourSolver, actions: Sequence[int], side: in
     for the last time.  `solver`: a ConnectFourSolver (positions after only a few moves take minutes).
     """
     from zerogym_agents.solvers.connect_four import state_from_moves
+
     if side not in (0, 1):
         raise ValueError(f"side must be 0 (the first player) or 1, got {side!r}")
     final = state_from_moves(actions)

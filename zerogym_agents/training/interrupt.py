@@ -1,5 +1,6 @@
 """Ctrl-C during a training run: the first one asks the run to stop after the step in progress, so
 that it can save a checkpoint first (and `--resume` loses nothing); a second one stops at once."""
+
 from __future__ import annotations
 
 import signal
@@ -16,16 +17,19 @@ class StopRequest:
     in the main thread and only where Ctrl-C would raise KeyboardInterrupt anyway (Python's
     default handler); elsewhere `.requested` stays False and Ctrl-C does what it did."""
 
-    def __init__(self, message: str = "stopping after this step to save a checkpoint (Ctrl-C again to stop at once)"
-                 ) -> None:
+    def __init__(
+        self, message: str = "stopping after this step to save a checkpoint (Ctrl-C again to stop at once)"
+    ) -> None:
         self.message = message
         self.requested = False
         self._previous: Callable[[int, FrameType | None], Any] | int | None = None
 
     def __enter__(self) -> StopRequest:
         self.requested = False
-        if threading.current_thread() is threading.main_thread() \
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 
@@ -59,6 +63,9 @@ class OutOfTime(Exception):
 def stopped(stop: StopRequest, step: int, folder: str) -> None:
     """After a run loop: if Ctrl-C asked it to stop (it has saved), say where and raise KeyboardInterrupt."""
     if stop.requested:
-        print(f"saved at step {step} in {folder}: the same command with --resume continues the run",
-              file=sys.stderr, flush=True)
+        print(
+            f"saved at step {step} in {folder}: the same command with --resume continues the run",
+            file=sys.stderr,
+            flush=True,
+        )
         raise KeyboardInterrupt

@@ -1,5 +1,6 @@
 """What the trainers' training.png panels share: series of a history, a panel with two rates on two
 axes, and the caption under the panels that says what each one shows."""
+
 from __future__ import annotations
 
 import textwrap
@@ -15,9 +16,11 @@ if TYPE_CHECKING:
 
 def pool_elo_note(what: str, arena: str = "zerogym arena") -> str:
     """Why the pool Elo can fall while the learner improves (`what`: what the pool holds)."""
-    return (f"the Elo is measured against the learner's own pool of past {what}, which gets stronger as the "
-            f"learner does, so it can stay flat or fall while the agent improves; absolute strength is measured "
-            f"in the arena against fixed opponents ({arena})")
+    return (
+        f"the Elo is measured against the learner's own pool of past {what}, which gets stronger as the "
+        f"learner does, so it can stay flat or fall while the agent improves; absolute strength is measured "
+        f"in the arena against fixed opponents ({arena})"
+    )
 
 
 def series(rows: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
@@ -25,9 +28,16 @@ def series(rows: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
     return [np.nan if h.get(key) is None else h[key] for h in rows]
 
 
-def two_axes(ax: Axes, steps: Sequence[float], solid: tuple[Sequence[Any], str], dashed: tuple[Sequence[Any], str],
-             title: str, solid_colour: str = "tab:blue", dashed_colour: str = "tab:orange",
-             solid_top: float | None = None) -> None:
+def two_axes(
+    ax: Axes,
+    steps: Sequence[float],
+    solid: tuple[Sequence[Any], str],
+    dashed: tuple[Sequence[Any], str],
+    title: str,
+    solid_colour: str = "tab:blue",
+    dashed_colour: str = "tab:orange",
+    solid_top: float | None = None,
+) -> None:
     """A panel of two series on their own y axes: `solid` = (values, label) on the left, `dashed`
     on the right (its label says "dashed"); both start at 0 (`solid_top`: the left axis' top)."""
     ax.plot(steps, solid[0], color=solid_colour, lw=1.2)
@@ -45,11 +55,11 @@ def draw_caption(fig: Figure, paragraphs: Sequence[str], title: str = "", width:
     on top (the trainers' training.png)."""
     wrapped = [textwrap.wrap(p, width) for p in paragraphs]
     height = fig.get_figheight()
-    line, gap = 0.16 / height, 0.06 / height                 # a caption line and the gap between paragraphs
+    line, gap = 0.16 / height, 0.06 / height  # a caption line and the gap between paragraphs
     bottom = 0.2 / height + sum(len(w) for w in wrapped) * line + (len(wrapped) - 1) * gap
     if title:
         fig.suptitle(title, y=1 - 0.06 / height, va="top")
-    fig.tight_layout(rect=(0, bottom, 1, 1), h_pad=1.2)        # leaves room for the suptitle
+    fig.tight_layout(rect=(0, bottom, 1, 1), h_pad=1.2)  # leaves room for the suptitle
     y = bottom - 0.08 / height
     for lines in wrapped:
         fig.text(0.015, y, "\n".join(lines), ha="left", va="top", fontsize=8.5, color="0.15", linespacing=1.3)

@@ -4,6 +4,7 @@ Polygames (Cazenave et al. 2020) keeps the last checkpoints with an Elo each and
 with probability proportional to exp(-(Elo_learner - Elo_i) / 400): strong snapshots more often.
 ZetaGo (Painter & Johnston) draws uniformly from snapshots taken every 500 episodes.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,7 @@ class OpponentPool:
         self.mode = choice_arg("OpponentPool", "mode", mode, ("elo", "uniform"))
         self.k = float(k_factor)
         self.rng = np.random.default_rng(seed)
-        self.entries: OrderedDict[str, list[Any]] = OrderedDict()     # name -> [snapshot, elo]
+        self.entries: OrderedDict[str, list[Any]] = OrderedDict()  # name -> [snapshot, elo]
         self.learner_elo = 0.0
         self._count = 0
 
@@ -85,9 +86,16 @@ class OpponentPool:
 
     def state_dict(self) -> dict[str, Any]:
         """Everything but the snapshots themselves (names, Elos, counters, generator state)."""
-        return {"capacity": self.capacity, "mode": self.mode, "k": self.k, "learner_elo": self.learner_elo,
-                "count": self._count, "names": list(self.entries), "elos": [e[1] for e in self.entries.values()],
-                "rng": self.rng.bit_generator.state}
+        return {
+            "capacity": self.capacity,
+            "mode": self.mode,
+            "k": self.k,
+            "learner_elo": self.learner_elo,
+            "count": self._count,
+            "names": list(self.entries),
+            "elos": [e[1] for e in self.entries.values()],
+            "rng": self.rng.bit_generator.state,
+        }
 
     @staticmethod
     def state_schema() -> Fields:
@@ -103,9 +111,19 @@ class OpponentPool:
                 return "names", f"must be at most {d['capacity']} distinct names, got {names[:12]}"
             return None
 
-        return Fields({"capacity": Int(1, 10**6), "mode": Str(("elo", "uniform")), "k": Real(0), "learner_elo": Real(),
-                       "count": Int(0), "names": ListOf(Str()), "elos": ListOf(Real()), "rng": RngState()},
-                      rule=consistent)
+        return Fields(
+            {
+                "capacity": Int(1, 10**6),
+                "mode": Str(("elo", "uniform")),
+                "k": Real(0),
+                "learner_elo": Real(),
+                "count": Int(0),
+                "names": ListOf(Str()),
+                "elos": ListOf(Real()),
+                "rng": RngState(),
+            },
+            rule=consistent,
+        )
 
     def load_state_dict(self, state: dict[str, Any], snapshots: Sequence[Any]) -> None:
         """Restore from state_dict() plus the snapshots in the same order as state["names"]."""

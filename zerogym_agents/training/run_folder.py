@@ -6,6 +6,7 @@ the folder is deleted first, so that no stale checkpoint, TensorBoard events, pl
 of the earlier run remain).  `--resume` on a folder with nothing to resume is refused in one line
 that says how to start instead.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,13 +24,17 @@ def holds_run(out: str | os.PathLike[str]) -> bool:
     return os.path.isdir(out) and any(os.path.exists(os.path.join(out, name)) for name in RUN_MARKERS)
 
 
-def add_run_folder_arguments(parser: argparse.ArgumentParser,
-                             what: str = "the run") -> argparse._MutuallyExclusiveGroup:
+def add_run_folder_arguments(
+    parser: argparse.ArgumentParser, what: str = "the run"
+) -> argparse._MutuallyExclusiveGroup:
     """--resume and --force (one or the other) on an argparse parser of a training command."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", action="store_true", help=f"continue {what} in --out from its checkpoint")
-    group.add_argument("--force", action="store_true",
-                       help=f"start over in an --out that holds {what}: everything in it is deleted first")
+    group.add_argument(
+        "--force",
+        action="store_true",
+        help=f"start over in an --out that holds {what}: everything in it is deleted first",
+    )
     return group
 
 
@@ -48,8 +53,9 @@ def prepare_run_folder(out: str, resume: bool = False, force: bool = False, chec
     if not holds_run(out):
         return
     if not force:
-        raise ValueError(f"{out} already holds a run: add --resume to continue it, or --force to delete it and "
-                         f"start over")
+        raise ValueError(
+            f"{out} already holds a run: add --resume to continue it, or --force to delete it and start over"
+        )
     for name in os.listdir(out):
         path = os.path.join(out, name)
         if os.path.isdir(path) and not os.path.islink(path):

@@ -1,5 +1,6 @@
 """What the trainers share: the run loop (steps, logs, checkpoints, a wall-clock limit, Ctrl-C), and
 the learning-rate schedule over steps or over a wall-clock budget."""
+
 from __future__ import annotations
 
 import time
@@ -30,18 +31,19 @@ class CosineSchedule:
     time_budget: float | None = None
     time_used = 0.0
     chunk_start: float | None = None
-    last_cpu = 0.0            # CPU seconds of this process during the last train_for
-    until: float | None = None    # the perf_counter time the run in progress stops at (max_seconds)
+    last_cpu = 0.0  # CPU seconds of this process during the last train_for
+    until: float | None = None  # the perf_counter time the run in progress stops at (max_seconds)
 
     # what the trainer that mixes this in has (see the class docstring)
     cfg: Any
     step: int
     history: list[dict[str, Any]]
     out: str
-    writer: Any               # a TensorBoard SummaryWriter, or None
+    writer: Any  # a TensorBoard SummaryWriter, or None
     unit: str
 
     if TYPE_CHECKING:
+
         def run_name(self) -> str: ...
 
         def train_step(self) -> None: ...
@@ -74,6 +76,7 @@ class CosineSchedule:
             if time.perf_counter() >= until:
                 raise OutOfTime
             return fn(*args, **kwargs)
+
         return checked  # type: ignore[return-value]
 
     def learning_rate(self) -> float:
@@ -92,8 +95,9 @@ class CosineSchedule:
             self.last_cpu = time.process_time() - cpu
         return elapsed
 
-    def run(self, progress: bool = True, stop_at: int | None = None,
-            max_seconds: float | None = None) -> list[dict[str, Any]]:
+    def run(
+        self, progress: bool = True, stop_at: int | None = None, max_seconds: float | None = None
+    ) -> list[dict[str, Any]]:
         """Train until max_steps steps, or stop_at (to interrupt a run), or when max_seconds of wall
         clock have passed (checked after each step, and inside a step through on_time, where a step cut
         short takes itself back; the run then saves); returns self.history. A history entry (and
@@ -110,12 +114,12 @@ class CosineSchedule:
                     before = self.step
                     try:
                         self.train_step()
-                    except OutOfTime:           # the step took itself back: saved as the last one left it
+                    except OutOfTime:  # the step took itself back: saved as the last one left it
                         pass
                     bar.update(self.step - before)
                     halt = stop.requested or self.out_of_time()
                     if self.step % cfg.checkpoint_every == 0 or self.step == cfg.max_steps or halt:
-                        self.save()                 # logs an entry first
+                        self.save()  # logs an entry first
                     elif self.step % cfg.log_every == 0:
                         self._log()
                     if self.history and self.history[-1]["step"] == self.step:

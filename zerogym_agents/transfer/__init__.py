@@ -9,6 +9,7 @@ the same budget is zerogym_agents.experiment.transfer (run_transfer).
 
 The names are imported on first use, so that the settings (and `zerogym transfer --help`) do not load torch.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -21,8 +22,12 @@ if TYPE_CHECKING:
     from zerogym_agents.transfer.grow import grow
     from zerogym_agents.transfer.settings import TransferSettings
 
-_LAZY = {"CompositeConfig": "zerogym_agents.nets.composite", "CompositeNet": "zerogym_agents.nets.composite",
-         "grow": "zerogym_agents.transfer.grow", "TransferSettings": "zerogym_agents.transfer.settings"}
+_LAZY = {
+    "CompositeConfig": "zerogym_agents.nets.composite",
+    "CompositeNet": "zerogym_agents.nets.composite",
+    "grow": "zerogym_agents.transfer.grow",
+    "TransferSettings": "zerogym_agents.transfer.settings",
+}
 
 __all__ = ["CompositeConfig", "CompositeNet", "TransferSettings", "grow"]
 

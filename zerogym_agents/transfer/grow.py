@@ -21,6 +21,7 @@ blocks' last BatchNorm): outputs then move by O(noise) times the net's activatio
 a trained net can be large (noise=1e-3 moved a trained 2x32 tic-tac-toe net's logits by ~0.8 when
 its kernels grew to 5x5), so keep it tiny.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,16 +49,17 @@ def _old_index(name: str, d: int, old_size: int, new_size: int, ndim: int) -> to
     """Where index i of dimension d of the old tensor lands in the new one."""
     if old_size == new_size:
         return torch.arange(new_size)
-    if ndim == 4 and d >= 2:                   # a spatial kernel dimension: keep the old kernel centred
+    if ndim == 4 and d >= 2:  # a spatial kernel dimension: keep the old kernel centred
         return torch.arange(old_size) + (new_size - old_size) // 2
     if ndim == 2 and d == 1 and name in POOLED_INPUTS:
-        half, new_half = old_size // 2, new_size // 2      # [mean of C channels, max of C channels]
+        half, new_half = old_size // 2, new_size // 2  # [mean of C channels, max of C channels]
         return torch.cat([torch.arange(half), torch.arange(half) + new_half])
-    return torch.arange(old_size)              # channels: the old ones first, the new ones after
+    return torch.arange(old_size)  # channels: the old ones first, the new ones after
 
 
-def _embed(name: str, old: torch.Tensor, fresh: torch.Tensor, noise: float,
-           gen: torch.Generator | None) -> torch.Tensor:
+def _embed(
+    name: str, old: torch.Tensor, fresh: torch.Tensor, noise: float, gen: torch.Generator | None
+) -> torch.Tensor:
     """`fresh` (the new tensor as initialised) with `old` copied in at its old place."""
     if old.dim() != fresh.dim() or any(o > n for o, n in zip(old.shape, fresh.shape)):
         raise ValueError(f"grow: cannot fit {name} of shape {tuple(old.shape)} into {tuple(fresh.shape)}")
@@ -75,8 +77,14 @@ def _embed(name: str, old: torch.Tensor, fresh: torch.Tensor, noise: float,
     return out
 
 
-def grow(net: torch.nn.Module, blocks: int | None = None, channels: int | None = None, kernel_size: int | None = None,
-         noise: float = 0.0, seed: int | None = None) -> PolicyValueNet:
+def grow(
+    net: torch.nn.Module,
+    blocks: int | None = None,
+    channels: int | None = None,
+    kernel_size: int | None = None,
+    noise: float = 0.0,
+    seed: int | None = None,
+) -> PolicyValueNet:
     """A bigger PolicyValueNet that starts from `net`'s function (see the module docstring).
 
     blocks: total residual blocks (>= the net's; new ones are appended); channels: trunk width
@@ -92,12 +100,16 @@ def grow(net: torch.nn.Module, blocks: int | None = None, channels: int | None =
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
         raise ValueError(f"grow: noise must be a number >= 0, got {noise!r}")
     cfg = net.config
-    new_cfg = NetConfig.from_dict({**cfg.to_dict(),
-                                   "blocks": _target("blocks", blocks, cfg.blocks),
-                                   "channels": _target("channels", channels, cfg.channels),
-                                   "kernel_size": _target("kernel_size", kernel_size, cfg.kernel_size)})
+    new_cfg = NetConfig.from_dict(
+        {
+            **cfg.to_dict(),
+            "blocks": _target("blocks", blocks, cfg.blocks),
+            "channels": _target("channels", channels, cfg.channels),
+            "kernel_size": _target("kernel_size", kernel_size, cfg.kernel_size),
+        }
+    )
     param = next(net.parameters())
-    with (torch.random.fork_rng(devices=[]) if seed is not None else contextlib.nullcontext()):
+    with torch.random.fork_rng(devices=[]) if seed is not None else contextlib.nullcontext():
         if seed is not None:
             torch.manual_seed(seed)
         grown = PolicyValueNet(new_cfg)
@@ -107,7 +119,7 @@ def grow(net: torch.nn.Module, blocks: int | None = None, channels: int | None =
     for name, fresh in state.items():
         if name in old_state:
             state[name] = _embed(name, old_state[name].detach().cpu(), fresh, float(noise), gen)
-    first_new = 1 + cfg.blocks                 # trunk[0] is the stem
+    first_new = 1 + cfg.blocks  # trunk[0] is the stem
     for block in list(grown.trunk)[first_new:]:
         last_bn = block.bn2 if new_cfg.trunk == "resnet" else block.bn3
         prefix = next(k for k, m in grown.named_modules() if m is last_bn)

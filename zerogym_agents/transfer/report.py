@@ -1,4 +1,5 @@
 """The transfer experiment's report: Elo curves (a table and a plot) and a data-driven summary."""
+
 from __future__ import annotations
 
 import json
@@ -7,12 +8,16 @@ from typing import Any
 
 import numpy as np
 
-START = {"scratch": "a fresh net of the source's shape", "finetune": "the source net",
-         "composite": "ZetaGo composite around the frozen source net", "grown": "the source net grown by {g} blocks",
-         "curriculum": "the source net, trained on {sizes} then {big}"}
+START = {
+    "scratch": "a fresh net of the source's shape",
+    "finetune": "the source net",
+    "composite": "ZetaGo composite around the frozen source net",
+    "grown": "the source net grown by {g} blocks",
+    "curriculum": "the source net, trained on {sizes} then {big}",
+}
 
-Data = dict[str, Any]       # the experiment's results (zerogym_agents.experiment.transfer)
-Curves = dict[str, list[dict[str, Any]]]     # method -> its evaluation points (curves)
+Data = dict[str, Any]  # the experiment's results (zerogym_agents.experiment.transfer)
+Curves = dict[str, list[dict[str, Any]]]  # method -> its evaluation points (curves)
 
 
 def _e(x: float) -> str:
@@ -37,10 +42,19 @@ def curves(data: Data) -> Curves:
         prog, points = data["methods"][method], []
         for ev in prog["evals"]:
             a = agents.get(ev["name"], {"elo": float("nan"), "halfwidth": float("nan")})
-            points.append({"name": ev["name"], "minutes": ev["seconds"] / 60, "steps": ev["total_steps"],
-                           "board": ev["board_size"], "elo": a["elo"], "lo": a["elo"] - a["halfwidth"],
-                           "hi": a["elo"] + a["halfwidth"], "final": ev["final"],
-                           "matches": {m["agent_b"]: m for m in ev["matches"]}})
+            points.append(
+                {
+                    "name": ev["name"],
+                    "minutes": ev["seconds"] / 60,
+                    "steps": ev["total_steps"],
+                    "board": ev["board_size"],
+                    "elo": a["elo"],
+                    "lo": a["elo"] - a["halfwidth"],
+                    "hi": a["elo"] + a["halfwidth"],
+                    "final": ev["final"],
+                    "matches": {m["agent_b"]: m for m in ev["matches"]},
+                }
+            )
         out[method] = points
     return out
 
@@ -83,9 +97,11 @@ def reading(data: Data, cv: Curves) -> list[str]:
     if zs:
         t = zs["match"]["total"]
         met = "met" if zs["score"] >= 0.9 else "**missed**"
-        lines.append(f"Zero-shot: the {small}x{small} source net, unchanged, scored {100 * zs['score']:.0f}% against "
-                     f"Random on {big}x{big} ({wdl(t)} in {zs['games']} games, {zs['simulations']} simulations per "
-                     f"move); the target of at least 90% is {met}.")
+        lines.append(
+            f"Zero-shot: the {small}x{small} source net, unchanged, scored {100 * zs['score']:.0f}% against "
+            f"Random on {big}x{big} ({wdl(t)} in {zs['games']} games, {zs['simulations']} simulations per "
+            f"move); the target of at least 90% is {met}."
+        )
     finals = {m: pts[-1] for m, pts in cv.items() if pts}
     if "scratch" in finals:
         target = finals["scratch"]["elo"]
@@ -102,18 +118,27 @@ def reading(data: Data, cv: Curves) -> list[str]:
                 if used <= 0.5 * budget:
                     fast.append(m)
             else:
-                lines.append(f"**{m}** never reached the scratch run's final Elo ({_e(target)}) within the budget; "
-                             f"it ended at {_e(pts[-1]['elo'])}.")
-        lines.append("Target, a transfer method at the scratch run's final strength in at most half its compute: "
-                     + (f"met ({', '.join(fast)})." if fast else "**missed**."))
+                lines.append(
+                    f"**{m}** never reached the scratch run's final Elo ({_e(target)}) within the budget; "
+                    f"it ended at {_e(pts[-1]['elo'])}."
+                )
+        lines.append(
+            "Target, a transfer method at the scratch run's final strength in at most half its compute: "
+            + (f"met ({', '.join(fast)})." if fast else "**missed**.")
+        )
     if len(finals) >= 2:
         order = sorted(finals, key=lambda m: -finals[m]["elo"])
         a, b = finals[order[0]], finals[order[1]]
         overlap = a["lo"] <= b["hi"]
-        lines.append(f"Strongest at the end: **{order[0]}** ({_e(a['elo'])}, 95% interval {_e(a['lo'])} .. "
-                     f"{_e(a['hi'])}); runner-up {order[1]} ({_e(b['elo'])}). "
-                     + ("Their intervals overlap, so these games do not separate them."
-                        if overlap else "Their intervals do not overlap."))
+        lines.append(
+            f"Strongest at the end: **{order[0]}** ({_e(a['elo'])}, 95% interval {_e(a['lo'])} .. "
+            f"{_e(a['hi'])}); runner-up {order[1]} ({_e(b['elo'])}). "
+            + (
+                "Their intervals overlap, so these games do not separate them."
+                if overlap
+                else "Their intervals do not overlap."
+            )
+        )
     agents = (data.get("elo") or {}).get("agents", {})
     refs = [r for r in s["references"] if r in agents]
     if refs and finals:
@@ -123,57 +148,84 @@ def reading(data: Data, cv: Curves) -> list[str]:
         if t["wins"] + t["draws"] == 0:
             lines.append(f"No method took a point from {hardest}, the strongest reference, in its final games.")
         else:
-            lines.append(f"Against {hardest}, the strongest reference, the best final result is {best}'s "
-                         f"{wdl(t)} ({100 * score(t):.0f}%).")
+            lines.append(
+                f"Against {hardest}, the strongest reference, the best final result is {best}'s "
+                f"{wdl(t)} ({100 * score(t):.0f}%)."
+            )
         if "gnugo:1" in refs:
             top = max(finals, key=lambda m: finals[m]["elo"])
             t = finals[top]["matches"]["gnugo:1"]["total"]
-            lines.append(f"Target, the best {big}x{big} agent (highest final Elo: {top}) winning at least 50% against "
-                         f"GNU Go level 1, colours alternated: {t['wins']} of "
-                         f"{t['wins'] + t['draws'] + t['losses']} won, "
-                         f"{'met' if t['wins'] >= 0.5 * (t['wins'] + t['draws'] + t['losses']) else '**missed**'}.")
+            lines.append(
+                f"Target, the best {big}x{big} agent (highest final Elo: {top}) winning at least 50% against "
+                f"GNU Go level 1, colours alternated: {t['wins']} of "
+                f"{t['wins'] + t['draws'] + t['losses']} won, "
+                f"{'met' if t['wins'] >= 0.5 * (t['wins'] + t['draws'] + t['losses']) else '**missed**'}."
+            )
         if "random" in refs:
             weak = [m for m in finals if score(finals[m]["matches"]["random"]["total"]) < 0.9]
             if weak:
                 lines.append(f"Below 90% against Random at the end: {', '.join(weak)}.")
     widths = [p["hi"] - p["lo"] for pts in cv.values() for p in pts if np.isfinite(p["hi"] - p["lo"])]
     if widths:
-        lines.append(f"Each point played {s['eval_games']} games per reference ({s['final_games']} at the end), so a "
-                     f"single point's 95% interval is about ±{np.median(widths) / 2:.0f} Elo: read the curves' "
-                     f"trends, not single points.")
+        lines.append(
+            f"Each point played {s['eval_games']} games per reference ({s['final_games']} at the end), so a "
+            f"single point's 95% interval is about ±{np.median(widths) / 2:.0f} Elo: read the curves' "
+            f"trends, not single points."
+        )
     if s["steps"] is not None and finals:
-        lines.append("The budget was counted in search steps, which cost differently per method: training took "
-                     + ", ".join(f"{m} {finals[m]['minutes']:.1f} min" for m in finals) + ".")
+        lines.append(
+            "The budget was counted in search steps, which cost differently per method: training took "
+            + ", ".join(f"{m} {finals[m]['minutes']:.1f} min" for m in finals)
+            + "."
+        )
     return lines
 
 
 def plot(data: Data, cv: Curves, path: str) -> None:
     import matplotlib
+
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     for method, pts in cv.items():
         x = [p["minutes"] for p in pts]
-        line, = ax.plot(x, [p["elo"] for p in pts], marker="o", label=method)
+        (line,) = ax.plot(x, [p["elo"] for p in pts], marker="o", label=method)
         ax.fill_between(x, [p["lo"] for p in pts], [p["hi"] for p in pts], color=line.get_color(), alpha=0.12)
         stages = data["methods"][method]["stages"]
-        for i in range(1, len(stages)):              # where a curriculum moves to the next board size
+        for i in range(1, len(stages)):  # where a curriculum moves to the next board size
             switch = sum(st["seconds"] for st in stages[:i]) / 60
             ax.axvline(switch, color=line.get_color(), lw=0.8, ls=":")
-            ax.annotate(f"{stages[i]['board_size']}x{stages[i]['board_size']}", (switch, 0.02), fontsize=7,
-                        xycoords=("data", "axes fraction"), color=line.get_color(), xytext=(2, 0),
-                        textcoords="offset points")
+            ax.annotate(
+                f"{stages[i]['board_size']}x{stages[i]['board_size']}",
+                (switch, 0.02),
+                fontsize=7,
+                xycoords=("data", "axes fraction"),
+                color=line.get_color(),
+                xytext=(2, 0),
+                textcoords="offset points",
+            )
     agents = (data.get("elo") or {}).get("agents", {})
     for ref in data["settings"]["references"]:
         if ref in agents:
             ax.axhline(agents[ref]["elo"], color="grey", lw=0.8, ls="--")
-            ax.annotate(ref, (1.0, agents[ref]["elo"]), xycoords=("axes fraction", "data"), fontsize=8,
-                        color="grey", xytext=(3, 0), textcoords="offset points", va="center")
+            ax.annotate(
+                ref,
+                (1.0, agents[ref]["elo"]),
+                xycoords=("axes fraction", "data"),
+                fontsize=8,
+                color="grey",
+                xytext=(3, 0),
+                textcoords="offset points",
+                va="center",
+            )
     s = data["settings"]
     ax.set_xlabel("training wall-clock minutes (evaluation not counted)")
     ax.set_ylabel(f"Elo ({data['anchor']} = 0)")
-    ax.set_title(f"{data['game']} {data['small_size']}x{data['small_size']} -> {s['big_size']}x{s['big_size']}: "
-                 f"strength on {s['big_size']}x{s['big_size']}")
+    ax.set_title(
+        f"{data['game']} {data['small_size']}x{data['small_size']} -> {s['big_size']}x{s['big_size']}: "
+        f"strength on {s['big_size']}x{s['big_size']}"
+    )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -183,8 +235,9 @@ def plot(data: Data, cv: Curves, path: str) -> None:
 
 def _source_training(src: dict[str, Any]) -> str:
     t = (src.get("card") or {}).get("training") or {}
-    parts = [f"{t[k]} {what}" for k, what in (("steps", "search steps"), ("self_play_games", "self-play games"))
-             if k in t]
+    parts = [
+        f"{t[k]} {what}" for k, what in (("steps", "search steps"), ("self_play_games", "self-play games")) if k in t
+    ]
     if "seconds" in t:
         parts.append(f"{t['seconds'] / 60:.0f} min")
     return f" ({', '.join(parts)})" if parts else ""
@@ -200,67 +253,116 @@ def markdown(data: Data, cv: Curves, plot_name: str) -> str:
     if data.get("command"):
         lines += ["Command:", "", "```", data["command"], "```", ""]
     src = data["source"]
-    lines += ["## Setup", "",
-              f"- Source: `{s['source']}` ({src['describe']}), trained on {small}x{small}{_source_training(src)}.",
-              f"- Budget: {budget:g} {unit} of training per method (wall clock of the trainer only; evaluation "
-              f"games are not counted), the same AlphaZero config for every method (below)"
-              + _compute(data) + ". *CPU share*: the CPU time each training process got per second of its "
-              "budget (100% = one whole core), so that other load on the machine during a run shows.",
-              f"- Methods: {', '.join(cv)}. Curriculum: "
-              + (" -> ".join(f"{n}x{n}" for n in [small, *cur['sizes'], big]) + ", budget split "
-                 + " / ".join(f"{100 * x:.0f}%" for x in cur["split"]) + " (the big board last)"
-                 if cur["sizes"] else "not run") + ".",
-              f"- Evaluation on {big}x{big}: AlphaZeroAgent with {s['simulations']} simulations per move (moves "
-              f"sampled in proportion to visits before move {s['opening_moves']}, then the most visited) against "
-              f"{', '.join(refs)}; {s['eval_games']} games per reference at the start, every "
-              + (f"{s['eval_every_steps']} search steps" if s["steps"] is not None
-                 else f"{s['eval_every_minutes']:g} minutes of training")
-              + f" and at the end of every stage ({s['final_games']} at the very end); colours alternate.",
-              "- Elo: maximum likelihood (Bradley-Terry) over every evaluation game of every run pooled"
-              + (f" and {s['reference_games']} games per pair of references" if s["reference_games"] else "")
-              + f", {data['anchor']} = 0, 95% intervals.", ""]
+    lines += [
+        "## Setup",
+        "",
+        f"- Source: `{s['source']}` ({src['describe']}), trained on {small}x{small}{_source_training(src)}.",
+        f"- Budget: {budget:g} {unit} of training per method (wall clock of the trainer only; evaluation "
+        f"games are not counted), the same AlphaZero config for every method (below)"
+        + _compute(data)
+        + ". *CPU share*: the CPU time each training process got per second of its "
+        "budget (100% = one whole core), so that other load on the machine during a run shows.",
+        f"- Methods: {', '.join(cv)}. Curriculum: "
+        + (
+            " -> ".join(f"{n}x{n}" for n in [small, *cur["sizes"], big])
+            + ", budget split "
+            + " / ".join(f"{100 * x:.0f}%" for x in cur["split"])
+            + " (the big board last)"
+            if cur["sizes"]
+            else "not run"
+        )
+        + ".",
+        f"- Evaluation on {big}x{big}: AlphaZeroAgent with {s['simulations']} simulations per move (moves "
+        f"sampled in proportion to visits before move {s['opening_moves']}, then the most visited) against "
+        f"{', '.join(refs)}; {s['eval_games']} games per reference at the start, every "
+        + (
+            f"{s['eval_every_steps']} search steps"
+            if s["steps"] is not None
+            else f"{s['eval_every_minutes']:g} minutes of training"
+        )
+        + f" and at the end of every stage ({s['final_games']} at the very end); colours alternate.",
+        "- Elo: maximum likelihood (Bradley-Terry) over every evaluation game of every run pooled"
+        + (f" and {s['reference_games']} games per pair of references" if s["reference_games"] else "")
+        + f", {data['anchor']} = 0, 95% intervals.",
+        "",
+    ]
     zs = data["zero_shot"]
     if zs:
         t = zs["match"]["total"]
-        lines += ["## Zero-shot", "",
-                  f"The source net on {big}x{big} without training, against Random: **{wdl(t)}** "
-                  f"({100 * zs['score']:.0f}%, {zs['games']} games; first {wdl(zs['match']['a_first'])}, second "
-                  f"{wdl(zs['match']['b_first'])}). Target: at least 90%: "
-                  f"{'met' if zs['score'] >= 0.9 else 'missed'}.", ""]
-    lines += ["## Final results", "",
-              "| method | start | net | training min | CPU share | search steps | self-play games | final Elo | "
-              "95% interval | " + " | ".join(f"vs {r} (W-D-L)" for r in refs) + " |",
-              "|---|---|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(refs)]
+        lines += [
+            "## Zero-shot",
+            "",
+            f"The source net on {big}x{big} without training, against Random: **{wdl(t)}** "
+            f"({100 * zs['score']:.0f}%, {zs['games']} games; first {wdl(zs['match']['a_first'])}, second "
+            f"{wdl(zs['match']['b_first'])}). Target: at least 90%: "
+            f"{'met' if zs['score'] >= 0.9 else 'missed'}.",
+            "",
+        ]
+    lines += [
+        "## Final results",
+        "",
+        "| method | start | net | training min | CPU share | search steps | self-play games | final Elo | "
+        "95% interval | " + " | ".join(f"vs {r} (W-D-L)" for r in refs) + " |",
+        "|---|---|---|---:|---:|---:|---:|---:|---|" + "---:|" * len(refs),
+    ]
     for m, pts in cv.items():
         if not pts:
             continue
         prog, f = data["methods"][m], pts[-1]
-        start = START[m].format(g=s["grow_blocks"], sizes=", ".join(f"{n}x{n}" for n in cur["sizes"]),
-                                big=f"{big}x{big}")
+        start = START[m].format(
+            g=s["grow_blocks"], sizes=", ".join(f"{n}x{n}" for n in cur["sizes"]), big=f"{big}x{big}"
+        )
         games = sum(p["games"] for p in prog["stages"])
-        lines.append(f"| {m} | {start} | {prog.get('net', '')} | {f['minutes']:.1f} | {cpu_share(prog)} | "
-                     f"{f['steps']} | {games} | "
-                     f"{_e(f['elo'])} | {_e(f['lo'])} .. {_e(f['hi'])} | "
-                     + " | ".join(wdl(f["matches"][r]["total"]) if r in f["matches"] else "-" for r in refs) + " |")
+        lines.append(
+            f"| {m} | {start} | {prog.get('net', '')} | {f['minutes']:.1f} | {cpu_share(prog)} | "
+            f"{f['steps']} | {games} | "
+            f"{_e(f['elo'])} | {_e(f['lo'])} .. {_e(f['hi'])} | "
+            + " | ".join(wdl(f["matches"][r]["total"]) if r in f["matches"] else "-" for r in refs)
+            + " |"
+        )
     agents = (data.get("elo") or {}).get("agents", {})
     lines += ["", "References: " + ", ".join(f"{r} {_e(agents[r]['elo'])}" for r in refs if r in agents) + ".", ""]
-    lines += ["## Elo over training", "", f"![Elo curves]({plot_name})", "",
-              "| method | point | training min | search steps | last trained on | Elo | 95% interval |",
-              "|---|---|---:|---:|---|---:|---|"]
+    lines += [
+        "## Elo over training",
+        "",
+        f"![Elo curves]({plot_name})",
+        "",
+        "| method | point | training min | search steps | last trained on | Elo | 95% interval |",
+        "|---|---|---:|---:|---|---:|---|",
+    ]
     for m, pts in cv.items():
         for p in pts:
             board = f"{p['board']}x{p['board']}" if p["board"] else "nothing yet"
-            lines.append(f"| {m} | {p['name']} | {p['minutes']:.1f} | {p['steps']} | {board} | "
-                         f"{_e(p['elo'])} | {_e(p['lo'])} .. {_e(p['hi'])} |")
+            lines.append(
+                f"| {m} | {p['name']} | {p['minutes']:.1f} | {p['steps']} | {board} | "
+                f"{_e(p['elo'])} | {_e(p['lo'])} .. {_e(p['hi'])} |"
+            )
     lines += ["", "## Reading", ""] + [f"- {x}" for x in reading(data, cv)] + [""]
-    timed = "" if s["steps"] is not None else (
-        "; max_steps is no cap: the time budget ends a run, and the learning rate follows the cosine schedule "
-        "over the share of the run's (curriculum: the stage's) budget used")
-    lines += ["## Config", "",
-              "AlphaZero, the same for every method (`net` is the scratch net, the other methods start from the "
-              f"source's weights; curriculum stages change board_size and split the budget{timed}):", "",
-              "```json", json.dumps(data["config"], indent=2, sort_keys=True), "```", "",
-              "Experiment:", "", "```json", json.dumps(s, indent=2, sort_keys=True), "```", ""]
+    timed = (
+        ""
+        if s["steps"] is not None
+        else (
+            "; max_steps is no cap: the time budget ends a run, and the learning rate follows the cosine schedule "
+            "over the share of the run's (curriculum: the stage's) budget used"
+        )
+    )
+    lines += [
+        "## Config",
+        "",
+        "AlphaZero, the same for every method (`net` is the scratch net, the other methods start from the "
+        f"source's weights; curriculum stages change board_size and split the budget{timed}):",
+        "",
+        "```json",
+        json.dumps(data["config"], indent=2, sort_keys=True),
+        "```",
+        "",
+        "Experiment:",
+        "",
+        "```json",
+        json.dumps(s, indent=2, sort_keys=True),
+        "```",
+        "",
+    ]
     return "\n".join(lines)
 
 

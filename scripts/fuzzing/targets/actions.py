@@ -1,4 +1,5 @@
 """actions: odd Python objects as actions to State.step / is_legal / illegal_reason and to the AEC envs' step."""
+
 import os
 from decimal import Decimal
 from enum import IntEnum
@@ -86,12 +87,59 @@ class _Colour(IntEnum):
 def action_spec(rng, num_actions, legal):
     """A description (JSON data) of an odd action: build it with make_action."""
     a = int(rng.choice(legal)) if len(legal) and rng.random() < 0.7 else rng.randrange(-2, num_actions + 2)
-    big = rng.choice((2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 32 + a, 2 ** 63 - 1, 2 ** 63, 2 ** 64, 2 ** 64 + a,
-                      10 ** 30, -2 ** 31, -2 ** 31 - 1, -2 ** 32 + a, -2 ** 63, -2 ** 64, -10 ** 30))
-    kind = rng.choice(("int", "int", "int", "big", "np", "np", "np_edge", "np0d", "np1", "bool", "npbool", "float",
-                       "npfloat", "str", "bytes", "none", "list", "tuple", "complex", "fraction", "decimal",
-                       "index_int", "index_seq", "index_raises", "index_returns", "int_subclass", "intenum",
-                       "object", "nan", "inf"))
+    big = rng.choice(
+        (
+            2**31 - 1,
+            2**31,
+            2**32,
+            2**32 + a,
+            2**63 - 1,
+            2**63,
+            2**64,
+            2**64 + a,
+            10**30,
+            -(2**31),
+            -(2**31) - 1,
+            -(2**32) + a,
+            -(2**63),
+            -(2**64),
+            -(10**30),
+        )
+    )
+    kind = rng.choice(
+        (
+            "int",
+            "int",
+            "int",
+            "big",
+            "np",
+            "np",
+            "np_edge",
+            "np0d",
+            "np1",
+            "bool",
+            "npbool",
+            "float",
+            "npfloat",
+            "str",
+            "bytes",
+            "none",
+            "list",
+            "tuple",
+            "complex",
+            "fraction",
+            "decimal",
+            "index_int",
+            "index_seq",
+            "index_raises",
+            "index_returns",
+            "int_subclass",
+            "intenum",
+            "object",
+            "nan",
+            "inf",
+        )
+    )
     spec = {"kind": kind, "a": a}
     if kind == "big":
         spec["a"] = big
@@ -123,6 +171,7 @@ def make_action(spec):
     An empty set of integers: the object is not an integer and must be refused.
     """
     import numpy as np
+
     kind, a = spec["kind"], spec["a"]
     if kind in ("int", "big"):
         return a, {a}, True
@@ -176,10 +225,15 @@ def make_action(spec):
     if kind == "index_seq":
         return _IndexSeq(spec["values"]), set(spec["values"]), False
     if kind == "index_raises":
-        exc = {"TypeError": TypeError, "ValueError": ValueError, "OverflowError": OverflowError,
-               "_Boom": _Boom, "KeyError": KeyError}[spec["exc"]]
+        exc = {
+            "TypeError": TypeError,
+            "ValueError": ValueError,
+            "OverflowError": OverflowError,
+            "_Boom": _Boom,
+            "KeyError": KeyError,
+        }[spec["exc"]]
         return _IndexRaises(exc("from __index__")), set(), False
-    if kind == "index_returns":          # Python takes an int subclass (True) from __index__, with a warning
+    if kind == "index_returns":  # Python takes an int subclass (True) from __index__, with a warning
         value = {"float": 1.0, "str": "1", "none": None, "bool": True}[spec["value"]]
         return _IndexReturns(value), {1} if value is True else set(), False
     if kind == "int_subclass":
@@ -194,6 +248,7 @@ def make_action(spec):
 def refusal_allowed(err, action):
     """IllegalMoveError, TypeError, ValueError, or the exception the action's own __index__ raised."""
     from zerogym.errors import IllegalMoveError
+
     if isinstance(err, (IllegalMoveError, TypeError, ValueError)):
         return True
     return isinstance(action, _IndexRaises) and err is action.exc
@@ -210,14 +265,20 @@ class ActionTarget(CorpusTarget):
         legal = [int(x) for x in st.legal_actions()]
         api = rng.choice(("step", "step", "is_legal", "illegal_reason", "raw_env", "env_raise"))
         if api in ("raw_env", "env_raise"):
-            moves = moves[:rng.randrange(min(len(moves), 24) + 1)]
+            moves = moves[: rng.randrange(min(len(moves), 24) + 1)]
             st = self.corpus.state(ci, self.corpus.configs[ci]["games"][0][1][0])
             for m in moves:
                 st.step(m)
             legal = [int(x) for x in st.legal_actions()]
             blob = st.to_bytes()
-        return {"game": cfg["game"], "config": ci, "blob": blob, "moves": moves, "api": api,
-                "action": action_spec(rng, st.num_actions, legal)}
+        return {
+            "game": cfg["game"],
+            "config": ci,
+            "blob": blob,
+            "moves": moves,
+            "api": api,
+            "action": action_spec(rng, st.num_actions, legal),
+        }
 
     def execute(self, inp):
         cfg = self.corpus.configs[inp["config"]]
@@ -248,8 +309,10 @@ class ActionTarget(CorpusTarget):
         if api == "step":
             played = [v for v in values & legal if self.stepped(cfg, before, v) == st.to_bytes()]
             if not played:
-                raise Finding(f"step accepted a {spec['kind']} action "
-                              + ("that is not an integer" if not values else "but did not play it as its value"))
+                raise Finding(
+                    f"step accepted a {spec['kind']} action "
+                    + ("that is not an integer" if not values else "but did not play it as its value")
+                )
         else:
             if st.to_bytes() != before:
                 raise Finding(f"{api}({spec['kind']}) changed the state")
@@ -271,6 +334,7 @@ class ActionTarget(CorpusTarget):
 
     def execute_env(self, inp, cfg, action, values, must_accept):
         import zerogym
+
         spec = inp["action"]
         if inp["api"] == "raw_env":
             env = zerogym.make_raw(cfg["game"], **cfg["kwargs"])
@@ -296,8 +360,10 @@ class ActionTarget(CorpusTarget):
                 raise Finding(f"env.step refused a legal {spec['kind']} action: {type(err).__name__}") from None
             return
         if not any(self.stepped(cfg, before[0], v) == raw.state.to_bytes() for v in values & legal):
-            raise Finding(f"env.step accepted a {spec['kind']} action "
-                          + ("that is not an integer" if not values else "but did not play it as its value"))
+            raise Finding(
+                f"env.step accepted a {spec['kind']} action "
+                + ("that is not an integer" if not values else "but did not play it as its value")
+            )
         if raw.agent_selection != raw.possible_agents[raw.state.current_player]:
             raise Finding("env.step left agent_selection out of step with the state")
 

@@ -1,4 +1,5 @@
 """blobs: State.load_bytes (and pickle.loads of a State) on mutated blobs of real positions."""
+
 import os
 import pickle
 import random
@@ -7,11 +8,37 @@ import struct
 from ..common import Finding
 from ..positions import CorpusTarget, move_limit, play_out
 
-HEADER = {"hash": (0, "<Q"), "to_play": (8, "<i"), "status": (12, "<i"), "winner": (16, "<i"),
-          "moves": (20, "<i"), "last_action": (24, "<i"), "pad": (28, "<i")}
+HEADER = {
+    "hash": (0, "<Q"),
+    "to_play": (8, "<i"),
+    "status": (12, "<i"),
+    "winner": (16, "<i"),
+    "moves": (20, "<i"),
+    "last_action": (24, "<i"),
+    "pad": (28, "<i"),
+}
 HEADER_BYTES = 32
-INT32 = (-2 ** 31, -2 ** 31 + 1, -65536, -257, -2, -1, 0, 1, 2, 3, 7, 127, 128, 255, 256, 32767, 65535,
-         2 ** 30, 2 ** 31 - 1)
+INT32 = (
+    -(2**31),
+    -(2**31) + 1,
+    -65536,
+    -257,
+    -2,
+    -1,
+    0,
+    1,
+    2,
+    3,
+    7,
+    127,
+    128,
+    255,
+    256,
+    32767,
+    65535,
+    2**30,
+    2**31 - 1,
+)
 
 
 class HashModel:
@@ -23,12 +50,13 @@ class HashModel:
 
     def __init__(self, spec, blobs):
         import numpy as np
+
         self.ok = "board" in spec.layout and spec.layout["board"][1] == "i1"
         if not self.ok:
             return
         self.off, _, self.cells = spec.layout["board"]
         self.values = max(2, max(int(np.frombuffer(b, np.int8, self.cells, self.off).max()) for b in blobs))
-        self.pivots = {}                    # leading feature -> (row, hash)
+        self.pivots = {}  # leading feature -> (row, hash)
         for b in dict.fromkeys(blobs):
             row = self.row(b)
             if row is None or len(self.pivots) > self.values * self.cells:
@@ -37,12 +65,13 @@ class HashModel:
             if rest:
                 self.pivots[rest.bit_length() - 1] = (rest, h)
             elif h:
-                self.ok = False             # the hash is no XOR of such keys
+                self.ok = False  # the hash is no XOR of such keys
                 return
 
     def row(self, blob):
         """The features of a blob as the bits of an int (None when a cell holds no piece value)."""
         import numpy as np
+
         if len(blob) < self.off + self.cells:
             return None
         board = np.frombuffer(bytes(blob), np.int8, self.cells, self.off).astype(np.int64)
@@ -86,9 +115,29 @@ class BlobTarget(CorpusTarget):
         blob = bytearray(blob)
         ops = []
         for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 5))):
-            op = rng.choice(("bitflip", "bitflip", "bytes", "header", "header", "header", "int", "int", "splice",
-                             "splice_other", "block", "fill", "resize", "field", "field", "field", "field_copy",
-                             "board", "board"))
+            op = rng.choice(
+                (
+                    "bitflip",
+                    "bitflip",
+                    "bytes",
+                    "header",
+                    "header",
+                    "header",
+                    "int",
+                    "int",
+                    "splice",
+                    "splice_other",
+                    "block",
+                    "fill",
+                    "resize",
+                    "field",
+                    "field",
+                    "field",
+                    "field_copy",
+                    "board",
+                    "board",
+                )
+            )
             ops.append(op)
             n = len(blob)
             if not n:
@@ -105,57 +154,73 @@ class BlobTarget(CorpusTarget):
                 field = rng.choice(tuple(HEADER))
                 off, fmt = HEADER[field]
                 if fmt == "<Q":
-                    v = rng.choice((0, 1, 2 ** 63, 2 ** 64 - 1, rng.getrandbits(64)))
+                    v = rng.choice((0, 1, 2**63, 2**64 - 1, rng.getrandbits(64)))
                 else:
-                    v = rng.choice(INT32 + (cfg["template"].num_actions, cfg["template"].num_actions - 1,
-                                            cfg["template"].num_actions + 1, rng.randrange(-2 ** 31, 2 ** 31)))
+                    v = rng.choice(
+                        INT32
+                        + (
+                            cfg["template"].num_actions,
+                            cfg["template"].num_actions - 1,
+                            cfg["template"].num_actions + 1,
+                            rng.randrange(-(2**31), 2**31),
+                        )
+                    )
                 struct.pack_into(fmt, blob, off, v)
             elif op == "int":
-                size, fmt, lo, hi = rng.choice(((1, "<b", -128, 127), (2, "<h", -2 ** 15, 2 ** 15 - 1),
-                                                (4, "<i", -2 ** 31, 2 ** 31 - 1)))
+                size, fmt, lo, hi = rng.choice(
+                    ((1, "<b", -128, 127), (2, "<h", -(2**15), 2**15 - 1), (4, "<i", -(2**31), 2**31 - 1))
+                )
                 if n >= size:
                     i = rng.randrange(0, n - size + 1, size) if rng.random() < 0.8 else rng.randrange(n - size + 1)
-                    v = rng.choice((lo, hi, -1, 0, 1, 2, 3, lo + 1, hi - 1, rng.randint(lo, hi),
-                                    cfg["template"].num_actions))
+                    v = rng.choice(
+                        (lo, hi, -1, 0, 1, 2, 3, lo + 1, hi - 1, rng.randint(lo, hi), cfg["template"].num_actions)
+                    )
                     v = max(lo, min(hi, v))
                     struct.pack_into(fmt, blob, i, v)
-            elif op == "splice":                 # two positions of the same config, cut at one point
+            elif op == "splice":  # two positions of the same config, cut at one point
                 _, other = self.corpus.position(rng, ci)
                 cut = rng.randrange(min(n, len(other)) + 1)
                 blob = blob[:cut] + bytearray(other[cut:])
-            elif op == "splice_other":           # a region of another config's position (sizes may differ)
+            elif op == "splice_other":  # a region of another config's position (sizes may differ)
                 _, other = self.corpus.position(rng, self.corpus.pick(rng))
                 i, j = rng.randrange(n), rng.randrange(len(other))
                 k = rng.randrange(1, 257)
-                piece = other[j:j + k]
-                blob[i:i + len(piece)] = piece
+                piece = other[j : j + k]
+                blob[i : i + len(piece)] = piece
                 del blob[n:]
-            elif op == "block":                  # copy a region of the blob onto another place
+            elif op == "block":  # copy a region of the blob onto another place
                 i, j, k = rng.randrange(n), rng.randrange(n), rng.randrange(1, 129)
-                piece = blob[i:i + k]
-                blob[j:j + len(piece)] = piece
+                piece = blob[i : i + k]
+                blob[j : j + len(piece)] = piece
                 del blob[n:]
             elif op == "fill":
                 i, k = rng.randrange(n), rng.randrange(1, 257)
-                blob[i:i + k] = bytes([rng.choice((0, 0xFF, 0x80, 0x7F))]) * len(blob[i:i + k])
+                blob[i : i + k] = bytes([rng.choice((0, 0xFF, 0x80, 0x7F))]) * len(blob[i : i + k])
             elif op == "resize":
                 if rng.random() < 0.5:
-                    del blob[rng.randrange(n):]
+                    del blob[rng.randrange(n) :]
                 else:
                     blob += rng.randbytes(rng.choice((1, 7, 8, 64, 4096)))
             elif op in ("field", "field_copy", "board"):
                 self.edit_field(rng, ci, blob, op)
-        if rng.random() < 0.6:                   # past the hash check to the checks behind it
+        if rng.random() < 0.6:  # past the hash check to the checks behind it
             self.hash_model(ci).fix(blob)
             ops.append("hash")
         via = "pickle" if rng.random() < 0.15 else "load_bytes"
         kwargs = dict(cfg["kwargs"])
-        if via == "pickle" and rng.random() < 0.2:       # a pickle whose kwargs and blob disagree
+        if via == "pickle" and rng.random() < 0.2:  # a pickle whose kwargs and blob disagree
             _, other = self.corpus.pick_config(rng)
             if other["game"] == cfg["game"]:
                 kwargs = dict(other["kwargs"])
-        return {"game": cfg["game"], "config": ci, "kwargs": kwargs, "blob": bytes(blob), "ops": ops, "via": via,
-                "play_seed": rng.getrandbits(32)}
+        return {
+            "game": cfg["game"],
+            "config": ci,
+            "kwargs": kwargs,
+            "blob": bytes(blob),
+            "ops": ops,
+            "via": via,
+            "play_seed": rng.getrandbits(32),
+        }
 
     def hash_model(self, ci):
         if ci not in self.models:
@@ -170,6 +235,7 @@ class BlobTarget(CorpusTarget):
         field taken from another position of the config ("field_copy"); or pieces put on or taken off
         cells of the board ("board")."""
         import numpy as np
+
         spec = self.corpus.configs[ci]["template"].spec
         if op == "board" and "board" in spec.layout:
             field = "board"
@@ -179,12 +245,12 @@ class BlobTarget(CorpusTarget):
         dt = np.dtype(dtype).newbyteorder("<")
         if off + dt.itemsize * count > len(blob):
             return
-        arr = np.frombuffer(blob, dt, count, off)          # a view: writing it edits the blob
+        arr = np.frombuffer(blob, dt, count, off)  # a view: writing it edits the blob
         if op == "field_copy":
             _, other = self.corpus.position(rng, ci)
             arr[:] = np.frombuffer(other, dt, count, off)
             return
-        if dt.names:                                       # a structured field: one of its members
+        if dt.names:  # a structured field: one of its members
             arr = arr[rng.choice(dt.names)]
         if arr.dtype.kind not in "iu" or arr.ndim != 1 or not arr.size:
             return
@@ -196,10 +262,26 @@ class BlobTarget(CorpusTarget):
                 continue
             info = np.iinfo(dt)
             old = int(arr[i])
-            v = rng.choice((info.min, info.max, 0, 1, 2, -1, old + 1, old - 1,
-                            old ^ (1 << rng.randrange(dt.itemsize * 8)),
-                            count, count - 1, rng.randrange(max(count, 1)), int(arr[rng.randrange(count)]),
-                            spec.num_actions, spec.num_actions - 1, 3))
+            v = rng.choice(
+                (
+                    info.min,
+                    info.max,
+                    0,
+                    1,
+                    2,
+                    -1,
+                    old + 1,
+                    old - 1,
+                    old ^ (1 << rng.randrange(dt.itemsize * 8)),
+                    count,
+                    count - 1,
+                    rng.randrange(max(count, 1)),
+                    int(arr[rng.randrange(count)]),
+                    spec.num_actions,
+                    spec.num_actions - 1,
+                    3,
+                )
+            )
             arr[i] = max(info.min, min(info.max, v))
 
     def execute(self, inp):
@@ -207,6 +289,7 @@ class BlobTarget(CorpusTarget):
         blob = inp["blob"]
         if inp["via"] == "pickle":
             from zerogym._core.state import _restore
+
             data = pickle.dumps(_Reduce(_restore, (type(cfg["template"]), inp["kwargs"], blob)))
             try:
                 st = pickle.loads(data)
@@ -229,6 +312,7 @@ class BlobTarget(CorpusTarget):
 
     def check_accepted(self, st, rng, cfg):
         import numpy as np
+
         mask = st.legal_mask()
         if mask.shape != (st.num_actions,) or not np.isin(mask, (0, 1)).all():
             raise Finding("legal_mask of an accepted blob is not 0/1")

@@ -1,4 +1,5 @@
 """checkpoints: load_agent on mutated copies of the shipped agents' .pt and .json files."""
+
 import atexit
 import copy
 import io
@@ -14,7 +15,7 @@ def _json_mutants(rng, text):
     """A mutated version of a JSON text (options or card)."""
     choice = rng.randrange(6)
     if choice == 0:
-        return rng.choice(("", "{", "[]", "null", "1", '"x"', "{]", "\x00", "{\"a\": NaN}", "\u00e9\\ud800"))
+        return rng.choice(("", "{", "[]", "null", "1", '"x"', "{]", "\x00", '{"a": NaN}', "\u00e9\\ud800"))
     try:
         obj = json.loads(text)
     except ValueError:
@@ -34,8 +35,31 @@ def _json_mutants(rng, text):
 
 
 def odd_value(rng, old=None):
-    pool = [None, True, False, 0, -1, 1, 2, 2 ** 31, 2 ** 63, 10 ** 30, -10 ** 30, 0.5, -0.0, float("nan"),
-            float("inf"), "", "x", "resnet", [], [1, 2], {}, {"a": 1}, "1" * 200]
+    pool = [
+        None,
+        True,
+        False,
+        0,
+        -1,
+        1,
+        2,
+        2**31,
+        2**63,
+        10**30,
+        -(10**30),
+        0.5,
+        -0.0,
+        float("nan"),
+        float("inf"),
+        "",
+        "x",
+        "resnet",
+        [],
+        [1, 2],
+        {},
+        {"a": 1},
+        "1" * 200,
+    ]
     if isinstance(old, bool):
         pool += [not old]
     elif isinstance(old, int):
@@ -54,9 +78,11 @@ class CheckpointTarget:
     def __init__(self, seed):
         import torch
         from zerogym_agents.agents.saved import PRETRAINED_DIR, pretrained_names
+
         torch.set_num_threads(1)
         self.dir = tempfile.mkdtemp(prefix="zerogym-fuzz-ckpt-")
         import shutil
+
         atexit.register(shutil.rmtree, self.dir, True)
         self.bases = []
         for name in pretrained_names():
@@ -67,8 +93,16 @@ class CheckpointTarget:
             card_text = open(card_path).read() if os.path.exists(card_path) else "{}"
             payload = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
             card = json.loads(payload["card"])
-            self.bases.append({"name": name, "raw": raw, "card_text": card_text, "payload": payload,
-                               "game": card.get("game"), "kwargs": card.get("kwargs") or {}})
+            self.bases.append(
+                {
+                    "name": name,
+                    "raw": raw,
+                    "card_text": card_text,
+                    "payload": payload,
+                    "game": card.get("game"),
+                    "kwargs": card.get("kwargs") or {},
+                }
+            )
 
     def generate(self, rng):
         b = rng.randrange(len(self.bases))
@@ -77,13 +111,18 @@ class CheckpointTarget:
         edits = []
         if mode == "struct":
             for _ in range(rng.choice((1, 1, 2, 3))):
-                where = rng.choice(("top", "options", "card", "net", "config", "config", "config", "tensor",
-                                    "tensor", "tensor"))
+                where = rng.choice(
+                    ("top", "options", "card", "net", "config", "config", "config", "tensor", "tensor", "tensor")
+                )
                 edits.append({"where": where, "seed": rng.getrandbits(32)})
         elif mode == "bytes":
             for _ in range(rng.choice((1, 1, 2, 4))):
-                edits.append({"op": rng.choice(("bitflip", "bytes", "truncate", "append", "zero", "splice")),
-                              "seed": rng.getrandbits(32)})
+                edits.append(
+                    {
+                        "op": rng.choice(("bitflip", "bytes", "truncate", "append", "zero", "splice")),
+                        "seed": rng.getrandbits(32),
+                    }
+                )
         else:
             edits.append({"op": rng.choice(("bitflip", "truncate", "text")), "seed": rng.getrandbits(32)})
         return {"game": base["game"], "base": b, "mode": mode, "edits": edits, "act_seed": rng.getrandbits(31)}
@@ -91,6 +130,7 @@ class CheckpointTarget:
     def build(self, inp):
         """(bytes of the .pt file, text of the .json file) of an input."""
         import torch
+
         base = self.bases[inp["base"]]
         raw, card_text = base["raw"], base["card_text"]
         if inp["mode"] == "struct":
@@ -113,14 +153,14 @@ class CheckpointTarget:
                         data[i] ^= 1 << rng.randrange(8)
                 elif e["op"] == "bytes":
                     i = rng.randrange(n) if rng.random() < 0.5 else rng.randrange(min(n, 2048))
-                    data[i:i + 8] = rng.randbytes(len(data[i:i + 8]))
+                    data[i : i + 8] = rng.randbytes(len(data[i : i + 8]))
                 elif e["op"] == "truncate":
-                    del data[rng.randrange(n):]
+                    del data[rng.randrange(n) :]
                 elif e["op"] == "append":
                     data += rng.randbytes(rng.randrange(1, 512))
                 elif e["op"] == "zero":
                     i = rng.randrange(n)
-                    data[i:i + 256] = bytes(len(data[i:i + 256]))
+                    data[i : i + 256] = bytes(len(data[i : i + 256]))
                 elif e["op"] == "splice":
                     other = self.bases[rng.randrange(len(self.bases))]["raw"]
                     cut = rng.randrange(min(n, len(other)))
@@ -136,12 +176,13 @@ class CheckpointTarget:
                 if op == "bitflip" and data:
                     data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
                 elif data:
-                    del data[rng.randrange(len(data)):]
+                    del data[rng.randrange(len(data)) :]
                 card_text = data.decode("utf-8", "surrogateescape")
         return raw, card_text
 
     def edit(self, rng, where, payload):
         import torch
+
         if where == "top":
             key = rng.choice(("format", "version", "kind", "agent", "net", "options", "card", "extra"))
             if rng.random() < 0.3:
@@ -149,8 +190,9 @@ class CheckpointTarget:
             else:
                 payload[key] = odd_value(rng, payload.get(key))
         elif where in ("options", "card"):
-            payload[where] = _json_mutants(rng, payload[where]) if isinstance(payload.get(where), str) \
-                else odd_value(rng)
+            payload[where] = (
+                _json_mutants(rng, payload[where]) if isinstance(payload.get(where), str) else odd_value(rng)
+            )
         elif where == "net":
             net = payload.get("net")
             if isinstance(net, dict):
@@ -172,8 +214,11 @@ class CheckpointTarget:
                         cfg.pop(key, None)
                     else:
                         old = cfg.get(key)
-                        cfg[key] = odd_value(rng, old) if rng.random() < 0.7 else \
-                            (rng.choice((0, 1, -1, old * 2 if isinstance(old, int) else 3)))
+                        cfg[key] = (
+                            odd_value(rng, old)
+                            if rng.random() < 0.7
+                            else (rng.choice((0, 1, -1, old * 2 if isinstance(old, int) else 3)))
+                        )
                     try:
                         net["config"] = json.dumps(cfg)
                     except ValueError:
@@ -193,16 +238,25 @@ class CheckpointTarget:
                     sd[key] = torch.zeros(2)
                 elif op == "shape":
                     flat = t.reshape(-1)
-                    sd[key] = flat[:max(0, flat.numel() - 1)].clone() if rng.random() < 0.5 \
-                        else torch.cat([flat, flat[:1]]) if flat.numel() else torch.zeros(1)
+                    sd[key] = (
+                        flat[: max(0, flat.numel() - 1)].clone()
+                        if rng.random() < 0.5
+                        else torch.cat([flat, flat[:1]])
+                        if flat.numel()
+                        else torch.zeros(1)
+                    )
                 elif op == "dtype":
-                    sd[key] = t.to(rng.choice((torch.float16, torch.float64, torch.int64, torch.bool,
-                                               torch.bfloat16, torch.complex64)))
+                    sd[key] = t.to(
+                        rng.choice(
+                            (torch.float16, torch.float64, torch.int64, torch.bool, torch.bfloat16, torch.complex64)
+                        )
+                    )
                 elif op in ("nan", "inf", "big"):
                     t = t.clone()
                     if t.is_floating_point() and t.numel():
-                        t.view(-1)[rng.randrange(t.numel())] = {"nan": float("nan"), "inf": float("inf"),
-                                                                 "big": 3e38}[op]
+                        t.view(-1)[rng.randrange(t.numel())] = {"nan": float("nan"), "inf": float("inf"), "big": 3e38}[
+                            op
+                        ]
                     sd[key] = t
                 elif op == "scalar":
                     sd[key] = torch.tensor(1.0)
@@ -213,6 +267,7 @@ class CheckpointTarget:
 
     def execute(self, inp):
         from zerogym_agents import CheckpointError, load_agent
+
         raw, card_text = self.build(inp)
         base = self.bases[inp["base"]]
         stem = os.path.join(self.dir, f"agent-{os.getpid()}")
@@ -228,15 +283,16 @@ class CheckpointTarget:
 
     def play(self, agent, base, seed):
         """The loaded agent chooses a legal move in its game (with at most 4 simulations), or refuses
-    with a ValueError (weights edited to NaN load, and the search then says so)."""
+        with a ValueError (weights edited to NaN load, and the search then says so)."""
         import zerogym
-        if isinstance(getattr(agent, "simulations", None), int):          # a search agent
+
+        if isinstance(getattr(agent, "simulations", None), int):  # a search agent
             agent.simulations = min(agent.simulations, 4)
         env = zerogym.make(base["game"], **base["kwargs"])
         env.reset(seed=seed)
         try:
             a = agent.act(env)
-        except ValueError:          # a clear refusal (e.g. a net that outputs NaN): allowed
+        except ValueError:  # a clear refusal (e.g. a net that outputs NaN): allowed
             return
         except Exception as err:
             raise Finding(f"a loaded agent fails to act: {type(err).__name__}: {err}") from None

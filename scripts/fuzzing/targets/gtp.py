@@ -1,13 +1,31 @@
 """gtp: random and mutated byte lines to GTPEngine.handle and serve."""
+
 import io
 import os
 import re
 
 from ..common import Finding
 
-GTP_COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
-                "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "final_status_list",
-                "quit", "loadsgf", "time_settings", "fixed_handicap")
+GTP_COMMANDS = (
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "undo",
+    "showboard",
+    "final_score",
+    "final_status_list",
+    "quit",
+    "loadsgf",
+    "time_settings",
+    "fixed_handicap",
+)
 
 
 def gtp_line(rng, size):
@@ -16,8 +34,20 @@ def gtp_line(rng, size):
     cmd = rng.choice(GTP_COMMANDS)
     args = []
     colour = rng.choice(("b", "w", "black", "white", "B", "x", ""))
-    vertex = rng.choice((f"{rng.choice(letters[:size + 1])}{rng.randrange(0, size + 2)}", "pass", "PASS", "resign",
-                         "I1", "A0", "Z99", "A" + "9" * 30, "a-1", ""))
+    vertex = rng.choice(
+        (
+            f"{rng.choice(letters[: size + 1])}{rng.randrange(0, size + 2)}",
+            "pass",
+            "PASS",
+            "resign",
+            "I1",
+            "A0",
+            "Z99",
+            "A" + "9" * 30,
+            "a-1",
+            "",
+        )
+    )
     if cmd == "play":
         args = [colour, vertex]
     elif cmd == "genmove":
@@ -44,15 +74,21 @@ def gtp_line(rng, size):
             line = line[:i] + rng.randbytes(rng.randrange(1, 6)) + line[i:]
         elif op == 1 and line:
             j = rng.randrange(len(line))
-            line = line[:j] + bytes([line[j] ^ (1 << rng.randrange(8))]) + line[j + 1:]
+            line = line[:j] + bytes([line[j] ^ (1 << rng.randrange(8))]) + line[j + 1 :]
         elif op == 2:
-            line = line[:i] + rng.choice((b"\x00", b"\r", b"\x01", b"\x7f", b"\x1b[2J", b"\t", b"#", b"\x0b\x0c"))\
+            line = (
+                line[:i]
+                + rng.choice((b"\x00", b"\r", b"\x01", b"\x7f", b"\x1b[2J", b"\t", b"#", b"\x0b\x0c"))
                 + line[i:]
+            )
         elif op == 3:
             line = line[:i] + rng.choice(("é", "€", "𝄞", "\u200b", "\ufeff", "Ａ")).encode() + line[i:]
         elif op == 4:
-            line = line[:i] + rng.choice((b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80",
-                                          b"\xe2\x82")) + line[i:]
+            line = (
+                line[:i]
+                + rng.choice((b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe2\x82"))
+                + line[i:]
+            )
         elif op == 5:
             line = line.upper() if rng.random() < 0.5 else line.lower()
         elif op == 6:
@@ -69,18 +105,25 @@ class GTPTarget:
     timeout = 30.0
 
     def __init__(self, seed=0):
-        import zerogym_agents.cli.gtp         # noqa: F401  imported here: under --atheris, with coverage instrumentation
+        import zerogym_agents.cli.gtp  # noqa: F401  imported here: under --atheris, with coverage instrumentation
 
     def generate(self, rng):
         size = rng.choice((2, 3, 5, 5, 9, 9, 13, 19))
         lines = [gtp_line(rng, size) for _ in range(rng.randrange(1, 9))]
-        return {"game": "go", "size": size, "komi": rng.choice((7.5, 0.5, -3.0, 0.0)), "lines": lines,
-                "serve": rng.random() < 0.25, "agent_seed": rng.getrandbits(31),
-                "ends": [rng.choice((b"\n", b"\r\n", b"\n", b"\r\r\n")) for _ in lines]}
+        return {
+            "game": "go",
+            "size": size,
+            "komi": rng.choice((7.5, 0.5, -3.0, 0.0)),
+            "lines": lines,
+            "serve": rng.random() < 0.25,
+            "agent_seed": rng.getrandbits(31),
+            "ends": [rng.choice((b"\n", b"\r\n", b"\n", b"\r\r\n")) for _ in lines],
+        }
 
     def execute(self, inp):
         from zerogym_agents import RandomAgent
         from zerogym_agents.cli.gtp import GTPEngine
+
         engine = GTPEngine(RandomAgent(inp["agent_seed"]), board_size=inp["size"], komi=inp["komi"])
         if inp["serve"]:
             out = io.BytesIO()
@@ -100,7 +143,7 @@ class GTPTarget:
             out = engine.handle(line)
             if not isinstance(out, str):
                 raise Finding(f"handle returned {type(out).__name__}")
-            if out == "":           # only for a line blank once control characters and spaces go
+            if out == "":  # only for a line blank once control characters and spaces go
                 code = line.split(b"#", 1)[0]
                 visible = re.sub(rb"[\x00-\x08\x0a-\x1f\x7f]", b"", code).decode("utf-8", "replace").strip()
                 if visible or b"\x00" in code:
@@ -110,7 +153,7 @@ class GTPTarget:
                 raise Finding(f"malformed answer {out[:80]!r} to {line[:60]!r}")
             aid = re.match(r"[=?]([0-9]*)", out).group(1).encode()
             cleaned = re.sub(rb"[\x00-\x08\x0a-\x1f\x7f]", b"", line)
-            text = cleaned.decode("utf-8", "replace").strip()       # Unicode spaces (U+2003) separate too
+            text = cleaned.decode("utf-8", "replace").strip()  # Unicode spaces (U+2003) separate too
             if aid and not (line.lstrip().startswith(aid) or text.startswith(aid.decode())):
                 raise Finding(f"answer {out[:20]!r} carries an id the line {line[:40]!r} does not have")
             after = (engine.board_size, engine.komi, engine.moves, engine.state.to_bytes())

@@ -1,4 +1,5 @@
 """symmetry: the board transforms of every game, played through and called with odd arguments."""
+
 import random
 
 from ..common import Finding, valid_index
@@ -10,6 +11,7 @@ class SymmetryTarget(CorpusTarget):
     played again through transform k is the transformed game (legal masks, observations, encoded planes,
     the outcome), every action map is a permutation with an inverse, and action() and policy() refuse an
     action, a transform index or a vector that is not one of theirs instead of wrapping it around."""
+
     name = "symmetry"
     games_per_config = 2
 
@@ -18,13 +20,22 @@ class SymmetryTarget(CorpusTarget):
         moves, _ = rng.choice(cfg["games"])
         k = rng.randrange(len(cfg["template"].symmetries()))
         mode = rng.choice(("replay", "replay", "replay", "garbage"))
-        odd = [-1, -2, 2 ** 31, 2 ** 63, -2 ** 63, True, 1.5, "1", None, [0], "n", "n+1", "np-1", "np"]
-        return {"game": cfg["game"], "config": ci, "moves": moves[:rng.randrange(len(moves) + 1)], "k": k,
-                "mode": mode, "a": rng.choice(odd + ["ok"] * 3), "kk": rng.choice(odd + ["ok"] * 3),
-                "vec": rng.choice(("short", "long", "ok", "2d", "scalar")), "pick": rng.getrandbits(32)}
+        odd = [-1, -2, 2**31, 2**63, -(2**63), True, 1.5, "1", None, [0], "n", "n+1", "np-1", "np"]
+        return {
+            "game": cfg["game"],
+            "config": ci,
+            "moves": moves[: rng.randrange(len(moves) + 1)],
+            "k": k,
+            "mode": mode,
+            "a": rng.choice(odd + ["ok"] * 3),
+            "kk": rng.choice(odd + ["ok"] * 3),
+            "vec": rng.choice(("short", "long", "ok", "2d", "scalar")),
+            "pick": rng.getrandbits(32),
+        }
 
     def execute(self, inp):
         import numpy as np
+
         cfg = self.corpus.configs[inp["config"]]
         sym = cfg["template"].symmetries()
         k, n, A = inp["k"], len(sym), cfg["template"].num_actions
@@ -38,14 +49,16 @@ class SymmetryTarget(CorpusTarget):
             return self.garbage(inp, sym, n, A)
         st, t = cfg["template"].copy(), cfg["template"].copy()
         if not np.array_equal(sym.observation(st.observation(), k), st.observation()):
-            return                                  # a start position the transform changes: no replay
+            return  # a start position the transform changes: no replay
         for m in inp["moves"] + [None]:
             if not np.array_equal(sym.policy(st.legal_mask(), k), t.legal_mask()):
-                raise Finding(f"{sym.names[k]}: the legal moves of the transformed position are not the "
-                              "transformed legal moves")
+                raise Finding(
+                    f"{sym.names[k]}: the legal moves of the transformed position are not the transformed legal moves"
+                )
             if not np.array_equal(sym.observation(st.observation(), k), t.observation()):
-                raise Finding(f"{sym.names[k]}: the transformed position's observation is not the transformed "
-                              "observation")
+                raise Finding(
+                    f"{sym.names[k]}: the transformed position's observation is not the transformed observation"
+                )
             if not np.array_equal(sym.planes(st.encode(), k), t.encode()):
                 raise Finding(f"{sym.names[k]}: encoded planes do not transform with the position")
             if (st.is_over(), st.winner, st.returns()) != (t.is_over(), t.winner, t.returns()):
@@ -59,8 +72,18 @@ class SymmetryTarget(CorpusTarget):
         import numpy as np
 
         def value(x, size, rng):
-            return {"ok": rng.randrange(size), "n": size, "n+1": size + 1, "np-1": np.int64(-1),
-                    "np": np.int32(rng.randrange(size))}.get(x, x) if isinstance(x, str) else x
+            return (
+                {
+                    "ok": rng.randrange(size),
+                    "n": size,
+                    "n+1": size + 1,
+                    "np-1": np.int64(-1),
+                    "np": np.int32(rng.randrange(size)),
+                }.get(x, x)
+                if isinstance(x, str)
+                else x
+            )
+
         rng = random.Random(inp["pick"])
         a, kk = value(inp["a"], A, rng), value(inp["kk"], n, rng)
         try:

@@ -1,12 +1,49 @@
 """text: parse_action and format_action (zerogym.coords) on action names and garbage text."""
+
 import random
 
 from ..common import Finding, valid_index
 from ..configs import game_configs
 
-_TEXT_BITS = ("", " ", "\t", "\x00", "-", "x", ":", "off", "OFF", "pass", "swap", "0", "1", "9", "99", "-1",
-              "\u0663", "\u00b2", "\uff21", "\u0130", "\u017f", "\U0001d7d9", "\u200b", "\ufeff", "a", "z", "I", "i",
-              "A1", "c2-c3", "c2c3", "1e3", "0x1", "\ud800", "\n", "#", "é")
+_TEXT_BITS = (
+    "",
+    " ",
+    "\t",
+    "\x00",
+    "-",
+    "x",
+    ":",
+    "off",
+    "OFF",
+    "pass",
+    "swap",
+    "0",
+    "1",
+    "9",
+    "99",
+    "-1",
+    "\u0663",
+    "\u00b2",
+    "\uff21",
+    "\u0130",
+    "\u017f",
+    "\U0001d7d9",
+    "\u200b",
+    "\ufeff",
+    "a",
+    "z",
+    "I",
+    "i",
+    "A1",
+    "c2-c3",
+    "c2c3",
+    "1e3",
+    "0x1",
+    "\ud800",
+    "\n",
+    "#",
+    "é",
+)
 
 
 class TextTarget:
@@ -14,6 +51,7 @@ class TextTarget:
     without the player who moves) parses back to it, and garbage text -- mutated names, Unicode digits and
     letters, long numbers, control characters, objects that are no text -- gives an action in range whose
     name parses back to it, or a ValueError that says what to type; format_action refuses what is no action."""
+
     name = "text"
     timeout = 20.0
 
@@ -28,6 +66,7 @@ class TextTarget:
 
     def text(self, rng, spec):
         from zerogym.coords import format_action
+
         a = rng.randrange(spec.num_actions)
         t = format_action(spec, a, rng.choice((None, 0, 1)))
         for _ in range(rng.choice((0, 1, 1, 2, 3))):
@@ -36,9 +75,9 @@ class TextTarget:
             if op == 0:
                 t = t[:i] + rng.choice(_TEXT_BITS) + t[i:]
             elif op == 1:
-                t = t[:i] + t[i + 1:]
+                t = t[:i] + t[i + 1 :]
             elif op == 2:
-                t = t[:i] + rng.choice(_TEXT_BITS) + t[i + 1:]
+                t = t[:i] + rng.choice(_TEXT_BITS) + t[i + 1 :]
             elif op == 3:
                 t = t[:i] + "9" * rng.choice((5, 20, 400, 5000)) + t[i:]
             elif op == 4:
@@ -46,13 +85,14 @@ class TextTarget:
             else:
                 t = "".join(rng.choice(_TEXT_BITS) for _ in range(rng.randrange(1, 6)))
         if rng.random() < 0.08:
-            return rng.choice((None, 5, -1, 2.5, b"a1", ["a1"], True, float("nan"), 10 ** 30))
+            return rng.choice((None, 5, -1, 2.5, b"a1", ["a1"], True, float("nan"), 10**30))
         return t
 
     def execute(self, inp):
         import numpy as np
         from zerogym.coords import format_action, parse_action
         from zerogym.registry import make_state
+
         game, kwargs, _ = self.configs[inp["config"]]
         st = make_state(game, **kwargs)
         spec = st.spec
@@ -69,8 +109,22 @@ class TextTarget:
                         raise Finding(f"format_action({a}, player={who}) = {name!r} parses to {back!r}")
             return
         if inp["mode"] == "format":
-            x = rng.choice((-1, spec.num_actions, 2 ** 63, 2.0, 2.5, "3", None, True, np.int64(1), np.float64(1.0),
-                            np.array([1]), 1 + 0j))
+            x = rng.choice(
+                (
+                    -1,
+                    spec.num_actions,
+                    2**63,
+                    2.0,
+                    2.5,
+                    "3",
+                    None,
+                    True,
+                    np.int64(1),
+                    np.float64(1.0),
+                    np.array([1]),
+                    1 + 0j,
+                )
+            )
             try:
                 name = format_action(spec, x)
             except (TypeError, ValueError):

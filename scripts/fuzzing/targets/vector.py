@@ -1,4 +1,5 @@
 """vector: zerogym.vector.make(...).step with odd action arrays, and make with odd num_envs."""
+
 import random
 
 from ..common import INT_DTYPES, Finding, Timeout
@@ -18,24 +19,56 @@ class VectorTarget:
         configs = game_configs()
         game, kwargs, _ = weighted(rng, [c for i, c in enumerate(configs) if config_cells(i) <= 100])
         if rng.random() < 0.1:
-            num = rng.choice((0, -1, -2 ** 31, 2 ** 31 - 1, 2 ** 31, 2 ** 63, 10 ** 30, "4", b"4", None, True, False,
-                              1.0, 2.5, float("nan"), [3], (3,), "np_int8", "np_uint64", "np_float", "np_bool",
-                              "np_array"))
+            num = rng.choice(
+                (
+                    0,
+                    -1,
+                    -(2**31),
+                    2**31 - 1,
+                    2**31,
+                    2**63,
+                    10**30,
+                    "4",
+                    b"4",
+                    None,
+                    True,
+                    False,
+                    1.0,
+                    2.5,
+                    float("nan"),
+                    [3],
+                    (3,),
+                    "np_int8",
+                    "np_uint64",
+                    "np_float",
+                    "np_bool",
+                    "np_array",
+                )
+            )
             return {"game": game, "kwargs": kwargs, "mode": "make", "num_envs": num}
-        return {"game": game, "kwargs": kwargs, "mode": "step", "num_envs": rng.choice((1, 2, 3, 5, 8)),
-                "warmup": rng.randrange(0, 12), "seed": rng.getrandbits(31),
-                "dtype": rng.choice(INT_DTYPES + INT_DTYPES + ("int64",) * 6 + ("list", "list", "tuple", "float32",
-                                                                                 "float64", "bool", "object",
-                                                                                 "complex", "str", "float16")),
-                "shape": rng.choice(("ok",) * 12 + ("scalar", "short", "long", "2d", "col", "empty")),
-                "layout": rng.choice(("c",) * 6 + ("strided", "reversed", "fortran2d", "readonly")),
-                "values": rng.choice(("legal",) * 6 + ("skip", "mixed", "bad_one", "huge", "wrap", "negative",
-                                                       "fraction")),
-                "pick": rng.getrandbits(32)}
+        return {
+            "game": game,
+            "kwargs": kwargs,
+            "mode": "step",
+            "num_envs": rng.choice((1, 2, 3, 5, 8)),
+            "warmup": rng.randrange(0, 12),
+            "seed": rng.getrandbits(31),
+            "dtype": rng.choice(
+                INT_DTYPES
+                + INT_DTYPES
+                + ("int64",) * 6
+                + ("list", "list", "tuple", "float32", "float64", "bool", "object", "complex", "str", "float16")
+            ),
+            "shape": rng.choice(("ok",) * 12 + ("scalar", "short", "long", "2d", "col", "empty")),
+            "layout": rng.choice(("c",) * 6 + ("strided", "reversed", "fortran2d", "readonly")),
+            "values": rng.choice(("legal",) * 6 + ("skip", "mixed", "bad_one", "huge", "wrap", "negative", "fraction")),
+            "pick": rng.getrandbits(32),
+        }
 
     def execute(self, inp):
         import numpy as np
         import zerogym.vector
+
         if inp["mode"] == "make":
             return self.execute_make(inp)
         n = inp["num_envs"]
@@ -49,6 +82,7 @@ class VectorTarget:
             venv.step(actions)
         except BaseException as err:
             from zerogym.errors import IllegalMoveError
+
             if isinstance(err, Timeout):
                 raise
             if not isinstance(err, (IllegalMoveError, TypeError, ValueError)):
@@ -59,8 +93,7 @@ class VectorTarget:
                 raise Finding(f"step refused legal integer actions: {type(err).__name__}: {err}") from None
             return
         if expect == "refuse":
-            raise Finding(f"step accepted {inp['dtype']} actions ({inp['shape']}, {inp['values']}, "
-                          f"{inp['layout']})")
+            raise Finding(f"step accepted {inp['dtype']} actions ({inp['shape']}, {inp['values']}, {inp['layout']})")
         values = [int(v) for v in np.atleast_1d(np.asarray(actions, dtype=object)).ravel()]
         fresh = venv.template.copy()
         fresh.reset()
@@ -78,6 +111,7 @@ class VectorTarget:
     def actions(self, inp, venv):
         """(the actions object, "accept" | "refuse" | "either")."""
         import numpy as np
+
         rng = random.Random(inp["pick"])
         n, a_count = venv.num_envs, venv.num_actions
         mask = venv._mask
@@ -96,14 +130,14 @@ class VectorTarget:
             vals[i] = rng.choice(illegal + [-2, a_count, a_count + 1])
             ok_values = False
         elif kind == "huge":
-            vals[rng.randrange(n)] = rng.choice((2 ** 31, 2 ** 32, 2 ** 63 - 1, -2 ** 63, 2 ** 40))
+            vals[rng.randrange(n)] = rng.choice((2**31, 2**32, 2**63 - 1, -(2**63), 2**40))
             ok_values = False
-        elif kind == "wrap":                 # a legal action plus 2**32: wraps to it in 32 bits
+        elif kind == "wrap":  # a legal action plus 2**32: wraps to it in 32 bits
             i = rng.randrange(n)
-            vals[i] += 2 ** 32
+            vals[i] += 2**32
             ok_values = False
         elif kind == "negative":
-            vals[rng.randrange(n)] = rng.choice((-2, -3, -2 ** 31, -1000))
+            vals[rng.randrange(n)] = rng.choice((-2, -3, -(2**31), -1000))
             ok_values = False
         elif kind == "fraction":
             vals = [v + 0.5 for v in vals]
@@ -117,7 +151,7 @@ class VectorTarget:
             info = np.iinfo(dtype)
             if not all(info.min <= v <= info.max for v in vals):
                 if dtype == "uint64" and kind != "fraction":
-                    vals = [v % 2 ** 64 for v in vals]       # -1 as 2**64 - 1, -2 as 2**64 - 2, ...
+                    vals = [v % 2**64 for v in vals]  # -1 as 2**64 - 1, -2 as 2**64 - 2, ...
                     ok_values = all(0 <= v < a_count and v in legal[i] for i, v in enumerate(vals))
                 else:
                     vals = [max(info.min, min(info.max, v)) for v in vals]
@@ -140,7 +174,7 @@ class VectorTarget:
         if shape != "ok":
             right_shape = False
             base = np.asarray(arr) if not isinstance(arr, (list, tuple)) else np.array(arr, dtype=object)
-            if shape == "scalar":                      # not an (N,) array, even for N = 1
+            if shape == "scalar":  # not an (N,) array, even for N = 1
                 arr = base[0] if dtype not in ("list", "tuple") else vals[0]
             elif shape == "short":
                 arr = base[:-1]
@@ -164,7 +198,7 @@ class VectorTarget:
                 arr = arr.copy()
                 arr.flags.writeable = False
         if shape == "scalar" and n == 1 and integer and ok_values:
-            return arr, "either"                       # numpy makes a scalar an (1,) array: harmless
+            return arr, "either"  # numpy makes a scalar an (1,) array: harmless
         if not (integer and right_shape and ok_values):
             return arr, "refuse"
         if dtype in ("int64", "int32", "list", "tuple"):
@@ -174,23 +208,29 @@ class VectorTarget:
     def execute_make(self, inp):
         import numpy as np
         import zerogym.vector
+
         num = inp["num_envs"]
-        special = {"np_int8": np.int8(3), "np_uint64": np.uint64(3), "np_float": np.float64(3.0),
-                   "np_bool": np.bool_(True), "np_array": np.array([3])}
+        special = {
+            "np_int8": np.int8(3),
+            "np_uint64": np.uint64(3),
+            "np_float": np.float64(3.0),
+            "np_bool": np.bool_(True),
+            "np_array": np.array([3]),
+        }
         if isinstance(num, str) and num in special:
             num = special[num]
-        integer = (isinstance(num, (int, np.integer)) and not isinstance(num, (bool, np.bool_)))
+        integer = isinstance(num, (int, np.integer)) and not isinstance(num, (bool, np.bool_))
         try:
             venv = zerogym.vector.make(inp["game"], num, **inp["kwargs"])
         except (TypeError, ValueError):
             return
-        except MemoryError:         # more games than this machine can hold: fine, if it says so at once
-            if integer and int(num) > 2 ** 20:
+        except MemoryError:  # more games than this machine can hold: fine, if it says so at once
+            if integer and int(num) > 2**20:
                 return
             raise
         if not integer:
             raise Finding(f"vector.make accepted num_envs={num!r} ({type(num).__name__})")
-        if not 0 <= int(num) <= 2 ** 24:
+        if not 0 <= int(num) <= 2**24:
             raise Finding(f"vector.make accepted num_envs={num!r}")
         if venv.num_envs != int(num):
             raise Finding(f"vector.make(num_envs={num!r}) made {venv.num_envs} games")

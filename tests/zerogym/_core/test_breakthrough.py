@@ -3,6 +3,7 @@ blocked, no straight capture, diagonal captures, the edge columns, the smallest 
 non-square boards), the player to move always having a move, blobs refused, the left-right mirror
 of the moves, the coordinates, and property tests over random legal play against a reference
 written here.  The move-by-move comparison with OpenSpiel is in test_openspiel.py."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -65,8 +66,17 @@ def test_the_start_has_two_full_rows_each_and_black_moves_first(rows, cols):
     assert set(s.legal_actions().tolist()) == set(reference_moves(b, 0))
 
 
-@pytest.mark.parametrize("kw,words", [({"rows": 3}, "4..16"), ({"rows": 17}, "4..16"), ({"cols": 1}, "2..16"),
-                                      ({"cols": 17}, "2..16"), ({"rows": 8.0}, "integer"), ({"cols": True}, "integer")])
+@pytest.mark.parametrize(
+    "kw,words",
+    [
+        ({"rows": 3}, "4..16"),
+        ({"rows": 17}, "4..16"),
+        ({"cols": 1}, "2..16"),
+        ({"cols": 17}, "2..16"),
+        ({"rows": 8.0}, "integer"),
+        ({"cols": True}, "integer"),
+    ],
+)
 def test_bad_sizes_are_refused_saying_what_is_allowed(kw, words):
     with pytest.raises(ValueError, match=words):
         zerogym.make_state("breakthrough", **kw)
@@ -76,7 +86,7 @@ def test_bad_sizes_are_refused_saying_what_is_allowed(kw, words):
 @pytest.mark.parametrize("player", [0, 1])
 def test_reaching_the_far_row_wins_for_either_player(player):
     rows, cols = 6, 5
-    near = rows - 2 if player == 0 else 1            # one row before the far row
+    near = rows - 2 if player == 0 else 1  # one row before the far row
     s = position(rows, cols, {(near, 2): player + 1, (3 if player == 0 else 2, 0): 2 - player}, player)
     s.step(act(cols, near, 2, 1))
     assert s.is_terminal() and s.winner == player and s.last_point() == (rows - 1 if player == 0 else 0, 2)
@@ -86,28 +96,28 @@ def test_reaching_the_far_row_wins_for_either_player(player):
 
 def test_capturing_the_last_enemy_piece_wins():
     s = position(6, 6, {(1, 1): 1, (2, 2): 2, (4, 4): 1}, to_play=0)
-    s.step(act(6, 1, 1, 2))                          # b2 takes c3, white's only piece
+    s.step(act(6, 1, 1, 2))  # b2 takes c3, white's only piece
     assert s.is_terminal() and s.winner == 0 and s.counts() == (2, 0)
     s = position(6, 6, {(3, 3): 2, (2, 2): 1, (5, 0): 2}, to_play=1)
-    s.step(act(6, 3, 3, 0))                          # white: d4 takes c3, black's only piece
+    s.step(act(6, 3, 3, 0))  # white: d4 takes c3, black's only piece
     assert s.is_terminal() and s.winner == 1 and s.counts() == (0, 2)
 
 
 def test_a_straight_move_is_blocked_by_any_piece_and_never_captures():
     s = position(6, 6, {(2, 2): 1, (3, 2): 2, (2, 4): 1, (3, 4): 1, (5, 0): 2})
-    assert s.illegal_reason(act(6, 2, 2, 1)) == NO_STRAIGHT          # an enemy piece ahead
+    assert s.illegal_reason(act(6, 2, 2, 1)) == NO_STRAIGHT  # an enemy piece ahead
     assert s.illegal_reason(act(6, 2, 4, 1)) == "that cell holds one of the mover's own pieces"
     assert s.is_legal(act(6, 2, 2, 0)) and s.is_legal(act(6, 2, 2, 2))
     before = s.copy()
     with pytest.raises(zerogym.IllegalMoveError, match="c3-c .*player_0.*capture only diagonally"):
         s.step(act(6, 2, 2, 1))
-    assert s == before                                               # nothing changed
+    assert s == before  # nothing changed
 
 
 def test_a_diagonal_move_captures_and_a_diagonal_to_an_own_piece_is_refused():
     s = position(6, 6, {(2, 2): 1, (3, 1): 2, (3, 3): 1, (5, 5): 2})
     assert s.illegal_reason(act(6, 2, 2, 2)) == "that cell holds one of the mover's own pieces"
-    s.step(act(6, 2, 2, 0))                                          # c3 takes b4
+    s.step(act(6, 2, 2, 0))  # c3 takes b4
     b = s.board()
     assert b[3, 1] == 1 and b[2, 2] == 0 and s.counts() == (2, 1) and s.current_player == 1
     assert s.hash == s.recompute_hash() and not s.is_over()
@@ -134,9 +144,9 @@ def test_the_player_to_move_always_has_a_move():
 
 
 def test_set_position_finishes_a_won_board_and_refuses_bad_ones():
-    s = position(5, 5, {(4, 0): 1, (3, 3): 2})                      # black is on its far row already
+    s = position(5, 5, {(4, 0): 1, (3, 3): 2})  # black is on its far row already
     assert s.is_terminal() and s.winner == 0
-    s = position(5, 5, {(2, 2): 1}, to_play=1)                       # white has no piece
+    s = position(5, 5, {(2, 2): 1}, to_play=1)  # white has no piece
     assert s.is_terminal() and s.winner == 0
     with pytest.raises(ValueError, match="both players"):
         position(5, 5, {(4, 0): 1, (0, 0): 2})
@@ -187,6 +197,7 @@ def test_the_mirror_maps_a_move_to_the_mirrored_move():
 
 def test_a_transform_that_turns_forward_moves_backward_is_refused():
     from zerogym.symmetry import Symmetries
+
     offsets = make().spec.move_offsets
     with pytest.raises(ValueError, match="flip_ud turns the move step"):
         Symmetries(("identity", "flip_ud"), 6, 6, 108, "cell_moves", offsets)
@@ -210,8 +221,14 @@ def test_moves_are_named_from_to_and_typed_in_several_forms():
         assert parse_action(spec, format_action(spec, a)) == a
         for player in (0, 1):
             assert parse_action(spec, format_action(spec, a, player)) == a
-    for bad, words in (("c2-c5", "one row forward"), ("c2-e3", "neighbouring"), ("g2-g3", "off the 6x6 board"),
-                       ("c2-off", "edge column"), ("c2", "is not a move"), ("pass", "is not a move")):
+    for bad, words in (
+        ("c2-c5", "one row forward"),
+        ("c2-e3", "neighbouring"),
+        ("g2-g3", "off the 6x6 board"),
+        ("c2-off", "edge column"),
+        ("c2", "is not a move"),
+        ("pass", "is not a move"),
+    ):
         with pytest.raises(ValueError, match=words):
             parse_action(spec, bad)
 
@@ -234,19 +251,25 @@ def test_a_blob_whose_fields_disagree_with_the_board_is_refused():
     other = make(6, 6)
     other.load_bytes(blob)
     assert other == s
-    bad = {"count": poke(blob, s.spec, "count", 11),
-           "hash": poke(blob, s.spec, "hash", int(peek(blob, s.spec, "hash")[0]) ^ 1),
-           "last_action": poke(blob, s.spec, "last_action", act(6, 1, 3, 1)),
-           "board": poke(blob, s.spec, "board", 3, 0), "first": poke(blob, s.spec, "first", 2),
-           "to_play": poke(blob, s.spec, "moves", 2)}                 # the first player moved twice
-    later = position(6, 6, {(2, 0): 1, (3, 5): 2}, to_play=1)              # white moves first here
+    bad = {
+        "count": poke(blob, s.spec, "count", 11),
+        "hash": poke(blob, s.spec, "hash", int(peek(blob, s.spec, "hash")[0]) ^ 1),
+        "last_action": poke(blob, s.spec, "last_action", act(6, 1, 3, 1)),
+        "board": poke(blob, s.spec, "board", 3, 0),
+        "first": poke(blob, s.spec, "first", 2),
+        "to_play": poke(blob, s.spec, "moves", 2),
+    }  # the first player moved twice
+    later = position(6, 6, {(2, 0): 1, (3, 5): 2}, to_play=1)  # white moves first here
     later.step(act(6, 3, 5, 0))
     make(6, 6).load_bytes(later.to_bytes())
     won = position(6, 6, {(4, 0): 1, (1, 5): 2})
-    won.step(act(6, 4, 0, 1))                                            # black reaches row 6
+    won.step(act(6, 4, 0, 1))  # black reaches row 6
     won_blob = won.to_bytes()
-    for field, b in [*bad.items(), ("status", poke(poke(won_blob, s.spec, "status", 0), s.spec, "winner", -1)),
-                     ("winner", poke(won_blob, s.spec, "winner", 1))]:
+    for field, b in [
+        *bad.items(),
+        ("status", poke(poke(won_blob, s.spec, "status", 0), s.spec, "winner", -1)),
+        ("winner", poke(won_blob, s.spec, "winner", 1)),
+    ]:
         for state, good in ((other, blob), (make(6, 6), won_blob)):
             state.load_bytes(good)
             with pytest.raises(ValueError, match=f"invalid breakthrough state blob.*{field}"):
@@ -256,7 +279,7 @@ def test_a_blob_whose_fields_disagree_with_the_board_is_refused():
 
 # ---- properties over random play -------------------------------------------------------------------------
 @settings(max_examples=60, deadline=None)
-@given(rows=st.integers(4, 10), cols=st.integers(2, 9), seed=st.integers(0, 2 ** 32 - 1))
+@given(rows=st.integers(4, 10), cols=st.integers(2, 9), seed=st.integers(0, 2**32 - 1))
 def test_random_play_keeps_every_invariant(rows, cols, seed):
     rng = np.random.default_rng(seed)
     s = make(rows, cols)
@@ -265,7 +288,7 @@ def test_random_play_keeps_every_invariant(rows, cols, seed):
         board, me = s.board(), s.current_player
         moves = reference_moves(board, me)
         mask = s.legal_mask()
-        assert set(np.flatnonzero(mask).tolist()) == set(moves) and moves     # never without a move
+        assert set(np.flatnonzero(mask).tolist()) == set(moves) and moves  # never without a move
         # the mirrored position's moves are the mirrored moves
         mirror = make(rows, cols).set_position(board[:, ::-1], me)
         assert (mirror.legal_mask() == sym.policy(mask, 1)).all()
@@ -276,7 +299,7 @@ def test_random_play_keeps_every_invariant(rows, cols, seed):
         assert lost.tolist() == ([0, int(moves[a])] if me == 0 else [int(moves[a]), 0])
         assert s.hash == s.recompute_hash() and s.move_count <= max_moves(rows, cols)
         copy = make(rows, cols)
-        copy.load_bytes(s.to_bytes())                                          # every position validates
+        copy.load_bytes(s.to_bytes())  # every position validates
         assert copy == s
     b = s.board()
     won = [(b[rows - 1] == 1).any() or s.counts()[1] == 0, (b[0] == 2).any() or s.counts()[0] == 0]
@@ -335,12 +358,12 @@ def test_a_move_counter_that_play_would_run_past_the_longest_game_is_refused():
     s.step(int(s.legal_actions()[0]))
     spec, limit = s.spec, max_moves(6, 6)
     top = limit - 1 - moves_left(s.board())
-    top -= (top - s.move_count) % 2                      # keep the parity: the same player to move
+    top -= (top - s.move_count) % 2  # keep the parity: the same player to move
     t = make(6, 6)
     t.load_bytes(poke(s.to_bytes(), spec, "moves", top))
     while not t.is_over():
         t.step(int(rng.choice(t.legal_actions())))
-        make(6, 6).load_bytes(t.to_bytes())              # every position on the way loads
+        make(6, 6).load_bytes(t.to_bytes())  # every position on the way loads
     assert t.move_count <= limit
     with pytest.raises(ValueError, match="invalid breakthrough state blob.*moves"):
         make(6, 6).load_bytes(poke(s.to_bytes(), spec, "moves", top + 2))
@@ -349,7 +372,7 @@ def test_a_move_counter_that_play_would_run_past_the_longest_game_is_refused():
 def test_odd_arguments_are_refused_saying_what_is_allowed():
     s = make(6, 6)
     with pytest.raises(ValueError, match="no action"):
-        s.move_cells(2 ** 64)
+        s.move_cells(2**64)
     for bad in (1.5, "3", True, None):
         with pytest.raises(TypeError, match="action must be an int"):
             s.move_cells(bad)

@@ -3,6 +3,7 @@
 Boards are written with row 0 on TOP (as displayed); a column's first piece lands in the bottom
 row (row rows-1).  Expected values below are derived by hand from the rules.
 """
+
 import pickle
 
 import numpy as np
@@ -50,7 +51,6 @@ def test_spec_metadata():
     assert zerogym.make_state("connect_four", rows=3, cols=5, connect=3) == s
 
 
-
 def test_extreme_sizes_accepted():
     assert ConnectFourState(rows=25, cols=25, connect=25).spec.obs_shape == (25, 25, 3)
     assert ConnectFourState(rows=1, cols=2, connect=2).num_actions == 2
@@ -71,10 +71,8 @@ def test_start_position():
 
 
 def test_pieces_fall_to_lowest_empty_cell_and_observation_views():
-    s = play([3, 3, 4, 2, 0])     # X d, O d (on top), X e, O c, X a
-    expected = parse([".......", ".......", ".......", ".......",
-                      "...O...",
-                      "X.OXX.."])
+    s = play([3, 3, 4, 2, 0])  # X d, O d (on top), X e, O c, X a
+    expected = parse([".......", ".......", ".......", ".......", "...O...", "X.OXX.."])
     assert (s.board() == expected).all()
     assert list(s.heights()) == [1, 0, 1, 2, 1, 0, 0]
     assert s.last_point() == (5, 0) and s.last_action == 0
@@ -83,8 +81,8 @@ def test_pieces_fall_to_lowest_empty_cell_and_observation_views():
     assert (o0[:, :, 0] == (expected == 1)).all() and (o0[:, :, 1] == (expected == 2)).all()
     assert (o1[:, :, 0] == (expected == 2)).all() and (o1[:, :, 1] == (expected == 1)).all()
     assert (o0[:, :, 2] == 1).all() and (o1[:, :, 2] == 1).all()
-    assert (s.observation() == o1).all()          # default view: the player to move
-    assert (s() == o0).all()                      # global state: player 0's view
+    assert (s.observation() == o1).all()  # default view: the player to move
+    assert (s() == o0).all()  # global state: player 0's view
     enc = s.encode()
     assert enc.shape == (3, 6, 7) and (enc == np.transpose(o1, (2, 0, 1))).all()
     s.step(3)
@@ -92,7 +90,7 @@ def test_pieces_fall_to_lowest_empty_cell_and_observation_views():
 
 
 def test_full_column_is_illegal():
-    s = play([0] * 6)      # alternating X/O up column a: no four
+    s = play([0] * 6)  # alternating X/O up column a: no four
     assert not s.is_over()
     assert list(s.heights())[0] == 6
     assert not s.is_legal(0)
@@ -122,7 +120,7 @@ def test_full_column_is_illegal():
 def test_full_single_column_board():
     s = ConnectFourState(rows=2, cols=1, connect=2)
     s.step(0)
-    s.step(0)    # X then O: no two in a row of one colour, board full -> draw
+    s.step(0)  # X then O: no two in a row of one colour, board full -> draw
     assert s.is_terminal() and s.winner == -1 and s.returns() == (0.0, 0.0)
 
 
@@ -177,10 +175,7 @@ def test_anti_diagonal_corner_to_corner_4x4_by_second_player():
     # O on d1, c2, b3, a4 (bottom-right to top-left); X plays elsewhere without a line
     s = play([2, 3, 1, 2, 1, 1, 0, 0, 3, 0, 2], rows=4, cols=4, connect=4)
     assert not s.is_over()
-    expected = parse(["....",
-                      "OOX.",
-                      "OXOX",
-                      "XXXO"])
+    expected = parse(["....", "OOX.", "OXOX", "XXXO"])
     assert (s.board() == expected).all()
     s.step(0)
     assert_won(s, 1)
@@ -195,9 +190,9 @@ def test_connect_three_vertical_on_5x4():
 
 def test_connect_five_needs_five_on_4x7():
     s = play([0, 0, 1, 1, 2, 2, 3], rows=4, cols=7, connect=5)
-    assert not s.is_over()          # four in a row is not enough
+    assert not s.is_over()  # four in a row is not enough
     s.step(3)
-    assert not s.is_over()          # O now has four on the second row: not enough either
+    assert not s.is_over()  # O now has four on the second row: not enough either
     s.step(4)
     assert_won(s, 0)
 
@@ -227,14 +222,10 @@ def test_longer_than_connect_wins_diagonally_with_connect_three():
     # X on a1, b2, d4 then c3 fills the gap: four on the diagonal with connect=3
     s = play([0, 2, 1, 3, 1, 2, 3, 3, 3, 0], rows=5, cols=5, connect=3)
     assert not s.is_over()
-    expected = parse([".....",
-                      "...X.",
-                      "...O.",
-                      "OXOX.",
-                      "XXOO."])
+    expected = parse([".....", "...X.", "...O.", "OXOX.", "XXOO."])
     # the hand-built position: nobody has three yet (checked by brute force too)
     assert (s.board() == expected).all() and lines_of(expected, 3) == set()
-    s.step(2)   # X on c3 -> a1 b2 c3 d4 is four on the diagonal
+    s.step(2)  # X on c3 -> a1 b2 c3 d4 is four on the diagonal
     assert_won(s, 0)
 
 
@@ -280,8 +271,6 @@ def test_win_on_last_cell_is_a_win_not_a_draw():
     assert w.move_count == 3
 
 
-
-
 # ---- property tests over random play ------------------------------------------------------------
 SHAPES = [(6, 7, 4), (5, 4, 3), (4, 5, 4), (3, 3, 3), (1, 6, 3), (6, 1, 3), (7, 9, 5), (2, 3, 2)]
 
@@ -314,8 +303,8 @@ def test_random_play_invariants(shape, data):
         assert (b == 1).sum() == (n + 1) // 2 and (b == 2).sum() == n // 2
         h = s.heights()
         assert list(h) == list((b != 0).sum(axis=0))
-        for c in range(cols):       # gravity: pieces packed at the bottom
-            assert (b[rows - h[c]:, c] != 0).all() and (b[:rows - h[c], c] == 0).all()
+        for c in range(cols):  # gravity: pieces packed at the bottom
+            assert (b[rows - h[c] :, c] != 0).all() and (b[: rows - h[c], c] == 0).all()
         assert s.hash == s.recompute_hash()
         assert s.current_player == n % 2
         # the reference scan agrees with the game's status
@@ -374,8 +363,12 @@ def test_hash_is_a_function_of_the_position(data):
         moves.append(a)
     # swap two moves by the same player in different columns: same final position
     p0 = [i for i in range(0, len(moves), 2)]
-    pairs = [(i, j) for i in p0 for j in p0 if i < j and moves[i] != moves[j]
-             and moves[i] not in moves[i + 1:j] and moves[j] not in moves[i + 1:j]]
+    pairs = [
+        (i, j)
+        for i in p0
+        for j in p0
+        if i < j and moves[i] != moves[j] and moves[i] not in moves[i + 1 : j] and moves[j] not in moves[i + 1 : j]
+    ]
     if not pairs:
         return
     i, j = data.draw(st.sampled_from(pairs))

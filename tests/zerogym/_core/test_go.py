@@ -5,6 +5,7 @@ Expected values are derived by hand from the rules (area scoring, Tromp-Taylor c
 white, suicide illegal, two passes end the game) and, in the property tests, from a deliberately
 naive reference implementation in this file (flood fills, a set of earlier boards).
 """
+
 import pickle
 
 import numpy as np
@@ -94,17 +95,27 @@ def test_spec_metadata():
     assert spec.num_actions == 362 and spec.obs_shape == (19, 19, 7)
     assert spec.agents == ("black_0", "white_0")
     assert spec.reasons == ("legal", "action out of range", "the game is over", OCCUPIED, SUICIDE, KO, SUPERKO)
-    assert [p for p, _ in spec.plane_info] == ["own", "opponent", "own_atari", "opponent_atari",
-                                              "ko_banned", "black", "ones"]
+    assert [p for p, _ in spec.plane_info] == [
+        "own",
+        "opponent",
+        "own_atari",
+        "opponent_atari",
+        "ko_banned",
+        "black",
+        "ones",
+    ]
     assert len(spec.symmetries) == 8 and spec.symmetry_names[0] == "identity"
     assert spec.action_name(0) == "A1" and spec.action_name(8) == "J1" and spec.action_name(18) == "T1"
     assert spec.action_name(19) == "A2" and spec.action_name(360) == "T19" and spec.action_name(361) == "pass"
-    assert make_spec(9, komi=6, max_moves=None).kwargs == {"board_size": 9, "komi": 6.0,
-                                                           "superko": "positional", "max_moves": 162}
+    assert make_spec(9, komi=6, max_moves=None).kwargs == {
+        "board_size": 9,
+        "komi": 6.0,
+        "superko": "positional",
+        "max_moves": 162,
+    }
     assert make_spec(2, superko="simple", max_moves=5).kwargs["max_moves"] == 5
     made = zerogym.make_state("go", board_size=5)
     assert type(made) is GoState and made.spec.kwargs["board_size"] == 5
-
 
 
 def test_start_position():
@@ -116,8 +127,16 @@ def test_start_position():
     assert s.hash == s.recompute_hash()
 
 
-@pytest.mark.parametrize("kw", [dict(board_size=2), dict(board_size=5), dict(board_size=9, superko="simple"),
-                                dict(board_size=19), dict(board_size=25, max_moves=3)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(board_size=2),
+        dict(board_size=5),
+        dict(board_size=9, superko="simple"),
+        dict(board_size=19),
+        dict(board_size=25, max_moves=3),
+    ],
+)
 def test_reset_writes_every_byte(kw):
     s = GoState(**kw)
     fresh = s.to_bytes()
@@ -148,11 +167,11 @@ def test_single_stone_capture():
     assert s.liberties(2, 2) == 1
     play(s, "C4")
     assert np.array_equal(s.board(), expected_board(5, "B3 D3 C2 C4"))
-    assert s.liberties(1, 2) == 4 and s.liberties(2, 1) == 4       # C2: B2 D2 C1 and C3 again
+    assert s.liberties(1, 2) == 4 and s.liberties(2, 1) == 4  # C2: B2 D2 C1 and C3 again
     assert s.liberties(2, 2) == 0
     assert s.hash == s.recompute_hash()
-    assert s.ko_point() is None                                     # C4 has own liberties: no ko
-    assert_illegal(s, "C3", SUICIDE)                                # the hole is black's now
+    assert s.ko_point() is None  # C4 has own liberties: no ko
+    assert_illegal(s, "C3", SUICIDE)  # the hole is black's now
     s.check_chains()
 
 
@@ -161,7 +180,7 @@ def test_multi_stone_capture():
     assert s.liberties(2, 2) == 1 and s.liberties(3, 2) == 1
     play(s, "C5")
     assert np.array_equal(s.board(), expected_board(5, "B3 B4 D3 D4 C2 C5"))
-    assert s.area() == (25, 0)            # every empty point reaches black only
+    assert s.area() == (25, 0)  # every empty point reaches black only
     s.check_chains()
 
 
@@ -170,17 +189,17 @@ def test_several_chains_captured_by_one_move():
     play(s, "C3")
     assert np.array_equal(s.board(), expected_board(5, "C1 B2 D2 A3 B4 E3 D4 C5 C3"))
     assert s.liberties(2, 2) == 4
-    assert s.ko_point() is None           # four stones captured
+    assert s.ko_point() is None  # four stones captured
     s.check_chains()
     assert s.hash == s.recompute_hash()
 
 
 def test_two_chains_captured_in_the_corner_is_not_ko():
     s = setup(5, black="C1 B2 A3", white="B1 A2")
-    play(s, "A1")                         # no liberty of its own, but captures B1 and A2
+    play(s, "A1")  # no liberty of its own, but captures B1 and A2
     assert np.array_equal(s.board(), expected_board(5, "C1 B2 A3 A1"))
     assert s.ko_point() is None
-    assert_illegal(s, "B1", SUICIDE)      # A1 keeps A2 (resp. B1) as a liberty: nothing to take
+    assert_illegal(s, "B1", SUICIDE)  # A1 keeps A2 (resp. B1) as a liberty: nothing to take
     assert_illegal(s, "A2", SUICIDE)
 
 
@@ -211,7 +230,7 @@ def test_single_stone_suicide_is_illegal():
 def test_multi_stone_suicide_is_illegal():
     s = setup(5, black="B1 B2 A3", white="A1", to_move="white")
     assert s.liberties(0, 0) == 1
-    assert_illegal(s, "A2", SUICIDE)      # A1-A2 would have no liberty and captures nothing
+    assert_illegal(s, "A2", SUICIDE)  # A1-A2 would have no liberty and captures nothing
 
 
 def test_move_that_looks_like_suicide_but_captures_is_legal():
@@ -227,14 +246,14 @@ def test_filling_own_last_liberty_is_suicide_but_not_when_it_captures():
     s = setup(5, black="A1 B1", white="A2 B2 C2 D1")
     assert s.liberties(0, 0) == 1
     assert_illegal(s, "C1", SUICIDE)
-    s = setup(5, black="A1 B1 E2 D2", white="A2 B2 C2 D1 E1")   # now C1 also captures D1-E1
+    s = setup(5, black="A1 B1 E2 D2", white="A2 B2 C2 D1 E1")  # now C1 also captures D1-E1
     assert s.liberties(0, 3) == 1
     play(s, "C1")
     assert s.board()[0, 3] == 0 and s.board()[0, 4] == 0 and s.liberties(0, 0) == 1
 
 
 # ---- ko and superko ------------------------------------------------------------------------------
-KO_BLACK = "B3 A2 B1"         # black to capture the white stone on B2 by playing C2
+KO_BLACK = "B3 A2 B1"  # black to capture the white stone on B2 by playing C2
 KO_WHITE = "C3 B2 D2 C1"
 
 
@@ -247,12 +266,12 @@ def test_simple_ko(superko):
     assert s.ko_point() == (1, 1) and s.liberties(1, 2) == 1
     assert_illegal(s, "B2", KO)
     obs = s.observation(1)
-    assert obs[1, 1, 4] == 1 and obs[:, :, 4].sum() == 1          # the mover sees the ko point
-    assert s.observation(0)[:, :, 4].sum() == 0                   # the other player does not
-    assert obs[1, 2, 3] == 1                                       # black's ko stone is in atari
-    play(s, "E5", "E4")                                            # a ko threat and an answer
+    assert obs[1, 1, 4] == 1 and obs[:, :, 4].sum() == 1  # the mover sees the ko point
+    assert s.observation(0)[:, :, 4].sum() == 0  # the other player does not
+    assert obs[1, 2, 3] == 1  # black's ko stone is in atari
+    play(s, "E5", "E4")  # a ko threat and an answer
     assert s.ko_point() is None and s.is_legal(A("B2", 5))
-    play(s, "B2")                                                  # white retakes
+    play(s, "B2")  # white retakes
     assert s.board()[1, 2] == 0 and s.board()[1, 1] == 2
     assert s.ko_point() == (1, 2)
     assert_illegal(s, "C2", KO)
@@ -263,7 +282,7 @@ def test_a_pass_clears_the_ko(superko):
     s = setup(5, black=KO_BLACK, white=KO_WHITE, superko=superko)
     play(s, "C2", "pass")
     assert s.ko_point() is None
-    play(s, "E5")                                                  # black plays elsewhere
+    play(s, "E5")  # black plays elsewhere
     assert s.is_legal(A("B2", 5))
     play(s, "B2")
     assert s.board()[1, 1] == 2
@@ -277,10 +296,10 @@ def test_double_ko_cycle_is_superko_only_in_positional_mode():
     simple = setup(7, black=black, white=white, superko="simple")
     start = pos.board().copy()
     for s in (pos, simple):
-        play(s, "C2", "C6", "pass", "B2")   # take, take the other, pass, retake the first
-        assert s.ko_point() == (1, 2)        # black may not retake C2 at once, but B6 is no ko
+        play(s, "C2", "C6", "pass", "B2")  # take, take the other, pass, retake the first
+        assert s.ko_point() == (1, 2)  # black may not retake C2 at once, but B6 is no ko
     assert simple.is_legal(A("B6", 7))
-    play(simple, "B6")                       # recreates the start board: fine with simple ko
+    play(simple, "B6")  # recreates the start board: fine with simple ko
     assert np.array_equal(simple.board(), start)
     assert_illegal(pos, "B6", SUPERKO)
     obs = pos.observation(0)
@@ -290,13 +309,13 @@ def test_double_ko_cycle_is_superko_only_in_positional_mode():
 # ---- snapback ------------------------------------------------------------------------------------
 def test_snapback():
     s = setup(5, black="A3 B3 C3 D2 D1", white="A2 B2 C2 C1")
-    assert s.liberties(0, 2) == 2                               # white's only liberties: A1 and B1
-    play(s, "A1")                                               # throw-in, in atari itself
+    assert s.liberties(0, 2) == 2  # white's only liberties: A1 and B1
+    play(s, "A1")  # throw-in, in atari itself
     assert s.liberties(0, 0) == 1 and s.liberties(1, 0) == 1
-    play(s, "B1")                                               # white captures the throw-in...
+    play(s, "B1")  # white captures the throw-in...
     assert s.board()[0, 0] == 0 and s.liberties(0, 1) == 1
-    assert s.ko_point() is None                                 # B1 joined its own chain: no ko
-    play(s, "A1")                                               # ...and black takes five stones
+    assert s.ko_point() is None  # B1 joined its own chain: no ko
+    play(s, "A1")  # ...and black takes five stones
     assert np.array_equal(s.board(), expected_board(5, "A3 B3 C3 D2 D1 A1"))
     assert s.area() == (25, 0)
     s.check_chains()
@@ -325,9 +344,9 @@ def test_seki_shared_liberties_count_for_nobody_and_eyes_count():
 
 def test_filling_a_seki_liberty_is_self_atari():
     s = setup(7, black=SEKI_BLACK, white=SEKI_WHITE, komi=0)
-    play(s, "D1")                              # black fills a shared liberty...
+    play(s, "D1")  # black fills a shared liberty...
     assert s.liberties(0, 2) == 1
-    play(s, "D2")                              # ...and white captures C1 C2 D1
+    play(s, "D2")  # ...and white captures C1 C2 D1
     assert s.board()[0, 2] == 0 and s.board()[1, 2] == 0 and s.board()[0, 3] == 0
     # black: 7 stones + G1-G3; white: 12 stones + A1-A3 + the emptied C1 C2 D1 (reach white only)
     assert s.area() == (7 + 3, 12 + 3 + 3)
@@ -351,7 +370,7 @@ def test_score_counts_regions_reaching_one_colour():
     s = setup(5, black="B1 B2 B3 B4 B5", white="D1 D2 D3 D4 D5", komi=0.5)
     assert s.area() == (10, 10) and s.score() == -0.5
     play(s, "C3")
-    assert s.area() == (11, 10)                              # C1 C2 C4 C5 still reach both
+    assert s.area() == (11, 10)  # C1 C2 C4 C5 still reach both
     play(s, "pass", "pass")
     ended(s, 0)
 
@@ -368,7 +387,7 @@ def test_two_passes_end_the_game_a_pass_then_a_move_does_not():
     assert not s.is_over() and s.passes == 1
     play(s, "pass")
     assert s.passes == 2
-    ended(s, 1)                                               # white's 25 points + komi
+    ended(s, 1)  # white's 25 points + komi
     with pytest.raises(IllegalMoveError, match="game is over"):
         s.step(25)
 
@@ -395,9 +414,9 @@ def test_default_max_moves_and_two_passes_on_the_last_move():
     s = GoState(2)
     assert s.spec.kwargs["max_moves"] == 8
     play(s, "A1", "B2", "pass", "pass")
-    ended(s, 1)                                # 1 - 1 - 7.5
+    ended(s, 1)  # 1 - 1 - 7.5
     s = GoState(2, max_moves=2)
-    play(s, "pass", "pass")                    # the game ends by its rules on the last move
+    play(s, "pass", "pass")  # the game ends by its rules on the last move
     ended(s, 1)
 
 
@@ -406,18 +425,18 @@ def test_2x2_suicide():
     s = play(GoState(2), "A1", "pass", "B2")
     assert_illegal(s, "A2", SUICIDE)
     assert_illegal(s, "B1", SUICIDE)
-    assert s.legal_actions().tolist() == [4]   # white can only pass
+    assert s.legal_actions().tolist() == [4]  # white can only pass
 
 
 @pytest.mark.parametrize("superko", ["positional", "simple"])
 def test_2x2_capture_recapture_and_superko(superko):
     # (a single-stone ko cannot arise on 2x2: a stone in an enemy eye at a corner touches both
     # other colours' stones, so any capture there takes two stones.)
-    s = play(GoState(2, superko=superko), "A1", "B2", "A2", "pass", "B1")   # black takes B2
+    s = play(GoState(2, superko=superko), "A1", "B2", "A2", "pass", "B1")  # black takes B2
     assert s.board().tolist() == [[1, 1], [1, 0]]
     assert s.liberties(0, 0) == 1
-    assert s.ko_point() is None                # B1 had a friendly neighbour: no ko
-    play(s, "B2")                              # white takes three stones: looks like suicide
+    assert s.ko_point() is None  # B1 had a friendly neighbour: no ko
+    play(s, "B2")  # white takes three stones: looks like suicide
     assert s.board().tolist() == [[0, 0], [0, 2]]
     s.check_chains()
     # black A1 would recreate the board after move 2 (A1 black, B2 white)
@@ -436,9 +455,9 @@ def test_3x3_corner_ko():
     play(s, "A1")
     assert s.ko_point() == (0, 1)
     assert_illegal(s, "B1", KO)
-    play(s, "C3", "C2")                         # white elsewhere, black answers
+    play(s, "C3", "C2")  # white elsewhere, black answers
     assert s.ko_point() is None and s.is_legal(A("B1", 3))
-    play(s, "B1")                               # now white may take A1
+    play(s, "B1")  # now white may take A1
     assert s.board()[0, 0] == 0 and s.board()[0, 1] == 2
 
 
@@ -461,7 +480,7 @@ def test_observation_planes_by_hand():
     ob, ow = s.observation(0), s.observation(1)
     assert ob[1, 0, 0] == 1 and ob[2, 2, 0] == 1 and ob[0, 0, 1] == 1 and ob[:, :, 0].sum() == 2
     assert ow[0, 0, 0] == 1 and ow[1, 0, 1] == 1 and ow[:, :, 1].sum() == 2
-    assert ob[0, 0, 3] == 1 and ob[:, :, 3].sum() == 1 and ob[:, :, 2].sum() == 0   # A1: one liberty (B1)
+    assert ob[0, 0, 3] == 1 and ob[:, :, 3].sum() == 1 and ob[:, :, 2].sum() == 0  # A1: one liberty (B1)
     assert ow[0, 0, 2] == 1 and ow[:, :, 2].sum() == 1 and ow[:, :, 3].sum() == 0
     assert (ob[:, :, 5] == 1).all() and (ow[:, :, 5] == 0).all()
     assert (ob[:, :, 6] == 1).all() and (ow[:, :, 6] == 1).all()
@@ -474,6 +493,7 @@ def test_observation_planes_by_hand():
 
 def test_board_and_text_render():
     from zerogym.render import text_board
+
     s = play(GoState(9), "A1", "J9")
     b = s.board()
     assert b[0, 0] == 1 and b[8, 8] == 2 and b.sum() == 3
@@ -584,12 +604,14 @@ class Ref:
         return black, white
 
 
-game_kwargs = st.fixed_dictionaries({
-    "board_size": st.sampled_from([2, 3, 4, 5, 6]),
-    "komi": st.sampled_from([0, 0.5, 2, 7.5, -3]),
-    "superko": st.sampled_from(["positional", "simple"]),
-    "max_moves": st.sampled_from([None, 7, 40]),
-})
+game_kwargs = st.fixed_dictionaries(
+    {
+        "board_size": st.sampled_from([2, 3, 4, 5, 6]),
+        "komi": st.sampled_from([0, 0.5, 2, 7.5, -3]),
+        "superko": st.sampled_from(["positional", "simple"]),
+        "max_moves": st.sampled_from([None, 7, 40]),
+    }
+)
 
 
 def draw_move(data, s, ref_rng_bias):
@@ -681,7 +703,7 @@ def test_random_play_matches_the_reference_and_keeps_invariants(kw, data):
 @given(n=st.sampled_from([5, 9]), data=st.data())
 def test_copy_is_independent(n, data):
     s = GoState(n)
-    for _ in range(data.draw(st.integers(0, 20))):      # stones only: the game stays running
+    for _ in range(data.draw(st.integers(0, 20))):  # stones only: the game stays running
         s.step(int(data.draw(st.sampled_from(s.legal_actions()[:-1].tolist()))))
     before = s.to_bytes()
     c = s.copy()

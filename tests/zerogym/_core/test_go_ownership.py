@@ -1,4 +1,5 @@
 """GoState.ownership(): the Tromp-Taylor owner of every point, checked against hand counts."""
+
 import numpy as np
 import pytest
 
@@ -29,17 +30,17 @@ def test_walls_split_the_board_and_the_gap_between_them_is_dame():
 
 
 def test_stones_and_regions_of_one_colour_are_owned_and_regions_touching_both_are_not():
-    rows = ["..X..",
-            "XXX..",
-            "...OO",
-            "OOOO.",
-            "....O"]
+    rows = ["..X..", "XXX..", "...OO", "OOOO.", "....O"]
     s = position(rows)
-    want = grid(["+++00",        # (0,3),(0,4),(1,3),(1,4) reach X at (0,2),(1,2) and O at (2,3),(2,4)
-                 "+++00",
-                 "000--",        # (2,0)..(2,2) reach X above and O below
-                 "-----",
-                 "-----"])
+    want = grid(
+        [
+            "+++00",  # (0,3),(0,4),(1,3),(1,4) reach X at (0,2),(1,2) and O at (2,3),(2,4)
+            "+++00",
+            "000--",  # (2,0)..(2,2) reach X above and O below
+            "-----",
+            "-----",
+        ]
+    )
     assert np.array_equal(s.ownership(), want)
     black, white = s.area()
     assert (black, white) == (int((want == 1).sum()), int((want == -1).sum()))

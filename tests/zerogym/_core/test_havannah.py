@@ -12,6 +12,7 @@ Positions are drawn as the hexagon is seen: one line per row, the middle row lon
 "." empty, "X" player 0, "O" player 1.  `moves_for` plays a picture's stones alternately (X
 first, in reading order), keeping one X for the last move.
 """
+
 import pickle
 
 import numpy as np
@@ -78,7 +79,7 @@ def ref_shapes(board, player):
     v = player + 1
     cells = [(r, c) for r in range(d) for c in range(d) if on(n, r, c)]
     found = set()
-    for group in groups_of(board):        # the corners and sides each group touches
+    for group in groups_of(board):  # the corners and sides each group touches
         if board[next(iter(group))] != v:
             continue
         if len(group & set(corners(n))) >= 2:
@@ -100,7 +101,7 @@ def ref_shapes(board, player):
     for x in cells:
         if board[x] != v:
             enclosed = x not in reach
-        else:                             # an own stone: walls are the others; it escapes only via its neighbours
+        else:  # an own stone: walls are the others; it escapes only via its neighbours
             nbrs = [(x[0] + dr, x[1] + dc) for dr, dc in NEIGHBOURS]
             enclosed = all(on(n, *q) for q in nbrs) and not any(board[q] != v and q in reach for q in nbrs)
         if enclosed:
@@ -235,7 +236,7 @@ def test_every_stone_that_closes_a_ring_wins(name):
         board[q] = 2
     assert ref_shapes(board, 0) == {"ring"}
     closers = []
-    for last in ring:                      # the stones whose absence leaves no ring
+    for last in ring:  # the stones whose absence leaves no ring
         b = board.copy()
         b[last] = 0
         if not ref_shapes(b, 0):
@@ -348,7 +349,8 @@ def test_a_corner_surrounded_by_its_three_neighbours_is_no_ring():
 
 # bridges and forks: minimal chains, every stone tried last
 CONNECTIONS = {
-    "bridge along a side between two neighbouring corners": ("""
+    "bridge along a side between two neighbouring corners": (
+        """
         X X X X X
        . . . . . .
       . . . . . . .
@@ -358,8 +360,11 @@ CONNECTIONS = {
       . . . . . . .
        O O . . . .
         . . O O .
-    """, {"bridge"}),
-    "bridge across the board, corner to opposite corner": ("""
+    """,
+        {"bridge"},
+    ),
+    "bridge across the board, corner to opposite corner": (
+        """
         . . . . .
        . . . . . .
       . . . . . . .
@@ -369,8 +374,11 @@ CONNECTIONS = {
       . . . . . . .
        O O O O . .
         O O O O .
-    """, {"bridge"}),
-    "fork: three sides": ("""
+    """,
+        {"bridge"},
+    ),
+    "fork: three sides": (
+        """
             . . X . .
            . . X . . .
           . . X . O O .
@@ -380,8 +388,11 @@ CONNECTIONS = {
           . . X O O . .
            . . X . . .
             . . X . .
-    """, {"fork"}),
-    "fork through the middle, a Y": ("""
+    """,
+        {"fork"},
+    ),
+    "fork through the middle, a Y": (
+        """
             . O O . .
            X . . . . .
           . X . . X X X
@@ -391,7 +402,9 @@ CONNECTIONS = {
           . . . X O O .
            . . X O O .
             . X . . .
-    """, {"fork"}),
+    """,
+        {"fork"},
+    ),
 }
 
 
@@ -429,15 +442,15 @@ def test_corners_are_not_sides():
 def test_corner_to_a_cell_next_to_another_corner_is_no_bridge():
     n, d = 5, 9
     s = HavannahState(board_size=n)
-    chain = [(0, 4), (0, 5), (0, 6), (0, 7)]                 # corner (0, 4) .. next to corner (0, 8)
+    chain = [(0, 4), (0, 5), (0, 6), (0, 7)]  # corner (0, 4) .. next to corner (0, 8)
     for b, w in zip(chain, [(8, 1), (8, 2), (8, 3), (7, 3)]):
         s.step(b[0] * d + b[1])
         s.step(w[0] * d + w[1])
     assert_running(s)
-    s.step(1 * d + 7)                                        # (1, 7) touches (0, 8) but is not it
+    s.step(1 * d + 7)  # (1, 7) touches (0, 8) but is not it
     assert_running(s)
     s.step(6 * d + 5)
-    s.step(0 * d + 8)                                        # the corner itself: bridge
+    s.step(0 * d + 8)  # the corner itself: bridge
     assert_won(s, 0, {"bridge"})
 
 
@@ -523,8 +536,8 @@ def test_after_a_swap_the_swapped_stone_counts_for_white():
     # white takes black's corner stone, then completes a bridge along the top side with it
     n, d = 4, 7
     s = HavannahState(board_size=n, swap=True)
-    s.step(0 * d + 3)          # black's corner (0, 3)
-    s.step(d * d)              # white swaps: the corner is white's
+    s.step(0 * d + 3)  # black's corner (0, 3)
+    s.step(d * d)  # white swaps: the corner is white's
     black = [(6, 0), (6, 1), (5, 1)]
     white = [(0, 4), (0, 5), (0, 6)]
     for b, w in zip(black, white):
@@ -582,11 +595,11 @@ def test_a_full_board_without_a_shape_is_a_draw(n, swap):
     black = [tuple(q) for q in rng.permutation(np.argwhere(board == 1))]
     white = [tuple(q) for q in rng.permutation(np.argwhere(board == 2))]
     s = HavannahState(board_size=n, swap=swap)
-    if swap:                               # black's first stone becomes white's
+    if swap:  # black's first stone becomes white's
         s.step(white[0][0] * d + white[0][1])
         s.step(d * d)
         white = white[1:]
-    order = [q for pair in zip(black, white) for q in pair] + black[len(white):]
+    order = [q for pair in zip(black, white) for q in pair] + black[len(white) :]
     assert len(order) == len(black) + len(white)
     for _k, (r, c) in enumerate(order):
         assert not s.is_over()
@@ -603,16 +616,21 @@ def clumpy_move(s, rng, bias):
     if rng.random() < bias:
         d = s.board().shape[0]
         own = s.observation()[..., 0]
-        near = [a for a in legal if a < d * d and any(
-            0 <= a // d + dr < d and 0 <= a % d + dc < d and own[a // d + dr, a % d + dc] for dr, dc in NEIGHBOURS)]
+        near = [
+            a
+            for a in legal
+            if a < d * d
+            and any(
+                0 <= a // d + dr < d and 0 <= a % d + dc < d and own[a // d + dr, a % d + dc] for dr, dc in NEIGHBOURS
+            )
+        ]
         if near:
             return int(rng.choice(near))
     return int(rng.choice(legal))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(3, 7), swap=st.booleans(), bias=st.sampled_from([0.0, 0.6, 0.95]),
-       seed=st.integers(0, 2**32 - 1))
+@given(n=st.integers(3, 7), swap=st.booleans(), bias=st.sampled_from([0.0, 0.6, 0.95]), seed=st.integers(0, 2**32 - 1))
 def test_random_play_agrees_with_the_reference(n, swap, bias, seed):
     rng = np.random.default_rng(seed)
     s = HavannahState(board_size=n, swap=swap)
@@ -624,7 +642,7 @@ def test_random_play_agrees_with_the_reference(n, swap, bias, seed):
         mask = s.legal_mask()
         assert np.array_equal(mask[:-1].reshape(d, d).astype(bool), s.on_board() & (board == 0))
         assert mask[-1] == (swap and s.move_count == 1)
-        for p in (0, 1):                  # winning_cells: exactly the cells where the reference sees a win
+        for p in (0, 1):  # winning_cells: exactly the cells where the reference sees a win
             win = s.winning_cells(p)
             for a in np.flatnonzero(mask[:-1])[:: max(1, cells // 4)]:
                 b = board.copy()
@@ -647,8 +665,9 @@ def test_random_play_agrees_with_the_reference(n, swap, bias, seed):
             assert not s.is_over()
         assert s.hash == s.recompute_hash()
         roots = s.components().reshape(d, d)
-        assert {frozenset(zip(*np.nonzero((roots == x) & (board != 0)))) for x in np.unique(roots[board != 0])} == \
-            {frozenset((int(r), int(c)) for r, c in g) for g in groups_of(board)}
+        assert {frozenset(zip(*np.nonzero((roots == x) & (board != 0)))) for x in np.unique(roots[board != 0])} == {
+            frozenset((int(r), int(c)) for r, c in g) for g in groups_of(board)
+        }
         t = HavannahState(board_size=n, swap=swap)
         t.load_bytes(s.to_bytes())
         assert t == s
@@ -692,12 +711,12 @@ def test_blob_fields_must_agree_with_the_board():
     blob, spec = s.to_bytes(), s.spec
     refused(s, poke(blob, spec, "stones", int(peek(blob, spec, "stones")[0]) + 1), "stones")
     refused(s, poke(blob, spec, "win", 1), "win")
-    refused(s, poke(blob, spec, "board", 1, 0), "board")                # a stone off the hexagon
+    refused(s, poke(blob, spec, "board", 1, 0), "board")  # a stone off the hexagon
     root = int(s.components()[3 * 9 + 4])
     refused(s, poke(blob, spec, "groups", int(peek(blob, spec, "groups")[root]) ^ 1, root), "groups")
     lone = int(np.flatnonzero(s.board().ravel() == 0)[0])
-    refused(s, poke(blob, spec, "parent", root, lone), "parent")        # an empty cell linked
-    refused(s, poke(blob, spec, "parent", 3 * 9 + 5, root), "parent")   # a cycle, or a group split
+    refused(s, poke(blob, spec, "parent", root, lone), "parent")  # an empty cell linked
+    refused(s, poke(blob, spec, "parent", 3 * 9 + 5, root), "parent")  # a cycle, or a group split
     s.step(actions[-1])
     won = s.to_bytes()
     assert int(peek(won, spec, "win")[0]) == 1
@@ -734,10 +753,10 @@ def test_the_twelve_symmetries_of_the_hexagon(n):
     for k in range(12):
         m = sym.cell_maps[k]
         assert sorted(m) == list(range(d * d))
-        assert np.array_equal(onb[m], onb)                             # the hexagon onto itself
-        assert all(m[i] == i for i in np.flatnonzero(~onb))            # the grid outside stays
+        assert np.array_equal(onb[m], onb)  # the hexagon onto itself
+        assert all(m[i] == i for i in np.flatnonzero(~onb))  # the grid outside stays
         assert {int(m[q]) for q in corner_set} == corner_set
-        for a in np.flatnonzero(onb):                                  # neighbours stay neighbours
+        for a in np.flatnonzero(onb):  # neighbours stay neighbours
             r, c = divmod(int(a), d)
             for dr, dc in NEIGHBOURS:
                 if on(n, r + dr, c + dc):
@@ -772,13 +791,14 @@ def test_openspiel_layout_is_ours_mirrored_and_its_swap_takes_the_stone():
     theirs = set(s.legal_actions())
     assert theirs == {y * d + x for y in range(d) for x in range(d) if on(4, y, d - 1 - x)}
     s.apply_action(2 * d + 1)
-    assert s.legal_actions().count(2 * d + 1) == 1          # the swap: the first stone's own cell
+    assert s.legal_actions().count(2 * d + 1) == 1  # the swap: the first stone's own cell
     s.apply_action(2 * d + 1)
-    assert s.current_player() == 0 and "[@]" in str(s)     # the stone is player 1's now ('@')
+    assert s.current_player() == 0 and "[@]" in str(s)  # the stone is player 1's now ('@')
 
 
 def test_the_hexagon_transforms_need_an_odd_square_grid():
     from zerogym.symmetry import Symmetries
+
     for h, w in ((4, 4), (5, 7)):
         with pytest.raises(ValueError, match="hexagon's transforms need a"):
             Symmetries(("identity", "hexagon_rot60"), h, w, h * w + 1)
@@ -789,19 +809,20 @@ def test_corner_and_side_bits_off_the_roots_are_checked_too():
     blob, spec = s.to_bytes(), s.spec
     roots, board = s.components(), s.board().ravel()
     empty = int(np.flatnonzero(board == 0)[0])
-    refused(s, poke(blob, spec, "groups", 1, empty), "groups")              # bits on an empty cell
+    refused(s, poke(blob, spec, "groups", 1, empty), "groups")  # bits on an empty cell
     member = int(np.flatnonzero((board != 0) & (roots != np.arange(roots.size)))[0])
     full = int(peek(blob, spec, "groups")[roots[member]])
     missing = next(bit for bit in (1 << k for k in (*range(6), *range(8, 14))) if not full & bit)
-    refused(s, poke(blob, spec, "groups", missing, member), "groups")      # more than its group touches
+    refused(s, poke(blob, spec, "groups", missing, member), "groups")  # more than its group touches
     t = HavannahState(board_size=5)
-    t.load_bytes(poke(blob, spec, "groups", 0, member))                    # a stale subset, as apply leaves
+    t.load_bytes(poke(blob, spec, "groups", 0, member))  # a stale subset, as apply leaves
     t.step(actions[-1])
     assert t.winner == s.current_player
 
 
 def test_odd_players_and_move_text_are_refused_saying_what_is_allowed():
     from zerogym.coords import format_action, parse_action
+
     s = HavannahState(board_size=4)
     for bad in (True, 1.0, "1", None):
         with pytest.raises(TypeError, match="player must be an int"):

@@ -6,6 +6,7 @@ white (player 1) column 0 to column N-1; neighbours of (r, c) are (r-1, c), (r-1
 black's stone at (r, c) into a white stone at (c, r).  A small BFS reference model below checks
 the union-find.
 """
+
 import pickle
 
 import numpy as np
@@ -119,11 +120,10 @@ def test_defaults_and_spec():
     assert [name for name, _ in s.spec.plane_info][-1] == "ones"
     assert s.spec.reasons[3] == OCCUPIED and s.spec.reasons[4] == NO_SWAP
     assert s.spec.action_name(0) == "A1" and s.spec.action_name(11) == "A2"
-    assert s.spec.action_name(10) == "L1"          # column letters skip I
+    assert s.spec.action_name(10) == "L1"  # column letters skip I
     assert s.spec.action_name(121) == "swap"
     assert s.current_player == 0 and s.move_count == 0 and s.last_action == -1
     assert s.hash == s.recompute_hash()
-
 
 
 # ---- wins --------------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_black_zigzag_wins(n):
     free = [(r2, c2) for r2 in range(n) for c2 in range(n) if (r2, c2) not in path]
     s = HexState(board_size=n, swap=False)
     white = []
-    for cell in free:               # pick white fillers that do not connect left-right
+    for cell in free:  # pick white fillers that do not connect left-right
         trial = white + [cell]
         b = np.zeros((n, n), np.int8)
         for q in trial:
@@ -191,7 +191,7 @@ def test_white_antidiagonal_wins(n):
     # black: the cells right of the anti-diagonal, taken from the last row (never reaches row 0)
     black = [(n - 1, c) for c in range(1, n)] + [(n - 2, c) for c in range(2, n)]
     black = black[:n]
-    if len(black) < n:     # n = 2: one cell right of the anti-diagonal, plus (0, 0) left of it
+    if len(black) < n:  # n = 2: one cell right of the anti-diagonal, plus (0, 0) left of it
         black.append((0, 0))
     assert 0 not in bfs_winners(_board(n, black, []))
     moves = interleave(black, white)
@@ -215,12 +215,12 @@ def test_main_diagonal_does_not_connect(n):
     # (r, r) and (r+1, r+1) are not neighbours: black on the whole main diagonal has not won
     s = HexState(board_size=n, swap=False)
     black = [(r, r) for r in range(n)]
-    white = [(0, c) for c in range(1, n)]        # row 0 from column 1: touches RIGHT only
+    white = [(0, c) for c in range(1, n)]  # row 0 from column 1: touches RIGHT only
     play(s, interleave(black, white))
     assert_running(s)
     comp = s.components()
     roots = {comp[r * n + r] for r in range(n)}
-    assert len(roots) == n                       # every diagonal stone is its own group
+    assert len(roots) == n  # every diagonal stone is its own group
     if n == 2:
         # on 2x2, white (1, 0) joins (0, 1) through the (r+1, c-1) neighbour: white wins
         play(s, [(1, 0)])
@@ -249,7 +249,7 @@ def test_edge_nodes_only_join_the_right_colour():
     n = 4
     s = HexState(board_size=n, swap=False)
     top, bottom, left, right = n * n, n * n + 1, n * n + 2, n * n + 3
-    play(s, [(0, 0), (1, 0)])   # black on row 0 and column 0; white on column 0
+    play(s, [(0, 0), (1, 0)])  # black on row 0 and column 0; white on column 0
     comp = s.components()
     assert comp[0] == comp[top] and comp[0] != comp[left]
     assert comp[n] == comp[left] and comp[n] != comp[top]
@@ -266,7 +266,7 @@ def test_occupied_is_illegal_and_state_unchanged():
     assert "C3" in msg and "white_0" in msg and OCCUPIED in msg
     assert e.value.player == "white_0" and e.value.action == 12
     assert s.to_bytes() == before
-    for bad in (-1, 26, 10 ** 20):
+    for bad in (-1, 26, 10**20):
         with pytest.raises(IllegalMoveError, match="range|int"):
             s.step(bad)
         assert s.to_bytes() == before
@@ -277,14 +277,14 @@ def test_occupied_is_illegal_and_state_unchanged():
 @pytest.mark.parametrize("n,cell", [(5, (0, 3)), (5, (2, 2)), (2, (0, 0)), (2, (1, 0)), (11, (3, 7)), (19, (18, 0))])
 def test_swap_moves_and_recolours_the_stone(n, cell):
     s = HexState(board_size=n, swap=True)
-    assert not s.is_legal(n * n) and s.illegal_reason(n * n) == NO_SWAP   # not as the first move
+    assert not s.is_legal(n * n) and s.illegal_reason(n * n) == NO_SWAP  # not as the first move
     play(s, [cell])
     assert s.is_legal(n * n) and s.legal_mask()[n * n] == 1
-    assert s.legal_mask().sum() == n * n - 1 + 1          # every empty cell plus the swap
+    assert s.legal_mask().sum() == n * n - 1 + 1  # every empty cell plus the swap
     s.step(n * n)
     b = s.board()
     expected = np.zeros((n, n), np.int8)
-    expected[cell[1], cell[0]] = 2                         # (r, c) -> white at (c, r)
+    expected[cell[1], cell[0]] = 2  # (r, c) -> white at (c, r)
     assert np.array_equal(b, expected)
     assert s.current_player == 0 and s.move_count == 2 and s.last_action == n * n
     assert s.hash == s.recompute_hash()
@@ -323,7 +323,7 @@ def test_swap_illegal_later_and_without_pie_rule():
 def test_swap_then_white_wins_with_the_swapped_stone():
     # 3x3: black (0, 1) -> swap -> white (1, 0); white completes row 1 left to right
     s = play(HexState(board_size=3), [(0, 1), "swap", (0, 0), (1, 1), (0, 2)])
-    assert_running(s)      # black (0, 0) and (0, 2) are not joined: (0, 1) is empty again
+    assert_running(s)  # black (0, 0) and (0, 2) are not joined: (0, 1) is empty again
     play(s, [(1, 2)])
     assert_won(s, 1)
     assert s.winning_path() == [(1, 0), (1, 1), (1, 2)]
@@ -332,7 +332,7 @@ def test_swap_then_white_wins_with_the_swapped_stone():
 def test_swap_then_black_wins():
     # 2x2: black (0, 0) -> swap -> white (0, 0); black (0, 1), white (1, 0), black (1, 1): column 1
     s = play(HexState(board_size=2), [(0, 0), "swap", (0, 1), (1, 0)])
-    assert_running(s)      # white (0, 0), (1, 0) are both on column 0 only
+    assert_running(s)  # white (0, 0), (1, 0) are both on column 0 only
     play(s, [(1, 1)])
     assert_won(s, 0)
 
@@ -422,7 +422,7 @@ def test_random_play_invariants(args, data):
         assert s == c and s.hash == c.hash
         assert s.current_player == 1 - mover and s.move_count == moves + 1 and s.last_action == a
         if a == n * n:
-            (r, col), = np.argwhere(model == 1)
+            ((r, col),) = np.argwhere(model == 1)
             model[r, col] = 0
             model[col, r] = 2
             swapped = True

@@ -50,6 +50,7 @@ second player swaps by playing on the first stone's own cell, which becomes thei
 moves next; ours is the action D * D with the same effect.  Its D * D actions lack our swap action
 (D * D + 1 with us, never legal without swap): the legal sets are compared after mapping.
 """
+
 import functools
 import random
 from collections import Counter
@@ -62,7 +63,7 @@ import zerogym
 pyspiel = pytest.importorskip("pyspiel")
 
 SUPERKO = "that move repeats an earlier position (positional superko)"
-RESULT = {(1.0, -1.0): 0, (-1.0, 1.0): 1, (0.0, 0.0): -1}          # returns -> winner (-1: a draw)
+RESULT = {(1.0, -1.0): 0, (-1.0, 1.0): 1, (0.0, 0.0): -1}  # returns -> winner (-1: a draw)
 
 
 @functools.cache
@@ -192,7 +193,7 @@ class Othello(Adapter):
 
     def check_sample(self, run, need):
         super().check_sample(run, need)
-        assert run.count["passes"] > 0 and run.count["before_full"] > 0    # forced passes, early ends
+        assert run.count["passes"] > 0 and run.count["before_full"] > 0  # forced passes, early ends
 
 
 class Hex(Adapter):
@@ -213,7 +214,7 @@ class Hex(Adapter):
         n = run.kw["board_size"]
         a = int(run.rng.choice(legal))
         if run.kw["swap"] and ours.move_count == 1 and run.rng.random() < 0.5:
-            a = n * n                      # the swap, in half of the games
+            a = n * n  # the swap, in half of the games
             assert a in legal
             run.count["swaps"] += 1
         return a
@@ -225,7 +226,7 @@ class Hex(Adapter):
 
     def check_sample(self, run, need):
         n = run.kw["board_size"]
-        assert min(run.lengths) >= 2 * n - 1        # the winner has at least n stones on the board
+        assert min(run.lengths) >= 2 * n - 1  # the winner has at least n stones on the board
         assert (run.count["swaps"] > 0) == run.kw["swap"]
 
 
@@ -233,7 +234,7 @@ class Go(Adapter):
     game = "go"
     new_rng = staticmethod(np.random.default_rng)
     KOMI = (0.0, 0.5, 7.5, 2.0)
-    STONE_BIAS = (0.0, 0.9, 0.97)                  # how often a game plays a stone when it may
+    STONE_BIAS = (0.0, 0.9, 0.97)  # how often a game plays a stone when it may
 
     def spiel_game(self, kw, index):
         n = kw["board_size"]
@@ -247,7 +248,7 @@ class Go(Adapter):
         ours = zerogym.make_state("go", board_size=n, komi=komi, superko="simple")
         assert ours.spec.kwargs["max_moves"] == 2 * n * n
         run.twin = zerogym.make_state("go", board_size=n, komi=komi, superko="positional")
-        run.twin_alive = True              # the positional twin still follows the same moves
+        run.twin_alive = True  # the positional twin still follows the same moves
         run.history = []
         run.bias = self.STONE_BIAS[index % 3]
         return ours
@@ -332,7 +333,7 @@ class Go(Adapter):
                 assert replay.is_terminal() and replay.returns() == [0.0, 0.0]
 
     def check_sample(self, run, need):
-        assert run.count["passes"] > 0      # games that ended by passes (returns compared) at every size
+        assert run.count["passes"] > 0  # games that ended by passes (returns compared) at every size
         if run.kw["board_size"] <= 4:
             assert run.count["superko_moves"] > 0 and run.count["superko"] > 0
 
@@ -360,12 +361,12 @@ class Breakthrough(Adapter):
 
     def action(self, a, ours):
         (r, c), to = ours.move_cells(a)
-        capture = int(ours.board()[to] != 0)           # a legal move onto a piece takes it
+        capture = int(ours.board()[to] != 0)  # a legal move onto a piece takes it
         return ((a // 3) * 6 + 3 * ours.current_player + a % 3) * 2 + capture
 
     def board(self, theirs, kw):
         """(rows, cols) from OpenSpiel's text: a row label, then '.' empty, 'b' black, 'w' white."""
-        lines = str(theirs).splitlines()[:kw["rows"]]
+        lines = str(theirs).splitlines()[: kw["rows"]]
         return char_rows("\n".join(line[1:] for line in lines), kw["rows"], kw["cols"], ".bw")
 
     def check_end(self, run, ours, theirs):
@@ -375,7 +376,7 @@ class Breakthrough(Adapter):
     def check_sample(self, run, need):
         super().check_sample(run, need)
         if run.kw["cols"] == 2:
-            assert run.count["all_taken"] > 0             # wins by taking every piece came up too
+            assert run.count["all_taken"] > 0  # wins by taking every piece came up too
 
 
 class Havannah(Adapter):
@@ -386,7 +387,7 @@ class Havannah(Adapter):
         return load("havannah", board_size=kw["board_size"], swap=kw["swap"])
 
     def ours(self, run, index):
-        run.clumpy = index % 2 == 1            # every other game mostly grows the mover's groups: more rings
+        run.clumpy = index % 2 == 1  # every other game mostly grows the mover's groups: more rings
         return super().ours(run, index)
 
     @staticmethod
@@ -396,7 +397,7 @@ class Havannah(Adapter):
 
     def legal(self, theirs):
         d = 2 * theirs.get_game().get_parameters()["board_size"] - 1
-        swap = theirs.history()[:1] if len(theirs.history()) == 1 else []     # the first stone's cell
+        swap = theirs.history()[:1] if len(theirs.history()) == 1 else []  # the first stone's cell
         return sorted(d * d if [a] == swap else self.mirror(a, d) for a in theirs.legal_actions())
 
     def action(self, a, ours):
@@ -405,7 +406,7 @@ class Havannah(Adapter):
 
     def board(self, theirs, kw):
         d = 2 * kw["board_size"] - 1
-        planes = np.array(theirs.observation_tensor(0)).reshape(3, d, d)     # player 0, player 1, empty
+        planes = np.array(theirs.observation_tensor(0)).reshape(3, d, d)  # player 0, player 1, empty
         return (planes[0] + 2 * planes[1]).astype(np.int8)[:, ::-1]
 
     def pick(self, run, legal, ours):
@@ -415,7 +416,9 @@ class Havannah(Adapter):
             run.count["swaps"] += 1
             return d * d
         own = ours.observation()[..., 0]
-        near = [a for a in legal if a < d * d and own[max(0, a // d - 1):a // d + 2, max(0, a % d - 1):a % d + 2].any()]
+        near = [
+            a for a in legal if a < d * d and own[max(0, a // d - 1) : a // d + 2, max(0, a % d - 1) : a % d + 2].any()
+        ]
         if run.clumpy and near and run.rng.random() < 0.8:
             return int(run.rng.choice(near))
         return int(run.rng.choice(legal))
@@ -428,12 +431,20 @@ class Havannah(Adapter):
     def check_sample(self, run, need):
         super().check_sample(run, need)
         assert (run.count["swaps"] > 0) == run.kw["swap"]
-        if 4 <= run.kw["board_size"] <= 7:                 # all three shapes end random games here
+        if 4 <= run.kw["board_size"] <= 7:  # all three shapes end random games here
             assert min(run.count[shape] for shape in ("ring", "bridge", "fork")) > 0, run.count
 
 
-ADAPTERS = {"connect_four": ConnectFour(), "tictactoe": TicTacToe(), "tic_tac_toe": TicTacToe("tic_tac_toe"),
-            "othello": Othello(), "hex": Hex(), "go": Go(), "breakthrough": Breakthrough(), "havannah": Havannah()}
+ADAPTERS = {
+    "connect_four": ConnectFour(),
+    "tictactoe": TicTacToe(),
+    "tic_tac_toe": TicTacToe("tic_tac_toe"),
+    "othello": Othello(),
+    "hex": Hex(),
+    "go": Go(),
+    "breakthrough": Breakthrough(),
+    "havannah": Havannah(),
+}
 
 
 def compare_games(adapter, kw, games, seed, need):
@@ -459,35 +470,82 @@ def compare_games(adapter, kw, games, seed, need):
 
 # ---- the comparisons: (adapter, kwargs, games, seed, winners that must come up) --------------------
 WINS = [{0, 1}]
-C4_SHAPES = [(6, 7, 4), (5, 4, 3), (4, 5, 4), (3, 3, 3), (1, 6, 3), (6, 1, 3), (7, 9, 5), (2, 3, 2),
-             (8, 8, 4), (5, 5, 5), (4, 4, 2), (6, 7, 3), (6, 7, 7), (3, 10, 4), (10, 3, 4)]
+C4_SHAPES = [
+    (6, 7, 4),
+    (5, 4, 3),
+    (4, 5, 4),
+    (3, 3, 3),
+    (1, 6, 3),
+    (6, 1, 3),
+    (7, 9, 5),
+    (2, 3, 2),
+    (8, 8, 4),
+    (5, 5, 5),
+    (4, 4, 2),
+    (6, 7, 3),
+    (6, 7, 7),
+    (3, 10, 4),
+    (10, 3, 4),
+]
 MNK = [(15, 5, 60), (5, 4, 200), (4, 3, 100), (6, 4, 60), (7, 5, 40), (2, 2, 30), (4, 4, 60), (9, 3, 40)]
-BREAKTHROUGH = [(4, 2, 200), (4, 4, 100), (5, 3, 100), (6, 6, 60), (8, 8, 30), (7, 4, 40), (6, 11, 20), (12, 5, 20),
-                (16, 16, 4)]
+BREAKTHROUGH = [
+    (4, 2, 200),
+    (4, 4, 100),
+    (5, 3, 100),
+    (6, 6, 60),
+    (8, 8, 30),
+    (7, 4, 40),
+    (6, 11, 20),
+    (12, 5, 20),
+    (16, 16, 4),
+]
 GO = [(2, 600), (3, 600), (4, 400), (5, 300), (7, 80), (9, 30), (13, 6), (19, 3)]
 RUNS = (
     # one column fills with alternating pieces: always a draw; elsewhere real endings, wins among them
-    [("connect_four", dict(rows=r, cols=c, connect=k), 40, r * 1000 + c * 10 + k, [{-1}] if c == 1 else WINS)
-     for r, c, k in C4_SHAPES]
-    + [("connect_four", dict(rows=2, cols=3, connect=3), 50, 7, [{-1}])]         # random play often draws here
-    + [("tic_tac_toe", dict(board_size=3, win_length=3), 300, 1, [{-1}, {0}, {1}]),
-       ("tictactoe", dict(board_size=3, win_length=3), 100, 2, [{0}, {1}])]     # mnk 3, 3, 3 is tic_tac_toe
-    + [("tictactoe", dict(board_size=n, win_length=k), games, n * 100 + k,
-        WINS + ([{-1}] if (n, k) in ((4, 4), (5, 4)) else [])) for n, k, games in MNK]
+    [
+        ("connect_four", dict(rows=r, cols=c, connect=k), 40, r * 1000 + c * 10 + k, [{-1}] if c == 1 else WINS)
+        for r, c, k in C4_SHAPES
+    ]
+    + [("connect_four", dict(rows=2, cols=3, connect=3), 50, 7, [{-1}])]  # random play often draws here
+    + [
+        ("tic_tac_toe", dict(board_size=3, win_length=3), 300, 1, [{-1}, {0}, {1}]),
+        ("tictactoe", dict(board_size=3, win_length=3), 100, 2, [{0}, {1}]),
+    ]  # mnk 3, 3, 3 is tic_tac_toe
+    + [
+        (
+            "tictactoe",
+            dict(board_size=n, win_length=k),
+            games,
+            n * 100 + k,
+            WINS + ([{-1}] if (n, k) in ((4, 4), (5, 4)) else []),
+        )
+        for n, k, games in MNK
+    ]
     + [("othello", dict(board_size=8), 300, 20240611, [{0}, {1}, {-1}])]
-    + [("hex", dict(board_size=n, swap=swap), 100 if n <= 5 else 25 if n <= 11 else 6, 1000 * n + swap, [])
-       for n in range(2, 20) for swap in (False, True)]              # every size zerogym allows
+    + [
+        ("hex", dict(board_size=n, swap=swap), 100 if n <= 5 else 25 if n <= 11 else 6, 1000 * n + swap, [])
+        for n in range(2, 20)
+        for swap in (False, True)
+    ]  # every size zerogym allows
     + [("go", dict(board_size=n), games, 1000 + n, []) for n, games in GO]
     + [("breakthrough", dict(rows=r, cols=c), games, 100 * r + c, WINS) for r, c, games in BREAKTHROUGH]
-    + [("havannah", dict(board_size=n, swap=swap), 400 if n <= 5 else 100 if n <= 8 else 20, 100 * n + swap, WINS)
-       for n in range(3, 14) for swap in (False, True)]                # every size zerogym allows
+    + [
+        ("havannah", dict(board_size=n, swap=swap), 400 if n <= 5 else 100 if n <= 8 else 20, 100 * n + swap, WINS)
+        for n in range(3, 14)
+        for swap in (False, True)
+    ]  # every size zerogym allows
 )
 
 
-@pytest.mark.parametrize("adapter,kw,games,seed,need", [
-    pytest.param(*row, id=f"{row[0]}-" + "-".join(f"{k}{v}" for k, v in row[1].items())
-                 + f"-{row[2]}games-seed{row[3]}")
-    for row in RUNS])
+@pytest.mark.parametrize(
+    "adapter,kw,games,seed,need",
+    [
+        pytest.param(
+            *row, id=f"{row[0]}-" + "-".join(f"{k}{v}" for k, v in row[1].items()) + f"-{row[2]}games-seed{row[3]}"
+        )
+        for row in RUNS
+    ],
+)
 def test_random_games_agree_with_openspiel(adapter, kw, games, seed, need):
     compare_games(ADAPTERS[adapter], kw, games, seed, need)
 
@@ -500,7 +558,7 @@ def test_the_runs_cover_every_game():
 # ---- what the adapters rely on -------------------------------------------------------------------
 def test_openspiel_othello_definition():
     game = load("othello")
-    assert game.get_parameters() == {}          # fixed 8x8: no board size to set
+    assert game.get_parameters() == {}  # fixed 8x8: no board size to set
     assert game.num_distinct_actions() == 65 and game.num_players() == 2
     t = game.get_type()
     assert t.short_name == "othello"
@@ -530,7 +588,7 @@ def test_othello_forced_pass_agrees():
             legal = theirs.legal_actions()
             if legal == [64]:
                 assert list(ours.legal_actions()) == [64]
-                empty = int(np.flatnonzero(ours.board().ravel() == 0)[0])   # a forced pass leaves empties
+                empty = int(np.flatnonzero(ours.board().ravel() == 0)[0])  # a forced pass leaves empties
                 assert ours.illegal_reason(empty) == "must pass: no placement is legal"
                 ours.step(64)
                 theirs.apply_action(64)
@@ -557,7 +615,7 @@ def test_openspiel_hex_parameters_and_actions():
     assert t.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
     assert t.utility == pyspiel.GameType.Utility.ZERO_SUM
     s = g.new_initial_state()
-    s.apply_action(7)                      # row 1, column 2
+    s.apply_action(7)  # row 1, column 2
     assert hex_board(s, 5)[1, 2] == 1 and s.current_player() == 1
 
 
@@ -581,7 +639,7 @@ def test_openspiel_hex_geometry_matches():
 
 def test_openspiel_hex_swap_matches():
     s = load("hex", board_size=4, swap=True).new_initial_state()
-    s.apply_action(1 * 4 + 3)              # x at (1, 3)
+    s.apply_action(1 * 4 + 3)  # x at (1, 3)
     assert 16 in s.legal_actions() and s.action_to_string(1, 16) == "swap"
     s.apply_action(16)
     b = hex_board(s, 4)
@@ -592,8 +650,27 @@ def test_openspiel_hex_swap_matches():
 def test_go_double_ko_cycle_ends_openspiel_by_superko():
     # the double-ko cycle of tests/zerogym/_core/test_go.py: the last move recreates the start board
     n = 7
-    names = ["B3", "C3", "A2", "B2", "B1", "D2", "C7", "C1", "B6", "B7", "D6", "A6", "C5", "B5",
-             "C2", "C6", "pass", "B2", "B6"]
+    names = [
+        "B3",
+        "C3",
+        "A2",
+        "B2",
+        "B1",
+        "D2",
+        "C7",
+        "C1",
+        "B6",
+        "B7",
+        "D6",
+        "A6",
+        "C5",
+        "B5",
+        "C2",
+        "C6",
+        "pass",
+        "B2",
+        "B6",
+    ]
 
     def action(name):
         if name == "pass":

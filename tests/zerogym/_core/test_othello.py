@@ -4,6 +4,7 @@ Boards are written with row 0 on TOP (as displayed, a1 = (0, 0) top left).  'X' 
 moves first), 'O' white.  Expected values are derived by hand from the rules, or from `ref_*`
 below: a direct, slow transcription of the rules in Python that shares no code with the core.
 """
+
 import pickle
 
 import numpy as np
@@ -15,7 +16,7 @@ from zerogym import IllegalMoveError
 from zerogym._core.othello import OthelloState, make_spec
 
 DIRS = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
-LETTERS = "abcdefghjklmnopq"   # GTP-style column letters (no i), as the rendered board shows
+LETTERS = "abcdefghjklmnopq"  # GTP-style column letters (no i), as the rendered board shows
 
 
 def parse(rows):
@@ -78,9 +79,8 @@ def test_spec_metadata():
     assert len(spec.symmetries) == 8 and spec.symmetry_names[0] == "identity"
     assert spec.action_name(0) == "a1" and spec.action_name(7) == "h1" and spec.action_name(63) == "h8"
     assert spec.action_name(19) == "d3" and spec.action_name(64) == "pass"
-    assert make_spec(board_size=10).action_name(9) == "k1"      # no 'i', as on the rendered board
+    assert make_spec(board_size=10).action_name(9) == "k1"  # no 'i', as on the rendered board
     assert zerogym.make_state("othello", board_size=6) == OthelloState(6)
-
 
 
 @pytest.mark.parametrize("n", [4, 6, 8, 10, 12, 14, 16])
@@ -106,7 +106,7 @@ def test_start_position(n):
 def test_8x8_opening_d3():
     s = OthelloState()
     assert list(s.legal_actions()) == [act(x, 8) for x in ("d3", "c4", "f5", "e6")]
-    s.step(act("d3", 8))   # flips d4 (the white disc between d3 and black d5)
+    s.step(act("d3", 8))  # flips d4 (the white disc between d3 and black d5)
     assert s.board()[3, 3] == 1 and s.board()[2, 3] == 1
     assert s.counts() == (4, 1) and s.current_player == 1 and s.last_action == 19
     # white: c3 (flanks d4 diagonally with e5), e3 (flanks e4 with e5), c5 (flanks d5 with e5)
@@ -118,13 +118,13 @@ def test_8x8_opening_d3():
 @pytest.mark.parametrize("d", range(8))
 def test_flip_each_direction(n, d):
     dr, dc = DIRS[d]
-    k = 2 if n >= 8 else 1                  # white discs in the bracketed line
+    k = 2 if n >= 8 else 1  # white discs in the bracketed line
     r0 = c0 = 3 if n >= 8 else 2
     b = np.zeros((n, n), np.int8)
     for i in range(1, k + 1):
         b[r0 + i * dr, c0 + i * dc] = 2
     b[r0 + (k + 1) * dr, c0 + (k + 1) * dc] = 1
-    b[n - 1, 0] = b[n - 1, 1] = 2           # keep white on the board after the flip
+    b[n - 1, 0] = b[n - 1, 1] = 2  # keep white on the board after the flip
     s = OthelloState(n).set_position(b, 0)
     assert list(s.legal_actions()) == [r0 * n + c0]
     s.step(r0 * n + c0)
@@ -142,11 +142,15 @@ def test_multiple_directions_flip_together(n):
     # black plays c3 (row 2, col 2): bracketed E (d3, e3 then f3), S (c4 then c5), SE (d4 then e5);
     # the line going W (b3) is not bracketed (a3 is empty) and must not flip; N (c2 then c1 white) neither
     b = np.zeros((n, n), np.int8)
-    b[2, 3] = b[2, 4] = 2; b[2, 5] = 1          # E
-    b[3, 2] = 2; b[4, 2] = 1                    # S
-    b[3, 3] = 2; b[4, 4] = 1                    # SE
-    b[2, 1] = 2                                 # W, open end
-    b[1, 2] = 2; b[0, 2] = 2                    # N, runs to the edge
+    b[2, 3] = b[2, 4] = 2
+    b[2, 5] = 1  # E
+    b[3, 2] = 2
+    b[4, 2] = 1  # S
+    b[3, 3] = 2
+    b[4, 4] = 1  # SE
+    b[2, 1] = 2  # W, open end
+    b[1, 2] = 2
+    b[0, 2] = 2  # N, runs to the edge
     s = OthelloState(n).set_position(b, 0)
     assert s.illegal_reason(2 * n + 2) is None
     s.step(2 * n + 2)
@@ -178,14 +182,7 @@ def test_move_that_flips_nothing_is_illegal(n):
 
 def test_line_to_the_edge_is_not_bracketed():
     # white b1..h1 up to the edge: a1 flanks nothing (no black disc at the end)
-    s = pos([".OOOOOOO",
-             "........",
-             "........",
-             "...OX...",
-             "...XO...",
-             "........",
-             "........",
-             "........"])
+    s = pos([".OOOOOOO", "........", "........", "...OX...", "...XO...", "........", "........", "........"])
     assert not s.is_legal(0) and "flips no disc" in s.illegal_reason(0)
 
 
@@ -198,15 +195,18 @@ def board8(**cells):
     return rows
 
 
-@pytest.mark.parametrize("rows, a, name", [
-    # the 8x8 bitboard shifts must not carry a line across the board's edge into the next row
-    (board8(r2=".......O", r3="X......."), 2 * 8 + 6, "E: g3, h3 white, a4 black"),
-    (board8(r2=".......X", r3="OO......"), 3 * 8 + 2, "W: c4, b4 a4 white, h3 black"),
-    (board8(r2=".......O", r4="X......."), 1 * 8 + 6, "SE: g2, h3 white, a5 black"),
-    (board8(r2="O......X"), 1 * 8 + 1, "SW: b2, a3 white, h3 black"),
-    (board8(r4="X......O"), 5 * 8 + 6, "NE: g6, h5 white, a5 black"),
-    (board8(r2=".......X", r4="O......."), 5 * 8 + 1, "NW: b6, a5 white, h3 black"),
-])
+@pytest.mark.parametrize(
+    "rows, a, name",
+    [
+        # the 8x8 bitboard shifts must not carry a line across the board's edge into the next row
+        (board8(r2=".......O", r3="X......."), 2 * 8 + 6, "E: g3, h3 white, a4 black"),
+        (board8(r2=".......X", r3="OO......"), 3 * 8 + 2, "W: c4, b4 a4 white, h3 black"),
+        (board8(r2=".......O", r4="X......."), 1 * 8 + 6, "SE: g2, h3 white, a5 black"),
+        (board8(r2="O......X"), 1 * 8 + 1, "SW: b2, a3 white, h3 black"),
+        (board8(r4="X......O"), 5 * 8 + 6, "NE: g6, h5 white, a5 black"),
+        (board8(r2=".......X", r4="O......."), 5 * 8 + 1, "NW: b6, a5 white, h3 black"),
+    ],
+)
 def test_no_flank_across_the_edge(rows, a, name):
     s = pos(rows)
     assert not s.is_legal(a), name
@@ -222,8 +222,8 @@ def test_no_flank_beyond_small_board(n):
     m = n // 2
     b[m - 1, m - 1] = b[m, m] = 2
     b[m - 1, m] = b[m, m - 1] = 1
-    b[0, n - 1] = 2          # right edge, row 0
-    b[n - 1, 0] = 2          # bottom edge
+    b[0, n - 1] = 2  # right edge, row 0
+    b[n - 1, 0] = 2  # bottom edge
     s = OthelloState(n).set_position(b, 0)
     assert not s.is_legal(n - 2) and not s.is_legal((n - 2) * n)
     assert list(s.legal_actions()) == ref_placements(b, 1)
@@ -232,10 +232,7 @@ def test_no_flank_beyond_small_board(n):
 # ---- passing and the end ---------------------------------------------------------------------------
 def test_forced_pass_then_end_before_full_board():
     # black has no placement (white's only disc, a1, sits in the corner); white can play c1
-    s = pos(["OX..",
-             "....",
-             "....",
-             "...."])
+    s = pos(["OX..", "....", "....", "...."])
     assert not s.is_over()
     assert list(s.legal_actions()) == [16]
     assert s.legal_mask().tolist() == [0] * 16 + [1]
@@ -246,7 +243,7 @@ def test_forced_pass_then_end_before_full_board():
     h0 = s.hash
     s.step(16)
     assert s.current_player == 1 and s.counts() == (1, 1) and s.last_action == 16 and s.move_count == 1
-    assert s.hash != h0 and s.hash == s.recompute_hash()   # the hash covers the side to move
+    assert s.hash != h0 and s.hash == s.recompute_hash()  # the hash covers the side to move
     assert (s.board() == parse(["OX..", "....", "....", "...."])).all()
     assert list(s.legal_actions()) == [act("c1", 4)]
     s.step(act("c1", 4))
@@ -270,10 +267,7 @@ def test_pass_illegal_when_a_placement_exists():
 def test_end_when_neither_can_move_both_sides_on_board():
     # black c1 flips b1; then black a1-c1 are on the top edge (cannot be flanked) and white's d4 is
     # a corner (cannot be flanked): the game ends with 12 empty squares, black 3 - 1
-    s = pos(["XO..",
-             "....",
-             "....",
-             "...O"])
+    s = pos(["XO..", "....", "....", "...O"])
     assert list(s.legal_actions()) == [act("c1", 4)]
     s.step(act("c1", 4))
     assert s.counts() == (3, 1)
@@ -285,10 +279,7 @@ def test_end_when_neither_can_move_both_sides_on_board():
 
 def test_full_board_draw():
     # black a1 flips b1 only (a2 and b2 are black already); the board is then full at 8 - 8
-    s = pos([".OXO",
-             "XXOO",
-             "OOOX",
-             "OOXX"])
+    s = pos([".OXO", "XXOO", "OOOX", "OOXX"])
     assert list(s.legal_actions()) == [0]
     s.step(0)
     assert (s.board() == parse(["XXXO", "XXOO", "OOOX", "OOXX"])).all()
@@ -297,10 +288,7 @@ def test_full_board_draw():
 
 
 def test_full_board_winner_by_count():
-    s = pos([".OXO",
-             "XXOO",
-             "OOOX",
-             "XXXX"])
+    s = pos([".OXO", "XXOO", "OOOX", "XXXX"])
     s.step(0)
     assert s.counts() == (10, 6)
     assert_over(s, 0)
@@ -314,7 +302,7 @@ def test_set_position_validates():
         s.set_position(np.full((4, 4), 3))
     with pytest.raises(ValueError, match="to_play"):
         s.set_position(np.zeros((4, 4), np.int8), 2)
-    s.set_position(np.zeros((4, 4), np.int8), 1)    # no discs: over at once, a draw
+    s.set_position(np.zeros((4, 4), np.int8), 1)  # no discs: over at once, a draw
     assert_over(s, -1)
 
 
@@ -397,8 +385,8 @@ def test_random_play_invariants(data, n):
             for rr, cc in fl:
                 want[rr, cc] = me + 1
             assert (s.board() == want).all()
-            mine, theirs = ((nb, nw) if me == 0 else (nw, nb))
-            before_mine, before_theirs = ((black, white) if me == 0 else (white, black))
+            mine, theirs = (nb, nw) if me == 0 else (nw, nb)
+            before_mine, before_theirs = (black, white) if me == 0 else (white, black)
             assert mine == before_mine + 1 + len(fl) and theirs == before_theirs - len(fl)
             assert nb + nw == black + white + 1
         # the end: exactly when neither side can place a disc

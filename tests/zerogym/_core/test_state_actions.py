@@ -1,5 +1,6 @@
 """An action is converted to a C int once, and that value is both checked and played; anything but
 an integer (bools included) raises ActionTypeError, the same from the State, raw_env() and env()."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -40,8 +41,11 @@ def test_the_value_checked_is_the_value_played(case):
 
 
 @pytest.mark.parametrize("case", GAME_CASES, ids=case_id)
-@pytest.mark.parametrize("bad", [True, False, np.bool_(True), 3.0, 2.7, np.float32(1), "3", b"3", None, 1j, [1],
-                                 np.array([1]), object()], ids=repr)
+@pytest.mark.parametrize(
+    "bad",
+    [True, False, np.bool_(True), 3.0, 2.7, np.float32(1), "3", b"3", None, 1j, [1], np.array([1]), object()],
+    ids=repr,
+)
 def test_anything_but_an_int_is_a_type_error_everywhere(case, bad):
     game, kwargs = case
     s = zerogym.make_state(game, **kwargs)
@@ -51,8 +55,11 @@ def test_anything_but_an_int_is_a_type_error_everywhere(case, bad):
             call(bad)
         assert isinstance(err.value, TypeError) and isinstance(err.value, IllegalMoveError)
     assert s.to_bytes() == before
-    for env in (zerogym.make_raw(game, **kwargs), zerogym.make(game, **kwargs),
-                zerogym.make(game, illegal="raise", **kwargs)):
+    for env in (
+        zerogym.make_raw(game, **kwargs),
+        zerogym.make(game, **kwargs),
+        zerogym.make(game, illegal="raise", **kwargs),
+    ):
         env.reset(seed=0)
         before = env.unwrapped.state.to_bytes()
         with pytest.raises(ActionTypeError):
@@ -66,8 +73,9 @@ def test_bool_message_says_why():
         s.step(True)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                                   np.uint64, np.intp])
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp]
+)
 def test_numpy_integers_play(dtype):
     s = zerogym.make_state("tictactoe")
     s.step(dtype(4))
@@ -87,7 +95,7 @@ def test_int_subclasses_play_their_value():
 
 
 @settings(max_examples=200, deadline=None)
-@given(a=st.integers(-2**70, 2**70))
+@given(a=st.integers(-(2**70), 2**70))
 def test_any_int_is_played_or_refused_cleanly(a):
     s = zerogym.make_state("go", board_size=5).step(12)
     before = s.to_bytes()
@@ -111,7 +119,7 @@ def test_bare_classes_cannot_be_used():
 
 def test_states_of_another_layout_are_refused_even_with_equal_kwargs():
     small, big = zerogym.make_state("go", board_size=5), zerogym.make_state("go", board_size=9)
-    big.spec.kwargs.update(small.spec.kwargs)          # the kwargs dict is mutable: sizes must decide
+    big.spec.kwargs.update(small.spec.kwargs)  # the kwargs dict is mutable: sizes must decide
     try:
         with pytest.raises(ValueError, match="cannot copy"):
             small.copy_from(big)

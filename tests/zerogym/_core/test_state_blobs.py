@@ -1,6 +1,7 @@
 """State blobs are untrusted input: load_bytes (and unpickling) accept exactly the positions the
 rules can reach and refuse anything else with a ValueError naming the game and the field, leaving
 the state unchanged.  Layout facts come from spec.layout; the expected verdicts from the rules."""
+
 import pickle
 
 import numpy as np
@@ -13,7 +14,7 @@ from cases import GAME_CASES, case_id, peek, poke
 CASES = GAME_CASES + [
     ("go", {"board_size": 5, "superko": "simple"}),
     ("go", {"board_size": 4, "max_moves": 12}),
-    ("othello", {"board_size": 10}),          # no bitboards above 8x8
+    ("othello", {"board_size": 10}),  # no bitboards above 8x8
     ("hex", {"board_size": 2}),
 ]
 
@@ -61,11 +62,13 @@ def test_every_position_of_random_play_loads_and_unpickles(case, seed):
 
 
 def test_hex_swap_and_go_endings_load():
-    h = zerogym.make_state("hex", board_size=5, swap=True).step(7).step(25)     # black C2, white swaps
+    h = zerogym.make_state("hex", board_size=5, swap=True).step(7).step(25)  # black C2, white swaps
     assert h.board()[2, 1] == 2 and h.last_action == 25
     zerogym.make_state("hex", board_size=5).load_bytes(h.to_bytes())
-    for kwargs, last, ended in (({"board_size": 5}, 25, "is_terminal"),
-                                ({"board_size": 5, "max_moves": 3}, 1, "is_truncated")):
+    for kwargs, last, ended in (
+        ({"board_size": 5}, 25, "is_terminal"),
+        ({"board_size": 5, "max_moves": 3}, 1, "is_truncated"),
+    ):
         g = zerogym.make_state("go", **kwargs).step(0).step(25).step(last)
         assert getattr(g, ended)()
         zerogym.make_state("go", **kwargs).load_bytes(g.to_bytes())
@@ -82,11 +85,18 @@ def test_othello_set_position_loads():
 
 # ---- the header ---------------------------------------------------------------------------------
 HEADER_BREAKS = [
-    ("to_play", 2, "to_play"), ("to_play", -1, "to_play"), ("to_play", 2**31 - 1, "to_play"),
-    ("status", 3, "status"), ("status", -1, "status"),
-    ("winner", 2, "winner"), ("winner", -2, "winner"), ("winner", 0, "winner"),   # a winner while running
-    ("moves", -1, "moves"), ("moves", 2**31 - 1, "moves"),
-    ("last_action", -2, "last_action"), ("last_action", 2**31 - 1, "last_action"),
+    ("to_play", 2, "to_play"),
+    ("to_play", -1, "to_play"),
+    ("to_play", 2**31 - 1, "to_play"),
+    ("status", 3, "status"),
+    ("status", -1, "status"),
+    ("winner", 2, "winner"),
+    ("winner", -2, "winner"),
+    ("winner", 0, "winner"),  # a winner while running
+    ("moves", -1, "moves"),
+    ("moves", 2**31 - 1, "moves"),
+    ("last_action", -2, "last_action"),
+    ("last_action", 2**31 - 1, "last_action"),
 ]
 
 
@@ -104,9 +114,9 @@ def test_header_fields_that_disagree_with_the_board_are_refused(case):
     s = midgame(game, kwargs)
     blob, spec = s.to_bytes(), s.spec
     refused(s, poke(blob, spec, "hash", int(s.hash) ^ 1), "hash")
-    refused(s, poke(blob, spec, "status", 1), "status")               # over, with nothing ending it
-    refused(s, poke(blob, spec, "last_action", -1), "last_action")    # no last move after moves
-    if game != "othello":                                              # set_position: any player may start
+    refused(s, poke(blob, spec, "status", 1), "status")  # over, with nothing ending it
+    refused(s, poke(blob, spec, "last_action", -1), "last_action")  # no last move after moves
+    if game != "othello":  # set_position: any player may start
         refused(s, poke(blob, spec, "to_play", 1 - s.current_player), "to_play|hash")
         refused(s, poke(blob, spec, "moves", s.move_count + 1), "moves|to_play")
     with pytest.raises(ValueError, match="bytes"):
@@ -118,7 +128,7 @@ def test_header_fields_that_disagree_with_the_board_are_refused(case):
 def test_a_cell_value_that_is_no_piece_is_refused(case, value):
     game, kwargs = case
     s = midgame(game, kwargs)
-    cell = (1 + kwargs.get("board_size", 5) + 1) if game == "go" else 0     # an inside point: (0, 0) padded
+    cell = (1 + kwargs.get("board_size", 5) + 1) if game == "go" else 0  # an inside point: (0, 0) padded
     refused(s, poke(s.to_bytes(), s.spec, "board", value, cell), "board")
 
 
@@ -128,7 +138,7 @@ def test_connect_four_heights_must_match_the_pieces():
     blob, spec = s.to_bytes(), s.spec
     for c, h in ((3, 3), (3, 1), (0, 1), (0, 7), (0, -1), (6, 127)):
         refused(s, poke(blob, spec, "heights", h, c), "heights")
-    floating = poke(poke(blob, spec, "board", 0, 5 * 7 + 4), spec, "board", 1, 4 * 7 + 4)   # a gap below it
+    floating = poke(poke(blob, spec, "board", 0, 5 * 7 + 4), spec, "board", 1, 4 * 7 + 4)  # a gap below it
     refused(s, floating, "heights")
 
 
@@ -145,13 +155,13 @@ def zobrist(game, board):
 
 def test_k_in_a_row_outcomes_must_match_the_lines():
     x_line = zerogym.make_state("tictactoe")
-    for a in (0, 3, 1, 4, 2):                        # X: top row
+    for a in (0, 3, 1, 4, 2):  # X: top row
         x_line.step(a)
     blob, spec = x_line.to_bytes(), x_line.spec
     running = poke(poke(blob, spec, "status", 0), spec, "winner", -1)
-    refused(x_line, running, "status")                                  # a line, but running
-    refused(x_line, poke(blob, spec, "winner", 1), "winner")           # the other side won
-    refused(x_line, poke(blob, spec, "winner", -1), "winner")          # a draw
+    refused(x_line, running, "status")  # a line, but running
+    refused(x_line, poke(blob, spec, "winner", 1), "winner")  # the other side won
+    refused(x_line, poke(blob, spec, "winner", -1), "winner")  # a draw
     # O moved after X's line: the game went on after a win
     board = {0: 1, 1: 1, 2: 1, 3: 2, 4: 2, 8: 2}
     went_on = running
@@ -162,12 +172,18 @@ def test_k_in_a_row_outcomes_must_match_the_lines():
     assert zobrist("tictactoe", {0: 1, 3: 2, 1: 1}) == zerogym.make_state("tictactoe").step(0).step(3).step(1).hash
     # X's line not through X's last piece: the game went on after X's earlier win
     late = zerogym.make_state("tictactoe")
-    for a in (0, 3, 1, 4, 8, 6):                      # no line yet
+    for a in (0, 3, 1, 4, 8, 6):  # no line yet
         late.step(a)
     board = {0: 1, 1: 1, 2: 1, 8: 1, 3: 2, 4: 2, 6: 2}
     won_before = late.to_bytes()
-    for field, value in (("moves", 7), ("to_play", 1), ("last_action", 8), ("status", 1), ("winner", 0),
-                         ("hash", zobrist("tictactoe", board))):
+    for field, value in (
+        ("moves", 7),
+        ("to_play", 1),
+        ("last_action", 8),
+        ("status", 1),
+        ("winner", 0),
+        ("hash", zobrist("tictactoe", board)),
+    ):
         won_before = poke(won_before, spec, field, value)
     won_before = poke(won_before, spec, "board", 1, 2)
     refused(late, won_before, "status")
@@ -186,14 +202,14 @@ def test_othello_cached_fields_must_match_the_board():
         refused(s, poke(blob, spec, "legal", int(peek(blob, spec, "legal")[0]) ^ 2, 0), "legal")
         refused(s, poke(blob, spec, "nlegal", 0), "legal")
         if n <= 8:
-            refused(s, poke(blob, spec, "bitboards", int(peek(blob, spec, "bitboards")[0]) ^ (1 << 63), 0),
-                    "bitboards")
+            refused(s, poke(blob, spec, "bitboards", int(peek(blob, spec, "bitboards")[0]) ^ (1 << 63), 0), "bitboards")
         else:
             refused(s, poke(blob, spec, "bitboards", 1, 0), "bitboards")
 
 
-@pytest.mark.parametrize("case", [("othello", {"board_size": 6}), ("breakthrough", {"rows": 6, "cols": 5})],
-                         ids=case_id)
+@pytest.mark.parametrize(
+    "case", [("othello", {"board_size": 6}), ("breakthrough", {"rows": 6, "cols": 5})], ids=case_id
+)
 def test_a_move_counter_stays_in_range_on_every_move_from_an_accepted_blob(case):
     # the counter of a game that set_position may start anywhere is only bounded, and by the moves the
     # position still allows: the largest counter accepted plays to the end with every position accepted
@@ -202,7 +218,7 @@ def test_a_move_counter_stays_in_range_on_every_move_from_an_accepted_blob(case)
     s = midgame(game, kwargs)
     blob, spec = s.to_bytes(), s.spec
     top = None
-    for moves in range(s.move_count, 4 * s.num_actions, 2):        # the same parity: the same player to move
+    for moves in range(s.move_count, 4 * s.num_actions, 2):  # the same parity: the same player to move
         try:
             zerogym.make_state(game, **kwargs).load_bytes(poke(blob, spec, "moves", moves))
         except ValueError as err:
@@ -219,15 +235,15 @@ def test_a_move_counter_stays_in_range_on_every_move_from_an_accepted_blob(case)
 
 def test_hex_union_find_must_match_the_groups():
     s = zerogym.make_state("hex", board_size=4, swap=False)
-    for a in (0, 5, 4, 6):            # black A1, A2 (a group on the first row); white B2, C2
+    for a in (0, 5, 4, 6):  # black A1, A2 (a group on the first row); white B2, C2
         s.step(a)
     blob, spec = s.to_bytes(), s.spec
     nodes = 4 * 4 + 4
-    for i, v in ((0, 30000), (0, -1), (0, nodes), (2, 0), (7, 0)):   # out of range; an empty cell linked; cross-colour
+    for i, v in ((0, 30000), (0, -1), (0, nodes), (2, 0), (7, 0)):  # out of range; an empty cell linked; cross-colour
         refused(s, poke(blob, spec, "parent", v, i), "parent")
     cycle = poke(poke(blob, spec, "parent", 4, 0), spec, "parent", 0, 4)
     refused(s, cycle, "parent")
-    split = poke(blob, spec, "parent", 5, 5)                            # white C2 cut from its group
+    split = poke(blob, spec, "parent", 5, 5)  # white C2 cut from its group
     refused(s, split, "parent")
     # one stone after move 1, the swap's input: last_action must be black's stone
     first = zerogym.make_state("hex", board_size=4).step(9)
@@ -236,17 +252,24 @@ def test_hex_union_find_must_match_the_groups():
 
 def test_go_chains_must_match_the_stones():
     s = zerogym.make_state("go", board_size=5)
-    for a in (0, 24, 1, 23, 6):       # black A1 B1 B2: one chain of three
+    for a in (0, 24, 1, 23, 6):  # black A1 B1 B2: one chain of three
         s.step(a)
     blob, spec = s.to_bytes(), s.spec
     w = 6
-    a1, b1, b2 = w, w + 1, 2 * w + 1                  # padded points
-    for field, value, at in (("head", 30000, a1), ("head", -5, a1), ("head", b2, a1), ("head", 0, b1),
-                             ("next", 30000, a1), ("next", -1, b1), ("next", a1, a1),
-                             ("chains", {"libs": 1}, int(peek(blob, spec, "head")[a1])),
-                             ("chains", {"size": 4}, int(peek(blob, spec, "head")[a1])),
-                             ("chain_hash", 12345, int(peek(blob, spec, "head")[a1])),
-                             ("nblack", 4, 0)):
+    a1, b1, b2 = w, w + 1, 2 * w + 1  # padded points
+    for field, value, at in (
+        ("head", 30000, a1),
+        ("head", -5, a1),
+        ("head", b2, a1),
+        ("head", 0, b1),
+        ("next", 30000, a1),
+        ("next", -1, b1),
+        ("next", a1, a1),
+        ("chains", {"libs": 1}, int(peek(blob, spec, "head")[a1])),
+        ("chains", {"size": 4}, int(peek(blob, spec, "head")[a1])),
+        ("chain_hash", 12345, int(peek(blob, spec, "head")[a1])),
+        ("nblack", 4, 0),
+    ):
         refused(s, poke(blob, spec, field, value, at), "chains|stone counts")
     refused(s, poke(blob, spec, "board", 0, 0), "border")
 
@@ -259,11 +282,11 @@ def test_go_captured_stones_ko_passes_and_history_are_checked():
     g = zerogym.make_state("go", board_size=5)
     for a in (0, 5, 24, 1):
         g.step(a)
-    assert g.board()[0, 0] == 0                       # the rules captured it
+    assert g.board()[0, 0] == 0  # the rules captured it
     dead = zerogym.make_state("go", board_size=5)
     for a in (12, 5, 24, 1):
         dead.step(a)
-    b = poke(dead.to_bytes(), spec, "board", 1, w)    # put the stone back, uncaptured
+    b = poke(dead.to_bytes(), spec, "board", 1, w)  # put the stone back, uncaptured
     refused(dead, b, "chains|liberty|stone counts|hash")
     # ko: a banned point out of range, on a stone, or with no capture behind it
     for ko in (10**6, -2, w, 3 * w + 2):
@@ -277,7 +300,7 @@ def test_go_captured_stones_ko_passes_and_history_are_checked():
     cap = spec.layout["superko_set"][2]
     full = bytearray(pb)
     off = spec.layout["superko_set"][0]
-    full[off:off + 8 * cap] = np.arange(1, cap + 1, dtype=np.uint64).tobytes()
+    full[off : off + 8 * cap] = np.arange(1, cap + 1, dtype=np.uint64).tobytes()
     refused(played, bytes(full), "superko")
     keys = peek(pb, spec, "superko_set")
     used = np.flatnonzero(keys)

@@ -4,6 +4,7 @@ Actions are r * N + c; row 0 is rank 1 in human coordinates (action 0 = "A1").  
 are derived by hand from the rules: `win_length` or more in a row (row, column, either diagonal)
 wins, a full board without such a line is a draw.
 """
+
 import pickle
 
 import numpy as np
@@ -17,9 +18,16 @@ from zerogym._core.tictactoe import TicTacToeState, make_spec
 from cases import assert_won, lines_of, play_moves
 
 # the eight lines of the 3x3 board, listed by hand (cells r * 3 + c)
-LINES_3x3 = [(0, 1, 2), (3, 4, 5), (6, 7, 8),          # rows
-             (0, 3, 6), (1, 4, 7), (2, 5, 8),          # columns
-             (0, 4, 8), (2, 4, 6)]                     # diagonals
+LINES_3x3 = [
+    (0, 1, 2),
+    (3, 4, 5),
+    (6, 7, 8),  # rows
+    (0, 3, 6),
+    (1, 4, 7),
+    (2, 5, 8),  # columns
+    (0, 4, 8),
+    (2, 4, 6),
+]  # diagonals
 
 
 def play(moves, **kw):
@@ -42,10 +50,9 @@ def test_spec_metadata():
     assert spec.action_name(0) == "A1" and spec.action_name(5) == "C2" and spec.action_name(8) == "C3"
     g = make_spec(15, 5)
     assert g.num_actions == 225 and g.obs_shape == (15, 15, 3)
-    assert g.action_name(cell(0, 8)) == "J1"          # GTP letters skip I
+    assert g.action_name(cell(0, 8)) == "J1"  # GTP letters skip I
     made = zerogym.make_state("tictactoe", board_size=15, win_length=5)
     assert type(made) is TicTacToeState and made.spec.kwargs == {"board_size": 15, "win_length": 5}
-
 
 
 def test_start_position():
@@ -57,7 +64,7 @@ def test_start_position():
 
 
 def test_observation_views():
-    s = play([0, 4, 5])        # X A1, O B2, X C2
+    s = play([0, 4, 5])  # X A1, O B2, X C2
     b = s.board()
     assert b[0, 0] == 1 and b[1, 1] == 2 and b[1, 2] == 1 and (b != 0).sum() == 3
     o0, o1 = s.observation(0), s.observation(1)
@@ -82,8 +89,13 @@ def test_first_player_wins_every_line(line):
 def test_second_player_wins_every_line(line):
     others = [c for c in range(9) if c not in line]
     # X takes three cells off the line that do not make a line themselves
-    xs = next((a, b, c) for i, a in enumerate(others) for j, b in enumerate(others[i + 1:], i + 1)
-              for c in others[j + 1:] if tuple(sorted((a, b, c))) not in LINES_3x3)
+    xs = next(
+        (a, b, c)
+        for i, a in enumerate(others)
+        for j, b in enumerate(others[i + 1 :], i + 1)
+        for c in others[j + 1 :]
+        if tuple(sorted((a, b, c))) not in LINES_3x3
+    )
     s = play([xs[0], line[0], xs[1], line[1], xs[2]])
     assert not s.is_over()
     s.step(line[2])
@@ -134,7 +146,7 @@ def test_float_action_is_rejected():
 
 
 # ---- Gomoku 15x15, five in a row --------------------------------------------------------------
-O_FILLER = [cell(7, 0), cell(7, 2), cell(7, 4), cell(7, 6), cell(7, 8), cell(7, 10)]   # spaced: no line
+O_FILLER = [cell(7, 0), cell(7, 2), cell(7, 4), cell(7, 6), cell(7, 8), cell(7, 10)]  # spaced: no line
 
 
 def gomoku(xs, os_=O_FILLER, k=5, n=15):
@@ -145,19 +157,22 @@ def gomoku(xs, os_=O_FILLER, k=5, n=15):
     return play(moves, board_size=n, win_length=k), xs[-1]
 
 
-@pytest.mark.parametrize("name, xs", [
-    ("row 1 from the left edge", [cell(0, c) for c in range(5)]),
-    ("row 15 to the right edge", [cell(14, c) for c in range(10, 15)]),
-    ("column A from the bottom", [cell(r, 0) for r in range(5)]),
-    ("column P to the top", [cell(r, 14) for r in range(10, 15)]),
-    ("diagonal from corner A1", [cell(i, i) for i in range(5)]),
-    ("diagonal into corner P15", [cell(14 - i, 14 - i) for i in range(5)]),
-    ("anti-diagonal from corner P1", [cell(i, 14 - i) for i in range(5)]),
-    ("anti-diagonal into corner A15", [cell(14 - i, i) for i in range(5)]),
-])
+@pytest.mark.parametrize(
+    "name, xs",
+    [
+        ("row 1 from the left edge", [cell(0, c) for c in range(5)]),
+        ("row 15 to the right edge", [cell(14, c) for c in range(10, 15)]),
+        ("column A from the bottom", [cell(r, 0) for r in range(5)]),
+        ("column P to the top", [cell(r, 14) for r in range(10, 15)]),
+        ("diagonal from corner A1", [cell(i, i) for i in range(5)]),
+        ("diagonal into corner P15", [cell(14 - i, 14 - i) for i in range(5)]),
+        ("anti-diagonal from corner P1", [cell(i, 14 - i) for i in range(5)]),
+        ("anti-diagonal into corner A15", [cell(14 - i, i) for i in range(5)]),
+    ],
+)
 def test_gomoku_five_at_the_border_wins_four_does_not(name, xs):
     s, last = gomoku(xs)
-    assert not s.is_over(), name             # four stones on the line: not yet
+    assert not s.is_over(), name  # four stones on the line: not yet
     assert s.move_count == 8
     s.step(last)
     assert_won(s, 0)
@@ -188,16 +203,14 @@ def test_gomoku_second_player_five():
 
 def test_smaller_win_length_5x5_k4():
     s = play([0, 5, 1, 6, 2, 7], board_size=5, win_length=4)
-    assert not s.is_over()     # X has three, O has three
+    assert not s.is_over()  # X has three, O has three
     s.step(3)
     assert_won(s, 0)
     s = play([20, 0, 21, 1, 22, 2], board_size=5, win_length=4)
-    s.step(24)                 # X: 20 21 22 _ 24: not four
+    s.step(24)  # X: 20 21 22 _ 24: not four
     assert not s.is_over()
-    s.step(3)                  # O: 0 1 2 3: four at the bottom edge
+    s.step(3)  # O: 0 1 2 3: four at the bottom edge
     assert_won(s, 1)
-
-
 
 
 # ---- property tests over random play ------------------------------------------------------------
@@ -211,7 +224,7 @@ def zobrist_keys(n, k):
         keys[c, 0] = TicTacToeState(n, k).step(c).hash
     for c in range(n * n):
         other = 0 if c != 0 else n * n - 1
-        if other == c:        # 1x1 board: no second stone fits
+        if other == c:  # 1x1 board: no second stone fits
             continue
         s = TicTacToeState(n, k).step(other)
         if s.is_over():
@@ -249,7 +262,7 @@ def test_random_play_invariants(size, data):
                 assert s.illegal_reason(a) == "that point is occupied" and b.flat[a] != 0
         m = s.move_count
         assert (b == 1).sum() == (m + 1) // 2 and (b == 2).sum() == m // 2
-        assert ((b != prev).sum()) == (1 if m else 0)     # one new stone per move, none removed
+        assert ((b != prev).sum()) == (1 if m else 0)  # one new stone per move, none removed
         assert (prev[prev != 0] == b[prev != 0]).all()
         prev = b
         # hash = XOR of the keys of the stones on the board

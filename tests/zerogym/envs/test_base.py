@@ -1,4 +1,5 @@
 """The shared AEC base: seeding that is cheap per episode and draws exactly what gymnasium's would."""
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -23,7 +24,7 @@ def test_seeded_reset_draws_what_gymnasium_seeding_draws(game):
 def test_an_unseeded_reset_keeps_the_generator_and_a_pending_seed():
     e = zerogym.make("tictactoe")
     e.reset(seed=3)
-    e.reset()                       # no seed: the seed of the reset before still decides the draws
+    e.reset()  # no seed: the seed of the reset before still decides the draws
     assert e.unwrapped.np_random.integers(10**9) == seeding.np_random(3)[0].integers(10**9)
     g = e.unwrapped.np_random
     e.reset()
@@ -47,6 +48,6 @@ def test_a_generator_can_be_assigned():
     g = np.random.default_rng(1)
     e.np_random = g
     assert e.np_random is g
-    e.reset(seed=2)                 # a seed replaces it
+    e.reset(seed=2)  # a seed replaces it
     assert e.np_random is not g
-    assert e.action_space("black_0").seed(None) is not None     # an unseeded seed() still picks one
+    assert e.action_space("black_0").seed(None) is not None  # an unseeded seed() still picks one

@@ -5,6 +5,7 @@ with -1 for the offender; illegal="raise" and raw_env raise IllegalMoveError and
 bad kwargs, the end of a game, rendering (ansi, rgb_array), the vector path against the AEC env,
 and pickling.  The rules of each game are tested in its own file (test_go.py, ...).
 """
+
 import copy
 import functools
 import pickle
@@ -28,26 +29,26 @@ from zerogym._core.tictactoe import TicTacToeState
 from zerogym.registry import game_module
 from cases import case_id, padding_filled
 
-LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"          # board column letters: I is skipped, as in Go
+LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # board column letters: I is skipped, as in Go
 
 
 @dataclass(frozen=True)
 class Game:
     state_class: type
     agents: tuple
-    planes: int                     # observation planes; plane 0 is the observer's, plane 1 the other's
-    defaults: dict                  # every kwarg, at its default
-    sizes: tuple                    # the kwargs every contract test runs at
-    shape: object                   # full kwargs -> board (H, W)
-    num_actions: object             # full kwargs -> A
-    columns: str                    # text board column labels: "letters", "lowercase" or "numbers"
-    row0_on_top: bool               # the text board prints row 0 first
-    mover_rewards: frozenset        # rewards possible for the player whose move ends the game
-    bad_kwargs: tuple = ()          # (kwargs, words the ValueError's message holds: one or a tuple)
-    illegal: tuple = ()             # (kwargs, moves played first, illegal action, patterns its message matches)
-    final_info: frozenset = frozenset()   # keys of both agents' info when a game ends
-    hex: bool = False               # text board drawn as a rhombus, row numbers on the left only
-    resolve: object = None          # full kwargs -> spec.kwargs, where a default is derived
+    planes: int  # observation planes; plane 0 is the observer's, plane 1 the other's
+    defaults: dict  # every kwarg, at its default
+    sizes: tuple  # the kwargs every contract test runs at
+    shape: object  # full kwargs -> board (H, W)
+    num_actions: object  # full kwargs -> A
+    columns: str  # text board column labels: "letters", "lowercase" or "numbers"
+    row0_on_top: bool  # the text board prints row 0 first
+    mover_rewards: frozenset  # rewards possible for the player whose move ends the game
+    bad_kwargs: tuple = ()  # (kwargs, words the ValueError's message holds: one or a tuple)
+    illegal: tuple = ()  # (kwargs, moves played first, illegal action, patterns its message matches)
+    final_info: frozenset = frozenset()  # keys of both agents' info when a game ends
+    hex: bool = False  # text board drawn as a rhombus, row numbers on the left only
+    resolve: object = None  # full kwargs -> spec.kwargs, where a default is derived
 
     def full(self, kw):
         return {**self.defaults, **kw}
@@ -61,103 +62,193 @@ def square(kw):
     return kw["board_size"], kw["board_size"]
 
 
-def points_and_one(kw):             # a move per point, and a pass (Go, Othello) or the swap (Hex)
+def points_and_one(kw):  # a move per point, and a pass (Go, Othello) or the swap (Hex)
     return kw["board_size"] ** 2 + 1
 
 
 GAMES = {
     "go": Game(
-        GoState, ("black_0", "white_0"), 7,
+        GoState,
+        ("black_0", "white_0"),
+        7,
         defaults=dict(board_size=19, komi=7.5, superko="positional", max_moves=None),
-        sizes=(dict(board_size=2), dict(board_size=3, superko="simple", max_moves=12),
-               dict(board_size=4, komi=0, max_moves=20), dict(board_size=5), dict(board_size=9),
-               dict(board_size=19)),
-        shape=square, num_actions=points_and_one, columns="letters", row0_on_top=False,
-        mover_rewards=frozenset({-1, 0, 1}), final_info=frozenset({"score", "black_area", "white_area"}),
+        sizes=(
+            dict(board_size=2),
+            dict(board_size=3, superko="simple", max_moves=12),
+            dict(board_size=4, komi=0, max_moves=20),
+            dict(board_size=5),
+            dict(board_size=9),
+            dict(board_size=19),
+        ),
+        shape=square,
+        num_actions=points_and_one,
+        columns="letters",
+        row0_on_top=False,
+        mover_rewards=frozenset({-1, 0, 1}),
+        final_info=frozenset({"score", "black_area", "white_area"}),
         resolve=lambda kw: {**kw, "komi": float(kw["komi"]), "max_moves": kw["max_moves"] or 2 * kw["board_size"] ** 2},
-        bad_kwargs=(*[({"board_size": v}, "2..25") for v in (1, 26, "9", True, 9.0)],
-                    *[({"komi": v}, "komi") for v in ("six", "7.5", True)],
-                    ({"komi": float("nan")}, "finite"), ({"komi": float("inf")}, "finite"),
-                    ({"superko": "situational"}, "'positional', 'simple'"),
-                    ({"max_moves": 0}, "max_moves"), ({"max_moves": 2.5}, "max_moves")),
-        illegal=((dict(board_size=5), [12], 12, ["C3", "white_0", "occupied"]),
-                 (dict(board_size=5), [5, 25, 1], 0, ["white_0.*suicide"]))),     # A2, pass, B1: A1 is an eye
+        bad_kwargs=(
+            *[({"board_size": v}, "2..25") for v in (1, 26, "9", True, 9.0)],
+            *[({"komi": v}, "komi") for v in ("six", "7.5", True)],
+            ({"komi": float("nan")}, "finite"),
+            ({"komi": float("inf")}, "finite"),
+            ({"superko": "situational"}, "'positional', 'simple'"),
+            ({"max_moves": 0}, "max_moves"),
+            ({"max_moves": 2.5}, "max_moves"),
+        ),
+        illegal=(
+            (dict(board_size=5), [12], 12, ["C3", "white_0", "occupied"]),
+            (dict(board_size=5), [5, 25, 1], 0, ["white_0.*suicide"]),
+        ),
+    ),  # A2, pass, B1: A1 is an eye
     "othello": Game(
-        OthelloState, ("black_0", "white_0"), 3,
+        OthelloState,
+        ("black_0", "white_0"),
+        3,
         defaults=dict(board_size=8),
-        sizes=(dict(board_size=4), dict(board_size=6), dict(board_size=8), dict(board_size=10),
-               dict(board_size=16)),
-        shape=square, num_actions=points_and_one, columns="lowercase", row0_on_top=True,
-        mover_rewards=frozenset({-1, 0, 1}), final_info=frozenset({"discs"}),
-        bad_kwargs=tuple(({"board_size": v}, ("board_size", "even", "4..16"))
-                         for v in (3, 5, 7, 2, 0, 18, 17, -4, 2.0, "8", True, None)),
-        illegal=((dict(), [], 0, ["a1", "black_0", "flips no disc"]),
-                 (dict(), [], 27, ["d4", "black_0", "occupied"]),
-                 (dict(), [], 64, ["pass", "black_0", "pass is only legal"]))),
+        sizes=(dict(board_size=4), dict(board_size=6), dict(board_size=8), dict(board_size=10), dict(board_size=16)),
+        shape=square,
+        num_actions=points_and_one,
+        columns="lowercase",
+        row0_on_top=True,
+        mover_rewards=frozenset({-1, 0, 1}),
+        final_info=frozenset({"discs"}),
+        bad_kwargs=tuple(
+            ({"board_size": v}, ("board_size", "even", "4..16"))
+            for v in (3, 5, 7, 2, 0, 18, 17, -4, 2.0, "8", True, None)
+        ),
+        illegal=(
+            (dict(), [], 0, ["a1", "black_0", "flips no disc"]),
+            (dict(), [], 27, ["d4", "black_0", "occupied"]),
+            (dict(), [], 64, ["pass", "black_0", "pass is only legal"]),
+        ),
+    ),
     "hex": Game(
-        HexState, ("black_0", "white_0"), 4,
+        HexState,
+        ("black_0", "white_0"),
+        4,
         defaults=dict(board_size=11, swap=True),
         sizes=tuple(dict(board_size=n, swap=swap) for n in (2, 5, 11, 19) for swap in (True, False)),
-        shape=square, num_actions=points_and_one, columns="letters", row0_on_top=True, hex=True,
-        mover_rewards=frozenset({1}),                                   # no draws: the last stone wins
-        bad_kwargs=(*[({"board_size": v}, "2..19") for v in (1, 20, 25, "5", 5.0, True)],
-                    *[({"swap": v}, ("swap", "True, False")) for v in ("no", "yes", None)]),
-        illegal=((dict(board_size=5), [], 25, ["swap.*black_0|black_0.*swap"]),
-                 (dict(board_size=5), [12], 12, ["C3", "white_0", "occupied"]))),
+        shape=square,
+        num_actions=points_and_one,
+        columns="letters",
+        row0_on_top=True,
+        hex=True,
+        mover_rewards=frozenset({1}),  # no draws: the last stone wins
+        bad_kwargs=(
+            *[({"board_size": v}, "2..19") for v in (1, 20, 25, "5", 5.0, True)],
+            *[({"swap": v}, ("swap", "True, False")) for v in ("no", "yes", None)],
+        ),
+        illegal=(
+            (dict(board_size=5), [], 25, ["swap.*black_0|black_0.*swap"]),
+            (dict(board_size=5), [12], 12, ["C3", "white_0", "occupied"]),
+        ),
+    ),
     "connect_four": Game(
-        ConnectFourState, ("player_0", "player_1"), 3,
+        ConnectFourState,
+        ("player_0", "player_1"),
+        3,
         defaults=dict(rows=6, cols=7, connect=4),
-        sizes=(dict(), dict(rows=5, cols=4, connect=3), dict(rows=3, cols=4, connect=3),
-               dict(rows=2, cols=3, connect=3), dict(rows=9, cols=12, connect=5)),
-        shape=lambda kw: (kw["rows"], kw["cols"]), num_actions=lambda kw: kw["cols"], columns="numbers",
-        row0_on_top=True, mover_rewards=frozenset({0, 1}),
-        bad_kwargs=(*[({"rows": v}, "1..25") for v in (0, 26, 2.5)],
-                    *[({"cols": v}, "1..25") for v in (0, 26, 30, "7")],
-                    *[({"connect": v}, "2..7") for v in (1, 8, True)], (dict(rows=3, cols=2, connect=4), "2..3"),
-                    (dict(rows=1, cols=1, connect=2), "max(rows, cols)")),
-        illegal=((dict(rows=2, cols=3, connect=3), [0, 0], 0, ["column 1", "player_0", "full"]),
-                 (dict(rows=1, cols=3, connect=3), [1], 1, ["column 2", "player_1", "full"]))),
-    "tictactoe": Game(
-        TicTacToeState, ("player_0", "player_1"), 3,
-        defaults=dict(board_size=3, win_length=3),
-        sizes=(dict(), dict(board_size=5, win_length=4), dict(board_size=7, win_length=4),
-               dict(board_size=15, win_length=5)),
-        shape=square, num_actions=lambda kw: kw["board_size"] ** 2, columns="letters", row0_on_top=False,
+        sizes=(
+            dict(),
+            dict(rows=5, cols=4, connect=3),
+            dict(rows=3, cols=4, connect=3),
+            dict(rows=2, cols=3, connect=3),
+            dict(rows=9, cols=12, connect=5),
+        ),
+        shape=lambda kw: (kw["rows"], kw["cols"]),
+        num_actions=lambda kw: kw["cols"],
+        columns="numbers",
+        row0_on_top=True,
         mover_rewards=frozenset({0, 1}),
-        bad_kwargs=(*[({"board_size": v}, ("board_size", "2..25")) for v in (0, 1, 26, 3.0, "3", True)],
-                    *[({"win_length": v}, ("win_length", "2..3")) for v in (4, 0)],
-                    ({"board_size": 15, "win_length": 16}, ("win_length", "2..15"))),
-        illegal=((dict(), [4], 4, ["B2", "player_1", "occupied"]),)),
+        bad_kwargs=(
+            *[({"rows": v}, "1..25") for v in (0, 26, 2.5)],
+            *[({"cols": v}, "1..25") for v in (0, 26, 30, "7")],
+            *[({"connect": v}, "2..7") for v in (1, 8, True)],
+            (dict(rows=3, cols=2, connect=4), "2..3"),
+            (dict(rows=1, cols=1, connect=2), "max(rows, cols)"),
+        ),
+        illegal=(
+            (dict(rows=2, cols=3, connect=3), [0, 0], 0, ["column 1", "player_0", "full"]),
+            (dict(rows=1, cols=3, connect=3), [1], 1, ["column 2", "player_1", "full"]),
+        ),
+    ),
+    "tictactoe": Game(
+        TicTacToeState,
+        ("player_0", "player_1"),
+        3,
+        defaults=dict(board_size=3, win_length=3),
+        sizes=(
+            dict(),
+            dict(board_size=5, win_length=4),
+            dict(board_size=7, win_length=4),
+            dict(board_size=15, win_length=5),
+        ),
+        shape=square,
+        num_actions=lambda kw: kw["board_size"] ** 2,
+        columns="letters",
+        row0_on_top=False,
+        mover_rewards=frozenset({0, 1}),
+        bad_kwargs=(
+            *[({"board_size": v}, ("board_size", "2..25")) for v in (0, 1, 26, 3.0, "3", True)],
+            *[({"win_length": v}, ("win_length", "2..3")) for v in (4, 0)],
+            ({"board_size": 15, "win_length": 16}, ("win_length", "2..15")),
+        ),
+        illegal=((dict(), [4], 4, ["B2", "player_1", "occupied"]),),
+    ),
     "breakthrough": Game(
-        BreakthroughState, ("player_0", "player_1"), 5,
+        BreakthroughState,
+        ("player_0", "player_1"),
+        5,
         defaults=dict(rows=8, cols=8),
         sizes=(dict(), dict(rows=4, cols=2), dict(rows=5, cols=5), dict(rows=6, cols=9), dict(rows=16, cols=16)),
-        shape=lambda kw: (kw["rows"], kw["cols"]), num_actions=lambda kw: kw["rows"] * kw["cols"] * 3,
-        columns="lowercase", row0_on_top=True, mover_rewards=frozenset({1}),      # no draws: the last move wins
-        bad_kwargs=(*[({"rows": v}, ("rows", "4..16")) for v in (3, 17, "8", True, 8.0)],
-                    *[({"cols": v}, ("cols", "2..16")) for v in (1, 17, 2.5)]),
-        illegal=((dict(rows=6, cols=6), [], 43, ["c3-c", "player_0", "no piece"]),              # c3 is empty
-                 (dict(rows=6, cols=6), [25, 79], 43, ["c3-c", "player_0", "capture only diagonally"]))),
+        shape=lambda kw: (kw["rows"], kw["cols"]),
+        num_actions=lambda kw: kw["rows"] * kw["cols"] * 3,
+        columns="lowercase",
+        row0_on_top=True,
+        mover_rewards=frozenset({1}),  # no draws: the last move wins
+        bad_kwargs=(
+            *[({"rows": v}, ("rows", "4..16")) for v in (3, 17, "8", True, 8.0)],
+            *[({"cols": v}, ("cols", "2..16")) for v in (1, 17, 2.5)],
+        ),
+        illegal=(
+            (dict(rows=6, cols=6), [], 43, ["c3-c", "player_0", "no piece"]),  # c3 is empty
+            (dict(rows=6, cols=6), [25, 79], 43, ["c3-c", "player_0", "capture only diagonally"]),
+        ),
+    ),
     "havannah": Game(
-        HavannahState, ("player_0", "player_1"), 3,
+        HavannahState,
+        ("player_0", "player_1"),
+        3,
         defaults=dict(board_size=8, swap=False),
         sizes=tuple(dict(board_size=n, swap=swap) for n in (3, 5, 8, 13) for swap in (False, True)),
-        shape=lambda kw: (2 * kw["board_size"] - 1,) * 2, num_actions=lambda kw: (2 * kw["board_size"] - 1) ** 2 + 1,
-        columns="letters", row0_on_top=True, hex=True, mover_rewards=frozenset({0, 1}),
-        bad_kwargs=(*[({"board_size": v}, "3..13") for v in (2, 14, "5", 5.0, True)],
-                    *[({"swap": v}, ("swap", "True, False")) for v in ("no", None)]),
-        illegal=((dict(board_size=4), [], 0, ["A1", "player_0", "not on the hexagon"]),        # a corner of the grid
-                 (dict(board_size=4), [24], 24, ["D4", "player_1", "occupied"]),
-                 (dict(board_size=4), [24], 49, ["swap.*player_1|player_1.*swap"]))),
+        shape=lambda kw: (2 * kw["board_size"] - 1,) * 2,
+        num_actions=lambda kw: (2 * kw["board_size"] - 1) ** 2 + 1,
+        columns="letters",
+        row0_on_top=True,
+        hex=True,
+        mover_rewards=frozenset({0, 1}),
+        bad_kwargs=(
+            *[({"board_size": v}, "3..13") for v in (2, 14, "5", 5.0, True)],
+            *[({"swap": v}, ("swap", "True, False")) for v in ("no", None)],
+        ),
+        illegal=(
+            (dict(board_size=4), [], 0, ["A1", "player_0", "not on the hexagon"]),  # a corner of the grid
+            (dict(board_size=4), [24], 24, ["D4", "player_1", "occupied"]),
+            (dict(board_size=4), [24], 49, ["swap.*player_1|player_1.*swap"]),
+        ),
+    ),
 }
 
 CASES = [pytest.param(game, kw, id=case_id((game, kw))) for game, g in GAMES.items() for kw in g.sizes]
 # the illegal moves tried: at every size one that random play comes to (moves None), and the table's examples
-ILLEGAL = ([pytest.param(game, kw, None, None, (), id=case_id((game, kw)))
-            for game, g in GAMES.items() for kw in g.sizes]
-           + [pytest.param(game, kw, moves, action, words,
-                           id=f"{case_id((game, kw))}-{'-'.join(map(str, moves + [action]))}")
-              for game, g in GAMES.items() for kw, moves, action, words in g.illegal])
+ILLEGAL = [
+    pytest.param(game, kw, None, None, (), id=case_id((game, kw))) for game, g in GAMES.items() for kw in g.sizes
+] + [
+    pytest.param(game, kw, moves, action, words, id=f"{case_id((game, kw))}-{'-'.join(map(str, moves + [action]))}")
+    for game, g in GAMES.items()
+    for kw, moves, action, words in g.illegal
+]
 
 
 def env(game, kw, **options):
@@ -231,7 +322,7 @@ def test_observations_fit_the_spaces_from_both_views(game, kw):
         assert np.array_equal(mine[..., 0], theirs[..., 1]) and np.array_equal(mine[..., 1], theirs[..., 0])
         assert not (mine[..., 0] & mine[..., 1]).any()
         assert np.array_equal(state.board(), mine[..., 0] + 2 * mine[..., 1])
-        assert np.array_equal(e.state(), mine)                 # the global state: the first player's view
+        assert np.array_equal(e.state(), mine)  # the global state: the first player's view
         if state.is_over():
             break
         e.step(int(rng.choice(legal_of(e))))
@@ -325,7 +416,7 @@ def test_illegal_move_raises_and_changes_nothing(make, game, kw, moves, action, 
     assert state.to_bytes() == before and e.agent_selection == offender
     assert not any(e.terminations.values()) and not any(e.truncations.values())
     assert all(r == 0 for r in e.rewards.values())
-    e.step(int(np.flatnonzero(mask)[0]))                       # the game goes on
+    e.step(int(np.flatnonzero(mask)[0]))  # the game goes on
     assert state.move_count == moves_made + 1
 
 
@@ -334,10 +425,10 @@ def test_illegal_move_ends_the_game_with_minus_one_for_the_offender(game, kw, mo
     e = env(game, kw)
     a = illegal_position(e, game, kw, moves, action, np.random.default_rng(3))
     state, offender = e.unwrapped.state, e.agent_selection
-    other, = set(GAMES[game].agents) - {offender}
+    (other,) = set(GAMES[game].agents) - {offender}
     reason = state.illegal_reason(a)
     before = state.to_bytes()
-    for out in (state.num_actions, -1):                         # out of range: a caller's bug, raised
+    for out in (state.num_actions, -1):  # out of range: a caller's bug, raised
         with pytest.raises(IllegalMoveError, match="out of range"):
             e.step(out)
     assert not any(e.terminations.values())
@@ -348,13 +439,13 @@ def test_illegal_move_ends_the_game_with_minus_one_for_the_offender(game, kw, mo
     assert e._cumulative_rewards == {offender: -1, other: 0}
     for agent in (offender, other):
         assert e.infos[agent]["illegal_move"] == f"{offender}: {reason}"
-        assert not e.observe(agent)["action_mask"].any()          # as after a normal end: no legal move
+        assert not e.observe(agent)["action_mask"].any()  # as after a normal end: no legal move
     assert not e.last()[0]["action_mask"].any()
     seen = leave(e)
     assert {a: r for a, (r, *_) in seen.items()} == {offender: -1, other: 0}
     assert all(term and not trunc for _, term, trunc, _ in seen.values())
     e.reset()
-    assert e.observe(e.agent_selection)["action_mask"].any()       # a new game has moves again
+    assert e.observe(e.agent_selection)["action_mask"].any()  # a new game has moves again
 
 
 @pytest.mark.parametrize("game,kw,moves,action,words", ILLEGAL)
@@ -363,14 +454,14 @@ def test_illegal_move_in_the_vector_names_the_game_and_changes_none(game, kw, mo
     venv = zerogym.vector.make(game, n, **kw)
     obs, _ = venv.reset(seed=0)
     if moves is not None:
-        for m in moves:                                          # played in the target game only
+        for m in moves:  # played in the target game only
             actions = np.full(n, -1)
             actions[target] = m
             obs = venv.step(actions)[0]
         a = action
     else:
-        for _ in range(100):     # until the target game, playing its first legal move, has an illegal one
-            if not obs["action_mask"][target].all():           # (Connect Four: a full column)
+        for _ in range(100):  # until the target game, playing its first legal move, has an illegal one
+            if not obs["action_mask"][target].all():  # (Connect Four: a full column)
                 break
             actions = venv.sample_actions(obs["action_mask"])
             actions[target] = np.flatnonzero(obs["action_mask"][target])[0]
@@ -389,7 +480,7 @@ def test_illegal_move_in_the_vector_names_the_game_and_changes_none(game, kw, mo
     assert err.value.game_index == target
     check_message(err.value, state, a, offender, reason, words)
     assert [venv.get_state(i).to_bytes() for i in range(n)] == before
-    for bad in (venv.num_actions, -2):       # -1 leaves a game as it is; other negatives are out of range
+    for bad in (venv.num_actions, -2):  # -1 leaves a game as it is; other negatives are out of range
         actions[target] = bad
         with pytest.raises(IllegalMoveError, match=f"game {target}.*action {bad}"):
             venv.step(actions)
@@ -397,15 +488,27 @@ def test_illegal_move_in_the_vector_names_the_game_and_changes_none(game, kw, mo
 
 
 # ---- kwargs --------------------------------------------------------------------------------------
-BAD_KWARGS = [pytest.param(game, kw, (words,) if isinstance(words, str) else words,
-                           id=f"{game}-" + "-".join(f"{k}={v!r}" for k, v in kw.items()))
-              for game, g in GAMES.items() for kw, words in g.bad_kwargs]
+BAD_KWARGS = [
+    pytest.param(
+        game,
+        kw,
+        (words,) if isinstance(words, str) else words,
+        id=f"{game}-" + "-".join(f"{k}={v!r}" for k, v in kw.items()),
+    )
+    for game, g in GAMES.items()
+    for kw, words in g.bad_kwargs
+]
 
 
 @pytest.mark.parametrize("game,kw,words", BAD_KWARGS)
 def test_bad_kwargs_say_what_is_allowed(game, kw, words):
-    makers = (env, raw_env, lambda game, kw: zerogym.make(game, **kw), lambda game, kw: zerogym.make_state(game, **kw),
-              lambda game, kw: GAMES[game].state_class(**kw))
+    makers = (
+        env,
+        raw_env,
+        lambda game, kw: zerogym.make(game, **kw),
+        lambda game, kw: zerogym.make_state(game, **kw),
+        lambda game, kw: GAMES[game].state_class(**kw),
+    )
     for make in makers:
         with pytest.raises(ValueError) as err:
             make(game, kw)
@@ -426,7 +529,7 @@ def test_bad_options_and_unknown_kwargs(game):
         with pytest.raises(TypeError, match=f"{game}: unknown keyword argument 'size'"):
             make(game, {"size": 5})
     with pytest.raises(TypeError):
-        raw_env(game, {}, illegal="raise")                        # the raw env always raises
+        raw_env(game, {}, illegal="raise")  # the raw env always raises
 
 
 # ---- rendering -----------------------------------------------------------------------------------
@@ -448,21 +551,21 @@ def check_text(text, g, e):
     header = lines[0]
     labels = column_labels(g, w)
     assert header.split() == labels
-    ends = [m.end() - 1 for m in re.finditer(r"\S+", header)]         # a cell sits under its label's last character
-    gaps = set(np.diff(ends).tolist())                                  # evenly spaced, labels apart
+    ends = [m.end() - 1 for m in re.finditer(r"\S+", header)]  # a cell sits under its label's last character
+    gaps = set(np.diff(ends).tolist())  # evenly spaced, labels apart
     assert len(gaps) <= 1 and all(gap > max(map(len, labels)) for gap in gaps), header
     last = last_point(state.spec, state.last_action, board, 1 - state.current_player)
-    on = state.on_board() if hasattr(state, "on_board") else np.ones((h, w), bool)    # Havannah: a hexagon
+    on = state.on_board() if hasattr(state, "on_board") else np.ones((h, w), bool)  # Havannah: a hexagon
     for r in range(h):
         line = lines[1 + (r if g.row0_on_top else h - 1 - r)]
-        assert re.match(rf" *{r + 1}[ \[]", line), line                 # the mark may take the space after it
+        assert re.match(rf" *{r + 1}[ \[]", line), line  # the mark may take the space after it
         if not g.hex:
             assert line.endswith(f" {r + 1}"), line
         shift = r if g.hex else 0
         for c in range(w):
             x = ends[c] + shift
             assert (line[x] if x < len(line) else " ") == (".XO"[board[r, c]] if on[r, c] else " "), (r, c, line)
-            marked = line[x - 1:x] == "[" and line[x + 1:x + 2] == "]"
+            marked = line[x - 1 : x] == "[" and line[x + 1 : x + 2] == "]"
             assert marked == ((r, c) == last), (r, c, last, line)
     assert text.count("[") == text.count("]") == (last is not None)
     if not g.hex:
@@ -476,11 +579,11 @@ def last_point(spec, action, board, mover=0):
     h, w = board.shape
     if action < 0 or action == spec.pass_action:
         return None
-    if action == spec.swap_action:                              # a swap leaves one stone, the swapped one
+    if action == spec.swap_action:  # a swap leaves one stone, the swapped one
         return tuple(int(v) for v in np.argwhere(board)[0])
-    if spec.action_kind == "columns":                           # the top piece of the column
+    if spec.action_kind == "columns":  # the top piece of the column
         return int(np.flatnonzero(board[:, action])[0]), action
-    if spec.action_kind == "cell_moves":                        # a step forward: down the rows for player 0
+    if spec.action_kind == "cell_moves":  # a step forward: down the rows for player 0
         cell, d = divmod(action, spec.actions_per_cell)
         (r, c), (dr, dc) = divmod(cell, w), spec.move_offsets[d]
         return r + dr * (1 - 2 * mover), c + dc
@@ -511,7 +614,7 @@ def test_render_rgb_array(game, kw):
     assert empty.ndim == 3 and empty.shape[2] == 3 and empty.shape[0] > h and empty.shape[1] > w
     e.step(int(legal_of(e)[0]))
     img = e.render()
-    assert img.shape == empty.shape and (img != empty).any()          # the stone shows
+    assert img.shape == empty.shape and (img != empty).any()  # the stone shows
     plain = env(game, kw)
     plain.reset()
     with pytest.warns(UserWarning, match="render_mode"):
@@ -584,13 +687,13 @@ def test_reset_gives_canonical_bytes(game, kw):
     fresh = cls(**kw).to_bytes()
     assert cls(**kw).to_bytes() == fresh and cls(**kw) == cls(**kw)
     a, b = cls(**kw), cls(**kw)
-    a.load_bytes(padding_filled(a, 0xff))
+    a.load_bytes(padding_filled(a, 0xFF))
     b.load_bytes(padding_filled(b, 0x00))
     assert a.to_bytes() != b.to_bytes() and a != b
     a.reset()
     b.reset()
     assert a.to_bytes() == b.to_bytes() == fresh and a == b
-    random_moves(a, 10**6, seed=6)                              # to the end
+    random_moves(a, 10**6, seed=6)  # to the end
     assert a.is_over() and a.to_bytes() != fresh
     a.reset()
     assert a.to_bytes() == fresh
@@ -609,8 +712,11 @@ def test_copy_from_copies_every_byte(game, kw):
     moves = s.move_count
     s.reset()
     assert s == cls(**kw) and t != s and t.move_count == moves > 0
-    other = next(k for k in GAMES[game].sizes
-                 if GAMES[game].shape(GAMES[game].full(k)) != GAMES[game].shape(GAMES[game].full(kw)))
+    other = next(
+        k
+        for k in GAMES[game].sizes
+        if GAMES[game].shape(GAMES[game].full(k)) != GAMES[game].shape(GAMES[game].full(kw))
+    )
     with pytest.raises(ValueError):
         cls(**other).copy_from(t)
 

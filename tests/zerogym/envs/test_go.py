@@ -1,5 +1,6 @@
 """go_v0: the Go parts of the env (the contract every game keeps is in test_contract.py): the
 observation planes from both sides, the score info at the end, truncation at max_moves."""
+
 import numpy as np
 
 from zerogym import go_v0
@@ -10,7 +11,7 @@ def test_observation_from_both_sides_and_masks():
     env.reset()
     ob, ow = env.observe("black_0"), env.observe("white_0")
     assert ob["action_mask"].sum() == 26 and ow["action_mask"].sum() == 0
-    env.step(1 * 5 + 3)                                                      # black D2
+    env.step(1 * 5 + 3)  # black D2
     ob, ow = env.observe("black_0"), env.observe("white_0")
     assert env.agent_selection == "white_0"
     assert ob["observation"][1, 3, 0] == 1 and ob["observation"][1, 3, 1] == 0
@@ -20,7 +21,7 @@ def test_observation_from_both_sides_and_masks():
     assert ob["action_mask"].sum() == 0
     assert ow["action_mask"][8] == 0 and ow["action_mask"][25] == 1 and ow["action_mask"].sum() == 25
     assert np.array_equal(env.state(), env.observe("black_0")["observation"])
-    env.step(25)                                                             # white passes
+    env.step(25)  # white passes
     assert env.agent_selection == "black_0" and not any(env.terminations.values())
     assert env.observe("white_0")["action_mask"].sum() == 0
 
@@ -28,7 +29,7 @@ def test_observation_from_both_sides_and_masks():
 def test_two_passes_end_with_score_info():
     env = go_v0.env(board_size=5, komi=0.5)
     env.reset()
-    env.step(12)                          # black C3
+    env.step(12)  # black C3
     env.step(25)
     assert not any(env.terminations.values())
     env.step(25)

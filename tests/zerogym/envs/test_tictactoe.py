@@ -1,14 +1,15 @@
 """tictactoe_v0: the Tic-tac-toe / Gomoku parts of the env (the contract every game keeps is in
 test_contract.py): both views of a Gomoku position, a win and a draw."""
+
 from zerogym import tictactoe_v0
 
 
 def test_observations_from_both_views_and_masks():
     env = tictactoe_v0.raw_env(board_size=15, win_length=5)
     env.reset()
-    env.step(0)            # X A1
-    env.step(16)           # O B2
-    env.step(2)            # X C1
+    env.step(0)  # X A1
+    env.step(16)  # O B2
+    env.step(2)  # X C1
     assert env.agent_selection == "player_1"
     o0, o1 = env.observe("player_0"), env.observe("player_1")
     own0, opp0 = o0["observation"][:, :, 0], o0["observation"][:, :, 1]
@@ -25,7 +26,7 @@ def test_observations_from_both_views_and_masks():
 def test_win_through_env():
     env = tictactoe_v0.env()
     env.reset()
-    for a in [0, 3, 1, 4, 2]:       # X completes row 1
+    for a in [0, 3, 1, 4, 2]:  # X completes row 1
         env.step(a)
     assert env.rewards == {"player_0": 1, "player_1": -1}
     assert all(env.terminations.values()) and not any(env.truncations.values())
@@ -34,7 +35,7 @@ def test_win_through_env():
 def test_draw_through_env():
     env = tictactoe_v0.env()
     env.reset()
-    for a in [0, 1, 2, 4, 3, 5, 7, 6, 8]:      # X O X / X O O / O X X: no line
+    for a in [0, 1, 2, 4, 3, 5, 7, 6, 8]:  # X O X / X O O / O X X: no line
         env.step(a)
     assert env.rewards == {"player_0": 0, "player_1": 0}
     assert all(env.terminations.values())

@@ -1,6 +1,7 @@
 """The agents on Breakthrough, a game whose actions are moves from a cell: nets with three policy
 logits per cell at any board size, symmetric evaluation, net files written before that layout
 existed, and UCT, Greedy, Minimax, AlphaZero and the policy-gradient trainer playing it."""
+
 import json
 
 import numpy as np
@@ -49,7 +50,7 @@ def test_a_net_for_the_game_gives_three_logits_per_cell_at_every_size():
 def test_the_logit_of_a_move_is_its_plane_at_its_cell():
     head = PolicyHead(6, 4, 0, "cell_moves", actions_per_cell=3).eval()
     x = torch.randn(2, 6, 4, 5)
-    planes = head.cells(x)                                         # (B, 3, H, W)
+    planes = head.cells(x)  # (B, 3, H, W)
     logits = head(x)
     for r, c, d in ((0, 0, 0), (3, 4, 2), (2, 1, 1)):
         assert torch.equal(logits[:, (r * 5 + c) * 3 + d], planes[:, d, r, c])
@@ -88,9 +89,10 @@ def test_symmetric_evaluation_maps_the_moves_back():
 @pytest.mark.parametrize("name", PRETRAINED)
 def test_net_files_written_before_the_layout_load_and_compute_as_before(name, tmp_path):
     from zerogym_agents.core.checkpoint import read_torch_file, resolve
+
     data = read_torch_file(resolve(f"pretrained:{name}"), what="net")
     saved = json.loads(data["net"]["config"])
-    saved.pop("actions_per_cell", None)                             # as a file written before the field
+    saved.pop("actions_per_cell", None)  # as a file written before the field
     data["net"]["config"] = json.dumps(saved)
     torch.save(data["net"], tmp_path / "old.pt")
     net = load_net(tmp_path / "old.pt")
@@ -102,7 +104,7 @@ def test_net_files_written_before_the_layout_load_and_compute_as_before(name, tm
         logits, _ = net(x)
         feat = net.trunk(x)
         head = net.policy
-        cell = head.cells(feat)[:, 0]                               # the one-plane head as it was
+        cell = head.cells(feat)[:, 0]  # the one-plane head as it was
         old = torch.logsumexp(cell, dim=1) if head.layout == "columns" else cell.flatten(1)
         if head.extra is not None:
             old = torch.cat([old, head.extra(global_pool(feat))], dim=1)
@@ -118,7 +120,7 @@ def test_minimax_solves_small_boards_and_orders_moves_by_the_cell_left():
     cells = order // 3
     assert sorted(order.tolist()) == list(range(s.num_actions)) and set(cells[:3].tolist()) <= {4, 7}
     r = play_match(MinimaxAgent(seed=1), RandomAgent(seed=2), "breakthrough", {"rows": 4, "cols": 4}, games=6, seed=0)
-    assert r.total.losses <= 3                                      # it loses only where the start is lost
+    assert r.total.losses <= 3  # it loses only where the start is lost
 
 
 def reference_value(board, player, memo):
@@ -151,14 +153,14 @@ def test_greedy_and_uct_beat_random_play():
 def test_greedy_takes_a_win_and_stops_a_piece_about_to_win():
     s = zerogym.make_state("breakthrough", rows=6, cols=6)
     b = np.zeros((6, 6), np.int8)
-    b[4, 2], b[1, 3], b[0, 4], b[5, 0] = 1, 2, 1, 2              # black wins by c5 -> row 6
+    b[4, 2], b[1, 3], b[0, 4], b[5, 0] = 1, 2, 1, 2  # black wins by c5 -> row 6
     s.set_position(b, 0)
     env = zerogym.make("breakthrough", rows=6, cols=6)
     env.reset()
     env.unwrapped.state.copy_from(s)
     a = GreedyAgent(seed=0).act(env)
     assert s.move_cells(a)[1][0] == 5
-    b[4, 2] = 0                                                   # no win: white's d2 must be taken (e1xd2)
+    b[4, 2] = 0  # no win: white's d2 must be taken (e1xd2)
     s.set_position(b, 0)
     env.unwrapped.state.copy_from(s)
     assert GreedyAgent(seed=0).act(env) == (0 * 6 + 4) * 3 + 0
@@ -167,8 +169,19 @@ def test_greedy_takes_a_win_and_stops_a_piece_about_to_win():
 def test_alphazero_trains_a_few_steps_and_its_agent_plays(tmp_path):
     from zerogym_agents.alphazero.config import AlphaZeroConfig
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
-    cfg = AlphaZeroConfig(game="breakthrough", game_kwargs={"rows": 5, "cols": 5}, concurrent_games=4, simulations=8,
-                          max_steps=6, checkpoint_every=6, batch_size=16, min_buffer=16, net=SMALL, seed=3)
+
+    cfg = AlphaZeroConfig(
+        game="breakthrough",
+        game_kwargs={"rows": 5, "cols": 5},
+        concurrent_games=4,
+        simulations=8,
+        max_steps=6,
+        checkpoint_every=6,
+        batch_size=16,
+        min_buffer=16,
+        net=SMALL,
+        seed=3,
+    )
     tr = AlphaZeroTrainer(cfg, tmp_path / "az", log_dir=False)
     tr.run(progress=False, stop_at=6)
     assert tr.step == 6 and tr.net.config.action_layout == "cell_moves"
@@ -181,8 +194,20 @@ def test_alphazero_trains_a_few_steps_and_its_agent_plays(tmp_path):
 def test_the_policy_gradient_trainer_runs_on_the_game(tmp_path):
     from zerogym_agents.pg.config import PGConfig
     from zerogym_agents.pg.trainers import make_trainer
-    cfg = PGConfig(algo="reinforce", game="breakthrough", game_kwargs={"rows": 6, "cols": 6}, num_envs=4, max_steps=3,
-                   checkpoint_every=3, log_every=1, snapshot_every=4, pool_size=2, net=SMALL, seed=2)
+
+    cfg = PGConfig(
+        algo="reinforce",
+        game="breakthrough",
+        game_kwargs={"rows": 6, "cols": 6},
+        num_envs=4,
+        max_steps=3,
+        checkpoint_every=3,
+        log_every=1,
+        snapshot_every=4,
+        pool_size=2,
+        net=SMALL,
+        seed=2,
+    )
     tr = make_trainer(cfg, tmp_path / "pg", log_dir=False)
     tr.run(progress=False, stop_at=3)
     assert tr.step == 3 and tr.net.num_actions(6, 6) == 108

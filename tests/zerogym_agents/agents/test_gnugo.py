@@ -4,6 +4,7 @@ Tests taking the `gnugo` fixture need the gnugo program: they are skipped when i
 the CI environment variable is set (CI installs gnugo, so there a missing gnugo fails).  The others
 use a small fake GTP engine and always run.
 """
+
 import gc
 import os
 import stat
@@ -80,6 +81,7 @@ def go_env(n=9, **kw):
 # ---- finding the program ---------------------------------------------------------------------------
 def test_missing_gnugo_says_how_to_install(monkeypatch, tmp_path):
     import zerogym_agents.agents.gnugo as mod
+
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("GNUGO", raising=False)
     monkeypatch.setattr(mod, "FALLBACK_PATHS", (str(tmp_path / "none"),))
@@ -112,12 +114,12 @@ def test_arguments_and_games_are_checked(fake):
         agent_from_spec("gnugo:1", "othello")
     with pytest.raises(ValueError, match="level"):
         agent_from_spec("gnugo:strong", "go")
-    assert agent._proc is None                             # refused before starting anything
+    assert agent._proc is None  # refused before starting anything
 
 
 # ---- syncing, resigning, falling back: with the fake engine -----------------------------------------
 def test_only_new_moves_are_sent_to_a_persistent_process(fake):
-    agent = GnuGoAgent(level=1, binary=fake, seed=3)      # the fake always passes
+    agent = GnuGoAgent(level=1, binary=fake, seed=3)  # the fake always passes
     rec = play_game((RandomAgent(), agent), "go", {"board_size": 9}, seed=5)
     acts = rec["actions"]
     assert acts[1::2] == [81] * len(acts[1::2])
@@ -131,20 +133,20 @@ def test_only_new_moves_are_sent_to_a_persistent_process(fake):
     acts = play_game((agent, RandomAgent()), "go", {"board_size": 9}, seed=6)["actions"]
     sent = [a for i, a in enumerate(acts) if i % 2 == 1 and i + 1 < len(acts)]
     assert len(logged(fake, "clear_board")) == 2
-    assert [parse_vertex(w[2], 9) for w in logged(fake, "play")[len(plays):]] == sent
-    assert logged(fake, "set_random_seed")                 # play_game reseeds the running program
+    assert [parse_vertex(w[2], 9) for w in logged(fake, "play")[len(plays) :]] == sent
+    assert logged(fake, "set_random_seed")  # play_game reseeds the running program
 
 
 def test_a_move_taken_back_is_undone(fake):
     agent = GnuGoAgent(level=1, binary=fake)
     env = go_env(5)
-    assert agent.act(env) == 25                           # known history from the empty board: [pass]
+    assert agent.act(env) == 25  # known history from the empty board: [pass]
     env.step(25)
     env.step(12)
-    assert agent.act(env) == 25                           # follows: play white C3; history [pass, C3, pass]
+    assert agent.act(env) == 25  # follows: play white C3; history [pass, C3, pass]
     other = go_env(5)
     other.step(25)
-    other.step(13)                                        # white played D3 instead
+    other.step(13)  # white played D3 instead
     agent.act(other)
     commands = logged(fake)[-4:]
     assert commands == [["undo"], ["undo"], ["play", "white", "D3"], ["genmove", "black"]]
@@ -156,7 +158,7 @@ def test_an_unknown_position_is_set_up_stone_by_stone(fake):
     env = go_env(5)
     for a in (12, 6, 18):
         env.step(a)
-    agent.act(env)                                        # the fake passes: board = the 3 moves + pass
+    agent.act(env)  # the fake passes: board = the 3 moves + pass
     n_play = len(logged(fake, "play"))
     # an unrelated position of 2 moves (stones only known): rebuilt, not replayed from a history
     env2 = go_env(5)
@@ -182,14 +184,14 @@ def test_resignation_returns_a_legal_pass(fake, monkeypatch):
 
 
 def test_an_illegal_proposal_falls_back_to_a_legal_point(fake, monkeypatch):
-    monkeypatch.setenv("FAKE_GTP_MODE", "occupied")      # genmove answers the last played point
+    monkeypatch.setenv("FAKE_GTP_MODE", "occupied")  # genmove answers the last played point
     agent = GnuGoAgent(level=1, binary=fake)
     env = go_env(5)
     env.step(12)
     st = env.unwrapped.state
     action = agent.act(env)
     points = [a for a in st.legal_actions() if a != 25]
-    assert action == max(points) and st.is_legal(action)   # the fake's restricted_genmove: the last one listed
+    assert action == max(points) and st.is_legal(action)  # the fake's restricted_genmove: the last one listed
     commands = [w[0] for w in logged(fake)]
     assert commands[-4:] == ["genmove", "undo", "restricted_genmove", "play"]
     assert logged(fake, "play")[-1] == ["play", "white", vertex(action, 5)]
@@ -201,8 +203,8 @@ def test_close_context_manager_and_del(fake):
         proc = agent._proc.proc
         assert proc.poll() is None
     assert proc.poll() is not None and agent._proc is None
-    agent.close()                                          # twice is fine
-    agent.act(go_env(5))                                   # and a later act starts again
+    agent.close()  # twice is fine
+    agent.act(go_env(5))  # and a later act starts again
     proc = agent._proc.proc
     del agent
     gc.collect()
@@ -215,7 +217,7 @@ def test_gnugo_beats_random_in_the_arena(gnugo):
         m = play_match(gg, RandomAgent(), "go", {"board_size": 9}, games=10, seed=0)
     assert m.total.wins >= 9
     assert all(r["illegal"] is None for r in m.records)
-    for rec in m.records:                                  # Tromp-Taylor result of the replayed game
+    for rec in m.records:  # Tromp-Taylor result of the replayed game
         st = replay(rec)
         if rec["resigned"] is None and not rec["truncated"]:
             assert st.is_terminal() and np.sign(st.score()) == (1 if rec["winner"] == 0 else -1)
@@ -224,10 +226,11 @@ def test_gnugo_beats_random_in_the_arena(gnugo):
 def test_same_seed_same_games(gnugo):
     def game(agent, seed):
         return play_game((agent, RandomAgent()), "go", {"board_size": 7}, seed=seed)["actions"]
+
     reused = GnuGoAgent(level=1)
     first = game(reused, 1)
     proc = reused._proc
-    assert game(reused, 2) == game(GnuGoAgent(level=1), 2)      # fresh or reused process alike
+    assert game(reused, 2) == game(GnuGoAgent(level=1), 2)  # fresh or reused process alike
     assert game(reused, 1) == first and reused._proc is proc
 
 
@@ -251,10 +254,10 @@ def test_final_score_agrees_with_tromp_taylor_on_played_out_games(gnugo):
             rec = play_game((a, b), "go", {"board_size": n, "komi": komi}, seed=seed)
             st = replay(rec)
             if not st.is_terminal():
-                continue                                   # resigned: nothing to count
+                continue  # resigned: nothing to count
             g = gnugo_final(rec["actions"], n, komi)
             if g["dead"] or g["seki"]:
-                continue                                   # GNU Go would remove or share what Tromp-Taylor counts
+                continue  # GNU Go would remove or share what Tromp-Taylor counts
             assert g["score"] == st.score() == rec["info"]["score"]
             assert (g["black_area"], g["white_area"]) == st.area()
             compared += 1
@@ -294,28 +297,59 @@ def play_out(black, white, n=9, komi=7.5, limit=400):
 @pytest.mark.parametrize("spec, ours_black", [("random", True), ("uct:30", False)])
 def test_gnugo_plays_our_gtp_engine(gnugo, spec, ours_black):
     ours_argv = [sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", spec, "--seed", "2"]
-    gg_argv = [gnugo, "--mode", "gtp", "--level", "1", "--chinese-rules", "--positional-superko",
-               "--capture-all-dead", "--seed", "5"]
+    gg_argv = [
+        gnugo,
+        "--mode",
+        "gtp",
+        "--level",
+        "1",
+        "--chinese-rules",
+        "--positional-superko",
+        "--capture-all-dead",
+        "--seed",
+        "5",
+    ]
     with GTPClient(ours_argv, timeout=120) as ours, GTPClient(gg_argv, timeout=120) as gg:
         moves, resigned = play_out(*((ours, gg) if ours_black else (gg, ours)))
         assert resigned is None
-        stones = lambda c: set(gg.send(f"list_stones {c}").split())   # noqa: E731
+        stones = lambda c: set(gg.send(f"list_stones {c}").split())  # noqa: E731
         assert set(ours.send("final_status_list alive").split()) == stones("black") | stones("white")
         score = ours.send("final_score")
-        assert score.startswith("W+" if ours_black else "B+")         # GNU Go won, counted our way
+        assert score.startswith("W+" if ours_black else "B+")  # GNU Go won, counted our way
         # replaying the moves in zerogym gives the engine's score
-        st = replay({"game": "go", "kwargs": {"board_size": 9, "komi": 7.5, "max_moves": 4 * 81},
-                     "actions": [parse_vertex(m, 9) for m in moves]})
+        st = replay(
+            {
+                "game": "go",
+                "kwargs": {"board_size": 9, "komi": 7.5, "max_moves": 4 * 81},
+                "actions": [parse_vertex(m, 9) for m in moves],
+            }
+        )
         assert st.is_terminal() and score == ("B+" if st.score() > 0 else "W+") + f"{abs(st.score()):g}"
 
 
 def test_arena_command_with_gnugo_writes_sgf_that_reads_back(gnugo, tmp_path):
     out = tmp_path / "arena"
-    cli.main(["arena", "--game", "go", "--kwargs", "board_size=7", "--agents", "random", "gnugo:1",
-              "--games", "2", "--out", str(out), "--no-progress"])
+    cli.main(
+        [
+            "arena",
+            "--game",
+            "go",
+            "--kwargs",
+            "board_size=7",
+            "--agents",
+            "random",
+            "gnugo:1",
+            "--games",
+            "2",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     files = sorted((out / "sgf").iterdir())
     assert len(files) == 2
     from zerogym_agents.arena import load_records
+
     records = load_records(out / "games.jsonl")
     for path, rec in zip(files, records):
         back = from_sgf(path.read_text())

@@ -1,4 +1,5 @@
 """GreedyAgent: wins now, blocks immediate losses, captures, takes corners; beats Random."""
+
 import numpy as np
 import pytest
 
@@ -41,13 +42,16 @@ def picks(env, seeds=range(12)):
 
 # Tic-tac-toe: X 0, O 3, X 1, O 4 -> X wins on 2 (and would block 5 otherwise)
 # Connect Four: columns 0 1 0 1 0 1 -> the first player completes column 0
-@pytest.mark.parametrize("game, moves, kwargs", [
-    ("tictactoe", (0, 3, 1, 4), {}),
-    ("tictactoe", (0, 12, 1, 13, 2, 14), {"board_size": 5, "win_length": 4}),
-    ("connect_four", (0, 1, 0, 1, 0, 1), {}),
-    ("connect_four", (1, 0, 2, 0, 3, 5), {}),
-    ("hex", (1, 0, 4, 3), {"board_size": 3, "swap": False}),
-])
+@pytest.mark.parametrize(
+    "game, moves, kwargs",
+    [
+        ("tictactoe", (0, 3, 1, 4), {}),
+        ("tictactoe", (0, 12, 1, 13, 2, 14), {"board_size": 5, "win_length": 4}),
+        ("connect_four", (0, 1, 0, 1, 0, 1), {}),
+        ("connect_four", (1, 0, 2, 0, 3, 5), {}),
+        ("hex", (1, 0, 4, 3), {"board_size": 3, "swap": False}),
+    ],
+)
 def test_takes_an_immediate_win(game, moves, kwargs):
     env = env_after(game, moves, **kwargs)
     wins = immediate_wins(env.unwrapped.state)
@@ -57,19 +61,22 @@ def test_takes_an_immediate_win(game, moves, kwargs):
 
 # Tic-tac-toe: X 0, O 4, X 8, O 1 -> O threatens 7 and X has no win: X must play 7
 # Connect Four: 1 0 1 0 2 0 -> the second player threatens column 0
-@pytest.mark.parametrize("game, moves, kwargs", [
-    ("tictactoe", (0, 4, 8, 1), {}),
-    ("tictactoe", (0, 12, 24, 13, 20, 14), {"board_size": 5, "win_length": 4}),
-    ("connect_four", (1, 0, 1, 0, 2, 0), {}),
-    ("connect_four", (6, 0, 6, 1, 5, 2), {}),
-    ("hex", (2, 3, 6, 4), {"board_size": 3, "swap": False}),
-])
+@pytest.mark.parametrize(
+    "game, moves, kwargs",
+    [
+        ("tictactoe", (0, 4, 8, 1), {}),
+        ("tictactoe", (0, 12, 24, 13, 20, 14), {"board_size": 5, "win_length": 4}),
+        ("connect_four", (1, 0, 1, 0, 2, 0), {}),
+        ("connect_four", (6, 0, 6, 1, 5, 2), {}),
+        ("hex", (2, 3, 6, 4), {"board_size": 3, "swap": False}),
+    ],
+)
 def test_blocks_an_immediate_loss(game, moves, kwargs):
     env = env_after(game, moves, **kwargs)
     st = env.unwrapped.state
     assert not immediate_wins(st)
     safe = {int(a) for a in st.legal_actions() if not opponent_wins_next(st, a)}
-    assert 0 < len(safe) < len(st.legal_actions())          # the position has a threat to answer
+    assert 0 < len(safe) < len(st.legal_actions())  # the position has a threat to answer
     assert picks(env) <= safe
 
 
@@ -112,7 +119,7 @@ def test_never_fills_an_own_eye_nor_plays_self_atari_in_go():
     st = env.unwrapped.state
     chosen = picks(env, range(60))
     assert 0 not in chosen and n * n not in chosen
-    for a in chosen:                                 # nothing chosen leaves its own stone with one liberty
+    for a in chosen:  # nothing chosen leaves its own stone with one liberty
         r, c = divmod(a, n)
         assert st.copy().step(a).liberties(r, c) >= 2
 
@@ -128,9 +135,9 @@ def test_passes_when_only_own_eyes_remain():
 
 def test_takes_a_corner_in_othello():
     board = np.zeros((6, 6), np.int8)
-    board[0, 1:4] = 2        # white run on the top edge, black at its end: (0, 0) flips three
+    board[0, 1:4] = 2  # white run on the top edge, black at its end: (0, 0) flips three
     board[0, 4] = 1
-    board[2, 2:5] = 2        # a longer white run elsewhere: (2, 1) flips three plus more discs count
+    board[2, 2:5] = 2  # a longer white run elsewhere: (2, 1) flips three plus more discs count
     board[2, 5] = 1
     board[3, 1:5] = 2
     board[3, 5] = 1
@@ -138,15 +145,15 @@ def test_takes_a_corner_in_othello():
     legal = set(int(a) for a in st.legal_actions())
     assert 0 in legal
     discs = {a: st.copy().step(a).counts()[0] for a in legal}
-    assert max(discs.values()) > discs[0]            # another move flips more, the corner still wins
+    assert max(discs.values()) > discs[0]  # another move flips more, the corner still wins
     assert picks(env) == {0}
 
 
 def test_avoids_x_squares_in_othello():
     board = np.zeros((6, 6), np.int8)
-    board[2, 2] = board[3, 3] = board[4, 4] = 2      # (1, 1), next to the empty corner, flips three
+    board[2, 2] = board[3, 3] = board[4, 4] = 2  # (1, 1), next to the empty corner, flips three
     board[5, 5] = 1
-    board[2, 3] = 2                                  # (2, 1) flips two
+    board[2, 3] = 2  # (2, 1) flips two
     board[2, 4] = 1
     env, st = othello_6x6(board)
     legal = {int(a) for a in st.legal_actions()}

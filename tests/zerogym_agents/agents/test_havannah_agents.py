@@ -2,6 +2,7 @@
 greedy; PUCT with a uniform prior takes it), and UCT and greedy beat random play; a tiny AlphaZero
 run trains on side 4 and its size-independent net plays legal games at sides 4 and 5; the greedy
 heuristic takes and stops wins and beats random play."""
+
 import pytest
 
 import zerogym
@@ -12,7 +13,7 @@ from zerogym_agents.agents.greedy import GreedyAgent
 from zerogym_agents.mcts.search import uniform_evaluator
 from zerogym_agents.agents.search import AlphaZeroAgent, UCTAgent
 
-RING = [(2, 3), (2, 4), (3, 4), (4, 3), (4, 2), (3, 2)]      # the six around (3, 3), the centre of side 4
+RING = [(2, 3), (2, 4), (3, 4), (4, 3), (4, 2), (3, 2)]  # the six around (3, 3), the centre of side 4
 
 
 def cell(n, r, c):
@@ -36,7 +37,7 @@ def threat(n, mover_first):
     for b, w in zip(RING[:5], white):
         moves += [cell(n, *b), w]
     if not mover_first:
-        moves.append(cell(n, d - 2, 1))           # black plays elsewhere: white to move
+        moves.append(cell(n, d - 2, 1))  # black plays elsewhere: white to move
     return moves, cell(n, *RING[5])
 
 
@@ -53,8 +54,11 @@ def play(env, agents):
     return env.unwrapped.state
 
 
-AGENTS = {"uct": lambda: UCTAgent(6000, seed=0), "greedy": lambda: GreedyAgent(seed=0),
-          "alphazero-uniform": lambda: AlphaZeroAgent(uniform_evaluator, simulations=400, seed=0)}
+AGENTS = {
+    "uct": lambda: UCTAgent(6000, seed=0),
+    "greedy": lambda: GreedyAgent(seed=0),
+    "alphazero-uniform": lambda: AlphaZeroAgent(uniform_evaluator, simulations=400, seed=0),
+}
 
 
 @pytest.mark.parametrize("n", [4, 5])
@@ -65,7 +69,7 @@ def test_agents_close_a_ring_in_one(n, name):
 
 
 @pytest.mark.parametrize("n", [4, 5])
-@pytest.mark.parametrize("name", ["uct", "greedy"])      # a uniform prior would need far more simulations
+@pytest.mark.parametrize("name", ["uct", "greedy"])  # a uniform prior would need far more simulations
 def test_agents_stop_a_ring_in_one(n, name):
     moves, sixth = threat(n, mover_first=False)
     env = env_after(n, moves)
@@ -84,13 +88,22 @@ def test_uct_and_greedy_beat_random_play(n):
 
 
 def test_tiny_alphazero_run_trains_and_plays_sides_4_and_5(tmp_path):
-    cfg = AlphaZeroConfig(game="havannah", game_kwargs={"board_size": 4, "swap": True}, concurrent_games=4,
-                          simulations=8, max_steps=60, checkpoint_every=30, batch_size=16, min_buffer=32,
-                          net={"trunk": "resnet", "blocks": 1, "channels": 8}, seed=5)
+    cfg = AlphaZeroConfig(
+        game="havannah",
+        game_kwargs={"board_size": 4, "swap": True},
+        concurrent_games=4,
+        simulations=8,
+        max_steps=60,
+        checkpoint_every=30,
+        batch_size=16,
+        min_buffer=32,
+        net={"trunk": "resnet", "blocks": 1, "channels": 8},
+        seed=5,
+    )
     tr = AlphaZeroTrainer(cfg, tmp_path, log_dir=False)
     tr.run(progress=False)
     assert tr.games > 0 and tr.train_steps > 0
-    for n in (4, 5):                               # the net has no size in its weights: side 5 zero-shot
+    for n in (4, 5):  # the net has no size in its weights: side 5 zero-shot
         agent = tr.agent(seed=0, simulations=16)
         st = play(zerogym.make("havannah", board_size=n, swap=True), [agent, agent])
         assert st.is_terminal() and st.move_count >= 2 * n - 1

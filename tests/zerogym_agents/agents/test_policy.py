@@ -1,4 +1,5 @@
 """PolicyAgent: legal moves only, argmax or softmax sampling, any board size, saved and loaded as kind "policy"."""
+
 import numpy as np
 import pytest
 import torch
@@ -40,12 +41,20 @@ def test_select_actions_never_picks_a_masked_action_and_samples_the_softmax():
         select_actions(logits[:2], masks[:2])
 
 
-@pytest.mark.parametrize("game,kwargs", [("tictactoe", {}), ("connect_four", {}), ("othello", {"board_size": 6}),
-                                         ("hex", {"board_size": 5}), ("go", {"board_size": 5})])
+@pytest.mark.parametrize(
+    "game,kwargs",
+    [
+        ("tictactoe", {}),
+        ("connect_four", {}),
+        ("othello", {"board_size": 6}),
+        ("hex", {"board_size": 5}),
+        ("go", {"board_size": 5}),
+    ],
+)
 @pytest.mark.parametrize("greedy", [True, False])
 def test_plays_whole_games_with_legal_moves_only(game, kwargs, greedy):
     agent = PolicyAgent(tiny_net(game, **kwargs), greedy=greedy, seed=1)
-    env = zerogym.make(game, illegal="raise", **kwargs)       # an illegal move would raise
+    env = zerogym.make(game, illegal="raise", **kwargs)  # an illegal move would raise
     st = play(env, [agent, RandomAgent(2)], seed=3)
     assert st.is_over() and st.move_count > 0
 
@@ -55,12 +64,13 @@ def test_greedy_is_the_argmax_of_the_legal_logits_even_when_an_illegal_move_scor
     env = zerogym.make("connect_four")
     env.reset()
     for _ in range(6):
-        env.step(0)                                            # column 0 is full now
+        env.step(0)  # column 0 is full now
     real = net.forward_raw
 
-    def biased(x):                                             # column 0 scores far above every other
+    def biased(x):  # column 0 scores far above every other
         logits, z = real(x)
         return logits + torch.tensor([100.0, 0, 0, 0, 0, 0, 0]), z
+
     net.forward_raw = biased
     agent = PolicyAgent(net, greedy=True)
     with torch.no_grad():
@@ -76,7 +86,7 @@ def test_sampling_is_seeded():
     a, b = (PolicyAgent(tiny_net("go", board_size=5), greedy=False, seed=7) for _ in range(2))
     draws = [a.act(env) for _ in range(30)]
     assert draws == [b.act(env) for _ in range(30)]
-    assert len(set(draws)) > 1                                 # an untrained net spreads its moves
+    assert len(set(draws)) > 1  # an untrained net spreads its moves
 
 
 def test_a_size_independent_net_plays_another_board_size_but_not_another_game():
@@ -108,4 +118,5 @@ def test_saved_as_policy_loads_as_a_policy_agent_with_the_same_net(tmp_path):
 
 def test_lazy_export():
     import zerogym_agents
+
     assert zerogym_agents.PolicyAgent is PolicyAgent

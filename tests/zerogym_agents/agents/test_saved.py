@@ -1,4 +1,5 @@
 """Saved agents: round trip, the shipped pretrained agents, refusals."""
+
 import numpy as np
 import pytest
 
@@ -20,6 +21,7 @@ def test_round_trip_keeps_the_net_and_options(tmp_path):
     masks = np.ones((3, 7), np.int8)
     p1, v1 = agent.evaluator(planes, masks)
     from zerogym_agents.nets import make_evaluator
+
     p0, v0 = make_evaluator(net)(planes, masks)
     assert np.allclose(p0, p1) and np.allclose(v0, v1)
     assert load_agent(str(tmp_path / "a.pt"), simulations=3).simulations == 3
@@ -31,6 +33,7 @@ def test_pretrained_tictactoe_plays_and_never_loses_to_random():
     assert card["game"] == "tictactoe" and "command" in card
     from zerogym_agents.arena.match import play_match
     from zerogym_agents import RandomAgent
+
     result = play_match(load_agent("pretrained:tictactoe", seed=0), RandomAgent(1), "tictactoe", {}, games=10, seed=4)
     assert result.total.losses == 0
 
@@ -38,32 +41,38 @@ def test_pretrained_tictactoe_plays_and_never_loses_to_random():
 def test_pretrained_go_9x9_grew_from_the_transfer_experiments_best_and_beats_random():
     card = load_card("pretrained:go_9x9")
     assert card["game"] == "go" and card["kwargs"]["board_size"] == 9
-    before = card["started_from"]                 # the agent it was trained on from, on CPU machines
+    before = card["started_from"]  # the agent it was trained on from, on CPU machines
     start = before["started_from"]
     final = start["selection"]["final_elo"]
     assert start["selection"]["method"] == max(final, key=final.get) == start["training"]["method"]
     spent = card["training_time"]
-    assert spent["cpu_seconds"] == pytest.approx(start["pretrained:go_5x5"]["seconds"] + start["training"]["seconds"]
-                                                 + before["training"]["seconds"])
+    assert spent["cpu_seconds"] == pytest.approx(
+        start["pretrained:go_5x5"]["seconds"] + start["training"]["seconds"] + before["training"]["seconds"]
+    )
     assert spent["cpu_seconds"] <= 4 * 3600
     assert spent["gpu_seconds"] == card["training"]["seconds"] and card["training"]["config"]["device"] == "cuda"
     assert card["training"]["config"]["init_from"] == "pretrained:go_9x9"
     from zerogym_agents.arena.match import play_match
     from zerogym_agents import RandomAgent
+
     agent = load_agent("pretrained:go_9x9", simulations=32, seed=0)
     result = play_match(agent, RandomAgent(1), "go", {"board_size": 9}, games=4, seed=0)
     assert result.total.wins == 4
 
 
-@pytest.mark.parametrize("name,game,kwargs", [("breakthrough_6x6", "breakthrough", {"rows": 6, "cols": 6}),
-                                                ("havannah_4", "havannah", {"board_size": 4})])
+@pytest.mark.parametrize(
+    "name,game,kwargs",
+    [("breakthrough_6x6", "breakthrough", {"rows": 6, "cols": 6}), ("havannah_4", "havannah", {"board_size": 4})],
+)
 def test_pretrained_agents_of_the_newer_games_beat_random(name, game, kwargs):
     card = load_card(f"pretrained:{name}")
     assert card["game"] == game and card["kwargs"] == kwargs and "command" in card
     from zerogym_agents.arena.match import play_match
     from zerogym_agents import RandomAgent
-    result = play_match(load_agent(f"pretrained:{name}", simulations=32, seed=0), RandomAgent(1), game, kwargs,
-                        games=4, seed=0)
+
+    result = play_match(
+        load_agent(f"pretrained:{name}", simulations=32, seed=0), RandomAgent(1), game, kwargs, games=4, seed=0
+    )
     assert result.total.wins == 4
 
 
@@ -77,7 +86,8 @@ def test_arena_specs_reach_saved_agents():
 def test_arena_specs_take_any_saved_file_and_refuse_an_agent_of_another_game(tmp_path):
     import shutil
     from zerogym_agents.agents.saved import resolve
-    shutil.copy(resolve("pretrained:tictactoe"), tmp_path / "ttt.agent")        # not named *.pt
+
+    shutil.copy(resolve("pretrained:tictactoe"), tmp_path / "ttt.agent")  # not named *.pt
     env = zerogym.make("tictactoe")
     env.reset()
     assert env.unwrapped.state.is_legal(agent_from_spec(str(tmp_path / "ttt.agent"), "tictactoe", {}, seed=0).act(env))
@@ -85,7 +95,7 @@ def test_arena_specs_take_any_saved_file_and_refuse_an_agent_of_another_game(tmp
         agent_from_spec("pretrained:connect_four", "tictactoe", {}, seed=0)
     with pytest.raises(ValueError, match="does not fit game 'othello'"):
         load_agent("pretrained:go_5x5", game="othello", game_kwargs={"board_size": 6})
-    agent_from_spec("pretrained:go_5x5", "go", {"board_size": 9}, seed=0)        # any board size of its game
+    agent_from_spec("pretrained:go_5x5", "go", {"board_size": 9}, seed=0)  # any board size of its game
     with pytest.raises(ValueError, match="unknown agent spec 'nothing-here'"):
         agent_from_spec("nothing-here", "tictactoe", {}, seed=0)
 
@@ -103,6 +113,7 @@ def test_refusals(tmp_path):
 
 def test_policy_kind_loads_as_a_policy_agent(tmp_path):
     from zerogym_agents.agents.policy import PolicyAgent
+
     net = PolicyValueNet(for_game("tictactoe", trunk="resnet", blocks=1, channels=8))
     save_agent(tmp_path / "p.pt", net, {"greedy": False}, {"game": "tictactoe"}, kind="policy")
     agent = agent_from_spec(str(tmp_path / "p.pt"), "tictactoe", {}, seed=0)
@@ -111,8 +122,10 @@ def test_policy_kind_loads_as_a_policy_agent(tmp_path):
     env.reset()
     assert env.unwrapped.state.is_legal(agent.act(env))
     from zerogym_agents.nets import net_payload
-    save_checkpoint(tmp_path / "odd.pt", "agent", {"agent": "oracle", "net": net_payload(net), "options": "{}",
-                                                   "card": "{}"})
+
+    save_checkpoint(
+        tmp_path / "odd.pt", "agent", {"agent": "oracle", "net": net_payload(net), "options": "{}", "card": "{}"}
+    )
     with pytest.raises(CheckpointError, match="unknown agent kind 'oracle'; known: alphazero, policy"):
         load_agent(str(tmp_path / "odd.pt"))
 
@@ -178,8 +191,21 @@ def test_a_net_payload_with_a_missing_or_wrong_entry_is_refused(tmp_path, key, k
     refused(write_agent(tmp_path, data), key if key in ("config", "state_dict") else "net")
 
 
-NET_FIELDS = ["trunk", "blocks", "channels", "expansion", "in_planes", "action_layout", "extra_actions",
-              "policy_hidden", "value_hidden", "value_loss", "value_weight", "game", "kernel_size"]
+NET_FIELDS = [
+    "trunk",
+    "blocks",
+    "channels",
+    "expansion",
+    "in_planes",
+    "action_layout",
+    "extra_actions",
+    "policy_hidden",
+    "value_hidden",
+    "value_loss",
+    "value_weight",
+    "game",
+    "kernel_size",
+]
 
 
 @pytest.mark.parametrize("kind", sorted(WRONG))
@@ -193,12 +219,22 @@ def test_a_net_config_field_of_the_wrong_type_is_refused_by_name(tmp_path, field
     refused(write_agent(tmp_path, data), "corrupt zerogym network", "config", f"NetConfig.{field}")
 
 
-@pytest.mark.parametrize("field,value,limit", [
-    ("blocks", 10**5, 256), ("channels", 10**6, 2048), ("kernel_size", 10**4 + 1, 25), ("in_planes", 10**6, 512),
-    ("policy_hidden", 10**7, 2048), ("value_hidden", 10**7, 4096), ("extra_actions", 10**6, 16),
-    ("expansion", 1e6, 16)])
-def test_a_config_claiming_a_huge_net_is_refused_before_anything_is_allocated(tmp_path, nets_only_on_meta, field, value,
-                                                                            limit):
+@pytest.mark.parametrize(
+    "field,value,limit",
+    [
+        ("blocks", 10**5, 256),
+        ("channels", 10**6, 2048),
+        ("kernel_size", 10**4 + 1, 25),
+        ("in_planes", 10**6, 512),
+        ("policy_hidden", 10**7, 2048),
+        ("value_hidden", 10**7, 4096),
+        ("extra_actions", 10**6, 16),
+        ("expansion", 1e6, 16),
+    ],
+)
+def test_a_config_claiming_a_huge_net_is_refused_before_anything_is_allocated(
+    tmp_path, nets_only_on_meta, field, value, limit
+):
     data = agent_data()
     data["net"]["config"] = json.dumps({**json.loads(data["net"]["config"]), field: value})
     path = write_agent(tmp_path, data)
@@ -210,21 +246,27 @@ def test_a_config_within_every_limit_but_too_big_in_total_is_refused_from_its_sh
     data = agent_data()
     data["net"]["config"] = json.dumps({**json.loads(data["net"]["config"]), "blocks": 200, "channels": 2000})
     path = write_agent(tmp_path, data)
-    with nets_only_on_meta():                   # refused from the shapes alone: nothing built in memory
+    with nets_only_on_meta():  # refused from the shapes alone: nothing built in memory
         refused(path, "config describes a network of", "more than a network file may hold")
-    data = agent_data()                              # plausible sizes, but not the weights the file holds
+    data = agent_data()  # plausible sizes, but not the weights the file holds
     data["net"]["config"] = json.dumps({**json.loads(data["net"]["config"]), "blocks": 3})
-    refused(write_agent(tmp_path, data), "state_dict does not fit the network its config describes",
-            "lacks 'trunk.3.conv1.weight'")
+    refused(
+        write_agent(tmp_path, data),
+        "state_dict does not fit the network its config describes",
+        "lacks 'trunk.3.conv1.weight'",
+    )
 
 
 def test_every_weight_of_the_wrong_shape_dtype_or_type_or_missing_is_named(tmp_path):
     names = list(agent_data()["net"]["state_dict"])
     assert len(names) > 20
     for name in names:
-        for _what, change in (("missing", None), ("shape", lambda t: torch.zeros(t.shape + (2,), dtype=t.dtype)),
-                             ("dtype", lambda t: torch.zeros(t.shape, dtype=torch.bool)),
-                             ("type", lambda t: t.tolist())):
+        for _what, change in (
+            ("missing", None),
+            ("shape", lambda t: torch.zeros(t.shape + (2,), dtype=t.dtype)),
+            ("dtype", lambda t: torch.zeros(t.shape, dtype=torch.bool)),
+            ("type", lambda t: t.tolist()),
+        ):
             data = agent_data()
             sd = data["net"]["state_dict"]
             if change is None:
@@ -234,13 +276,16 @@ def test_every_weight_of_the_wrong_shape_dtype_or_type_or_missing_is_named(tmp_p
             refused(write_agent(tmp_path, data), "corrupt zerogym network", repr(name))
 
 
-@pytest.mark.parametrize("options,words", [
-    ("{not json", ["options is not valid JSON"]),
-    ("[1, 2]", ["options must be a dict"]),
-    ('{"simulations": "many"}', ["options", "simulations must be an integer"]),
-    ('{"simulations": 0}', ["options", "simulations"]),
-    ('{"bogus": 1}', ["options", "bogus"]),
-])
+@pytest.mark.parametrize(
+    "options,words",
+    [
+        ("{not json", ["options is not valid JSON"]),
+        ("[1, 2]", ["options must be a dict"]),
+        ('{"simulations": "many"}', ["options", "simulations must be an integer"]),
+        ('{"simulations": 0}', ["options", "simulations"]),
+        ('{"bogus": 1}', ["options", "bogus"]),
+    ],
+)
 def test_saved_options_the_agent_refuses_are_a_checkpoint_error(tmp_path, options, words):
     data = agent_data()
     data["options"] = options
@@ -258,15 +303,18 @@ def test_an_override_replaces_a_bad_saved_option_and_a_bad_override_is_the_calle
     assert not isinstance(err.value, CheckpointError)
 
 
-@pytest.mark.parametrize("card,words", [
-    ("{not json", ["card is not valid JSON"]),
-    ('["game", "tictactoe"]', ["card must be a dict"]),
-    ('"tictactoe"', ["card must be a dict"]),
-    ('{"game": 5}', ["card.game must be a string, got 5"]),
-    ('{"game": "go", "kwargs": [9]}', ["card.kwargs must be a dict"]),
-    ('{"training": "long"}', ["card.training must be a dict"]),
-    ('{"parameters": -3}', ["card.parameters must be an integer >= 0"]),
-])
+@pytest.mark.parametrize(
+    "card,words",
+    [
+        ("{not json", ["card is not valid JSON"]),
+        ('["game", "tictactoe"]', ["card must be a dict"]),
+        ('"tictactoe"', ["card must be a dict"]),
+        ('{"game": 5}', ["card.game must be a string, got 5"]),
+        ('{"game": "go", "kwargs": [9]}', ["card.kwargs must be a dict"]),
+        ('{"training": "long"}', ["card.training must be a dict"]),
+        ('{"parameters": -3}', ["card.parameters must be an integer >= 0"]),
+    ],
+)
 def test_a_malformed_model_card_is_refused_by_every_reader(tmp_path, card, words):
     data = agent_data()
     data["card"] = card
@@ -287,29 +335,35 @@ def test_a_card_may_leave_out_or_null_what_it_does_not_know(tmp_path):
 
 def test_a_bare_name_that_is_no_file_points_to_the_shipped_agents(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(CheckpointError, match="^connect_four: no such file; the shipped agent of that name is "
-                                              "pretrained:connect_four$"):
+    with pytest.raises(
+        CheckpointError, match="^connect_four: no such file; the shipped agent of that name is pretrained:connect_four$"
+    ):
         load_agent("connect_four")
-    with pytest.raises(CheckpointError, match="^connect4: no such file; shipped agents: (pretrained:[a-z0-9_]+, )*"
-                                              "pretrained:connect_four, "):
+    with pytest.raises(
+        CheckpointError,
+        match="^connect4: no such file; shipped agents: (pretrained:[a-z0-9_]+, )*pretrained:connect_four, ",
+    ):
         load_agent("connect4")
     with pytest.raises(CheckpointError, match=r"^runs/x/agent\.pt: no such file$"):
         load_agent("runs/x/agent.pt")
     save_agent(tmp_path / "connect_four", PolicyValueNet(for_game("tictactoe")), card={"game": "tictactoe"})
-    assert load_agent("connect_four").name == "alphazero"          # a file of that name is the file
+    assert load_agent("connect_four").name == "alphazero"  # a file of that name is the file
 
 
 def test_an_alphazero_agent_on_another_game_names_both_games():
     agent = load_agent("pretrained:connect_four")
     env = zerogym.make("go", board_size=9)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="^AlphaZeroAgent: this agent cannot play go .*network made for connect_four"
-                                         ".*does not fit game 'go'"):
+    with pytest.raises(
+        ValueError,
+        match="^AlphaZeroAgent: this agent cannot play go .*network made for connect_four.*does not fit game 'go'",
+    ):
         agent.act(env)
 
 
 def test_an_agent_spec_that_is_a_shipped_agents_bare_name_says_how_to_name_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ValueError, match="^unknown agent spec 'go_5x5'; the shipped agent of that name is "
-                                         "pretrained:go_5x5$"):
+    with pytest.raises(
+        ValueError, match="^unknown agent spec 'go_5x5'; the shipped agent of that name is pretrained:go_5x5$"
+    ):
         agent_from_spec("go_5x5", "go", {"board_size": 5})

@@ -1,4 +1,5 @@
 """UCTAgent and AlphaZeroAgent through zerogym AEC envs."""
+
 import numpy as np
 import pytest
 
@@ -33,11 +34,18 @@ def play_game(env, agents):
     return env.unwrapped.state.returns()[0], moves
 
 
-@pytest.mark.parametrize("make_agent", [lambda: UCTAgent(2000, seed=0),
-                                        lambda: AlphaZeroAgent(uniform_evaluator, simulations=600, seed=0)])
-@pytest.mark.parametrize("game,moves,good", [("tictactoe", [0, 3, 1, 4], 2), ("tictactoe", [0, 4, 1], 2),
-                                             ("connect_four", [0, 6, 1, 6, 2], 3),
-                                             ("connect_four", [6, 0, 6, 1, 5, 2, 5], 3)])
+@pytest.mark.parametrize(
+    "make_agent", [lambda: UCTAgent(2000, seed=0), lambda: AlphaZeroAgent(uniform_evaluator, simulations=600, seed=0)]
+)
+@pytest.mark.parametrize(
+    "game,moves,good",
+    [
+        ("tictactoe", [0, 3, 1, 4], 2),
+        ("tictactoe", [0, 4, 1], 2),
+        ("connect_four", [0, 6, 1, 6, 2], 3),
+        ("connect_four", [6, 0, 6, 1, 5, 2, 5], 3),
+    ],
+)
 def test_agents_win_and_block(make_agent, game, moves, good):
     assert make_agent().act(env_after(game, moves)) == good
 
@@ -57,6 +65,7 @@ def test_seeded_agents_repeat_their_games():
         a = AlphaZeroAgent(uniform_evaluator, simulations=50, temperature=1.0, dirichlet=True, seed=seed)
         b = UCTAgent(100, seed=seed + 1)
         return play_game(zerogym.make("connect_four"), [a, b])[1]
+
     assert game(3) == game(3)
     assert game(3) != game(4)
 
@@ -152,12 +161,12 @@ def test_alphazero_resigns_after_resign_moves_low_values_in_a_row(search):
         env.step(white.act(env))
         assert not white.resigned and white.last_value > 0.9
     assert seen == [False, True, True]
-    black.reset()                           # a new game counts afresh
+    black.reset()  # a new game counts afresh
     assert not black.resigned
     env.reset(seed=0)
     black.act(env)
     assert not black.resigned
-    env.reset(seed=0)                       # a position not following from its last move: counts afresh too
+    env.reset(seed=0)  # a position not following from its last move: counts afresh too
     black.act(env)
     assert not black.resigned
 
@@ -174,11 +183,12 @@ def test_alphazero_without_resign_below_never_resigns():
 
 def test_a_resigning_alphazero_agent_loses_the_arena_game():
     from zerogym_agents.arena.match import play_match
+
     black = AlphaZeroAgent(black_is_lost, simulations=16, seed=0, resign_below=-0.9, resign_moves=3)
     result = play_match(black, RandomAgent(0), "go", {"board_size": 5}, games=2, seed=0)
-    first = result.records[0]                       # black: the AlphaZero agent
+    first = result.records[0]  # black: the AlphaZero agent
     assert first["resigned"] == 0 and first["winner"] == 1 and len(first["actions"]) == 4
-    assert result.records[1]["resigned"] is None    # as white it is winning: plays the game out
+    assert result.records[1]["resigned"] is None  # as white it is winning: plays the game out
 
 
 def test_resign_arguments():

@@ -1,5 +1,6 @@
 """KataGo's auxiliary targets in AlphaZero training (Go): the targets of a finished game, the replay buffer
 under the board symmetries and through checkpoints, and runs that train on them and resume exactly."""
+
 import numpy as np
 import pytest
 import torch
@@ -16,16 +17,30 @@ from net_cases import positions
 
 
 def tiny(**over):
-    kw = dict(game="go", game_kwargs={"board_size": 5}, concurrent_games=6, simulations=8, max_steps=48,
-              checkpoint_every=16, batch_size=16, min_buffer=16, net={"trunk": "resnet", "blocks": 1, "channels": 8},
-              seed=5, no_pass_fraction=0.2, ownership_weight=1.5, score_weight=0.5, device="cpu")
+    kw = dict(
+        game="go",
+        game_kwargs={"board_size": 5},
+        concurrent_games=6,
+        simulations=8,
+        max_steps=48,
+        checkpoint_every=16,
+        batch_size=16,
+        min_buffer=16,
+        net={"trunk": "resnet", "blocks": 1, "channels": 8},
+        seed=5,
+        no_pass_fraction=0.2,
+        ownership_weight=1.5,
+        score_weight=0.5,
+        device="cpu",
+    )
     kw.update(over)
     return AlphaZeroConfig(**kw)
 
 
 # ---- config ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("game,kwargs", [("tictactoe", {}), ("breakthrough", {"rows": 5, "cols": 5}),
-                                         ("hex", {"board_size": 5})])
+@pytest.mark.parametrize(
+    "game,kwargs", [("tictactoe", {}), ("breakthrough", {"rows": 5, "cols": 5}), ("hex", {"board_size": 5})]
+)
 def test_other_games_refuse_the_switches(game, kwargs):
     for field in ("ownership_weight", "score_weight"):
         with pytest.raises(ValueError, match=f"auxiliary targets for Go.*{game}.*set both to 0"):
@@ -53,8 +68,8 @@ def test_targets_of_a_finished_game_match_a_hand_count_from_each_movers_view():
         s.step(a)
     assert s.is_over()
     planes, masks, policies, values, ownership, scores = records.finish(0, s.returns(), (s.ownership(), s.score()))
-    black_view = np.array([[1, 1, 0, -1, -1]] * 5, np.int8)      # hand count: 10 points each, column 2 dame
-    movers = np.arange(len(WALLS)) % 2                            # black moves first
+    black_view = np.array([[1, 1, 0, -1, -1]] * 5, np.int8)  # hand count: 10 points each, column 2 dame
+    movers = np.arange(len(WALLS)) % 2  # black moves first
     for k, mover in enumerate(movers):
         sign = 1 if mover == 0 else -1
         assert np.array_equal(ownership[k], sign * black_view)
@@ -88,8 +103,14 @@ def buffer_with_positions(n=12, seed=0, capacity=64):
     planes = planes.astype(np.int8)
     # ownership tied to the planes (own stones +1, theirs -1) so that a wrong transform shows
     own = planes[:, 0] - planes[:, 1]
-    rb.add(planes, masks, masks / masks.sum(1, keepdims=True), np.zeros(n, np.float32), own,
-           own.sum(axis=(1, 2)).astype(np.float32))
+    rb.add(
+        planes,
+        masks,
+        masks / masks.sum(1, keepdims=True),
+        np.zeros(n, np.float32),
+        own,
+        own.sum(axis=(1, 2)).astype(np.float32),
+    )
     return rb
 
 
@@ -100,9 +121,9 @@ def test_ownership_is_transformed_with_the_planes_under_every_symmetry():
     for _ in range(30):
         b = rb.sample(12)
         assert np.array_equal(b["ownership"], b["planes"][:, 0] - b["planes"][:, 1])
-        assert np.array_equal(b["scores"], b["ownership"].sum(axis=(1, 2)))      # a scalar: unchanged
+        assert np.array_equal(b["scores"], b["ownership"].sum(axis=(1, 2)))  # a scalar: unchanged
         seen |= {m.astype(np.int8).tobytes() for m in b["ownership"]}
-    assert len(seen) > len(stored)          # the maps were turned and mirrored, not only redrawn
+    assert len(seen) > len(stored)  # the maps were turned and mirrored, not only redrawn
 
 
 def test_replay_round_trip_keeps_the_aux_targets_and_refuses_mismatches():
@@ -118,8 +139,14 @@ def test_replay_round_trip_keeps_the_aux_targets_and_refuses_mismatches():
     with pytest.raises(CheckpointError, match="ownership"):
         check(bad, back.state_schema(), "test")
     with pytest.raises(ValueError, match="exactly when the buffer holds auxiliary targets"):
-        plain.add(np.zeros((1, 7, 5, 5)), np.ones((1, 26)), np.ones((1, 26)) / 26, np.zeros(1), np.zeros((1, 5, 5)),
-                  np.zeros(1))
+        plain.add(
+            np.zeros((1, 7, 5, 5)),
+            np.ones((1, 26)),
+            np.ones((1, 26)) / 26,
+            np.zeros(1),
+            np.zeros((1, 5, 5)),
+            np.zeros(1),
+        )
     with pytest.raises(ValueError, match="exactly when"):
         back.add(np.zeros((1, 7, 5, 5)), np.ones((1, 26)), np.ones((1, 26)) / 26, np.zeros(1))
 
@@ -135,7 +162,7 @@ def test_a_run_with_the_switches_trains_the_heads_and_saves_a_playable_agent(tmp
     logged = [h for h in tr.history if h.get("ownership_loss") is not None]
     assert logged and all(h["score_loss"] >= 0 for h in logged)
     agent = load_agent(str(tmp_path / "agent.pt"))
-    env = zerogym.make("go", board_size=7)               # size-independent heads: plays another size
+    env = zerogym.make("go", board_size=7)  # size-independent heads: plays another size
     env.reset(seed=0)
     assert env.unwrapped.state.is_legal(agent.act(env))
 
@@ -158,15 +185,16 @@ def test_runs_with_the_switches_resume_exactly(tmp_path):
     strip = [{k: v for k, v in h.items() if not k.endswith("_per_s")} for h in full.history]
     assert strip == [{k: v for k, v in h.items() if not k.endswith("_per_s")} for h in resumed.history]
     with pytest.raises(CheckpointError, match="with auxiliary targets"):
-        AlphaZeroTrainer(tiny(ownership_weight=0.0, score_weight=0.0), tmp_path / "b", resume=True,
-                         log_dir=False)
+        AlphaZeroTrainer(tiny(ownership_weight=0.0, score_weight=0.0), tmp_path / "b", resume=True, log_dir=False)
 
 
 def test_init_from_a_net_without_heads_adds_them_and_keeps_its_play(tmp_path):
-    tr = AlphaZeroTrainer(tiny(game_kwargs={"board_size": 7}, init_from="pretrained:go_5x5", score_weight=0.0),
-                          tmp_path, log_dir=False)
+    tr = AlphaZeroTrainer(
+        tiny(game_kwargs={"board_size": 7}, init_from="pretrained:go_5x5", score_weight=0.0), tmp_path, log_dir=False
+    )
     assert tr.net.config.ownership_head and not tr.net.config.score_head
     from zerogym_agents.nets import load_net
+
     pre = load_net("pretrained:go_5x5")
     x = torch.zeros(2, pre.config.in_planes, 7, 7)
     for a, b in zip(pre(x), tr.net(x)):

@@ -1,5 +1,6 @@
 """random_opening_moves: self-play games that start from uniformly random legal moves, neither searched
 nor recorded, drawn from the run's seed."""
+
 import numpy as np
 import pytest
 
@@ -12,9 +13,19 @@ from .conftest import run_and_resume
 
 
 def config(**over):
-    kw = dict(game="connect_four", concurrent_games=96, simulations=4, max_steps=16, checkpoint_every=8,
-              batch_size=16, min_buffer=32, net={"trunk": "resnet", "blocks": 1, "channels": 8}, seed=3,
-              pool_fraction=0.0, random_opening_moves=2)
+    kw = dict(
+        game="connect_four",
+        concurrent_games=96,
+        simulations=4,
+        max_steps=16,
+        checkpoint_every=8,
+        batch_size=16,
+        min_buffer=32,
+        net={"trunk": "resnet", "blocks": 1, "channels": 8},
+        seed=3,
+        pool_fraction=0.0,
+        random_opening_moves=2,
+    )
     kw.update(over)
     return AlphaZeroConfig(**kw)
 
@@ -47,20 +58,21 @@ def test_first_searched_position_has_0_to_k_random_stones_and_the_trees_start_th
     starts = []
     search = sp.mcts.run
 
-    def spy(evaluator, *args, **kwargs):         # the trees' roots when the search runs
+    def spy(evaluator, *args, **kwargs):  # the trees' roots when the search runs
         starts.extend(sp.mcts.root_state(i).to_bytes() for i in range(96))
         return search(evaluator, *args, **kwargs)
+
     sp.mcts.run = spy
     moves, _ = sp.step(uniform_evaluator)
     counts = np.bincount([stones(m[1]) for m in moves], minlength=4)
-    assert counts[3] == 0 and counts[:3].min() >= 16          # 0, 1 or 2 moves, each about a third of 96
+    assert counts[3] == 0 and counts[:3].min() >= 16  # 0, 1 or 2 moves, each about a third of 96
     empty = zerogym.make_state("connect_four")
     for i, (blob, (_, planes, mask, *_)) in enumerate(zip(starts, moves)):
         state = empty.copy()
         state.load_bytes(blob)
         assert np.array_equal(state.encode(), planes) and np.array_equal(state.legal_mask(), mask), i
     sp.mcts.run = search
-    later, _ = sp.step(uniform_evaluator)                      # only a game's first search gets the opening
+    later, _ = sp.step(uniform_evaluator)  # only a game's first search gets the opening
     assert [stones(m[1]) for m in later] == [stones(m[1]) + 1 for m in moves]
 
 
@@ -72,6 +84,7 @@ def test_an_opening_never_ends_the_game_and_is_not_recorded():
     def spy(evaluator, *args, **kwargs):
         over.extend(sp.mcts.root_state(i).is_over() for i in range(64))
         return search(evaluator, *args, **kwargs)
+
     sp.mcts.run = spy
     records, starts = {i: [] for i in range(64)}, []
     for _ in range(12):
@@ -99,6 +112,7 @@ def test_openings_follow_the_seed_and_runs_resume_exactly(tmp_path):
     def firsts(seed):
         moves, _ = started(config(seed=seed)).step(uniform_evaluator)
         return [m[1].tobytes() for m in moves]
+
     assert firsts(3) == firsts(3) and firsts(3) != firsts(4)
     cfg = config(game="tictactoe", concurrent_games=8, simulations=8, random_opening_moves=3)
     run_and_resume(cfg, tmp_path)

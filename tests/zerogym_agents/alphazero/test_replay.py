@@ -1,4 +1,5 @@
 """ReplayBuffer: cyclic storage, reuse cap, consistent symmetry augmentation, checkpoint round trip."""
+
 import numpy as np
 import pytest
 
@@ -32,9 +33,9 @@ def test_each_position_is_drawn_at_most_max_reuse_times():
     while (batch := buf.sample(4)) is not None:
         drawn += list(np.round(batch["values"] * 1000).astype(int))
     counts = np.bincount(drawn, minlength=10)
-    assert counts.max() <= 3 and counts.sum() >= 10 * 3 - 3    # at most 3 left unused at the end
+    assert counts.max() <= 3 and counts.sum() >= 10 * 3 - 3  # at most 3 left unused at the end
     assert buf.available() < 4
-    fill(buf, 10, 4)                                          # fresh positions open up again
+    fill(buf, 10, 4)  # fresh positions open up again
     assert buf.sample(4) is not None
 
 
@@ -47,25 +48,25 @@ def test_batches_hold_distinct_positions():
 
 def test_symmetry_moves_planes_masks_and_policy_together():
     state = zerogym.make_state("tictactoe", board_size=3)
-    state.step(0)                                   # a stone in the corner A1
+    state.step(0)  # a stone in the corner A1
     planes = state.encode()[None]
     mask = state.legal_mask()[None]
     policy = np.zeros((1, 9), np.float32)
-    policy[0, 1] = 1.0                              # all mass on B1, next to the stone
+    policy[0, 1] = 1.0  # all mass on B1, next to the stone
     sym = state.symmetries()
     buf = ReplayBuffer(10, planes.shape[1:], 9, max_reuse=1000, symmetries=sym, seed=3)
     buf.add(planes, mask, policy, np.array([0.5], np.float32))
     seen = set()
     for _ in range(200):
         b = buf.sample(1)
-        stone = int(np.flatnonzero(b["planes"][0, 1].ravel())[0])   # the opponent's stone, seen by player 1
+        stone = int(np.flatnonzero(b["planes"][0, 1].ravel())[0])  # the opponent's stone, seen by player 1
         target = int(np.argmax(b["policies"][0]))
         assert b["masks"][0, stone] == 0 and b["masks"].sum() == 8
         # the policy's action stays orthogonally adjacent to the stone, whatever the transform
         (r1, c1), (r2, c2) = divmod(stone, 3), divmod(target, 3)
         assert abs(r1 - r2) + abs(c1 - c2) == 1
         seen.add((stone, target))
-    assert len(seen) == 8                           # all 8 transforms of (corner, neighbour) occurred
+    assert len(seen) == 8  # all 8 transforms of (corner, neighbour) occurred
 
 
 def test_bad_shapes_are_refused():
@@ -84,5 +85,5 @@ def test_state_dict_round_trip_through_a_checkpoint(tmp_path):
     b = ReplayBuffer(8, (2, 3, 3), 10, max_reuse=2, seed=99)
     b.load_state_dict(load_checkpoint(tmp_path / "c.pt", "test")["replay"])
     assert np.array_equal(a.uses[:6], b.uses[:6]) and len(b) == 6
-    x, y = a.sample(3), b.sample(3)                 # same generator state: same next batch
+    x, y = a.sample(3), b.sample(3)  # same generator state: same next batch
     assert all(np.array_equal(x[k], y[k]) for k in x)

@@ -1,6 +1,7 @@
 """Self-play and training with search="gumbel" and with KataGo's switches (playout cap randomization,
 forced playouts with policy target pruning): what is played, what is recorded as a target, what the
 saved agent searches with, and that runs stay reproducible."""
+
 import numpy as np
 import pytest
 
@@ -17,9 +18,18 @@ from .conftest import run_and_resume
 
 
 def tiny(**over):
-    kw = dict(game="tictactoe", concurrent_games=8, simulations=12, max_steps=16, checkpoint_every=8,
-              batch_size=16, min_buffer=32, net={"trunk": "resnet", "blocks": 1, "channels": 8}, seed=3,
-              pool_fraction=0.0)
+    kw = dict(
+        game="tictactoe",
+        concurrent_games=8,
+        simulations=12,
+        max_steps=16,
+        checkpoint_every=8,
+        batch_size=16,
+        min_buffer=32,
+        net={"trunk": "resnet", "blocks": 1, "channels": 8},
+        seed=3,
+        pool_fraction=0.0,
+    )
     kw.update(over)
     return AlphaZeroConfig(**kw)
 
@@ -34,14 +44,21 @@ class Spy:
 
         def spy_run(evaluator, *args, **kwargs):
             out = run(evaluator, *args, **kwargs)
-            self.runs.append({"kwargs": kwargs, "counts": mcts.visit_counts(), "policies": out[0].copy(),
-                              "pruned": mcts.pruned_policy()})
+            self.runs.append(
+                {
+                    "kwargs": kwargs,
+                    "counts": mcts.visit_counts(),
+                    "policies": out[0].copy(),
+                    "pruned": mcts.pruned_policy(),
+                }
+            )
             return out
 
         def spy_select(*args):
             out = select(*args)
             self.picks.append((args, out.copy()))
             return out
+
         mcts.run, mcts.select_actions = spy_run, spy_select
 
 
@@ -76,8 +93,8 @@ def test_gumbel_self_play_plays_the_search_move_and_records_the_improved_policy(
     before = [r.copy() for r in sp.roots]
     moves, _ = sp.step(uniform_evaluator)
     run = spy.runs[0]
-    (args, picked), = spy.picks
-    assert args == ()                                       # the search's own move, not a visit-count draw
+    ((args, picked),) = spy.picks
+    assert args == ()  # the search's own move, not a visit-count draw
     for i, root in enumerate(before):
         assert sp.roots[i].last_action == picked[i] and root.is_legal(int(picked[i]))
     for i, _planes, mask, policy, _mover, _ in moves:
@@ -93,7 +110,7 @@ def test_gumbel_training_run_saves_an_agent_that_searches_the_same_way(tmp_path)
     tr = AlphaZeroTrainer(tiny(search="gumbel", gumbel_m=4, c_visit=20.0), tmp_path, log_dir=False)
     tr.run(progress=False)
     assert tr.train_steps > 0 and tr.positions > 0
-    assert abs(tr.replay.policies[:tr.replay.size].sum(axis=1) - 1).max() < 1e-4
+    assert abs(tr.replay.policies[: tr.replay.size].sum(axis=1) - 1).max() < 1e-4
     agent = load_agent(tmp_path / AGENT, seed=0)
     assert agent.settings.search == "gumbel"
     assert (agent.settings.gumbel_m, agent.settings.c_visit) == (4, 20.0)
@@ -109,7 +126,7 @@ def test_puct_runs_save_puct_agents_and_old_files_load_as_puct(tmp_path):
     assert tr.agent_options() == {"simulations": 12}
     assert load_card(tmp_path / AGENT)["search"] == "puct"
     assert load_agent(tmp_path / AGENT).settings.search == "puct"
-    assert load_agent("pretrained:tictactoe").settings.search == "puct"    # a file from before the switch
+    assert load_agent("pretrained:tictactoe").settings.search == "puct"  # a file from before the switch
 
 
 # ---- playout cap randomization ---------------------------------------------------------------------
@@ -122,10 +139,10 @@ def test_playout_cap_randomization_records_only_full_searches():
         run = spy.runs[-1]
         sims, explore = run["kwargs"]["simulations"], run["kwargs"]["explore"]
         assert set(sims[explore]) <= {16} and set(sims[~explore]) <= {3}
-        assert {m[0] for m in moves} == set(np.flatnonzero(explore))     # recorded: exactly the full searches
+        assert {m[0] for m in moves} == set(np.flatnonzero(explore))  # recorded: exactly the full searches
         recorded += len(moves)
         full_total += explore.sum()
-    assert 0.15 < recorded / (30 * 16) < 0.35                       # about full_search_prob of the moves
+    assert 0.15 < recorded / (30 * 16) < 0.35  # about full_search_prob of the moves
     assert recorded == full_total
 
 
@@ -135,14 +152,14 @@ def test_cheap_searches_have_no_root_noise_and_spend_their_cap():
     sp.step(uniform_evaluator)
     explore = spy.runs[0]["kwargs"]["explore"]
     counts = spy.runs[0]["counts"]
-    assert set(counts[explore].sum(axis=1)) == {39} and set(counts[~explore].sum(axis=1)) == {3}   # fresh roots
+    assert set(counts[explore].sum(axis=1)) == {39} and set(counts[~explore].sum(axis=1)) == {3}  # fresh roots
     assert explore.any() and (~explore).any()
 
 
 def test_playout_cap_runs_resume_exactly(tmp_path):
     cfg = tiny(simulations=12, cheap_simulations=2, full_search_prob=0.5, max_steps=16, checkpoint_every=8)
     resumed = run_and_resume(cfg, tmp_path)
-    assert resumed.positions < 16 * 8 * 0.8                        # about half the moves are not recorded
+    assert resumed.positions < 16 * 8 * 0.8  # about half the moves are not recorded
 
 
 # ---- forced playouts ------------------------------------------------------------------------------
@@ -169,10 +186,12 @@ def test_agent_gumbel_search():
         agent = AlphaZeroAgent(uniform_evaluator, simulations=64, search="gumbel", seed=seed)
         acts.add(agent.act(env))
         assert agent.last_policy.sum() == pytest.approx(1.0, abs=1e-5)
-    assert acts == {3}                       # the win, whatever the seed: temperature 0 means no Gumbel noise
+    assert acts == {3}  # the win, whatever the seed: temperature 0 means no Gumbel noise
     state = zerogym.make_state("go", board_size=5)
-    sampled = {AlphaZeroAgent(uniform_evaluator, simulations=4, search="gumbel", temperature=1.0,
-                              seed=s).search(state)[0] for s in range(8)}
+    sampled = {
+        AlphaZeroAgent(uniform_evaluator, simulations=4, search="gumbel", temperature=1.0, seed=s).search(state)[0]
+        for s in range(8)
+    }
     assert len(sampled) > 2
     with pytest.raises(ValueError, match="search must be one of"):
         AlphaZeroAgent(uniform_evaluator, search="gumble")

@@ -1,4 +1,5 @@
 """The value target mixed from the game's outcome and the search's root value (root_value_weight)."""
+
 import copy
 
 import numpy as np
@@ -27,13 +28,13 @@ def _moves(root_values):
 @pytest.mark.parametrize("w", [0.0, 0.25, 1.0])
 def test_the_value_target_mixes_outcome_and_root_value_by_the_weight(w):
     records = GameRecords(1, root_value_weight=w)
-    q = [0.5, -0.2, 0.9, None]                   # the last one restored from an older checkpoint
+    q = [0.5, -0.2, 0.9, None]  # the last one restored from an older checkpoint
     records.add(_moves(q))
-    values = records.finish(0, [1.0, -1.0])[3]   # X (moves 0, 2) won
+    values = records.finish(0, [1.0, -1.0])[3]  # X (moves 0, 2) won
     outcome = [1.0, -1.0, 1.0, -1.0]
     expected = [z if v is None else (1 - w) * z + w * v for z, v in zip(outcome, q)]
     assert values == pytest.approx(expected, abs=1e-6)
-    assert values[3] == -1.0                     # no root value: the outcome alone, whatever the weight
+    assert values[3] == -1.0  # no root value: the outcome alone, whatever the weight
 
 
 def test_the_weight_is_checked():
@@ -51,8 +52,9 @@ def first_player_ahead(planes, masks):
 
 @pytest.mark.parametrize("search", ["puct", "gumbel"])
 def test_self_play_records_the_root_value_of_the_search_from_the_movers_view(search):
-    cfg = AlphaZeroConfig(game="connect_four", concurrent_games=6, simulations=16, search=search,
-                          pool_fraction=0.0, seed=2)
+    cfg = AlphaZeroConfig(
+        game="connect_four", concurrent_games=6, simulations=16, search=search, pool_fraction=0.0, seed=2
+    )
     sp = SelfPlay(cfg)
     sp.rebuild(0)
     run, seen = sp.mcts.run, []
@@ -63,7 +65,7 @@ def test_self_play_records_the_root_value_of_the_search_from_the_movers_view(sea
         return out
 
     sp.mcts.run = spy
-    for step in range(4):                 # every game starts together: all movers are the same at a step
+    for step in range(4):  # every game starts together: all movers are the same at a step
         moves, _ = sp.step(first_player_ahead)
         assert [m[5] for m in moves] == pytest.approx(seen[-1].tolist(), abs=1e-6)
         assert [m[4] for m in moves] == [step % 2] * 6
@@ -74,12 +76,12 @@ def test_a_trainer_with_weight_one_stores_root_values_and_resumes_exactly(tmp_pa
     cfg = tiny(root_value_weight=1.0)
     full = AlphaZeroTrainer(cfg, tmp_path / "a", log_dir=False)
     full.run(progress=False)
-    values = full.replay.values[:len(full.replay)]
+    values = full.replay.values[: len(full.replay)]
     assert np.all(np.abs(values) <= 1) and not np.isin(values, [-1.0, 0.0, 1.0]).all()
     cut = AlphaZeroTrainer(cfg, tmp_path / "b", log_dir=False)
     cut.run(progress=False, stop_at=12)
     data = torch.load(tmp_path / "b" / CHECKPOINT, weights_only=True)
-    assert any(isinstance(m[4], float) for g in data["pending"] for m in g)     # games in progress keep them
+    assert any(isinstance(m[4], float) for g in data["pending"] for m in g)  # games in progress keep them
     resumed = AlphaZeroTrainer(cfg, tmp_path / "b", resume=True, log_dir=False)
     resumed.run(progress=False)
     assert np.array_equal(full.replay.values, resumed.replay.values)
@@ -92,7 +94,7 @@ def test_a_checkpoint_of_an_older_version_resumes_with_outcomes_for_its_games_in
     AlphaZeroTrainer(cfg, tmp_path, log_dir=False).run(progress=False, stop_at=12)
     data = torch.load(tmp_path / CHECKPOINT, weights_only=True)
     old = copy.deepcopy(data)
-    old["pending"] = [[m[:4] for m in g] for g in data["pending"]]     # (planes, mask, policy, mover)
+    old["pending"] = [[m[:4] for m in g] for g in data["pending"]]  # (planes, mask, policy, mover)
     torch.save(old, tmp_path / CHECKPOINT)
     tr = AlphaZeroTrainer(cfg, tmp_path, resume=True, log_dir=False)
     restored = [m for g in tr.records.pending for m in g]
@@ -105,11 +107,15 @@ def test_a_checkpoint_of_an_older_version_resumes_with_outcomes_for_its_games_in
 
 def test_a_root_value_out_of_range_in_a_checkpoint_is_refused(tmp_path):
     from zerogym_agents.core.checkpoint import CheckpointError
+
     cfg = tiny(root_value_weight=0.5)
     AlphaZeroTrainer(cfg, tmp_path, log_dir=False).run(progress=False, stop_at=8)
     data = torch.load(tmp_path / CHECKPOINT, weights_only=True)
     data["pending"] = [[(*m[:4], 1.5) for m in g] for g in data["pending"]]
     torch.save(data, tmp_path / CHECKPOINT)
-    with pytest.raises(CheckpointError, match=r"pending\[\d+\]\[0\]\[4\] must be a finite number in \[-1, 1\], "
-                                              r"got 1.5"):
+    with pytest.raises(
+        CheckpointError,
+        match=r"pending\[\d+\]\[0\]\[4\] must be a finite number in \[-1, 1\], "
+        r"got 1.5",
+    ):
         AlphaZeroTrainer(cfg, tmp_path, resume=True, log_dir=False)

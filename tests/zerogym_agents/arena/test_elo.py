@@ -1,4 +1,5 @@
 """Elo by maximum likelihood: closed-form cases, score equations, intervals, the prior, anchoring."""
+
 import math
 
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 
 from zerogym_agents.arena import fit_elo
 
-Z95 = 1.959963984540054          # the 97.5% quantile of the standard normal
+Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
 K = math.log(10) / 400
 
 
@@ -23,7 +24,7 @@ def test_two_players_give_the_logistic_difference(wins, draws, losses):
     assert e.rating("a") == pytest.approx(400 * math.log10(p / (1 - p)), abs=1e-7)
     # Fisher information of the difference: n p (1 - p) (ln 10 / 400)^2 (delta method, by hand)
     assert e.halfwidth[0] == pytest.approx(Z95 / (K * math.sqrt(n * p * (1 - p))), rel=1e-9)
-    assert e.halfwidth[1] == 0                        # the anchor is exact by definition
+    assert e.halfwidth[1] == 0  # the anchor is exact by definition
 
 
 def test_mean_anchor_is_symmetric():
@@ -78,8 +79,8 @@ def test_intervals_shrink_as_games_grow():
     base = games("a", "b", 7, 2, 3) + games("b", "c", 5, 3, 4) + games("a", "c", 8, 1, 3)
     small = fit_elo(base, prior_sd=None)
     big = fit_elo(base * 4, prior_sd=None)
-    assert np.allclose(big.ratings, small.ratings)     # same proportions, same MLE
-    assert np.allclose(big.halfwidth, small.halfwidth / 2)   # Fisher information scales with the games
+    assert np.allclose(big.ratings, small.ratings)  # same proportions, same MLE
+    assert np.allclose(big.halfwidth, small.halfwidth / 2)  # Fisher information scales with the games
     with_prior = [fit_elo(base * k).halfwidth for k in (1, 4, 16)]
     assert np.all(with_prior[1] < with_prior[0]) and np.all(with_prior[2] < with_prior[1])
 
@@ -114,7 +115,8 @@ def test_anchoring_shifts_only():
     # the uncertainty of a difference does not depend on the anchor
     for cov in (mean.covariance, named.covariance):
         assert cov[0, 0] + cov[2, 2] - 2 * cov[0, 2] == pytest.approx(
-            named.covariance[0, 0] + named.covariance[2, 2] - 2 * named.covariance[0, 2])
+            named.covariance[0, 0] + named.covariance[2, 2] - 2 * named.covariance[0, 2]
+        )
 
 
 def test_bad_input():

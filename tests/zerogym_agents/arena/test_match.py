@@ -1,11 +1,20 @@
 """Matches: colour alternation, first-player splits, seeding, round robins, records and SGF."""
+
 import itertools
 import re
 
 import pytest
 
-from zerogym_agents.arena import (from_sgf, load_records, play_game, play_match, replay, round_robin, save_records,
-                                  to_sgf)
+from zerogym_agents.arena import (
+    from_sgf,
+    load_records,
+    play_game,
+    play_match,
+    replay,
+    round_robin,
+    save_records,
+    to_sgf,
+)
 from zerogym_agents.arena.match import _seed_int, random_opening
 from zerogym_agents.arena.report import distinct_games, pairwise_markdown
 from zerogym_agents.agents.base import Agent, RandomAgent
@@ -14,6 +23,7 @@ from zerogym_agents.agents.greedy import GreedyAgent
 
 class FirstLegal(Agent):
     """Deterministic: the lowest legal action."""
+
     name = "first_legal"
 
     def act(self, env):
@@ -22,6 +32,7 @@ class FirstLegal(Agent):
 
 class Illegal(Agent):
     """Plays an occupied cell after its first move."""
+
     name = "illegal"
 
     def act(self, env):
@@ -95,16 +106,19 @@ def test_bad_input():
         play_game((RandomAgent(), RandomAgent()), "chess")
 
 
-@pytest.mark.parametrize("game, kwargs, moves", [("connect_four", {}, 4), ("othello", {"board_size": 6}, 4),
-                                                 ("go", {"board_size": 5}, 3), ("tictactoe", {}, 4)])
+@pytest.mark.parametrize(
+    "game, kwargs, moves",
+    [("connect_four", {}, 4), ("othello", {"board_size": 6}, 4), ("go", {"board_size": 5}, 3), ("tictactoe", {}, 4)],
+)
 def test_random_openings_are_legal_running_and_seeded(game, kwargs, moves):
     from zerogym.registry import make_state
+
     openings = [random_opening(game, kwargs, moves, seed) for seed in range(30)]
     for actions in openings:
         st = make_state(game, **kwargs)
         assert len(actions) == moves
         for a in actions:
-            assert st.is_legal(a) and st.spec.action_name(a) != "pass"      # something else was always legal
+            assert st.is_legal(a) and st.spec.action_name(a) != "pass"  # something else was always legal
             st.step(a)
         assert not st.is_over()
     assert len({tuple(o) for o in openings}) >= 20
@@ -114,7 +128,7 @@ def test_random_openings_are_legal_running_and_seeded(game, kwargs, moves):
 
 def test_openings_give_deterministic_agents_different_games():
     plain = play_match(FirstLegal(), GreedyAgent(), "connect_four", {}, games=12, seed=3)
-    assert distinct_games(plain) <= 4                  # Greedy only varies on ties
+    assert distinct_games(plain) <= 4  # Greedy only varies on ties
     m = play_match(FirstLegal(), GreedyAgent(), "connect_four", {}, games=12, seed=3, opening_moves=4)
     assert distinct_games(m) >= 10 and m.opening_moves == 4
     for first, second in zip(m.records[::2], m.records[1::2]):
@@ -124,8 +138,9 @@ def test_openings_give_deterministic_agents_different_games():
     assert len({tuple(r["actions"][:4]) for r in m.records}) == 6
     again = play_match(FirstLegal(), GreedyAgent(), "connect_four", {}, games=12, seed=3, opening_moves=4)
     assert again.to_dict() == m.to_dict() == type(m).from_dict(m.to_dict()).to_dict()
-    rr = round_robin({"a": FirstLegal(), "b": GreedyAgent()}, "connect_four", {}, 4, seed=1, progress=False,
-                     opening_moves=2)
+    rr = round_robin(
+        {"a": FirstLegal(), "b": GreedyAgent()}, "connect_four", {}, 4, seed=1, progress=False, opening_moves=2
+    )
     assert all(r["opening"] == 2 for r in rr.matches[0].records)
     assert pairwise_markdown(rr).splitlines()[0].endswith("| distinct games |")
 
@@ -136,14 +151,14 @@ def test_bad_openings_are_refused():
     with pytest.raises(ValueError, match="opening moves must be a non-negative int"):
         random_opening("tictactoe", {}, "3")
     with pytest.raises(ValueError, match="no 9-move opening"):
-        random_opening("tictactoe", {}, 9)             # the ninth move always ends the game
+        random_opening("tictactoe", {}, 9)  # the ninth move always ends the game
     with pytest.raises(ValueError, match=r"opening move 2 \(action 0\) cannot be played"):
         play_game((RandomAgent(), RandomAgent()), "tictactoe", {}, seed=0, opening=[0, 0])
 
 
 def test_records_round_trip(tmp_path):
     m = play_match(RandomAgent(), RandomAgent(), "hex", {"board_size": 4}, games=3, seed=2)
-    assert m.agent_a != m.agent_b                     # equal names are made distinct
+    assert m.agent_a != m.agent_b  # equal names are made distinct
     path = tmp_path / "games.jsonl"
     save_records(path, m.records)
     assert load_records(path) == m.records
@@ -159,7 +174,7 @@ def parse_sgf(text):
     root = dict(prop.findall(nodes[0]))
     moves = []
     for node in nodes[1:]:
-        (key, value), = prop.findall(node)
+        ((key, value),) = prop.findall(node)
         moves.append((key, value))
     return root, moves
 
@@ -180,7 +195,7 @@ def test_sgf_parses_back_to_the_same_moves():
                 col, row_from_top = ord(v[0]) - ord("a"), ord(v[1]) - ord("a")
                 back.append((n - 1 - row_from_top) * n + col)
         assert back == rec["actions"]
-        assert n * n in back                          # games end with passes
+        assert n * n in back  # games end with passes
         score = rec["info"]["score"]
         assert root["RE"] == ("0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}")
 
@@ -197,6 +212,7 @@ def test_sgf_corner_coordinates():
 # ---- resigning -------------------------------------------------------------------------------
 class ResignsAtMove(Agent):
     """Plays its lowest legal action, and resigns (returning pass) once the game has k moves."""
+
     name = "resigner"
     resigned = False
 
@@ -213,7 +229,7 @@ class ResignsAtMove(Agent):
 def test_resigning_ends_the_game_and_loses():
     rec = play_game((RandomAgent(), ResignsAtMove(5)), "go", {"board_size": 5}, seed=1)
     assert rec["resigned"] == 1 and rec["winner"] == 0 and rec["returns"] == [1.0, -1.0]
-    assert rec["moves"] == len(rec["actions"]) == 5       # the resigning pass is not played
+    assert rec["moves"] == len(rec["actions"]) == 5  # the resigning pass is not played
     assert not replay(rec).is_over()
     assert "RE[B+R]" in to_sgf(rec, 5, 7.5)
     rec = play_game((ResignsAtMove(0), RandomAgent()), "go", {"board_size": 5}, seed=1)
@@ -239,12 +255,11 @@ def test_sgf_round_trip_of_random_games(n, komi):
             assert back["returns"] == rec["returns"]
         if not rec["truncated"]:
             assert back["info"]["score"] == rec["info"]["score"]
-        assert replay(back) == replay(rec)             # the same final state, superko history included
+        assert replay(back) == replay(rec)  # the same final state, superko history included
 
 
 def test_sgf_escapes_and_passes():
-    rec = {"actions": [0, 25, 24, 25, 25], "winner": 0, "players": ["a]b\\c", "d\\]e]"],
-           "info": {"score": 3.5}}
+    rec = {"actions": [0, 25, 24, 25, 25], "winner": 0, "players": ["a]b\\c", "d\\]e]"], "info": {"score": 3.5}}
     text = to_sgf(rec, 5, 0.5)
     back = from_sgf(text)
     assert back["players"] == rec["players"] and back["actions"] == rec["actions"]
@@ -262,35 +277,64 @@ def test_sgf_reader_handles_what_other_programs_write():
       (;SZ[5])"""
     rec = from_sgf(text)
     assert rec["kwargs"] == {"board_size": 9, "komi": 6.5}
-    assert rec["players"] == ["Black player", "W]hite"]      # soft line break removed, escape resolved
-    assert rec["actions"] == [4 * 9 + 4, 81, 5 * 9 + 3, 81, 8 * 9 + 0]   # main line; tt and [] are passes
+    assert rec["players"] == ["Black player", "W]hite"]  # soft line break removed, escape resolved
+    assert rec["actions"] == [4 * 9 + 4, 81, 5 * 9 + 3, 81, 8 * 9 + 0]  # main line; tt and [] are passes
     assert rec["winner"] == 1 and rec["resigned"] == 0
     # FF[3] style lower case letters in property names; tt is a point on boards larger than 19
     rec = from_sgf("(;GaMe[1]SiZe[21]B[tt])")
     assert rec["kwargs"]["board_size"] == 21 and rec["actions"] == [(21 - 1 - 19) * 21 + 19]
     rec = from_sgf("\ufeff (;SZ[9]RE[B+12];B[ab])")
     assert rec["info"]["score"] == 12.0 and rec["kwargs"]["komi"] == 0.0 and rec["actions"] == [7 * 9 + 0]
-    for result, winner, extra in (("0", -1, {}), ("Draw", -1, {}), ("Void", -1, {"truncated": True}),
-                                  ("?", None, {}), ("B+T", 0, {"info": {}}), ("W+F", 1, {})):
+    for result, winner, extra in (
+        ("0", -1, {}),
+        ("Draw", -1, {}),
+        ("Void", -1, {"truncated": True}),
+        ("?", None, {}),
+        ("B+T", 0, {"info": {}}),
+        ("W+F", 1, {}),
+    ):
         rec = from_sgf(f"(;SZ[5]RE[{result}])")
         assert rec["winner"] == winner and all(rec[k] == v for k, v in extra.items()), result
     assert from_sgf("(;SZ[5]RE[W+F])")["illegal"] and "RE[W+F]" in to_sgf(from_sgf("(;SZ[5]RE[W+F])"), 5, 0)
     assert "RE[?]" in to_sgf(from_sgf("(;SZ[5])"), 5, 0)
 
 
-@pytest.mark.parametrize("text, match", [
-    ("", "no game tree"), ("   ", "no game tree"), ("SZ[9]", "expected '\\('"), ("(;SZ[9]", "not closed"),
-    ("(SZ[9])", "must start with a node"), ("(;SZ[9", "not closed with"), ("(;SZ[9]B)", "no value"),
-    ("(;SZ[9](;B[aa]);W[bb])", "node after a variation"), ("(;SZ[9]ab[cd])", "no upper case"),
-    ("(;SZ[9];B[aa]B[bb])", "twice"), ("(;SZ[9];B[aa]W[bb])", "both"), ("(;SZ[9];B[aa];B[bb])", "alternate"),
-    ("(;SZ[9];W[aa])", "alternate"), ("(;SZ[9];B[zz])", "not a point"), ("(;SZ[9];B[a])", "not a point"),
-    ("(;SZ[5];B[ff])", "not a point"), ("(;GM[2])", "not Go"), ("(;SZ[9:7])", "square"), ("(;SZ[x])", "square"),
-    ("(;SZ[30])", "2..25"), ("(;SZ[1])", "2..25"), ("(;KM[much])", "komi"), ("(;KM[inf])", "komi"),
-    ("(;RE[maybe])", "RE"), ("(;SZ[9]AB[aa])", "setup"), ("(;SZ[9];B[aa];AW[bb])", "setup"),
-    ("(;SZ[9]HA[2])", "handicap"), ("(;SZ[9]) x", None), ("(;SZ[9]]", "unexpected"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("", "no game tree"),
+        ("   ", "no game tree"),
+        ("SZ[9]", "expected '\\('"),
+        ("(;SZ[9]", "not closed"),
+        ("(SZ[9])", "must start with a node"),
+        ("(;SZ[9", "not closed with"),
+        ("(;SZ[9]B)", "no value"),
+        ("(;SZ[9](;B[aa]);W[bb])", "node after a variation"),
+        ("(;SZ[9]ab[cd])", "no upper case"),
+        ("(;SZ[9];B[aa]B[bb])", "twice"),
+        ("(;SZ[9];B[aa]W[bb])", "both"),
+        ("(;SZ[9];B[aa];B[bb])", "alternate"),
+        ("(;SZ[9];W[aa])", "alternate"),
+        ("(;SZ[9];B[zz])", "not a point"),
+        ("(;SZ[9];B[a])", "not a point"),
+        ("(;SZ[5];B[ff])", "not a point"),
+        ("(;GM[2])", "not Go"),
+        ("(;SZ[9:7])", "square"),
+        ("(;SZ[x])", "square"),
+        ("(;SZ[30])", "2..25"),
+        ("(;SZ[1])", "2..25"),
+        ("(;KM[much])", "komi"),
+        ("(;KM[inf])", "komi"),
+        ("(;RE[maybe])", "RE"),
+        ("(;SZ[9]AB[aa])", "setup"),
+        ("(;SZ[9];B[aa];AW[bb])", "setup"),
+        ("(;SZ[9]HA[2])", "handicap"),
+        ("(;SZ[9]) x", None),
+        ("(;SZ[9]]", "unexpected"),
+    ],
+)
 def test_malformed_sgf_is_a_clear_value_error(text, match):
-    if match is None:                                   # text after the first game tree is not read
+    if match is None:  # text after the first game tree is not read
         assert from_sgf(text)["kwargs"]["board_size"] == 9
         return
     with pytest.raises(ValueError, match=match):

@@ -1,11 +1,19 @@
 """Reports (markdown tables, plot, files) and the `zerogym arena` sub-command."""
+
 import argparse
 import json
 
 import pytest
 
-from zerogym_agents.arena import (RoundRobinResult, elo_markdown, fit_elo, match_markdown, pairwise_markdown,
-                                  round_robin, write_report)
+from zerogym_agents.arena import (
+    RoundRobinResult,
+    elo_markdown,
+    fit_elo,
+    match_markdown,
+    pairwise_markdown,
+    round_robin,
+    write_report,
+)
 from zerogym_agents.cli.arena import add_arena_parser
 from zerogym_agents.agents.base import RandomAgent
 from zerogym_agents.agents.greedy import GreedyAgent
@@ -21,9 +29,11 @@ def tournament():
 
 
 def table_rows(md):
-    return [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines()
-            if line.startswith("|") and not line.startswith("|-") and not line.startswith("|:")
-            and "---" not in line][1:]
+    return [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in md.splitlines()
+        if line.startswith("|") and not line.startswith("|-") and not line.startswith("|:") and "---" not in line
+    ][1:]
 
 
 def test_elo_table_is_sorted_and_complete(tournament):
@@ -35,7 +45,7 @@ def test_elo_table_is_sorted_and_complete(tournament):
     for r in rows:
         i = elo.names.index(r[1])
         assert float(r[3]) == pytest.approx(elo.halfwidth[i], abs=0.5)
-        assert int(r[4]) == 20                        # two opponents, ten games each
+        assert int(r[4]) == 20  # two opponents, ten games each
         assert r[5].startswith(f"{elo.score[i]:g} ")
     assert rows[-1][1] == "random"
 
@@ -53,7 +63,7 @@ def test_pairwise_table_has_first_player_splits(tournament):
     rows = table_rows(md)
     assert [r[0] for r in rows] == [rr.matches[0].agent_a, rr.matches[0].agent_b, "total"]
     assert [int(x) for x in rows[2][1:]] == [int(a) + int(b) for a, b in zip(rows[0][1:], rows[1][1:])]
-    assert md.splitlines()[2] == "| first to play | win | draw | loss | total |"      # W-D-L, as the pairs table
+    assert md.splitlines()[2] == "| first to play | win | draw | loss | total |"  # W-D-L, as the pairs table
     t = rr.matches[0].total
     assert [int(x) for x in rows[2][1:]] == [t.wins, t.draws, t.losses, t.games]
 
@@ -81,9 +91,30 @@ def test_go_report_writes_sgf(tmp_path):
 def test_cli_runs_a_round_robin(tmp_path, capsys):
     ap = argparse.ArgumentParser(prog="zerogym")
     add_arena_parser(ap.add_subparsers(dest="command"))
-    args = ap.parse_args(["arena", "--game", "connect_four", "--kwargs", "rows=4", "cols=4", "--agents", "random",
-                          "greedy", "minimax", "random", "--games", "4", "--seed", "3", "--out", str(tmp_path),
-                          "--no-progress", "--anchor", "random"])
+    args = ap.parse_args(
+        [
+            "arena",
+            "--game",
+            "connect_four",
+            "--kwargs",
+            "rows=4",
+            "cols=4",
+            "--agents",
+            "random",
+            "greedy",
+            "minimax",
+            "random",
+            "--games",
+            "4",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+            "--anchor",
+            "random",
+        ]
+    )
     result, elo = args.func(args)
     assert elo.names == ["random", "greedy", "minimax", "random#2"] and elo.rating("random") == 0
     assert len(result.matches) == 6 and all(m.games == 4 for m in result.matches)
@@ -91,22 +122,49 @@ def test_cli_runs_a_round_robin(tmp_path, capsys):
     assert (tmp_path / "report.md").exists() and "| rank | agent |" in capsys.readouterr().out
     assert "random opening" not in (tmp_path / "report.md").read_text()
     for m in result.matches:
-        if "minimax" in (m.agent_a, m.agent_b):       # 4x4 Connect Four is never lost by the solver
+        if "minimax" in (m.agent_a, m.agent_b):  # 4x4 Connect Four is never lost by the solver
             assert (m.total.wins if m.agent_b == "minimax" else m.total.losses) == 0
 
 
 def test_cli_opening_moves(tmp_path):
     ap = argparse.ArgumentParser(prog="zerogym")
     add_arena_parser(ap.add_subparsers(dest="command"))
-    args = ap.parse_args(["arena", "--game", "tictactoe", "--agents", "minimax", "greedy", "--games", "6",
-                          "--opening-moves", "2", "--out", str(tmp_path), "--no-progress"])
+    args = ap.parse_args(
+        [
+            "arena",
+            "--game",
+            "tictactoe",
+            "--agents",
+            "minimax",
+            "greedy",
+            "--games",
+            "6",
+            "--opening-moves",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
     result, _ = args.func(args)
     assert all(r["opening"] == 2 for r in result.matches[0].records)
     assert "same 2 random opening moves, colours swapped" in (tmp_path / "report.md").read_text()
     data = json.load(open(tmp_path / "results.json"))
     assert data["round_robin"]["matches"][0]["opening_moves"] == 2
-    args = ap.parse_args(["arena", "--game", "tictactoe", "--agents", "minimax", "greedy", "--opening-moves", "-1",
-                          "--out", str(tmp_path)])
+    args = ap.parse_args(
+        [
+            "arena",
+            "--game",
+            "tictactoe",
+            "--agents",
+            "minimax",
+            "greedy",
+            "--opening-moves",
+            "-1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     with pytest.raises(ValueError, match="opening_moves must be a non-negative int"):
         args.func(args)
 
@@ -123,15 +181,24 @@ def test_agent_specs_and_kwargs():
     assert isinstance(agent_from_spec("random"), RandomAgent)
     assert isinstance(agent_from_spec("greedy", "go", {"board_size": 9}), GreedyAgent)
     assert isinstance(agent_from_spec("minimax", "tictactoe", {}), MinimaxAgent)
-    for bad, msg in (("foo", "unknown agent spec"), ("uct:x", "number of simulations"), ("uct:0", ">= 1"),
-                     ("greedy:3", "no argument"), ("", "non-empty")):
+    for bad, msg in (
+        ("foo", "unknown agent spec"),
+        ("uct:x", "number of simulations"),
+        ("uct:0", ">= 1"),
+        ("greedy:3", "no argument"),
+        ("", "non-empty"),
+    ):
         with pytest.raises(ValueError, match=msg):
             agent_from_spec(bad, "tictactoe", {})
     with pytest.raises(ValueError, match="minimax supports"):
         agent_from_spec("minimax", "go", {"board_size": 5})
     assert parse_kwargs(['{"board_size": 9, "komi": 6.5}']) == {"board_size": 9, "komi": 6.5}
-    assert parse_kwargs(["board_size=9", "komi=6.5", "superko=simple", "max_moves=null"]) == \
-        {"board_size": 9, "komi": 6.5, "superko": "simple", "max_moves": None}
+    assert parse_kwargs(["board_size=9", "komi=6.5", "superko=simple", "max_moves=null"]) == {
+        "board_size": 9,
+        "komi": 6.5,
+        "superko": "simple",
+        "max_moves": None,
+    }
     with pytest.raises(ValueError, match="key=value"):
         parse_kwargs(["board_size"])
     assert agent_names(["a", "b", "a", "a"]) == ["a", "b", "a#2", "a#3"]

@@ -1,5 +1,6 @@
 """zerogym bench (benchmarks/env_speed.py): the seeded-reset loop and the table's comparison for games PettingZoo
 lacks."""
+
 import zerogym
 from zerogym_agents.cli import bench as env_speed
 

@@ -1,4 +1,5 @@
 """The GTP front end: protocol, errors that change nothing, the `zerogym gtp` command, GTPClient."""
+
 import io
 import os
 import subprocess
@@ -29,6 +30,7 @@ def snapshot(e):
 
 class Fixed(Agent):
     """Plays the given actions in turn."""
+
     name = "fixed"
 
     def __init__(self, actions):
@@ -62,8 +64,22 @@ def test_administrative_commands_and_ids():
     assert e.handle("12 name") == "=12 zerogym\n\n"
     assert "random" in ok(e, "version")
     listed = ok(e, "list_commands").split("\n")
-    required = {"protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
-                "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score"}
+    required = {
+        "protocol_version",
+        "name",
+        "version",
+        "known_command",
+        "list_commands",
+        "quit",
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+        "undo",
+        "showboard",
+        "final_score",
+    }
     assert required <= set(listed)
     assert e.handle("3 known_command genmove") == "=3 true\n\n"
     assert e.handle("known_command fly") == "= false\n\n"
@@ -74,7 +90,7 @@ def test_gtp_line_preprocessing():
     e = engine()
     assert e.handle("") == "" and e.handle("   \t ") == "" and e.handle("# just a comment") == ""
     assert e.handle("\tname # trailing comment") == "= zerogym\n\n"
-    assert e.handle("na\x01me\r") == "= zerogym\n\n"          # control characters are dropped
+    assert e.handle("na\x01me\r") == "= zerogym\n\n"  # control characters are dropped
     assert e.handle("5").startswith("?5 ")
 
 
@@ -120,13 +136,30 @@ def test_errors_leave_the_engine_unchanged():
     e = engine(5)
     ok(e, "play b C3")
     before = snapshot(e)
-    bad = ["play b A1",            # black is not to move
-           "genmove b",
-           "play w C3",            # occupied
-           "play w Z9", "play w I3", "play w F1", "play w A6", "play x A1", "play w", "play w A1 B2",
-           "boardsize 1", "boardsize 26", "boardsize nine", "boardsize",
-           "komi lots", "komi nan", "komi inf", "komi",
-           "genmove", "known_command", "final_status_list maybe", "play w resign"]
+    bad = [
+        "play b A1",  # black is not to move
+        "genmove b",
+        "play w C3",  # occupied
+        "play w Z9",
+        "play w I3",
+        "play w F1",
+        "play w A6",
+        "play x A1",
+        "play w",
+        "play w A1 B2",
+        "boardsize 1",
+        "boardsize 26",
+        "boardsize nine",
+        "boardsize",
+        "komi lots",
+        "komi nan",
+        "komi inf",
+        "komi",
+        "genmove",
+        "known_command",
+        "final_status_list maybe",
+        "play w resign",
+    ]
     for line in bad:
         out = e.handle(line)
         assert out.startswith("? ") and out.endswith("\n\n") and "\n\n" not in out[:-2], (line, out)
@@ -138,16 +171,24 @@ def test_suicide_and_ko_are_refused():
     for line in ("play b B1", "play w E5", "play b A2", "play w E4", "play b pass"):
         ok(e, line)
     before = snapshot(e)
-    out = e.handle("play w A1")                           # A1's neighbours are black: suicide
+    out = e.handle("play w A1")  # A1's neighbours are black: suicide
     assert out.startswith("? illegal move") and "suicide" in out
     assert snapshot(e) == before
     e = engine(5)
-    for line in ("play b C1", "play w D1", "play b B2", "play w E2", "play b C3", "play w D3",
-                 "play b D2", "play w C2"):                # white C2 captures the black stone on D2
+    for line in (
+        "play b C1",
+        "play w D1",
+        "play b B2",
+        "play w E2",
+        "play b C3",
+        "play w D3",
+        "play b D2",
+        "play w C2",
+    ):  # white C2 captures the black stone on D2
         ok(e, line)
     assert e.state.board()[1, 3] == 0 and e.state.board()[1, 2] == 2
     before = snapshot(e)
-    out = e.handle("play b D2")                           # immediate recapture: ko
+    out = e.handle("play b D2")  # immediate recapture: ko
     assert out.startswith("? illegal move") and "ko" in out
     assert snapshot(e) == before
 
@@ -155,12 +196,12 @@ def test_suicide_and_ko_are_refused():
 def test_komi_boardsize_clear_board_and_final_score():
     e = engine(5, komi=7.5)
     ok(e, "play b C3")
-    assert ok(e, "final_score") == "B+17.5"             # one black stone owns all 25 points
+    assert ok(e, "final_score") == "B+17.5"  # one black stone owns all 25 points
     ok(e, "komi 30")
     assert ok(e, "final_score") == "W+5" and e.moves == [12]
     ok(e, "boardsize 7")
     assert e.board_size == 7 and e.moves == [] and e.komi == 30
-    assert ok(e, "final_score") == "W+30"               # empty board: nobody's area
+    assert ok(e, "final_score") == "W+30"  # empty board: nobody's area
     ok(e, "play b D4")
     ok(e, "clear_board")
     assert e.moves == [] and e.board_size == 7
@@ -193,7 +234,7 @@ def test_resigning_and_failing_agents():
     assert out.startswith("? internal error") and out.count("\n\n") == 1 and e.moves == []
     e = engine(5, agent=Fixed([12, 12]))
     ok(e, "genmove b")
-    out = e.handle("genmove w")                           # the agent picks an occupied point
+    out = e.handle("genmove w")  # the agent picks an occupied point
     assert out.startswith("? the agent chose an illegal move") and e.moves == [12]
 
 
@@ -225,8 +266,30 @@ def test_garbage_lines_are_errors_and_change_nothing(line):
     assert snapshot(e) == before
 
 
-ARG = st.one_of(st.text(max_size=6), st.sampled_from(["b", "w", "black", "white", "A1", "C3", "E5", "J1", "pass",
-                                                      "0", "5", "19", "-1", "7.5", "1e400", "alive", "dead"]))
+ARG = st.one_of(
+    st.text(max_size=6),
+    st.sampled_from(
+        [
+            "b",
+            "w",
+            "black",
+            "white",
+            "A1",
+            "C3",
+            "E5",
+            "J1",
+            "pass",
+            "0",
+            "5",
+            "19",
+            "-1",
+            "7.5",
+            "1e400",
+            "alive",
+            "dead",
+        ]
+    ),
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -241,13 +304,23 @@ def test_commands_with_random_arguments_answer_and_errors_change_nothing(command
     if out.startswith("?"):
         assert snapshot(e) == before
     st_ = e.state
-    assert len(e.moves) == st_.move_count                  # the engine's record and its game agree
+    assert len(e.moves) == st_.move_count  # the engine's record and its game agree
 
 
 # ---- the command line and the client ---------------------------------------------------------------
 def test_zerogym_gtp_command_over_pipes():
-    argv = [sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "random", "--board-size", "5",
-            "--seed", "1"]
+    argv = [
+        sys.executable,
+        "-m",
+        "zerogym_agents.cli.main",
+        "gtp",
+        "--agent",
+        "random",
+        "--board-size",
+        "5",
+        "--seed",
+        "1",
+    ]
     with GTPClient(argv, timeout=120) as gtp:
         assert gtp.send("protocol_version") == "2"
         gtp.send("play b C3")
@@ -257,17 +330,22 @@ def test_zerogym_gtp_command_over_pipes():
             gtp.send("play b C3")
         assert gtp.send("final_score")[:2] in ("B+", "W+") or gtp.send("final_score") == "0"
         proc = gtp.proc
-    assert proc.poll() == 0                                   # quit ended it cleanly
+    assert proc.poll() == 0  # quit ended it cleanly
 
 
 def test_zerogym_gtp_rejects_a_bad_agent_spec():
-    out = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "nonsense"],
-                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "nonsense"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode != 0 and "nonsense" in out.stderr and out.stdout == ""
 
 
 def test_zerogym_gtp_refuses_an_agent_of_another_game(capsys):
     from zerogym_agents.cli import main as cli
+
     with pytest.raises(SystemExit, match="plays tictactoe, not Go"):
         cli.main(["gtp", "--agent", "pretrained:tictactoe"])
     with pytest.raises(SystemExit, match="no pretrained agent"):
@@ -276,15 +354,16 @@ def test_zerogym_gtp_refuses_an_agent_of_another_game(capsys):
 
 def test_client_reports_a_dead_engine_and_a_slow_one(tmp_path):
     script = tmp_path / "engine.py"
-    script.write_text("import sys, time\nline = sys.stdin.readline()\n"
-                      "if 'slow' in line:\n    time.sleep(30)\nsys.exit(3)\n")
+    script.write_text(
+        "import sys, time\nline = sys.stdin.readline()\nif 'slow' in line:\n    time.sleep(30)\nsys.exit(3)\n"
+    )
     with GTPClient([sys.executable, str(script)], timeout=60) as gtp:
         with pytest.raises(GTPError, match="exited"):
             gtp.send("name")
     gtp = GTPClient([sys.executable, str(script)], timeout=0.5)
     with pytest.raises(GTPError, match="no answer"):
         gtp.send("slow")
-    assert gtp.proc is None                                   # killed after the timeout
+    assert gtp.proc is None  # killed after the timeout
     with pytest.raises(GTPError, match="not running"):
         gtp.send("name")
     with pytest.raises(GTPError, match="cannot start"):
@@ -301,29 +380,40 @@ def _answers(stdout):
     return stdout[:-2].split(b"\n\n")
 
 
-@pytest.mark.parametrize("env_update", [{"PYTHONIOENCODING": "utf-8:strict"}, {"LC_ALL": "C"},
-                                        {"LC_ALL": "C", "PYTHONIOENCODING": "utf-8:strict"}],
-                         ids=["utf8-strict", "C-locale", "C-locale-utf8-strict"])
+@pytest.mark.parametrize(
+    "env_update",
+    [{"PYTHONIOENCODING": "utf-8:strict"}, {"LC_ALL": "C"}, {"LC_ALL": "C", "PYTHONIOENCODING": "utf-8:strict"}],
+    ids=["utf8-strict", "C-locale", "C-locale-utf8-strict"],
+)
 def test_engine_answers_bad_bytes_and_stays_up(env_update):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "PYTHONUTF8", "LC_ALL", "LANG")}
     env.update(env_update)
-    lines = [b"1 name\n",
-             b"\xff\xfe genmove b\n",                 # not UTF-8, no id
-             b"2 \xff\xfe genmove b\n",               # not UTF-8, with an id
-             b"3 play b \xc3\n",                      # a truncated UTF-8 sequence
-             b"4 na\x00me\n",                         # a NUL byte
-             b"\x00\x00\n",
-             b"5 genmove " + b"b" * BIG + b"\n",      # megabytes long
-             b"x" * BIG + b"\n",
-             b"\r\n", b"\r\r\n", b"\n",              # blank lines (CR only): no answer
-             b"6 name\r\n",                           # CRLF line ends
-             b"7 boardsize 9\r\n",
-             b"8 play b \xe2\x82\xac\n",             # valid UTF-8, not a vertex
-             b"9 genmove b\n",
-             b"10 name # a comment \xff\n",            # comments are dropped before decoding
-             b"11 quit\n"]
-    proc = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "random", "--seed", "1"],
-                          input=b"".join(lines), capture_output=True, env=env, timeout=300)
+    lines = [
+        b"1 name\n",
+        b"\xff\xfe genmove b\n",  # not UTF-8, no id
+        b"2 \xff\xfe genmove b\n",  # not UTF-8, with an id
+        b"3 play b \xc3\n",  # a truncated UTF-8 sequence
+        b"4 na\x00me\n",  # a NUL byte
+        b"\x00\x00\n",
+        b"5 genmove " + b"b" * BIG + b"\n",  # megabytes long
+        b"x" * BIG + b"\n",
+        b"\r\n",
+        b"\r\r\n",
+        b"\n",  # blank lines (CR only): no answer
+        b"6 name\r\n",  # CRLF line ends
+        b"7 boardsize 9\r\n",
+        b"8 play b \xe2\x82\xac\n",  # valid UTF-8, not a vertex
+        b"9 genmove b\n",
+        b"10 name # a comment \xff\n",  # comments are dropped before decoding
+        b"11 quit\n",
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "random", "--seed", "1"],
+        input=b"".join(lines),
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
     answers = _answers(proc.stdout)
     assert len(answers) == 14, answers
@@ -341,7 +431,7 @@ def test_engine_answers_bad_bytes_and_stays_up(env_update):
     move = answers[11]
     assert move.startswith(b"=9 ") and 0 <= parse_vertex(move[3:].decode("ascii"), 9) <= 81
     assert answers[12] == b"=10 zerogym" and answers[13] == b"=11 "
-    assert len(proc.stdout) < 4096                  # no answer echoes the long lines
+    assert len(proc.stdout) < 4096  # no answer echoes the long lines
 
 
 class _Chunked(io.RawIOBase):
@@ -362,14 +452,14 @@ class _Chunked(io.RawIOBase):
             self.left -= n
             return b"y" * n
         out, self.tail = self.tail[:size], self.tail[size:]
-        if b"\n" in out:                                 # one line at most, like a real readline
-            out, self.tail = out[:out.index(b"\n") + 1], out[out.index(b"\n") + 1:] + self.tail
+        if b"\n" in out:  # one line at most, like a real readline
+            out, self.tail = out[: out.index(b"\n") + 1], out[out.index(b"\n") + 1 :] + self.tail
         return out
 
 
 def test_serve_reads_bytes_with_a_bounded_line_length():
     e = engine(5)
-    stream = _Chunked(64 * 1024 * 1024)                 # a 64 MB line is never held in memory
+    stream = _Chunked(64 * 1024 * 1024)  # a 64 MB line is never held in memory
     out = io.BytesIO()
     e.serve(stream, out)
     assert out.getvalue() == b"? line too long\n\n=1 zerogym\n\n"
@@ -382,7 +472,7 @@ def test_handle_takes_bytes():
     assert e.handle(b"2 name\r\n") == "=2 zerogym\n\n"
     assert e.handle(b"\r") == "" and e.handle(b"# \xff") == ""
     assert e.handle(b"3 \xffname").startswith("?3 ")
-    assert e.handle("4 \udcffname").startswith("?4 ")            # surrogate-escaped bytes (C locale)
+    assert e.handle("4 \udcffname").startswith("?4 ")  # surrogate-escaped bytes (C locale)
     assert e.handle(b"5 na\x00me").startswith("?5 ")
     assert e.handle("6 " + "z" * BIG) == "?6 line too long\n\n"
     before = snapshot(e)
@@ -408,12 +498,29 @@ def test_only_space_and_tab_separate_words():
 
 def test_zerogym_gtp_resign_below():
     # every root value is below 1: the agent resigns at its first move
-    proc = subprocess.run([sys.executable, "-m", "zerogym_agents.cli.main", "gtp", "--agent", "pretrained:go_9x9",
-                           "--resign-below", "1", "--resign-moves", "1", "--seed", "0"],
-                          input=b"1 genmove b\n2 quit\n", capture_output=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zerogym_agents.cli.main",
+            "gtp",
+            "--agent",
+            "pretrained:go_9x9",
+            "--resign-below",
+            "1",
+            "--resign-moves",
+            "1",
+            "--seed",
+            "0",
+        ],
+        input=b"1 genmove b\n2 quit\n",
+        capture_output=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-2000:]
     assert _answers(proc.stdout) == [b"=1 resign", b"=2 "]
     from zerogym_agents.cli import main as cli
+
     with pytest.raises(SystemExit, match="needs a saved AlphaZero agent"):
         cli.main(["gtp", "--agent", "random", "--resign-below", "-0.9"])
     with pytest.raises(SystemExit, match="resign_below must be"):

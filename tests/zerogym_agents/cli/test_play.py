@@ -1,4 +1,5 @@
 """`zerogym play`: agents named by specs, the game kwargs of their cards, the command line."""
+
 import re
 
 import pytest
@@ -37,15 +38,17 @@ def test_agent_specs_and_their_errors():
 
 def test_command_line_list_and_game_with_gif(tmp_path, monkeypatch, capsys):
     from PIL import Image
+
     cli.main(["play", "--list"])
     out = capsys.readouterr().out
     assert all(f"pretrained:{name}" in out for name in pretrained_names())
     monkeypatch.setattr("builtins.input", Talk(["B2", "hint", "A1", "C3", "A3", "C1", "C2", "B3"]).input)
     gif = tmp_path / "game.gif"
-    cli.main(["play", "tictactoe", "--agent", "random", "--seed", "2", "--gif", str(gif),
-              "--svg", str(tmp_path / "svg")])
+    cli.main(
+        ["play", "tictactoe", "--agent", "random", "--seed", "2", "--gif", str(gif), "--svg", str(tmp_path / "svg")]
+    )
     out = capsys.readouterr().out
-    moves = int(re.findall(r"^move (\d+), ", out, re.M)[-1])          # the last board printed
+    moves = int(re.findall(r"^move (\d+), ", out, re.M)[-1])  # the last board printed
     assert moves >= 2
     assert Image.open(gif).n_frames == len(list((tmp_path / "svg").glob("*.svg"))) == moves + 1
 
@@ -61,7 +64,7 @@ def test_a_saved_agent_brings_the_kwargs_of_its_card_and_a_default_agent_fits_th
     assert s.state.spec.kwargs["board_size"] == 9 and any("model card of pretrained:go_9x9" in n for n in s.notes)
     s = session("go", "pretrained:go_5x5", {"board_size": 7})
     assert s.state.spec.kwargs["board_size"] == 7 and any("zero-shot" in n for n in s.notes)
-    assert session("tictactoe").name == "pretrained:tictactoe"             # shipped for exactly this game
+    assert session("tictactoe").name == "pretrained:tictactoe"  # shipped for exactly this game
     assert session("tictactoe", kwargs={"board_size": 4}).name == DEFAULT_AGENT
 
 

@@ -1,4 +1,5 @@
 """`zerogym train pg`: short REINFORCE and PPO runs, resume, arena on the saved agent, clear refusals."""
+
 import json
 import os
 
@@ -12,9 +13,28 @@ NET = 'net={"trunk": "resnet", "blocks": 1, "channels": 8}'
 
 
 def train(out, *extra, algo="reinforce", steps=2):
-    cli.main(["train", "pg", "--algo", algo, "--game", "tictactoe", "--set", "num_envs=4", f"max_steps={steps}",
-              "checkpoint_every=1", "ppo_n_steps=8", "ppo_batch_size=16", "ppo_epochs=1", NET,
-              "--out", str(out), "--no-progress", *extra])
+    cli.main(
+        [
+            "train",
+            "pg",
+            "--algo",
+            algo,
+            "--game",
+            "tictactoe",
+            "--set",
+            "num_envs=4",
+            f"max_steps={steps}",
+            "checkpoint_every=1",
+            "ppo_n_steps=8",
+            "ppo_batch_size=16",
+            "ppo_epochs=1",
+            NET,
+            "--out",
+            str(out),
+            "--no-progress",
+            *extra,
+        ]
+    )
 
 
 @pytest.mark.parametrize("algo", ["reinforce", "ppo"])
@@ -30,14 +50,27 @@ def test_a_short_run_from_the_command_line_then_resume_and_arena(tmp_path, capsy
     train(out, "--resume", algo=algo, steps=3)
     assert f"{algo} tictactoe: 3 updates" in capsys.readouterr().out
     assert load_card(str(out / "agent.pt"))["training"]["steps"] == 3
-    cli.main(["arena", "--game", "tictactoe", "--agents", str(out / "agent.pt"), "random", "--games", "2",
-              "--no-progress", "--out", str(tmp_path / "arena")])
+    cli.main(
+        [
+            "arena",
+            "--game",
+            "tictactoe",
+            "--agents",
+            str(out / "agent.pt"),
+            "random",
+            "--games",
+            "2",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "arena"),
+        ]
+    )
     assert str(out / "agent.pt") in capsys.readouterr().out
 
 
 def test_config_file_and_flags_combine(tmp_path, capsys):
     (tmp_path / "c.json").write_text(json.dumps({"algo": "ppo", "seed": 4, "max_steps": 99}))
-    train(tmp_path / "run", "--config", str(tmp_path / "c.json"), steps=1)   # --algo and --set win over the file
+    train(tmp_path / "run", "--config", str(tmp_path / "c.json"), steps=1)  # --algo and --set win over the file
     saved = json.loads((tmp_path / "run" / "config.json").read_text())
     assert (saved["algo"], saved["seed"], saved["max_steps"]) == ("reinforce", 4, 1)
 
@@ -51,7 +84,7 @@ def test_bad_input_exits_with_a_clear_message(tmp_path):
         train(tmp_path / "nothing", "--resume")
     with pytest.raises(SystemExit) as e:
         cli.main(["train", "pg", "--algo", "a3c", "--game", "go"])
-    assert e.value.code == 2                     # argparse: invalid choice
+    assert e.value.code == 2  # argparse: invalid choice
 
 
 @pytest.mark.parametrize("algo", ["reinforce-baseline", "ppo"])
@@ -63,25 +96,40 @@ def test_init_from_starts_on_another_board_size_with_the_files_net(tmp_path, cap
     from zerogym_agents.pg.config import PGConfig
     from zerogym_agents.pg.trainers import make_trainer
     from zerogym_agents.agents.saved import save_agent
+
     torch.manual_seed(1)
     small = PolicyValueNet(for_game("go", game_kwargs={"board_size": 5}, trunk="resnet", blocks=2, channels=8))
     save_agent(tmp_path / "go5.pt", small, {"simulations": 8}, {"game": "go", "kwargs": {"board_size": 5}})
-    cfg = PGConfig(algo=algo, game="go", game_kwargs={"board_size": 7}, net={"trunk": "resnet", "blocks": 1,
-                   "channels": 4}, init_from=str(tmp_path / "go5.pt"), num_envs=2, max_steps=1, ppo_n_steps=8,
-                   ppo_batch_size=8, ppo_epochs=1, checkpoint_every=1)
+    cfg = PGConfig(
+        algo=algo,
+        game="go",
+        game_kwargs={"board_size": 7},
+        net={"trunk": "resnet", "blocks": 1, "channels": 4},
+        init_from=str(tmp_path / "go5.pt"),
+        num_envs=2,
+        max_steps=1,
+        ppo_n_steps=8,
+        ppo_batch_size=8,
+        ppo_epochs=1,
+        checkpoint_every=1,
+    )
     trainer = make_trainer(cfg, tmp_path / "run", log_dir=False)
     assert (trainer.net.config.blocks, trainer.net.config.channels) == (2, 8)
-    assert trainer.net.config.value_activation == "relu"        # net names none: the file's
-    leaky = make_trainer(PGConfig.from_dict({**cfg.to_dict(), "net": {"value_activation": "leaky_relu"}}),
-                         tmp_path / "leaky", log_dir=False)
+    assert trainer.net.config.value_activation == "relu"  # net names none: the file's
+    leaky = make_trainer(
+        PGConfig.from_dict({**cfg.to_dict(), "net": {"value_activation": "leaky_relu"}}),
+        tmp_path / "leaky",
+        log_dir=False,
+    )
     assert leaky.net.config.value_activation == "leaky_relu"
     for k, v in small.state_dict().items():
         assert torch.equal(trainer.net.state_dict()[k].cpu(), v.cpu()), k
     trainer.run(progress=False)
     trained = load_net(tmp_path / "run" / "agent.pt")
     assert any(not torch.equal(trained.state_dict()[k], v) for k, v in small.state_dict().items())
-    resumed = make_trainer(PGConfig.from_dict({**cfg.to_dict(), "max_steps": 2}), tmp_path / "run", resume=True,
-                           log_dir=False)
+    resumed = make_trainer(
+        PGConfig.from_dict({**cfg.to_dict(), "max_steps": 2}), tmp_path / "run", resume=True, log_dir=False
+    )
     assert resumed.step == 1
     for k, v in trained.state_dict().items():
         assert torch.equal(resumed.net.state_dict()[k].cpu(), v), k
@@ -91,34 +139,72 @@ def test_init_from_on_the_command_line_and_its_refusals(tmp_path, capsys):
     train(tmp_path / "run", "--init-from", "pretrained:tictactoe", steps=1)
     assert "reinforce tictactoe: 1 updates" in capsys.readouterr().out
     from zerogym_agents.nets import load_net
+
     shipped = load_net("pretrained:tictactoe")
     assert load_net(tmp_path / "run" / "agent.pt").config.channels == shipped.config.channels
     with pytest.raises(SystemExit, match="no network file at .*missing.pt"):
         train(tmp_path / "run2", "--init-from", str(tmp_path / "missing.pt"), steps=1)
-    with pytest.raises(SystemExit, match="connect_four"):            # a net of another game
+    with pytest.raises(SystemExit, match="connect_four"):  # a net of another game
         train(tmp_path / "run3", "--init-from", "pretrained:connect_four", steps=1)
     with pytest.raises(SystemExit, match="PolicyValueNets only"):
         from zerogym_agents.nets import PolicyValueNet, for_game
         from zerogym_agents.nets.composite import CompositeNet
         from zerogym_agents.agents.saved import save_agent
+
         small = PolicyValueNet(for_game("go", game_kwargs={"board_size": 3}, trunk="resnet", blocks=1, channels=4))
-        comp = CompositeNet(small, 5, small_size=3, downscalings=1, features=4, feature_layers=1, head_layers=1,
-                            head_channels=4)
+        comp = CompositeNet(
+            small, 5, small_size=3, downscalings=1, features=4, feature_layers=1, head_layers=1, head_channels=4
+        )
         save_agent(tmp_path / "comp.pt", comp, {"simulations": 4}, {"game": "go", "kwargs": {"board_size": 5}})
-        cli.main(["train", "pg", "--game", "go", "--kwargs", "board_size=5", "--init-from", str(tmp_path / "comp.pt"),
-                  "--set", "num_envs=2", "max_steps=1", "--out", str(tmp_path / "run4"), "--no-progress"])
+        cli.main(
+            [
+                "train",
+                "pg",
+                "--game",
+                "go",
+                "--kwargs",
+                "board_size=5",
+                "--init-from",
+                str(tmp_path / "comp.pt"),
+                "--set",
+                "num_envs=2",
+                "max_steps=1",
+                "--out",
+                str(tmp_path / "run4"),
+                "--no-progress",
+            ]
+        )
     assert not (tmp_path / "run4" / "checkpoint.pt").exists()
 
 
 def test_the_summary_says_so_when_no_game_finished(tmp_path, capsys):
-    cli.main(["train", "pg", "--algo", "ppo", "--game", "go", "--kwargs", "board_size=9", "--set", "max_steps=1",
-              "num_envs=2", "ppo_n_steps=8", "ppo_batch_size=16", "ppo_epochs=1", "--no-progress",
-              "--out", str(tmp_path / "run")])
+    cli.main(
+        [
+            "train",
+            "pg",
+            "--algo",
+            "ppo",
+            "--game",
+            "go",
+            "--kwargs",
+            "board_size=9",
+            "--set",
+            "max_steps=1",
+            "num_envs=2",
+            "ppo_n_steps=8",
+            "ppo_batch_size=16",
+            "ppo_epochs=1",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert "0 games" in line and "last win rate vs pool -," in line and "nan" not in line
 
 
 # ---- what a new user reads and mistypes: the settings in --help, --set's words ----------------------------------
+
 
 @pytest.mark.parametrize("algo", ["alphazero", "pg"])
 def test_train_help_lists_every_config_field_with_its_default_bounds_and_doc(capsys, algo):
@@ -126,6 +212,7 @@ def test_train_help_lists_every_config_field_with_its_default_bounds_and_doc(cap
 
     from zerogym_agents.alphazero.config import AlphaZeroConfig
     from zerogym_agents.pg.config import PGConfig
+
     config = {"alphazero": AlphaZeroConfig, "pg": PGConfig}[algo]
     with pytest.raises(SystemExit) as e:
         cli.main(["train", algo, "--help"])
@@ -134,16 +221,27 @@ def test_train_help_lists_every_config_field_with_its_default_bounds_and_doc(cap
     for f in dataclasses.fields(config):
         assert f.metadata["doc"] and " ".join(f.metadata["doc"].split()) in text, f.name
         assert f"({f.metadata['check'].what})" in text, f.name
-    assert "simulations = 100 (an integer >= 1)" in text if algo == "alphazero" else \
-        "lr_final = null (None or a number >= 0)" in text
+    assert (
+        "simulations = 100 (an integer >= 1)" in text
+        if algo == "alphazero"
+        else "lr_final = null (None or a number >= 0)" in text
+    )
 
 
-@pytest.mark.parametrize("words, says", [
-    (["simulations"], "zerogym train alphazero: error: --set takes key=value words (or one JSON object), got "
-                      "'simulations': write simulations=VALUE"),
-    (["simulatons=3"], "zerogym train alphazero: error: unknown AlphaZeroConfig field 'simulatons' (did you mean "
-                       "simulations?)"),
-])
+@pytest.mark.parametrize(
+    "words, says",
+    [
+        (
+            ["simulations"],
+            "zerogym train alphazero: error: --set takes key=value words (or one JSON object), got "
+            "'simulations': write simulations=VALUE",
+        ),
+        (
+            ["simulatons=3"],
+            "zerogym train alphazero: error: unknown AlphaZeroConfig field 'simulatons' (did you mean simulations?)",
+        ),
+    ],
+)
 def test_set_mistakes_say_what_set_takes_and_suggest_the_field(tmp_path, capsys, words, says):
     with pytest.raises(SystemExit) as e:
         cli.main(["train", "alphazero", "--game", "tictactoe", "--set", *words, "--out", str(tmp_path / "run")])
@@ -154,6 +252,18 @@ def test_set_mistakes_say_what_set_takes_and_suggest_the_field(tmp_path, capsys,
 
 def test_a_ray_set_mistake_names_ray_set(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
-        cli.main(["train", "pg", "--game", "tictactoe", "--backend", "ray", "--ray-set", "workers",
-                  "--out", str(tmp_path / "run")])
+        cli.main(
+            [
+                "train",
+                "pg",
+                "--game",
+                "tictactoe",
+                "--backend",
+                "ray",
+                "--ray-set",
+                "workers",
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
     assert e.value.code == 2 and "error: --ray-set takes key=value words" in capsys.readouterr().err

@@ -1,4 +1,5 @@
 """Checkpoints: atomic writes, weights_only reads, clear errors for corrupt or foreign files."""
+
 import os
 import pickle
 import re
@@ -7,13 +8,23 @@ import numpy as np
 import pytest
 import torch
 
-from zerogym_agents.core.checkpoint import (CheckpointError, atomic_save, load_checkpoint, remove_stale_temp_files,
-                                       save_checkpoint)
+from zerogym_agents.core.checkpoint import (
+    CheckpointError,
+    atomic_save,
+    load_checkpoint,
+    remove_stale_temp_files,
+    save_checkpoint,
+)
 
 
 def test_round_trip(tmp_path):
-    payload = {"weights": {"w": torch.arange(6.0)}, "step": 7, "rng": np.random.default_rng(3).bit_generator.state,
-               "torch_rng": torch.get_rng_state(), "note": "x"}
+    payload = {
+        "weights": {"w": torch.arange(6.0)},
+        "step": 7,
+        "rng": np.random.default_rng(3).bit_generator.state,
+        "torch_rng": torch.get_rng_state(),
+        "note": "x",
+    }
     save_checkpoint(tmp_path / "a.pt", "alphazero", payload)
     got = load_checkpoint(tmp_path / "a.pt", kind="alphazero")
     assert torch.equal(got["weights"]["w"], torch.arange(6.0)) and got["step"] == 7
@@ -27,15 +38,18 @@ def test_a_failed_write_leaves_the_old_file(tmp_path):
     path = tmp_path / "a.pt"
     save_checkpoint(path, "k", {"step": 1})
     with pytest.raises((AttributeError, TypeError, pickle.PicklingError)):
-        save_checkpoint(path, "k", {"bad": lambda: 0})      # not picklable
+        save_checkpoint(path, "k", {"bad": lambda: 0})  # not picklable
     assert load_checkpoint(path)["step"] == 1
     assert [f for f in os.listdir(tmp_path) if f.startswith(".tmp")] == []
 
 
-@pytest.mark.parametrize("content,match", [
-    (b"", "not a readable"),
-    (b"garbage bytes", "not a readable"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        (b"", "not a readable"),
+        (b"garbage bytes", "not a readable"),
+    ],
+)
 def test_corrupt_files(tmp_path, content, match):
     p = tmp_path / "bad.pt"
     p.write_bytes(content)
@@ -56,10 +70,13 @@ def test_code_in_a_pickle_is_refused(tmp_path):
         load_checkpoint(p)
 
 
-@pytest.mark.parametrize("write,words", [
-    (lambda p: p.write_bytes(bytes(range(256)) * 4), "corrupt or not a PyTorch file"),
-    (lambda p: torch.save({"layer": torch.nn.Linear(2, 2)}, p), r"holds a Python object \(torch\.nn\.modules"),
-])
+@pytest.mark.parametrize(
+    "write,words",
+    [
+        (lambda p: p.write_bytes(bytes(range(256)) * 4), "corrupt or not a PyTorch file"),
+        (lambda p: torch.save({"layer": torch.nn.Linear(2, 2)}, p), r"holds a Python object \(torch\.nn\.modules"),
+    ],
+)
 def test_an_unreadable_file_is_explained_without_passing_on_the_advice_to_drop_weights_only(tmp_path, write, words):
     p = tmp_path / "x.pt"
     write(p)
@@ -70,8 +87,11 @@ def test_an_unreadable_file_is_explained_without_passing_on_the_advice_to_drop_w
 
 def test_a_training_checkpoint_where_an_agent_is_expected_names_the_runs_agent_file(tmp_path):
     save_checkpoint(tmp_path / "checkpoint.pt", "alphazero", {})
-    with pytest.raises(CheckpointError, match=r"checkpoint\.pt: a training checkpoint \(alphazero\), not an agent; "
-                                              r"the agent of a run is agent\.pt in its folder$"):
+    with pytest.raises(
+        CheckpointError,
+        match=r"checkpoint\.pt: a training checkpoint \(alphazero\), not an agent; "
+        r"the agent of a run is agent\.pt in its folder$",
+    ):
         load_checkpoint(tmp_path / "checkpoint.pt", kind="agent")
     save_checkpoint(tmp_path / "agent.pt", "agent", {})
     with pytest.raises(CheckpointError, match=re.escape(f"in its folder ({tmp_path / 'agent.pt'})")):
@@ -125,6 +145,7 @@ def test_a_write_killed_midway_leaves_a_temp_file_that_the_next_save_removes(tmp
     import signal
     import subprocess
     import sys
+
     save_checkpoint(tmp_path / "a.pt", "k", {"step": 1})
     (tmp_path / "notes.txt").write_text("mine")
     (tmp_path / ".tmp-notes").write_text("not ours: another naming scheme")
@@ -132,8 +153,8 @@ def test_a_write_killed_midway_leaves_a_temp_file_that_the_next_save_removes(tmp
     assert run.returncode == -signal.SIGKILL
     left = temp_files(tmp_path)
     assert len(left) == 2 and re.match(r"\.tmp-a\.pt\.\d+@[A-Za-z0-9-]*\.\w{8}$", left[0]) and left[1] == ".tmp-notes"
-    assert load_checkpoint(tmp_path / "a.pt")["step"] == 1          # the old file is whole
-    save_checkpoint(tmp_path / "b.pt", "k", {"step": 2})             # another file of the same folder
+    assert load_checkpoint(tmp_path / "a.pt")["step"] == 1  # the old file is whole
+    save_checkpoint(tmp_path / "b.pt", "k", {"step": 2})  # another file of the same folder
     assert temp_files(tmp_path) == [".tmp-notes"]
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
@@ -143,15 +164,19 @@ def test_only_stale_temp_files_of_our_scheme_are_removed(tmp_path):
     import sys
     import time
     from zerogym_agents.core.checkpoint import _host
+
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(dead.stdout)
     host = _host()
     names = {
-        f".tmp-a.pt.{dead_pid}@{host}.abcd_123": "stale",       # its writer is gone
-        f".tmp-a.pt.{os.getpid()}@{host}.abcd_124": "live",     # a concurrent writer (alive, recent)
-        f".tmp-a.pt.{dead_pid}@other-host.abcd_125": "live",    # another host's writer: judged by age only
-        ".tmp-a.pt.abcd_126": "live",                           # older scheme, without a pid: by age only
-        ".tmp-a.pt": "other", ".tmp-a.pt.123@h.TOOLONG99": "other", "a.pt.tmp123": "other", ".tmp-x": "other",
+        f".tmp-a.pt.{dead_pid}@{host}.abcd_123": "stale",  # its writer is gone
+        f".tmp-a.pt.{os.getpid()}@{host}.abcd_124": "live",  # a concurrent writer (alive, recent)
+        f".tmp-a.pt.{dead_pid}@other-host.abcd_125": "live",  # another host's writer: judged by age only
+        ".tmp-a.pt.abcd_126": "live",  # older scheme, without a pid: by age only
+        ".tmp-a.pt": "other",
+        ".tmp-a.pt.123@h.TOOLONG99": "other",
+        "a.pt.tmp123": "other",
+        ".tmp-x": "other",
     }
     for name in names:
         (tmp_path / name).write_text("x")
@@ -162,7 +187,7 @@ def test_only_stale_temp_files_of_our_scheme_are_removed(tmp_path):
         if kind != "stale":
             os.utime(tmp_path / name, (old, old))
     removed = {os.path.basename(p) for p in remove_stale_temp_files(tmp_path)}
-    assert removed == {n for n, k in names.items() if k == "live"}       # untouched for an hour: no live writer
+    assert removed == {n for n, k in names.items() if k == "live"}  # untouched for an hour: no live writer
     assert sorted(os.listdir(tmp_path)) == sorted(n for n, k in names.items() if k == "other")
     atomic_save({"x": 1}, tmp_path / "a.pt")
     assert sorted(os.listdir(tmp_path)) == sorted(["a.pt"] + [n for n, k in names.items() if k == "other"])

@@ -1,5 +1,6 @@
 """Declared config fields: every bound is enforced, at its edge, by the constructor, by from_dict and by
 the file checks; the command-line options of `zerogym transfer run` are the TransferSettings fields."""
+
 import argparse
 import dataclasses
 import importlib
@@ -16,8 +17,20 @@ import zerogym_agents
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.core.devices import DeviceName
-from zerogym_agents.core.config_io import (Check, Dict, Flag, Integer, JsonConfig, ListOf, Maybe, Nested, Number, OneOf,
-                                      Text, setting)
+from zerogym_agents.core.config_io import (
+    Check,
+    Dict,
+    Flag,
+    Integer,
+    JsonConfig,
+    ListOf,
+    Maybe,
+    Nested,
+    Number,
+    OneOf,
+    Text,
+    setting,
+)
 from zerogym_agents.core.file_checks import Config, check
 from zerogym_agents.nets.model import NetConfig
 from zerogym_agents.pg.config import PGConfig
@@ -27,17 +40,23 @@ from zerogym_agents.transfer.settings import TransferSettings
 
 CONFIGS = (AlphaZeroConfig, PGConfig, NetConfig, CompositeConfig, TransferSettings)
 # what each config needs beyond its defaults, and per field what the field's edge values need
-BASE = {CompositeConfig: {"small": NetConfig(), "small_size": 1, "big_size": 9},
-        TransferSettings: {"source": "x.pt", "big_size": 9}}
-NEEDS = {(AlphaZeroConfig, "min_buffer"): {"batch_size": 1},        # min_buffer >= batch_size
-         # several actions per cell with the cell_moves layout, one with the others
-         (NetConfig, "action_layout"): lambda layout: {"actions_per_cell": 3} if layout == "cell_moves" else {}}
+BASE = {
+    CompositeConfig: {"small": NetConfig(), "small_size": 1, "big_size": 9},
+    TransferSettings: {"source": "x.pt", "big_size": 9},
+}
+NEEDS = {
+    (AlphaZeroConfig, "min_buffer"): {"batch_size": 1},  # min_buffer >= batch_size
+    # several actions per cell with the cell_moves layout, one with the others
+    (NetConfig, "action_layout"): lambda layout: {"actions_per_cell": 3} if layout == "cell_moves" else {},
+}
 
 
 def needs(cls, name, value):
     """The other fields a value of `name` needs."""
     need = NEEDS.get((cls, name), {})
     return need(value) if callable(need) else need
+
+
 EPS = 1e-9
 
 
@@ -54,16 +73,24 @@ def edges(c, default=None):
         refused, accepted = edges(c.item, (default or [None])[0])
         repeat = [[accepted[0], accepted[0]]] if c.distinct else []
         return [[v] for v in refused] + [[], accepted[0]] + repeat, [[v] for v in accepted] + [list(accepted)] * (
-            len(accepted) > 1)
+            len(accepted) > 1
+        )
     if isinstance(c, Integer):
-        refused = [x for x in (c.low is not None and c.low - 1, c.high is not None and c.high + 1)
-                   if x is not False] + [2.5, True, "3"]
+        refused = [
+            x for x in (c.low is not None and c.low - 1, c.high is not None and c.high + 1) if x is not False
+        ] + [2.5, True, "3"]
         return refused, [x for x in (c.low, c.high) if x is not None] or [0]
     if isinstance(c, Number):
-        refused = [x for x in (c.low is not None and c.low - EPS, c.high is not None and c.high + EPS,
-                               c.above, c.below) if x is not False and x is not None]
-        accepted = [x for x in (c.low, c.high, c.above is not None and c.above + EPS,
-                                c.below is not None and c.below - EPS) if x is not False and x is not None]
+        refused = [
+            x
+            for x in (c.low is not None and c.low - EPS, c.high is not None and c.high + EPS, c.above, c.below)
+            if x is not False and x is not None
+        ]
+        accepted = [
+            x
+            for x in (c.low, c.high, c.above is not None and c.above + EPS, c.below is not None and c.below - EPS)
+            if x is not False and x is not None
+        ]
         return refused + [math.inf, math.nan, True, "1"], accepted or [1.0]
     if isinstance(c, OneOf):
         return ["no-such", None], list(c.options)
@@ -90,8 +117,7 @@ def edge_cases():
         for f in dataclasses.fields(cls):
             refused, accepted = edges(f.metadata["check"], default_of(f))
             out += [pytest.param(cls, f.name, v, False, id=f"{cls.__name__}.{f.name}={v!r}-refused") for v in refused]
-            out += [pytest.param(cls, f.name, v, True, id=f"{cls.__name__}.{f.name}={v!r}-accepted")
-                    for v in accepted]
+            out += [pytest.param(cls, f.name, v, True, id=f"{cls.__name__}.{f.name}={v!r}-accepted") for v in accepted]
     return out
 
 
@@ -103,7 +129,7 @@ def test_every_config_class_is_covered_and_every_field_declares_its_check():
     for info in pkgutil.walk_packages(zerogym_agents.__path__, "zerogym_agents."):
         try:
             importlib.import_module(info.name)
-        except Exception:                  # optional extras
+        except Exception:  # optional extras
             pass
     found = {c for c in all_subclasses(JsonConfig) if c.__module__.startswith("zerogym_agents.")}
     assert set(CONFIGS) <= found
@@ -124,7 +150,7 @@ def test_each_declared_bound_is_enforced_at_its_edge(cls, name, value, ok):
         stored = getattr(cfg, name)
         if isinstance(stored, NetConfig):
             assert stored == NetConfig()
-        elif value is not None:                     # None may stand for a default made of other fields
+        elif value is not None:  # None may stand for a default made of other fields
             assert stored == (tuple(value) if isinstance(value, list) else value)
         assert type(cfg).from_json(cfg.to_json()) == cfg
     else:
@@ -167,8 +193,9 @@ EDGES = [
 ]
 
 
-@pytest.mark.parametrize("cls,name,outside,inside,allowed", EDGES,
-                         ids=[f"{c.__name__}.{n}={o!r}" for c, n, o, *_ in EDGES])
+@pytest.mark.parametrize(
+    "cls,name,outside,inside,allowed", EDGES, ids=[f"{c.__name__}.{n}={o!r}" for c, n, o, *_ in EDGES]
+)
 def test_hand_chosen_edges(cls, name, outside, inside, allowed):
     with pytest.raises(ValueError) as err:
         make(cls, **{**needs(cls, name, outside), name: outside})
@@ -186,8 +213,12 @@ def test_values_are_stored_in_their_plain_form():
 
 
 def test_configs_read_from_files_are_checked_the_same_way():
-    for cls, name, bad in [(AlphaZeroConfig, "simulations", 0), (PGConfig, "gamma", 2), (NetConfig, "blocks", -1),
-                           (TransferSettings, "simulations", 401)]:
+    for cls, name, bad in [
+        (AlphaZeroConfig, "simulations", 0),
+        (PGConfig, "gamma", 2),
+        (NetConfig, "blocks", -1),
+        (TransferSettings, "simulations", 401),
+    ]:
         with pytest.raises(ValueError) as direct:
             make(cls, **{name: bad})
         text = json.dumps({**make(cls).to_dict(), name: bad})
@@ -197,9 +228,17 @@ def test_configs_read_from_files_are_checked_the_same_way():
 
 
 def test_file_limits_come_from_the_fields():
-    assert NetConfig.file_limits == {"blocks": 256, "channels": 2048, "expansion": 16, "in_planes": 512,
-                                     "extra_actions": 16, "policy_hidden": 2048, "value_hidden": 4096,
-                                     "kernel_size": 25, "actions_per_cell": 64}
+    assert NetConfig.file_limits == {
+        "blocks": 256,
+        "channels": 2048,
+        "expansion": 16,
+        "in_planes": 512,
+        "extra_actions": 16,
+        "policy_hidden": 2048,
+        "value_hidden": 4096,
+        "kernel_size": 25,
+        "actions_per_cell": 64,
+    }
     assert CompositeConfig.file_limits["big_size"] == 64 and AlphaZeroConfig.file_limits == {}
 
 
@@ -234,11 +273,36 @@ def test_a_setting_needs_a_check_and_a_nested_config_has_no_option():
 
 # ---- the command line of `zerogym transfer run` ------------------------------------------------------
 # the options it had before they were made from the fields: none may go
-RUN_OPTIONS = {"--source", "--big-size", "--small-size", "--methods", "--minutes", "--steps", "--eval-every-minutes",
-               "--eval-every-steps", "--eval-games", "--final-games", "--zero-shot-games", "--references",
-               "--reference-games", "--simulations", "--opening-moves", "--config", "--set", "--grow-blocks",
-               "--composite", "--curriculum", "--curriculum-split", "--seed", "--out", "--report", "--parallel",
-               "--no-progress", "--resume", "--force"}
+RUN_OPTIONS = {
+    "--source",
+    "--big-size",
+    "--small-size",
+    "--methods",
+    "--minutes",
+    "--steps",
+    "--eval-every-minutes",
+    "--eval-every-steps",
+    "--eval-games",
+    "--final-games",
+    "--zero-shot-games",
+    "--references",
+    "--reference-games",
+    "--simulations",
+    "--opening-moves",
+    "--config",
+    "--set",
+    "--grow-blocks",
+    "--composite",
+    "--curriculum",
+    "--curriculum-split",
+    "--seed",
+    "--out",
+    "--report",
+    "--parallel",
+    "--no-progress",
+    "--resume",
+    "--force",
+}
 NOT_SETTINGS = {"--set", "--out", "--report", "--parallel", "--no-progress", "--resume", "--force"}
 
 
@@ -260,8 +324,9 @@ def test_transfer_run_options_are_the_settings_fields():
     assert set(options) - NOT_SETTINGS == set(fields)
     for flag, f in fields.items():
         action = options[flag]
-        assert action.dest == f.name and action.required == (f.default is dataclasses.MISSING
-                                                              and f.default_factory is dataclasses.MISSING)
+        assert action.dest == f.name and action.required == (
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        )
         assert f.metadata["doc"] and action.help.startswith(f.metadata["doc"]), flag
     assert "an integer in [1, 400], default 200" in options["--simulations"].help
     assert options["--methods"].choices == ("scratch", "finetune", "composite", "grown", "curriculum")
@@ -278,16 +343,28 @@ def test_parsed_defaults_are_the_settings_defaults():
     with pytest.raises(SystemExit):
         parse("--source", "x.pt", "--big-size", 9, "--steps", 5, "--minutes", 3)
     with pytest.raises(SystemExit):
-        parse("--source", "x.pt")                                   # --big-size is required
+        parse("--source", "x.pt")  # --big-size is required
 
 
-@pytest.mark.parametrize("fields", [
-    {},
-    {"steps": 40, "small_size": 5, "methods": ("finetune", "grown"), "references": ("random", "uct:20"),
-     "config": {"simulations": 8, "game_kwargs": {"komi": 6.5}}, "composite": {"downscalings": 2, "features": 8},
-     "curriculum": (7,), "curriculum_split": (0.25, 0.75), "final_games": 4, "seed": 3},
-    {"minutes": 2.5, "eval_every_minutes": 0.1, "opening_moves": 0, "simulations": 400},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {
+            "steps": 40,
+            "small_size": 5,
+            "methods": ("finetune", "grown"),
+            "references": ("random", "uct:20"),
+            "config": {"simulations": 8, "game_kwargs": {"komi": 6.5}},
+            "composite": {"downscalings": 2, "features": 8},
+            "curriculum": (7,),
+            "curriculum_split": (0.25, 0.75),
+            "final_games": 4,
+            "seed": 3,
+        },
+        {"minutes": 2.5, "eval_every_minutes": 0.1, "opening_moves": 0, "simulations": 400},
+    ],
+)
 def test_the_command_line_of_settings_reads_back_to_them(fields, tmp_path):
     settings = TransferSettings(source="pretrained:go_5x5", big_size=9, **fields)
     line = command_line(settings, str(tmp_path / "out"), None)
@@ -300,8 +377,18 @@ def test_the_command_line_of_settings_reads_back_to_them(fields, tmp_path):
 
 def test_set_adds_to_config_and_config_takes_a_file(tmp_path):
     (tmp_path / "c.json").write_text(json.dumps({"simulations": 8, "lr": 0.5}))
-    args = parse("--source", "x.pt", "--big-size", 9, "--config", tmp_path / "c.json", "--set", "lr=0.1",
-                 "--composite", "features=8")
+    args = parse(
+        "--source",
+        "x.pt",
+        "--big-size",
+        9,
+        "--config",
+        tmp_path / "c.json",
+        "--set",
+        "lr=0.1",
+        "--composite",
+        "features=8",
+    )
     s = settings_from_args(args)
     assert s.config == {"simulations": 8, "lr": 0.1} and s.composite == {"features": 8}
     (tmp_path / "list.json").write_text("[1]")
@@ -311,23 +398,45 @@ def test_set_adds_to_config_and_config_takes_a_file(tmp_path):
 
 def test_train_commands_layer_defaults_file_set_and_options(tmp_path):
     from zerogym_agents.cli.train import add_train_parser, alphazero_config as build_config
+
     ap = argparse.ArgumentParser()
     add_train_parser(ap.add_subparsers(dest="command"))
     (tmp_path / "c.json").write_text(json.dumps({"simulations": 7, "lr": 0.5, "game": "hex"}))
-    args = ap.parse_args(["train", "alphazero", "--game", "go", "--kwargs", "board_size=5", "--config",
-                          str(tmp_path / "c.json"), "--set", "lr=0.1"])
+    args = ap.parse_args(
+        [
+            "train",
+            "alphazero",
+            "--game",
+            "go",
+            "--kwargs",
+            "board_size=5",
+            "--config",
+            str(tmp_path / "c.json"),
+            "--set",
+            "lr=0.1",
+        ]
+    )
     cfg = build_config(args)
-    assert (cfg.game, cfg.game_kwargs, cfg.simulations, cfg.lr, cfg.init_from) == ("go", {"board_size": 5}, 7, 0.1,
-                                                                                   None)
+    assert (cfg.game, cfg.game_kwargs, cfg.simulations, cfg.lr, cfg.init_from) == (
+        "go",
+        {"board_size": 5},
+        7,
+        0.1,
+        None,
+    )
     args = ap.parse_args(["train", "pg", "--game", "tictactoe", "--set", "algo=ppo", "--init-from", "a.pt"])
     from zerogym_agents.cli.train import pg_config
+
     assert (pg_config(args).algo, pg_config(args).init_from) == ("ppo", "a.pt")
 
 
 # ---- the config tables of docs/agents show the declared bounds -------------------------------------------
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "agents"
-TABLES = {"alphazero.md": (NetConfig, AlphaZeroConfig), "policy_gradient.md": (PGConfig,),
-          "transfer.md": (TransferSettings,)}
+TABLES = {
+    "alphazero.md": (NetConfig, AlphaZeroConfig),
+    "policy_gradient.md": (PGConfig,),
+    "transfer.md": (TransferSettings,),
+}
 
 
 def allowed_in_docs(f):
@@ -340,8 +449,9 @@ def test_docs_tables_show_the_declared_bounds(page):
     text = (DOCS / page).read_text()
     for cls in TABLES[page]:
         marker = re.search(rf"<!-- doc-table: fields \S+\.{cls.__name__} complete -->\n\n(\|.*\n)+", text)
-        header, _, *rows = [[c.strip() for c in line.strip().strip("|").split("|")]
-                            for line in marker.group(0).splitlines()[2:]]
+        header, _, *rows = [
+            [c.strip() for c in line.strip().strip("|").split("|")] for line in marker.group(0).splitlines()[2:]
+        ]
         column = header.index("allowed")
         shown = {row[0].strip("`"): row[column] for row in rows}
         assert shown == {f.name: allowed_in_docs(f) for f in dataclasses.fields(cls)}, cls.__name__
@@ -354,9 +464,14 @@ def test_fields_help_shows_each_default_as_set_takes_it_and_wraps_the_doc():
         steps: int = setting(10, Integer(1), "steps of the run")
         rate: float | None = setting(None, Maybe(Number(0)), "learning rate (None: the default one) " * 4)
         net: dict = setting(factory=lambda: {"blocks": 2}, check=Dict("a dict of NetConfig fields"), doc="the net")
+
     lines = Run.fields_help(width=60).splitlines()
-    assert lines[:4] == ["  name = (required)  (a string)", "      what it is called",
-                         "  steps = 10  (an integer >= 1)", "      steps of the run"]
+    assert lines[:4] == [
+        "  name = (required)  (a string)",
+        "      what it is called",
+        "  steps = 10  (an integer >= 1)",
+        "      steps of the run",
+    ]
     assert lines[4] == "  rate = null  (None or a number >= 0)" and all(len(line) <= 60 for line in lines)
     assert '  net = {"blocks": 2}  (a dict of NetConfig fields)' in lines
 

@@ -1,4 +1,5 @@
 """Device settings: names checked, "auto" resolved, CUDA refused clearly where there is none."""
+
 import pytest
 import torch
 
@@ -46,6 +47,7 @@ def test_cuda_without_a_gpu_is_refused_by_name(name, tmp_path):
     with pytest.raises(ValueError, match="asked for"):
         make_evaluator(PolicyValueNet(for_game("tictactoe", blocks=1, channels=8)), device=name)
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
+
     with pytest.raises(ValueError, match="asked for"):
         AlphaZeroTrainer({"game": "tictactoe", "device": name}, tmp_path / "run", log_dir=False)
     assert not (tmp_path / "run" / "checkpoint.pt").exists()
@@ -55,17 +57,19 @@ def test_load_agent_puts_the_net_on_the_device():
     agent = load_agent("pretrained:tictactoe", device="auto")
     device = next(agent.evaluator.net.parameters()).device
     assert device == resolve_device("auto")
-    assert agent.evaluator.device == device      # the evaluator follows the net, it does not move it back
+    assert agent.evaluator.device == device  # the evaluator follows the net, it does not move it back
 
 
 @pytest.mark.skipif(NO_CUDA, reason="needs a CUDA GPU")
 def test_cuda_evaluator_matches_the_cpu_one_closely():
     import numpy as np
+
     net = PolicyValueNet(for_game("tictactoe", blocks=1, channels=8)).eval()
     planes = np.random.default_rng(0).integers(0, 2, (16, net.config.in_planes, 3, 3)).astype(np.float32)
     masks = np.ones((16, 9), np.int8)
     p_cpu, v_cpu = make_evaluator(net, device="cpu")(planes, masks)
     import copy
+
     p_gpu, v_gpu = make_evaluator(copy.deepcopy(net), device="cuda")(planes, masks)
     assert p_gpu.dtype == np.float32 and np.allclose(p_cpu, p_gpu, atol=2e-2) and np.allclose(v_cpu, v_gpu, atol=2e-2)
 

@@ -1,4 +1,5 @@
 """The registry of training algorithms."""
+
 import pytest
 
 from zerogym_agents.experiment import algorithms
@@ -7,7 +8,7 @@ from zerogym_agents.pg.config import ALGOS
 
 
 def test_alphazero_and_every_policy_gradient_algorithm_are_registered():
-    assert list(ALGORITHMS)[:1 + len(ALGOS)] == ["alphazero", *ALGOS]
+    assert list(ALGORITHMS)[: 1 + len(ALGOS)] == ["alphazero", *ALGOS]
     assert algorithm("alphazero").defaults == {}
     for name in ALGOS:
         assert algorithm(name).defaults == {"algo": name}

@@ -1,5 +1,6 @@
 """Comparison end to end at tiny scale: Connect Four, 1x8 nets, a few steps per run (a step budget makes the
 runs deterministic), references random and uct:10, 2 games per evaluation."""
+
 import json
 import os
 import subprocess
@@ -18,8 +19,17 @@ RUNS = ("alphazero", "reinforce", "ppo")
 
 
 def comparison(folder, tiny, runs=RUNS, budget=None, log=None, **kw):
-    c = Comparison(folder, "connect_four", budget or Budget(steps=4, eval_every=2), references=REFS, eval_games=2,
-                   opening_moves=4, command="pytest", log=log if log is not None else (lambda line: None), **kw)
+    c = Comparison(
+        folder,
+        "connect_four",
+        budget or Budget(steps=4, eval_every=2),
+        references=REFS,
+        eval_games=2,
+        opening_moves=4,
+        command="pytest",
+        log=log if log is not None else (lambda line: None),
+        **kw,
+    )
     for name in runs:
         c.add(name, name, tiny[name], **({"simulations": 4} if name == "alphazero" else {}))
     return c
@@ -51,8 +61,11 @@ def test_every_run_is_evaluated_at_every_point_against_every_reference(done):
         rec = state(c, name)
         assert rec["done"] and rec["steps"] == 4 and rec["commands"] == ["pytest"]
         assert rec["fingerprint"] == json.loads(json.dumps(c.fingerprint(name)))
-        assert [(ev["index"], ev["name"], ev["target"], ev["step"]) for ev in rec["evals"]] == \
-            [(0, f"{name}@0", 0, 0), (1, f"{name}@2", 2, 2), (2, f"{name}@4", 4, 4)]
+        assert [(ev["index"], ev["name"], ev["target"], ev["step"]) for ev in rec["evals"]] == [
+            (0, f"{name}@0", 0, 0),
+            (1, f"{name}@2", 2, 2),
+            (2, f"{name}@4", 4, 4),
+        ]
         for k, ev in enumerate(rec["evals"]):
             assert [(m["agent_a"], m["agent_b"]) for m in ev["matches"]] == [(ev["name"], r) for r in REFS]
             assert [m["seed"] for m in ev["matches"]] == [seed_int(0, 7, k, j) for j in range(2)]
@@ -74,7 +87,7 @@ def test_final_agents_play_as_evaluated_and_their_cards_hold_the_results(done):
         assert card["algorithm"] == name and card["command"] == "pytest" and card["budget"]["steps"] == 4
         assert set(card["results"]["final_evaluation"]) == set(REFS)
         assert set(card["results"]["final_round_robin"]) == set(RUNS + REFS) - {name}
-    assert load_agent(c.final_agent_path("alphazero")).simulations == 4       # the play options, not training's 8
+    assert load_agent(c.final_agent_path("alphazero")).simulations == 4  # the play options, not training's 8
 
 
 def test_references_round_robin_and_one_pooled_elo_over_everything(done):
@@ -88,7 +101,7 @@ def test_references_round_robin_and_one_pooled_elo_over_everything(done):
     assert points | set(RUNS) | set(REFS) == set(elo.names)
     assert elo.anchor == "random" and elo.rating("random") == 0
     games = dict(zip(elo.names, elo.games))
-    assert games["alphazero@4"] == 4 and games["alphazero"] == 2 * 4       # 2 per reference; 2 per pair
+    assert games["alphazero@4"] == 4 and games["alphazero"] == 2 * 4  # 2 per reference; 2 per pair
     assert c.elo().ratings.tolist() == elo.ratings.tolist()
 
 
@@ -109,8 +122,15 @@ def test_a_restart_skips_what_is_done_and_touches_no_file(done):
 
 def test_other_settings_in_a_run_folder_are_refused(done, tiny):
     c, _, _ = done
-    other = Comparison(c.folder, "connect_four", Budget(steps=4, eval_every=2), references=REFS, eval_games=3,
-                       opening_moves=4, log=lambda line: None).add("reinforce", "reinforce", tiny["reinforce"])
+    other = Comparison(
+        c.folder,
+        "connect_four",
+        Budget(steps=4, eval_every=2),
+        references=REFS,
+        eval_games=3,
+        opening_moves=4,
+        log=lambda line: None,
+    ).add("reinforce", "reinforce", tiny["reinforce"])
     with pytest.raises(SettingsChanged) as err:
         other.train("reinforce")
     assert "evaluation.eval_games: saved 2, now 3" in err.value.diffs
@@ -124,7 +144,7 @@ def test_an_interrupted_run_resumes_from_its_checkpoint(tmp_path, tiny, monkeypa
 
     def evaluate_then_die(self, make_agent, name, words):
         calls.append(name)
-        if len(calls) == 3:                            # the evaluation after 4 steps: killed
+        if len(calls) == 3:  # the evaluation after 4 steps: killed
             raise KeyboardInterrupt
         return real(self, make_agent, name, words)
 
@@ -187,7 +207,7 @@ def test_a_time_budget(tmp_path, tiny):
     with open(os.path.join(c.run_dir("reinforce"), "config.json")) as f:
         config = json.load(f)
     assert config["max_steps"] == NO_STEP_CAP
-    assert c.make_run("reinforce", resume=True).time_budget == 1.2      # the learning rate's schedule runs over it
+    assert c.make_run("reinforce", resume=True).time_budget == 1.2  # the learning rate's schedule runs over it
     assert all(1e-4 <= h["lr"] < 1e-3 for h in rec["history"])
 
 
@@ -204,7 +224,7 @@ def test_runs_in_parallel_child_processes_give_the_runs_made_in_one(tmp_path, ti
 def test_the_round_robin_waits_for_the_required_runs_and_grows_with_them(tmp_path, tiny):
     c = comparison(tmp_path, tiny, runs=("reinforce", "ppo"))
     c.train("reinforce")
-    assert c.round_robin(2) is None                             # ppo is not done
+    assert c.round_robin(2) is None  # ppo is not done
     first = c.round_robin(2, required=["reinforce"])
     assert first["fingerprint"]["names"] == ["reinforce", *REFS]
     c.train("ppo")
@@ -224,79 +244,119 @@ def test_runs_are_checked_as_they_are_added(tmp_path, tiny):
     with pytest.raises(TypeError, match="Budget"):
         Comparison(tmp_path, "connect_four", {"minutes": 2})
     c.add("defaults", "ppo")
-    assert c.runs["defaults"].config == {"algo": "ppo", "game": "connect_four", "game_kwargs": {}, "seed": 0,
-                                         "max_steps": 4}
+    assert c.runs["defaults"].config == {
+        "algo": "ppo",
+        "game": "connect_four",
+        "game_kwargs": {},
+        "seed": 0,
+        "max_steps": 4,
+    }
 
 
 # ---- runs with stages, runs from a given net, zero-shot evaluations ---------------------------------
 GO_NET = {"trunk": "resnet", "blocks": 1, "channels": 8, "policy_hidden": 8, "value_hidden": 8, "value_loss": "bce"}
-GO_TINY = {"net": GO_NET, "concurrent_games": 4, "simulations": 4, "batch_size": 16, "min_buffer": 16,
-           "max_train_per_step": 1, "checkpoint_every": 2}
+GO_TINY = {
+    "net": GO_NET,
+    "concurrent_games": 4,
+    "simulations": 4,
+    "batch_size": 16,
+    "min_buffer": 16,
+    "max_train_per_step": 1,
+    "checkpoint_every": 2,
+}
 
 
 def go_net():
     from zerogym_agents.nets import PolicyValueNet, for_game
+
     return PolicyValueNet(for_game("go", game_kwargs={"board_size": 4}, **GO_NET))
 
 
 def go_comparison(folder, budget=None, **kw):
-    return Comparison(folder, "go", budget or Budget(steps=4, eval_every=2), references=["random"],
-                      game_kwargs={"board_size": 4}, eval_games=2, **{"log": lambda line: None, **kw})
+    return Comparison(
+        folder,
+        "go",
+        budget or Budget(steps=4, eval_every=2),
+        references=["random"],
+        game_kwargs={"board_size": 4},
+        eval_games=2,
+        **{"log": lambda line: None, **kw},
+    )
 
 
 def test_a_run_with_stages_trains_each_from_the_last_and_is_evaluated_on_the_game_throughout(tmp_path):
     from zerogym_agents.experiment import Stage
+
     c = go_comparison(tmp_path, budget=Budget(steps=5, eval_every=2), end="reach")
-    c.add("curriculum", "alphazero", GO_TINY, stages=[Stage("small", 1, {"game_kwargs": {"board_size": 3}}),
-                                                      Stage("big", 1)], simulations=2)
+    c.add(
+        "curriculum",
+        "alphazero",
+        GO_TINY,
+        stages=[Stage("small", 1, {"game_kwargs": {"board_size": 3}}), Stage("big", 1)],
+        simulations=2,
+    )
     assert c.stage_budgets("curriculum") == [2, 3]
     rec = c.train("curriculum")
-    assert rec["done"] and rec["steps"] == 5 and [(st["name"], st["steps"], st["done"]) for st in rec["stages"]] == \
-        [("small", 2, True), ("big", 3, True)]
+    assert (
+        rec["done"]
+        and rec["steps"] == 5
+        and [(st["name"], st["steps"], st["done"]) for st in rec["stages"]] == [("small", 2, True), ("big", 3, True)]
+    )
     # the budget's points (0, 2, 4, 5) and the end of every stage; names and seeds count over the whole run
-    assert [(ev["stage"], ev["target"], ev["step"], ev["name"]) for ev in rec["evals"]] == \
-        [(0, 0, 0, "curriculum@0"), (0, 2, 2, "curriculum@2"), (1, 2, 2, "curriculum@4"),
-         (1, 3, 3, "curriculum@5")]
+    assert [(ev["stage"], ev["target"], ev["step"], ev["name"]) for ev in rec["evals"]] == [
+        (0, 0, 0, "curriculum@0"),
+        (0, 2, 2, "curriculum@2"),
+        (1, 2, 2, "curriculum@4"),
+        (1, 3, 3, "curriculum@5"),
+    ]
     assert [m["seed"] for ev in rec["evals"] for m in ev["matches"]] == [seed_int(0, 7, i, 0) for i in range(4)]
     assert all(m["kwargs"] == {"board_size": 4} for ev in rec["evals"] for m in ev["matches"])
     configs = []
     for stage in ("small", "big"):
         with open(tmp_path / "curriculum" / stage / "config.json") as f:
             configs.append(json.load(f))
-    assert [(cfg["game_kwargs"], cfg["max_steps"], cfg["init_from"]) for cfg in configs] == \
-        [({"board_size": 3}, 2, None), ({"board_size": 4}, 3, str(tmp_path / "curriculum" / "small" / "checkpoint.pt"))]
+    assert [(cfg["game_kwargs"], cfg["max_steps"], cfg["init_from"]) for cfg in configs] == [
+        ({"board_size": 3}, 2, None),
+        ({"board_size": 4}, 3, str(tmp_path / "curriculum" / "small" / "checkpoint.pt")),
+    ]
     assert (tmp_path / "curriculum" / "tb" / "small").is_dir() and (tmp_path / "curriculum" / "tb" / "big").is_dir()
     assert rec["counters"]["search_steps"] == 5 and load_card(c.final_agent_path("curriculum"))["budget"]["steps"] == 5
     assert load_agent(c.final_agent_path("curriculum")).simulations == 2
-    assert c.fingerprint("curriculum")["stages"][0] == {"name": "small", "share": 1, "config": {"game_kwargs":
-                                                                                                {"board_size": 3}}}
+    assert c.fingerprint("curriculum")["stages"][0] == {
+        "name": "small",
+        "share": 1,
+        "config": {"game_kwargs": {"board_size": 3}},
+    }
 
 
 def test_stage_targets_fall_where_the_stages_before_ended():
     from zerogym_agents.experiment import Stage
+
     c = go_comparison("unused", budget=Budget(steps=10, eval_every=4))
     c.add("two", "alphazero", GO_TINY, stages=[Stage("a"), Stage("b")])
     c.add("one", "alphazero", GO_TINY)
     rec = c.new_record("two", c.fingerprint("two"))
     assert c.stage_targets("two", rec, 0) == [0, 4, 5]
     rec["stages"][0]["steps"] = 5
-    assert c.stage_targets("two", rec, 1) == [3, 5]            # the budget's points 8 and 10
+    assert c.stage_targets("two", rec, 1) == [3, 5]  # the budget's points 8 and 10
     assert c.stage_targets("one", c.new_record("one", None), 0) == [0, 4, 8, 10]
     minutes = go_comparison("unused", budget=Budget(minutes=1, eval_every=0.25))
     minutes.add("two", "alphazero", GO_TINY, stages=[Stage("a", 1), Stage("b", 3)])
     rec = minutes.new_record("two", None)
     assert minutes.stage_budgets("two") == [15.0, 45.0] and minutes.stage_targets("two", rec, 0) == [0, 15.0]
-    rec["stages"][0]["seconds"] = 15.5                          # a stage may end a little after its budget
+    rec["stages"][0]["seconds"] = 15.5  # a stage may end a little after its budget
     assert minutes.stage_targets("two", rec, 1) == [14.5, 29.5, 44.5, 45.0]
 
 
 def test_a_run_starts_from_a_given_net(tmp_path):
     import functools
-    c = go_comparison(tmp_path, log=print)                      # pickles, for the child
+
+    c = go_comparison(tmp_path, log=print)  # pickles, for the child
     from zerogym_agents.transfer.grow import grow
-    grown = functools.partial(grow, go_net(), blocks=3, seed=1)         # a net no config field describes
+
+    grown = functools.partial(grow, go_net(), blocks=3, seed=1)  # a net no config field describes
     c.add("grown", "alphazero", {**GO_TINY, "net": {**GO_NET, "blocks": 3}}, net=grown)
-    c.run(parallel=2)                                           # the net's maker pickles for the child
+    c.run(parallel=2)  # the net's maker pickles for the child
     assert load_card(c.final_agent_path("grown"))["net"]["blocks"] == 3
     assert c.fingerprint("grown")["net"] == "zerogym_agents.transfer.grow.grow"
     with pytest.raises(ValueError, match="cannot start from a given net"):
@@ -306,18 +366,24 @@ def test_a_run_starts_from_a_given_net(tmp_path):
 def test_a_zero_shot_evaluation_is_played_once_and_rated(tmp_path):
     import functools
     from zerogym_agents.experiment import reference_agent
+
     c = go_comparison(tmp_path)
     c.add_zero_shot("greedy", functools.partial(reference_agent, "greedy", "go", {"board_size": 4}), games=4)
-    c.add_zero_shot("seeded", functools.partial(reference_agent, "random", "go", {"board_size": 4}), seeded=True,
-                    rated=False)
+    c.add_zero_shot(
+        "seeded", functools.partial(reference_agent, "random", "go", {"board_size": 4}), seeded=True, rated=False
+    )
     assert c.tasks() == ["zero-shot:greedy", "zero-shot:seeded", "references"]
     elo = c.run()
     saved = json.loads((tmp_path / "zero_shot.json").read_text())
     (match,) = saved["greedy"]["matches"]
-    assert (match["agent_a"], match["agent_b"], match["seed"], sum(match["total"].values())) == \
-        ("greedy", "random", seed_int(0, 5, 0, 0), 4)
+    assert (match["agent_a"], match["agent_b"], match["seed"], sum(match["total"].values())) == (
+        "greedy",
+        "random",
+        seed_int(0, 5, 0, 0),
+        4,
+    )
     assert saved["seeded"]["matches"][0]["seed"] == seed_int(seed_int(0, 5, 1, 0), 3)
-    assert set(elo.names) == {"greedy", "random"}               # the unrated one is not a player
+    assert set(elo.names) == {"greedy", "random"}  # the unrated one is not a player
     before = (tmp_path / "zero_shot.json").stat().st_mtime_ns
     assert c.zero_shot("greedy") == saved["greedy"]["matches"]
     assert (tmp_path / "zero_shot.json").stat().st_mtime_ns == before
@@ -327,6 +393,7 @@ def test_a_zero_shot_evaluation_is_played_once_and_rated(tmp_path):
 
 def test_stages_are_checked_as_they_are_added(tmp_path):
     from zerogym_agents.experiment import Stage
+
     c = go_comparison(tmp_path, budget=Budget(steps=2))
     for stages in ([], [Stage("a"), Stage("a")], [Stage("tb")], [Stage("a", 0)]):
         with pytest.raises(ValueError, match="stages must be Stage"):

@@ -1,4 +1,5 @@
 """JSON records written atomically and read back checked, the folder lock, settings compared leaf by leaf."""
+
 import json
 import os
 import subprocess
@@ -7,20 +8,27 @@ import sys
 import pytest
 
 from zerogym_agents.core.checkpoint import CheckpointError
-from zerogym_agents.experiment.records import (FolderInUse, SettingsChanged, check_same_settings, folder_lock,
-                                               read_json, write_json)
+from zerogym_agents.experiment.records import (
+    FolderInUse,
+    SettingsChanged,
+    check_same_settings,
+    folder_lock,
+    read_json,
+    write_json,
+)
 
 
 def test_json_is_written_atomically_and_read_back(tmp_path):
     path = tmp_path / "deep" / "state.json"
     write_json(path, {"b": [1, 2.5, None], "a": "x"})
     assert read_json(path) == {"a": "x", "b": [1, 2.5, None]}
-    assert os.listdir(path.parent) == ["state.json"]            # no temp file left behind
+    assert os.listdir(path.parent) == ["state.json"]  # no temp file left behind
     assert read_json(tmp_path / "none.json") is None
 
 
 def test_a_broken_or_misshapen_record_is_refused_by_name(tmp_path):
     from zerogym_agents.core.file_checks import Fields, Int
+
     path = tmp_path / "state.json"
     path.write_text("{not json")
     with pytest.raises(CheckpointError, match=rf"^{path}: not readable JSON"):
@@ -33,7 +41,7 @@ def test_a_broken_or_misshapen_record_is_refused_by_name(tmp_path):
 def test_the_lock_holds_the_pid_and_is_removed_afterwards(tmp_path):
     with folder_lock(tmp_path / "run"):
         assert (tmp_path / "run" / ".lock").read_text() == str(os.getpid())
-        with folder_lock(tmp_path / "run"):                     # the same process may take it again
+        with folder_lock(tmp_path / "run"):  # the same process may take it again
             pass
     assert not (tmp_path / "run" / ".lock").exists()
     with pytest.raises(KeyError):
@@ -52,7 +60,7 @@ def test_a_live_holder_keeps_the_folder_and_a_dead_ones_lock_is_taken_over(tmp_p
     finally:
         holder.kill()
         holder.wait()
-    with folder_lock(tmp_path):                                  # its holder is gone now
+    with folder_lock(tmp_path):  # its holder is gone now
         assert (tmp_path / ".lock").read_text() == str(os.getpid())
 
 

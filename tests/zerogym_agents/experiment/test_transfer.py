@@ -1,5 +1,6 @@
 """The board-size transfer experiment end to end, at tiny scale: Go 3x3 -> 5x5, a 1x8 net, a few
 search steps per method (the step budget makes the runs deterministic)."""
+
 import argparse
 import contextlib
 import json
@@ -20,13 +21,26 @@ from zerogym_agents.nets import PolicyValueNet, for_game, load_net
 from zerogym_agents.agents.saved import load_agent, load_card, save_agent
 from zerogym_agents.agents.search import AlphaZeroAgent
 from zerogym_agents.cli.transfer import add_transfer_parser
-from zerogym_agents.experiment.transfer import (METHODS, OpeningSampler, TransferExperiment, best_method,
-                                                run_transfer, save_best_agent)
+from zerogym_agents.experiment.transfer import (
+    METHODS,
+    OpeningSampler,
+    TransferExperiment,
+    best_method,
+    run_transfer,
+    save_best_agent,
+)
 from zerogym_agents.transfer.settings import TransferSettings
 
 STEPS, EVERY = 4, 2
-TINY = {"concurrent_games": 4, "simulations": 4, "batch_size": 16, "min_buffer": 16, "max_train_per_step": 2,
-        "checkpoint_every": 2, "game_kwargs": {"max_moves": 20}}
+TINY = {
+    "concurrent_games": 4,
+    "simulations": 4,
+    "batch_size": 16,
+    "min_buffer": 16,
+    "max_train_per_step": 2,
+    "checkpoint_every": 2,
+    "game_kwargs": {"max_moves": 20},
+}
 
 
 def parse(*argv):
@@ -36,8 +50,18 @@ def parse(*argv):
 
 
 def settings(source, **over):
-    kw = dict(source=str(source), big_size=5, steps=STEPS, eval_every_steps=EVERY, eval_games=2, zero_shot_games=2,
-              references=("random", "uct:20"), simulations=4, config=dict(TINY), seed=0)
+    kw = dict(
+        source=str(source),
+        big_size=5,
+        steps=STEPS,
+        eval_every_steps=EVERY,
+        eval_games=2,
+        zero_shot_games=2,
+        references=("random", "uct:20"),
+        simulations=4,
+        config=dict(TINY),
+        seed=0,
+    )
     return TransferSettings(**{**kw, **over})
 
 
@@ -46,8 +70,18 @@ def source(tmp_path_factory):
     """A 3x3 Go agent (untrained 1x8 net) with a model card that names its board."""
     path = tmp_path_factory.mktemp("source") / "go3.pt"
     torch.manual_seed(0)
-    net = PolicyValueNet(for_game("go", game_kwargs={"board_size": 3}, trunk="resnet", blocks=1, channels=8,
-                                  policy_hidden=8, value_hidden=8, value_loss="bce")).eval()
+    net = PolicyValueNet(
+        for_game(
+            "go",
+            game_kwargs={"board_size": 3},
+            trunk="resnet",
+            blocks=1,
+            channels=8,
+            policy_hidden=8,
+            value_hidden=8,
+            value_loss="bce",
+        )
+    ).eval()
     save_agent(path, net, {"simulations": 4}, {"game": "go", "kwargs": {"board_size": 3}})
     return path
 
@@ -56,10 +90,33 @@ def source(tmp_path_factory):
 def experiment(source, tmp_path_factory):
     """Every method, through the command line; returns (args, out folder, results)."""
     out = tmp_path_factory.mktemp("transfer") / "exp"
-    args = parse("run", "--source", source, "--big-size", 5, "--steps", STEPS, "--eval-every-steps", EVERY,
-                 "--eval-games", 2, "--zero-shot-games", 2, "--references", "random", "uct:20", "--simulations", 4,
-                 "--config", json.dumps(TINY), "--out", out, "--report", out / "report" / "transfer.md",
-                 "--no-progress")
+    args = parse(
+        "run",
+        "--source",
+        source,
+        "--big-size",
+        5,
+        "--steps",
+        STEPS,
+        "--eval-every-steps",
+        EVERY,
+        "--eval-games",
+        2,
+        "--zero-shot-games",
+        2,
+        "--references",
+        "random",
+        "uct:20",
+        "--simulations",
+        4,
+        "--config",
+        json.dumps(TINY),
+        "--out",
+        out,
+        "--report",
+        out / "report" / "transfer.md",
+        "--no-progress",
+    )
     return args, out, args.func(args)
 
 
@@ -74,7 +131,7 @@ def test_every_method_leaves_an_agent_that_plays_the_big_board(experiment):
         assert set(card["results"]) == {"random", "uct:20"}
         env = zerogym.make("go", board_size=5)
         env.reset(seed=1)
-        env.step(12)                               # a stone in the centre: not the empty board
+        env.step(12)  # a stone in the centre: not the empty board
         action = agent.act(env)
         assert env.unwrapped.state.is_legal(action)
     kinds = {m: type(load_agent(str(out / m / "final_agent.pt")).evaluator.net).__name__ for m in METHODS}
@@ -113,14 +170,21 @@ def test_the_experiment_keeps_its_files_and_record_format(experiment):
     """The layout and record format of the experiment's folder, and the seeds of its matches: what a
     finished or interrupted experiment of an earlier version holds, and what the report reads."""
     from zerogym_agents.experiment.seeds import seed_int
+
     _, out, data = experiment
     files = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and "tfevents" not in p.name}
     per_run = {"agent.json", "agent.pt", "checkpoint.pt", "config.json", "training.png"}
     folders = {m: ["stage1-4x4", "stage2-5x5"] if m == "curriculum" else ["run"] for m in METHODS}
-    assert files == {"experiment.json", "zero_shot.json", "references.json", "results.json", "report/transfer.md",
-                     "report/transfer.png"} | {f"{m}/{f}" for m in METHODS for f in
-                                               ("done.json", "final_agent.json", "final_agent.pt", "progress.json")} \
-        | {f"{m}/{d}/{f}" for m in METHODS for d in folders[m] for f in per_run}
+    assert files == {
+        "experiment.json",
+        "zero_shot.json",
+        "references.json",
+        "results.json",
+        "report/transfer.md",
+        "report/transfer.png",
+    } | {f"{m}/{f}" for m in METHODS for f in ("done.json", "final_agent.json", "final_agent.pt", "progress.json")} | {
+        f"{m}/{d}/{f}" for m in METHODS for d in folders[m] for f in per_run
+    }
     logs = {str(p.parent.relative_to(out)) for p in out.rglob("*tfevents*")}
     assert logs == {f"{m}/tb/{d}" for m in METHODS for d in ["eval", *folders[m]]}
     assert json.loads((out / "experiment.json").read_text())["methods"] == list(METHODS)
@@ -128,8 +192,23 @@ def test_the_experiment_keeps_its_files_and_record_format(experiment):
     zs = json.loads((out / "zero_shot.json").read_text())
     assert sorted(zs) == ["board_size", "games", "match", "score", "simulations"]
     assert zs["match"]["seed"] == seed_int(seed_int(0, 7), 3)
-    assert sorted(data) == ["anchor", "big_kwargs", "budget", "command", "config", "curriculum", "elo", "game",
-                            "methods", "paths", "reference_matches", "settings", "small_size", "source", "zero_shot"]
+    assert sorted(data) == [
+        "anchor",
+        "big_kwargs",
+        "budget",
+        "command",
+        "config",
+        "curriculum",
+        "elo",
+        "game",
+        "methods",
+        "paths",
+        "reference_matches",
+        "settings",
+        "small_size",
+        "source",
+        "zero_shot",
+    ]
     assert data["budget"] == {"unit": "steps", "per_method": STEPS, "parallel": 1, "torch_threads": 1}
     assert data["curriculum"] == {"sizes": [4], "split": [0.5, 0.5]} and data["anchor"] == "random"
     for i, method in enumerate(METHODS):
@@ -137,23 +216,58 @@ def test_the_experiment_keeps_its_files_and_record_format(experiment):
         assert prog == data["methods"][method]
         assert sorted(prog) == ["done", "evals", "method", "net", "next_eval", "stages"]
         assert (prog["method"], prog["next_eval"], prog["done"]) == (method, STEPS + EVERY, True)
-        assert [sorted(st) for st in prog["stages"]] == [["board_size", "budget", "cpu_seconds", "cpu_wall_seconds",
-                                                          "done", "games", "name", "positions", "seconds", "steps",
-                                                          "train_steps"]] * len(folders[method])
-        assert [(st["name"], st["board_size"], st["budget"]) for st in prog["stages"]] == \
-            ([("stage1-4x4", 4, 2), ("stage2-5x5", 5, 2)] if method == "curriculum" else [("run", 5, STEPS)])
+        assert [sorted(st) for st in prog["stages"]] == [
+            [
+                "board_size",
+                "budget",
+                "cpu_seconds",
+                "cpu_wall_seconds",
+                "done",
+                "games",
+                "name",
+                "positions",
+                "seconds",
+                "steps",
+                "train_steps",
+            ]
+        ] * len(folders[method])
+        assert [(st["name"], st["board_size"], st["budget"]) for st in prog["stages"]] == (
+            [("stage1-4x4", 4, 2), ("stage2-5x5", 5, 2)] if method == "curriculum" else [("run", 5, STEPS)]
+        )
         evals = [{k: v for k, v in ev.items() if k not in ("matches", "seconds")} for ev in prog["evals"]]
-        assert evals == [{"name": f"{method}@{n}", "stage": int(method == "curriculum" and n > 2),
-                          "board_size": None if n == 0 else 4 if method == "curriculum" and n == 2 else 5,
-                          "step": n if method != "curriculum" or n == 0 else 2, "total_steps": n, "games": 2,
-                          "final": n == STEPS} for n in (0, 2, 4)]
-        assert [[m["seed"] for m in ev["matches"]] for ev in prog["evals"]] == \
-            [[seed_int(seed_int(0, 13, i, k, r), 3) for r in range(2)] for k in range(3)]
-        assert json.loads((out / method / "done.json").read_text()) == \
-            {"method": method, "agent": "final_agent.pt", "final": f"{method}@{STEPS}"}
+        assert evals == [
+            {
+                "name": f"{method}@{n}",
+                "stage": int(method == "curriculum" and n > 2),
+                "board_size": None if n == 0 else 4 if method == "curriculum" and n == 2 else 5,
+                "step": n if method != "curriculum" or n == 0 else 2,
+                "total_steps": n,
+                "games": 2,
+                "final": n == STEPS,
+            }
+            for n in (0, 2, 4)
+        ]
+        assert [[m["seed"] for m in ev["matches"]] for ev in prog["evals"]] == [
+            [seed_int(seed_int(0, 13, i, k, r), 3) for r in range(2)] for k in range(3)
+        ]
+        assert json.loads((out / method / "done.json").read_text()) == {
+            "method": method,
+            "agent": "final_agent.pt",
+            "final": f"{method}@{STEPS}",
+        }
         card = load_card(str(out / method / "final_agent.pt"))
-        assert sorted(card["training"]) == ["config", "method", "positions", "seconds", "self_play_games", "source",
-                                            "source_board_size", "stages", "steps", "train_steps"]
+        assert sorted(card["training"]) == [
+            "config",
+            "method",
+            "positions",
+            "seconds",
+            "self_play_games",
+            "source",
+            "source_board_size",
+            "stages",
+            "steps",
+            "train_steps",
+        ]
         assert card["training"]["config"] == data["config"] and card["simulations_per_move"] == 4
         assert load_agent(str(out / method / "final_agent.pt")).simulations == 4
 
@@ -166,7 +280,7 @@ def test_zero_shot_runs_the_source_on_the_big_board(experiment):
     assert (match["agent_a"], match["agent_b"]) == ("source (zero-shot)", "random")
     for rec in match["records"]:
         assert rec["kwargs"]["board_size"] == 5
-        assert max(rec["actions"]) > 9           # points beyond the 3x3 board's action range were played
+        assert max(rec["actions"]) > 9  # points beyond the 3x3 board's action range were played
     assert 0.0 <= zs["score"] <= 1.0
 
 
@@ -195,7 +309,7 @@ def test_a_restart_skips_finished_methods(experiment):
     files.append(out / "grown" / "run" / "checkpoint.pt")
     before = {f: f.stat().st_mtime_ns for f in files}
     with pytest.raises(ValueError, match="already holds a run: add --resume to continue it, or --force"):
-        args.func(args)                      # the same --out again needs --resume (or --force)
+        args.func(args)  # the same --out again needs --resume (or --force)
     args.resume = True
     try:
         again = args.func(args)
@@ -213,7 +327,7 @@ def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, t
 
     def killed_at_step_2(self, method, run, record, *rest):
         if run.step == 2:
-            raise KeyboardInterrupt                # killed while evaluating, after the step-2 checkpoint
+            raise KeyboardInterrupt  # killed while evaluating, after the step-2 checkpoint
         return evaluate(self, method, run, record, *rest)
 
     monkeypatch.setattr(TransferExperiment, "evaluation_point", killed_at_step_2)
@@ -222,10 +336,11 @@ def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, t
     assert not (out / "finetune" / "done.json").exists()
     monkeypatch.setattr(TransferExperiment, "evaluation_point", evaluate)
     train_for = AlphaZeroTrainer.train_for
-    monkeypatch.setattr(AlphaZeroTrainer, "train_for",
-                        lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a))
+    monkeypatch.setattr(
+        AlphaZeroTrainer, "train_for", lambda self, n, *a: calls.append(self.step) or train_for(self, n, *a)
+    )
     data = run_transfer(settings(source, methods=("finetune",)), out, progress=False)
-    assert calls and calls[0] == 2                 # resumed at step 2, not restarted
+    assert calls and calls[0] == 2  # resumed at step 2, not restarted
     assert [ev["total_steps"] for ev in data["methods"]["finetune"]["evals"]] == [0, 2, 4]
     # the same run as the uninterrupted one of the module's experiment
     a = load_agent(str(out / "finetune" / "final_agent.pt")).evaluator.net.state_dict()
@@ -234,8 +349,11 @@ def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, t
 
 
 def test_a_time_budget(source, tmp_path):
-    data = run_transfer(settings(source, methods=("finetune",), steps=None, minutes=0.02, eval_every_minutes=0.01),
-                        tmp_path, progress=False)
+    data = run_transfer(
+        settings(source, methods=("finetune",), steps=None, minutes=0.02, eval_every_minutes=0.01),
+        tmp_path,
+        progress=False,
+    )
     prog = data["methods"]["finetune"]
     (stage,) = prog["stages"]
     assert stage["seconds"] >= 1.2 and stage["steps"] >= 1
@@ -246,7 +364,7 @@ def test_a_time_budget(source, tmp_path):
     share = re.search(r"^\| finetune \|[^|]*\|[^|]*\|[^|]*\| (\d+)% \|", (tmp_path / "report.md").read_text(), re.M)
     assert share and int(share.group(1)) == round(100 * stage["cpu_seconds"] / stage["cpu_wall_seconds"])
     config = json.loads((tmp_path / "finetune" / "run" / "config.json").read_text())
-    assert config["max_steps"] == 10 ** 9 and config["init_from"].endswith("go3.pt")
+    assert config["max_steps"] == 10**9 and config["init_from"].endswith("go3.pt")
 
 
 def test_the_evaluated_agent_samples_only_its_opening():
@@ -259,7 +377,7 @@ def test_the_evaluated_agent_samples_only_its_opening():
         seen.append(agent.agent.temperature)
     assert seen == [1.0, 1.0, 0.0, 0.0]
     firsts = set()
-    for seed in range(8):                          # sampled openings differ from game to game
+    for seed in range(8):  # sampled openings differ from game to game
         env.reset(seed=seed)
         agent.seed(seed)
         agent.reset()
@@ -290,13 +408,19 @@ def test_settings_are_checked(source, tmp_path):
     with pytest.raises(SystemExit):
         parse("run", "--source", "x.pt", "--big-size", 9, "--steps", 5, "--minutes", 3)
     args = parse("run", "--source", "x.pt", "--big-size", 9)
-    assert (args.minutes, args.references, args.simulations) == (60.0, ["random", "uct:1000", "gnugo:1", "gnugo:10"],
-                                                                 200)
+    assert (args.minutes, args.references, args.simulations) == (
+        60.0,
+        ["random", "uct:1000", "gnugo:1", "gnugo:10"],
+        200,
+    )
 
 
 def test_gnu_go_as_a_reference(gnugo, source, tmp_path):
-    data = run_transfer(settings(source, methods=("finetune",), steps=1, eval_every_steps=1,
-                                 references=("random", "gnugo:1")), tmp_path, progress=False)
+    data = run_transfer(
+        settings(source, methods=("finetune",), steps=1, eval_every_steps=1, references=("random", "gnugo:1")),
+        tmp_path,
+        progress=False,
+    )
     matches = data["methods"]["finetune"]["evals"][-1]["matches"]
     assert matches[1]["agent_b"] == "gnugo:1" and len(matches[1]["records"]) == 2
     assert "gnugo:1" in data["elo"]["agents"]
@@ -304,14 +428,39 @@ def test_gnu_go_as_a_reference(gnugo, source, tmp_path):
     assert "vs gnugo:1 (W-D-L)" in text
     t = matches[1]["total"]
     verdict = "met" if t["wins"] >= 1 else "**missed**"
-    assert (f"GNU Go level 1, colours alternated: {t['wins']} of 2 won, {verdict}." in text)
+    assert f"GNU Go level 1, colours alternated: {t['wins']} of 2 won, {verdict}." in text
 
 
 def test_methods_trained_in_parallel_child_processes(source, tmp_path):
-    args = parse("run", "--source", source, "--big-size", 5, "--methods", "scratch", "finetune", "--steps", STEPS,
-                 "--eval-every-steps", EVERY, "--eval-games", 2, "--zero-shot-games", 2, "--references", "random",
-                 "--simulations", 4, "--config", json.dumps(TINY), "--out", tmp_path, "--no-progress",
-                 "--parallel", 2)
+    args = parse(
+        "run",
+        "--source",
+        source,
+        "--big-size",
+        5,
+        "--methods",
+        "scratch",
+        "finetune",
+        "--steps",
+        STEPS,
+        "--eval-every-steps",
+        EVERY,
+        "--eval-games",
+        2,
+        "--zero-shot-games",
+        2,
+        "--references",
+        "random",
+        "--simulations",
+        4,
+        "--config",
+        json.dumps(TINY),
+        "--out",
+        tmp_path,
+        "--no-progress",
+        "--parallel",
+        2,
+    )
     data = args.func(args)
     for method in ("scratch", "finetune"):
         prog = data["methods"][method]
@@ -337,21 +486,27 @@ def test_parallel_must_be_a_positive_integer(source, tmp_path, bad):
 
 
 def test_children_die_with_a_killed_parent(source, tmp_path):
-    code = ("import sys; from zerogym_agents.experiment.transfer import run_transfer; "
-            "from zerogym_agents.transfer.settings import TransferSettings; "
-            "run_transfer(TransferSettings(**"
-            f"{settings(source, methods=('scratch', 'finetune'), steps=10**6).to_dict()!r}), "
-            f"{str(tmp_path)!r}, progress=False, parallel=2)")
+    code = (
+        "import sys; from zerogym_agents.experiment.transfer import run_transfer; "
+        "from zerogym_agents.transfer.settings import TransferSettings; "
+        "run_transfer(TransferSettings(**"
+        f"{settings(source, methods=('scratch', 'finetune'), steps=10**6).to_dict()!r}), "
+        f"{str(tmp_path)!r}, progress=False, parallel=2)"
+    )
     parent = subprocess.Popen([sys.executable, "-c", code])
     children = []
     try:
         deadline = time.time() + 300
         while len(children) < 2 and time.time() < deadline:
             time.sleep(1)
-            children = [int(p) for p in subprocess.run(["pgrep", "-P", str(parent.pid), "-f", "spawn_main"],
-                                                       capture_output=True, text=True).stdout.split()]
+            children = [
+                int(p)
+                for p in subprocess.run(
+                    ["pgrep", "-P", str(parent.pid), "-f", "spawn_main"], capture_output=True, text=True
+                ).stdout.split()
+            ]
         assert len(children) == 2
-        parent.kill()                              # SIGKILL: no finally block runs in the parent
+        parent.kill()  # SIGKILL: no finally block runs in the parent
         parent.wait()
         deadline = time.time() + 30
         while any(os.path.exists(f"/proc/{c}") and "zombie" not in _state(c) for c in children):
@@ -398,19 +553,23 @@ def _first_stage(**change):
     return lambda d: {**d, "stages": [{**d["stages"][0], **change}] + d["stages"][1:]}
 
 
-@pytest.mark.parametrize("name,change,words", [
-    ("experiment.json", lambda d: [d], "experiment.json: the file must be a dict, got a list of 1"),
-    ("experiment.json", _without("settings"), "experiment.json: the file lacks 'settings'"),
-    ("zero_shot.json", "{not json", "zero_shot.json: not readable JSON"),
-    ("zero_shot.json", lambda d: {**d, "score": "high"}, "zero_shot.json: score must be a finite number in [0, 1]"),
-    ("references.json", lambda d: {"matches": [{"agent_a": "x"}]}, "references.json: matches[0] lacks 'agent_b'"),
-    ("finetune/progress.json", _without("stages"), "progress.json: the file lacks 'stages'"),
-    ("finetune/progress.json", _first_stage(steps="two"), "progress.json: stages[0].steps must be an integer >= 0"),
-    ("finetune/progress.json", lambda d: {**d, "evals": [{"name": "x"}]}, "progress.json: evals[0] lacks 'stage'"),
-])
+@pytest.mark.parametrize(
+    "name,change,words",
+    [
+        ("experiment.json", lambda d: [d], "experiment.json: the file must be a dict, got a list of 1"),
+        ("experiment.json", _without("settings"), "experiment.json: the file lacks 'settings'"),
+        ("zero_shot.json", "{not json", "zero_shot.json: not readable JSON"),
+        ("zero_shot.json", lambda d: {**d, "score": "high"}, "zero_shot.json: score must be a finite number in [0, 1]"),
+        ("references.json", lambda d: {"matches": [{"agent_a": "x"}]}, "references.json: matches[0] lacks 'agent_b'"),
+        ("finetune/progress.json", _without("stages"), "progress.json: the file lacks 'stages'"),
+        ("finetune/progress.json", _first_stage(steps="two"), "progress.json: stages[0].steps must be an integer >= 0"),
+        ("finetune/progress.json", lambda d: {**d, "evals": [{"name": "x"}]}, "progress.json: evals[0] lacks 'stage'"),
+    ],
+)
 def test_a_malformed_record_of_an_experiment_is_refused_by_name(experiment, source, tmp_path, name, change, words):
     import shutil
     from zerogym_agents.core.checkpoint import CheckpointError
+
     _, first_out, _ = experiment
     out = tmp_path / "exp"
     shutil.copytree(first_out, out, ignore=shutil.ignore_patterns("tb", "*.png"))

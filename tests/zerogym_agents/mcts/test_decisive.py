@@ -1,4 +1,5 @@
 """Decisive moves (BatchedMCTS(decisive_moves=True)): wins in one move are scored exactly."""
+
 import numpy as np
 import pytest
 
@@ -83,7 +84,7 @@ def test_a_root_that_wins_at_once_puts_its_prior_on_the_wins(search):
 
 
 def test_no_leaf_below_the_root_that_wins_at_once_reaches_the_evaluator():
-    start = connect_four([3, 3, 2, 4, 4, 2, 5])          # open play with threats on both sides
+    start = connect_four([3, 3, 2, 4, 4, 2, 5])  # open play with threats on both sides
 
     def seen(decisive):
         found = []
@@ -91,14 +92,15 @@ def test_no_leaf_below_the_root_that_wins_at_once_reaches_the_evaluator():
         def evaluator(planes, masks):
             found.extend(wins_in_one(p) for p in planes)
             return uniform_evaluator(planes, masks)
+
         mcts = BatchedMCTS("connect_four", simulations=300, seed=1, decisive_moves=decisive)
         mcts.set_roots([start])
         mcts.run(evaluator)
         return found
 
-    assert any(seen(False)[1:])                          # such leaves exist, and are evaluated without it
+    assert any(seen(False)[1:])  # such leaves exist, and are evaluated without it
     with_it = seen(True)
-    assert with_it[0] == wins_in_one(start.encode())     # the root is evaluated either way
+    assert with_it[0] == wins_in_one(start.encode())  # the root is evaluated either way
     assert not any(with_it[1:])
 
 
@@ -118,6 +120,7 @@ def test_the_flag_is_checked_and_reaches_self_play():
 def test_a_saved_agent_keeps_the_option(tmp_path):
     from zerogym_agents.nets import PolicyValueNet, for_game
     from zerogym_agents.agents.saved import load_agent, save_agent
+
     net = PolicyValueNet(for_game("connect_four", trunk="resnet", blocks=1, channels=4))
     path = str(tmp_path / "agent.pt")
     save_agent(path, net, {"simulations": 8, "decisive_moves": True}, {"game": "connect_four", "kwargs": {}})

@@ -1,6 +1,7 @@
 """Gumbel root search (search="gumbel"): budget of the sequential halving, best moves with an exact
 evaluator and few simulations, signs for both players, the improved policy, non-root selection,
 batching, tree reuse, seeds and argument checks."""
+
 import math
 
 import numpy as np
@@ -38,27 +39,29 @@ def halving_visits(m, n):
 
 
 # ---- the budget ----------------------------------------------------------------------------
-@pytest.mark.parametrize("n,m", [(1, 16), (2, 16), (4, 4), (7, 16), (8, 16), (16, 16), (20, 2), (33, 4),
-                                 (50, 16), (64, 3), (100, 1), (200, 16)])
+@pytest.mark.parametrize(
+    "n,m",
+    [(1, 16), (2, 16), (4, 4), (7, 16), (8, 16), (16, 16), (20, 2), (33, 4), (50, 16), (64, 3), (100, 1), (200, 16)],
+)
 @pytest.mark.parametrize("leaves", [1, 4])
 def test_sequential_halving_spends_exactly_the_budget(n, m, leaves):
-    st = zerogym.make_state("go", board_size=5)       # 26 legal moves: m candidates out of them
+    st = zerogym.make_state("go", board_size=5)  # 26 legal moves: m candidates out of them
     mc = gumbel(st, n, gumbel_m=m, leaves_per_tree=leaves)
     mc.run(uniform_evaluator)
     counts = mc.visit_counts()[0]
     assert counts.sum() == n
-    assert mc.node_stats(0)[0] == n + 1                 # the root's own evaluation comes on top
+    assert mc.node_stats(0)[0] == n + 1  # the root's own evaluation comes on top
     expected = halving_visits(min(m, 26), n)
     assert sorted(counts[counts > 0].tolist(), reverse=True) == [v for v in expected if v]
 
 
 @pytest.mark.parametrize("n", [5, 12, 40])
 def test_budget_holds_on_a_reused_tree_and_with_terminal_children(n):
-    st = play("tictactoe", [0, 3, 1, 4])                 # child 2 ends the game at once
+    st = play("tictactoe", [0, 3, 1, 4])  # child 2 ends the game at once
     mc = gumbel(st, n)
     mc.run(uniform_evaluator)
     assert mc.visit_counts()[0].sum() == n
-    mc.advance([5])                                      # a move that does not end the game
+    mc.advance([5])  # a move that does not end the game
     before = mc.visit_counts()[0].sum()
     mc.run(uniform_evaluator)
     assert mc.visit_counts()[0].sum() - before == n
@@ -73,18 +76,28 @@ def test_halving_visits_matches_the_paper_example():
 # ---- strength with an exact evaluator ------------------------------------------------------------
 def unique_best_positions(game, kwargs, empties, count, seed, mover):
     """(position, its best move, {move: exact value}) with `mover` to move and one best move."""
+
     def accept(st, vals):
         return st.current_player == mover and list(vals.values()).count(max(vals.values())) == 1
-    return [(st, max(vals, key=vals.get), vals)
-            for st, vals in random_positions(game, kwargs, empties, count, seed, accept)]
+
+    return [
+        (st, max(vals, key=vals.get), vals) for st, vals in random_positions(game, kwargs, empties, count, seed, accept)
+    ]
 
 
 # (game, kwargs, empty cells, player to move, simulations): never fewer simulations than moves, so
 # that the best move is always a candidate
-EXACT = [("tictactoe", {}, 3, 0, 4), ("tictactoe", {}, 4, 1, 4), ("tictactoe", {}, 5, 0, 8),
-         ("tictactoe", {}, 6, 1, 8), ("tictactoe", {}, 7, 0, 16), ("tictactoe", {}, 8, 1, 16),
-         ("connect_four", {"rows": 4, "cols": 5}, 10, 0, 8), ("connect_four", {"rows": 4, "cols": 5}, 9, 1, 8),
-         ("connect_four", {"rows": 4, "cols": 5}, 8, 0, 16)]
+EXACT = [
+    ("tictactoe", {}, 3, 0, 4),
+    ("tictactoe", {}, 4, 1, 4),
+    ("tictactoe", {}, 5, 0, 8),
+    ("tictactoe", {}, 6, 1, 8),
+    ("tictactoe", {}, 7, 0, 16),
+    ("tictactoe", {}, 8, 1, 16),
+    ("connect_four", {"rows": 4, "cols": 5}, 10, 0, 8),
+    ("connect_four", {"rows": 4, "cols": 5}, 9, 1, 8),
+    ("connect_four", {"rows": 4, "cols": 5}, 8, 0, 16),
+]
 
 
 @pytest.mark.parametrize("game,kwargs,empties,mover,n", EXACT)
@@ -103,8 +116,12 @@ def test_exact_evaluator_finds_the_best_move_with_few_simulations(game, kwargs, 
 # (moves, player to move, the winning move): tic-tac-toe with X and with O to move
 WINS = [([0, 3, 1, 4], 0, 2), ([0, 3, 1, 4, 8], 1, 5)]
 # (moves, player to move, the only move that does not lose)
-BLOCKS = [("tictactoe", [4, 0, 8, 1], 0, 2), ("tictactoe", [0, 4, 1], 1, 2),
-          ("connect_four", [0, 6, 1, 6, 2], 1, 3), ("connect_four", [3, 0, 3, 6, 3], 1, 3)]
+BLOCKS = [
+    ("tictactoe", [4, 0, 8, 1], 0, 2),
+    ("tictactoe", [0, 4, 1], 1, 2),
+    ("connect_four", [0, 6, 1, 6, 2], 1, 3),
+    ("connect_four", [3, 0, 3, 6, 3], 1, 3),
+]
 
 
 @pytest.mark.parametrize("moves,mover,win", WINS)
@@ -123,7 +140,7 @@ def test_winning_move_for_either_player_with_a_uniform_evaluator(moves, mover, w
 def test_only_move_for_either_player_with_a_uniform_evaluator(game, moves, mover, block):
     st = play(game, moves)
     assert st.current_player == mover
-    n = 64 if game == "tictactoe" else 128     # enough visits per move in the first phase to try the winning reply
+    n = 64 if game == "tictactoe" else 128  # enough visits per move in the first phase to try the winning reply
     for seed in range(3):
         mc = gumbel(st, n, seed=seed)
         policy = mc.run(uniform_evaluator)[0][0]
@@ -160,11 +177,11 @@ def test_improved_policy_favours_better_moves(moves):
     q = {a: -negamax(st.copy().step(a), memo) for a in legal}
     prior = 1.0 / len(legal)
     assert policy[[a for a in range(9) if a not in legal]].sum() == 0
-    assert sum(policy[a] * q[a] for a in legal) > sum(prior * q[a] for a in legal)   # a policy improvement
+    assert sum(policy[a] * q[a] for a in legal) > sum(prior * q[a] for a in legal)  # a policy improvement
     best = max(q.values())
     assert sum(policy[a] for a in legal if q[a] == best) > prior * sum(q[a] == best for a in legal)
     visited = [a for a in legal if counts[a]]
-    for a in visited:                  # uniform priors: among visited moves, pi' follows Q
+    for a in visited:  # uniform priors: among visited moves, pi' follows Q
         for b in visited:
             if q[a] > q[b]:
                 assert policy[a] > policy[b]
@@ -177,6 +194,7 @@ def test_improved_policy_keeps_the_prior_where_nothing_is_known():
 
     def evaluate(planes, masks):
         return masks * weights, np.zeros(len(masks), np.float32)
+
     policy = gumbel(st, 16).run(evaluate)[0][0]
     np.testing.assert_allclose(policy, weights / weights.sum(), rtol=1e-5)
 
@@ -196,7 +214,7 @@ def test_non_root_visits_follow_the_improved_policy():
 
 def test_non_root_selection_prefers_the_better_reply():
     # one reply wins for the player to move below the root: it gets most of that node's visits
-    st = play("tictactoe", [0, 4, 1])                   # O to move must block at 2
+    st = play("tictactoe", [0, 4, 1])  # O to move must block at 2
     evaluate, memo = oracle(st)
     mc = gumbel(st, 64, gumbel_m=2)
     mc.run(evaluate)
@@ -234,7 +252,7 @@ def test_seeded_and_random_where_it_should_be():
         mc.run(uniform_evaluator)
         picks.append((tuple(np.flatnonzero(mc.visit_counts()[0])), int(mc.select_actions()[0])))
     assert picks[0] == picks[1]
-    assert len(set(picks)) > 2                  # 4 of 26 moves: the Gumbel draw decides which
+    assert len(set(picks)) > 2  # 4 of 26 moves: the Gumbel draw decides which
     quiet = []
     for seed in (1, 2):
         mc = gumbel(st, 4, seed=seed, gumbel_scale=0.0)
@@ -244,7 +262,7 @@ def test_seeded_and_random_where_it_should_be():
 
 
 def test_batches_of_leaves_keep_the_search_result_sensible():
-    st = play("connect_four", [0, 0, 1, 1, 2, 2])        # player 0 wins at 3
+    st = play("connect_four", [0, 0, 1, 1, 2, 2])  # player 0 wins at 3
     for leaves in (1, 3, 8):
         mc = gumbel(st, 16, leaves_per_tree=leaves)
         mc.run(uniform_evaluator)

@@ -1,6 +1,7 @@
 """KataGo's search-side methods in BatchedMCTS (Wu, "Accelerating Self-Play Learning in Go", 2019):
 forced playouts with policy target pruning, and per-tree budgets and exploration for playout cap
 randomization."""
+
 import math
 
 import numpy as np
@@ -17,8 +18,15 @@ WON = [0, 3, 1, 4]
 
 def searched(forced, seed=0, simulations=400, **kwargs):
     st = play("tictactoe", WON)
-    m = BatchedMCTS(st, simulations=simulations, seed=seed, dirichlet_epsilon=0.25, dirichlet_alpha=0.3,
-                    forced_playouts=forced, **kwargs)
+    m = BatchedMCTS(
+        st,
+        simulations=simulations,
+        seed=seed,
+        dirichlet_epsilon=0.25,
+        dirichlet_alpha=0.3,
+        forced_playouts=forced,
+        **kwargs,
+    )
     m.set_roots([st])
     m.run(exact_evaluator(st)[0])
     return m
@@ -34,7 +42,7 @@ def forced_shortfall(m):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_forced_playouts_give_every_visited_child_its_minimum(seed):
     assert forced_shortfall(searched(2.0, seed)) <= 1.0
-    assert forced_shortfall(searched(0.0, seed)) > 3.0          # without them the losing moves starve
+    assert forced_shortfall(searched(0.0, seed)) > 3.0  # without them the losing moves starve
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -47,9 +55,9 @@ def test_pruning_takes_the_forced_visits_back_out(seed):
     assert pruned[2] > plain[2] and pruned[2] > 0.95
     others = [a for a in np.flatnonzero(counts) if a != 2]
     assert pruned[others].sum() < plain[others].sum()
-    kept = pruned / pruned[2] * counts[2]        # visits left to each child (the most visited keeps all)
+    kept = pruned / pruned[2] * counts[2]  # visits left to each child (the most visited keeps all)
     assert np.all(kept <= counts + 1e-3)
-    assert np.all((kept < 1e-3) | (kept > 2 - 1e-3))    # a child left with one visit or none is dropped
+    assert np.all((kept < 1e-3) | (kept > 2 - 1e-3))  # a child left with one visit or none is dropped
 
 
 def test_pruning_keeps_visits_that_puct_wanted():
@@ -88,7 +96,7 @@ def test_each_tree_gets_its_own_budget():
         m.set_roots([st] * 3)
         m.run(uniform_evaluator, simulations=np.array([5, 40, 17]))
         assert m.visit_counts().sum(axis=1).tolist() == ([4, 39, 16] if search == "puct" else [5, 40, 17])
-        m.run(uniform_evaluator)            # back to self.simulations
+        m.run(uniform_evaluator)  # back to self.simulations
         assert m.visit_counts().sum(axis=1).tolist() == ([104, 139, 116] if search == "puct" else [105, 140, 117])
 
 

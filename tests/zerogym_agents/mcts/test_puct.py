@@ -1,4 +1,5 @@
 """Batched PUCT search: tactics, convergence to minimax, batching, noise, tree reuse, errors."""
+
 import numpy as np
 import pytest
 
@@ -23,14 +24,14 @@ def search(st, simulations=400, **kwargs):
 # ---- tactics with a uniform evaluator (both colours) -------------------------------------
 # (game, kwargs, moves, the only good move)
 TACTICS = [
-    ("tictactoe", {}, [0, 3, 1, 4], 2),            # X (player 0) completes the top row
-    ("tictactoe", {}, [0, 3, 1, 4, 8], 5),         # O (player 1) completes the middle row
-    ("tictactoe", {}, [0, 4, 1], 2),               # O must block the top row
-    ("tictactoe", {}, [4, 0, 8, 6], 3),            # X must block the left column
-    ("connect_four", {}, [0, 0, 1, 1, 2, 2], 3),   # player 0 completes the bottom row
+    ("tictactoe", {}, [0, 3, 1, 4], 2),  # X (player 0) completes the top row
+    ("tictactoe", {}, [0, 3, 1, 4, 8], 5),  # O (player 1) completes the middle row
+    ("tictactoe", {}, [0, 4, 1], 2),  # O must block the top row
+    ("tictactoe", {}, [4, 0, 8, 6], 3),  # X must block the left column
+    ("connect_four", {}, [0, 0, 1, 1, 2, 2], 3),  # player 0 completes the bottom row
     ("connect_four", {}, [6, 0, 6, 1, 5, 2, 5], 3),  # player 1 completes the bottom row
-    ("connect_four", {}, [0, 6, 1, 6, 2], 3),      # player 1 must block the bottom row
-    ("connect_four", {}, [3, 0, 3, 6, 3], 3),      # player 1 must block the column
+    ("connect_four", {}, [0, 6, 1, 6, 2], 3),  # player 1 must block the bottom row
+    ("connect_four", {}, [3, 0, 3, 6, 3], 3),  # player 1 must block the column
 ]
 
 
@@ -49,8 +50,10 @@ def random_positions(game, kwargs, empties, count, seed):
     return solved.random_positions(game, kwargs, empties, count, seed, lambda st, vals: len(set(vals.values())) > 1)
 
 
-@pytest.mark.parametrize("game,kwargs,empties", [("tictactoe", {}, 6), ("tictactoe", {}, 5),
-                                                 ("connect_four", {"rows": 4, "cols": 4, "connect": 3}, 4)])
+@pytest.mark.parametrize(
+    "game,kwargs,empties",
+    [("tictactoe", {}, 6), ("tictactoe", {}, 5), ("connect_four", {"rows": 4, "cols": 4, "connect": 3}, 4)],
+)
 def test_visits_converge_to_minimax(game, kwargs, empties):
     for st, vals in random_positions(game, kwargs, empties, 6, seed=empties):
         best_value = max(vals.values())
@@ -159,7 +162,7 @@ def test_tree_reuse_keeps_subtree():
 
 
 def test_terminal_leaves_skip_the_evaluator():
-    st = play("tictactoe", [0, 1, 2, 4, 3, 5, 7, 6])   # one empty square left: 8
+    st = play("tictactoe", [0, 1, 2, 4, 3, 5, 7, 6])  # one empty square left: 8
     rows = []
 
     def counting(planes, masks):
@@ -169,7 +172,7 @@ def test_terminal_leaves_skip_the_evaluator():
     m = BatchedMCTS(st, num_games=1, simulations=50, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     policy, value = m.run(counting)
-    assert rows == [1]                     # only the root was evaluated
+    assert rows == [1]  # only the root was evaluated
     assert policy[0, 8] == 1.0
     final = st.copy().step(8)
     expected = 0.0 if final.winner < 0 else (1.0 if final.winner == st.current_player else -1.0)
@@ -183,7 +186,7 @@ def test_finished_root_is_skipped():
     m = BatchedMCTS("tictactoe", num_games=2, simulations=10, seed=0)
     m.set_roots([over, zerogym.make_state("tictactoe")])
     policy, value = m.run(lambda p, k: (calls.append(1), uniform_evaluator(p, k))[1])
-    assert policy[0].sum() == 0 and value[0] == -1.0      # the player to move (O) has lost
+    assert policy[0].sum() == 0 and value[0] == -1.0  # the player to move (O) has lost
     assert policy[1].sum() == pytest.approx(1.0)
     assert m.select_actions(0.0)[0] == -1
 
@@ -209,8 +212,8 @@ def test_virtual_loss_spreads_leaves_over_children():
     m = BatchedMCTS(st, num_games=1, simulations=9, leaves_per_tree=8, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([st])
     m.run(ev)
-    assert [len(b) for b in seen] == [1, 8]   # the root alone, then 8 different first moves
-    firsts = {tuple(np.flatnonzero(b[1].ravel())) for b in seen[1]}   # opponent stone per leaf
+    assert [len(b) for b in seen] == [1, 8]  # the root alone, then 8 different first moves
+    firsts = {tuple(np.flatnonzero(b[1].ravel())) for b in seen[1]}  # opponent stone per leaf
     assert len(firsts) == 8
     # without virtual loss the batch collides on one leaf, but the search still completes
     m = BatchedMCTS(st, num_games=1, simulations=60, leaves_per_tree=4, virtual_loss=0.0, dirichlet_epsilon=0.0, seed=0)
@@ -252,13 +255,13 @@ def test_bad_arguments():
     m.run(uniform_evaluator)
     with pytest.raises(zerogym.IllegalMoveError, match="game 1"):
         m.advance([0, 9])
-    assert m.root_state(0) == zerogym.make_state("tictactoe")   # nothing changed
+    assert m.root_state(0) == zerogym.make_state("tictactoe")  # nothing changed
 
 
 def test_no_pass_before_keeps_pass_out_of_the_early_search():
     seen = []
 
-    def pass_lover(planes, masks):          # most of the prior on pass (action 25), records the masks
+    def pass_lover(planes, masks):  # most of the prior on pass (action 25), records the masks
         seen.append(masks.copy())
         priors = np.where(masks != 0, 1e-3, 0.0).astype(np.float32)
         priors[:, 25] = np.where(masks[:, 25] != 0, 1.0, 0.0)
@@ -271,13 +274,13 @@ def test_no_pass_before_keeps_pass_out_of_the_early_search():
         return m.run(pass_lover)[0][0], m
 
     policy, _ = searched([0, 1, 2])
-    assert policy[25] > 0.5                                      # passes allowed: searched like any move
+    assert policy[25] > 0.5  # passes allowed: searched like any move
     policy, m = searched([0, 1, 2], no_pass_before=4)
     assert policy[25] == 0 and m.select_actions(1.0)[0] != 25 and m.no_pass_before == 4
-    assert seen[0][0, 25] == 0 and seen[0][0].sum() == 22       # the root (move 3): every point but pass
+    assert seen[0][0, 25] == 0 and seen[0][0].sum() == 22  # the root (move 3): every point but pass
     assert all((batch[:, 25] == 1).all() for batch in seen[1:])  # its children are at move 4: pass is back
     policy, _ = searched([0, 1, 2, 3], no_pass_before=4)
     assert policy[25] > 0.5
     with pytest.raises(ValueError, match="no_pass_before"):
         BatchedMCTS("go", board_size=5, no_pass_before=-1)
-    assert BatchedMCTS("connect_four", no_pass_before=9)._core.pass_action == -1      # no pass in the game
+    assert BatchedMCTS("connect_four", no_pass_before=9)._core.pass_action == -1  # no pass in the game

@@ -5,6 +5,7 @@ method callable from Python must check tree indices, counts, buffer shapes, the 
 actions and the search constants first; these tests give each a bad value and expect a clean
 TypeError, ValueError, IndexError or RuntimeError naming what was wrong.
 """
+
 import numpy as np
 import pytest
 
@@ -49,8 +50,12 @@ def searched(num_games=G, simulations=20, state=None):
 
 def stats_buffers(g=G, a=9):
     """counts, policy, value and priors buffers for root_stats."""
-    return (np.zeros((g, a), np.int32), np.zeros((g, a), np.float32), np.zeros(g, np.float32),
-            np.zeros((g, a), np.float32))
+    return (
+        np.zeros((g, a), np.int32),
+        np.zeros((g, a), np.float32),
+        np.zeros(g, np.float32),
+        np.zeros((g, a), np.float32),
+    )
 
 
 # ---- construction ---------------------------------------------------------------------------
@@ -61,17 +66,20 @@ def test_constructor_refuses_a_missing_or_bare_spec():
         PUCTCore(GameSpec(), 1, 1, 10)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(num_games=0), "num_games must be in 1..2147483647, got 0"),
-    (dict(num_games=-5), "num_games must be in 1..2147483647, got -5"),
-    (dict(num_games=2**31), "num_games"),
-    (dict(leaves=0), "leaves_per_tree must be in 1..1024, got 0"),
-    (dict(leaves=1025), "leaves_per_tree must be in 1..1024"),
-    (dict(capacity=0), "capacity must be in 1..2147483647, got 0"),
-    (dict(capacity=-1), "capacity"),
-    (dict(capacity=2**31), "capacity"),
-    (dict(num_games=2**22, leaves=1024), "num_games \\* leaves_per_tree must be at most"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(num_games=0), "num_games must be in 1..2147483647, got 0"),
+        (dict(num_games=-5), "num_games must be in 1..2147483647, got -5"),
+        (dict(num_games=2**31), "num_games"),
+        (dict(leaves=0), "leaves_per_tree must be in 1..1024, got 0"),
+        (dict(leaves=1025), "leaves_per_tree must be in 1..1024"),
+        (dict(capacity=0), "capacity must be in 1..2147483647, got 0"),
+        (dict(capacity=-1), "capacity"),
+        (dict(capacity=2**31), "capacity"),
+        (dict(num_games=2**22, leaves=1024), "num_games \\* leaves_per_tree must be at most"),
+    ],
+)
 def test_constructor_counts_out_of_range(kwargs, match):
     with pytest.raises(ValueError, match=match):
         core(**kwargs)
@@ -87,7 +95,7 @@ def test_constructor_memory_error_says_how_many_bytes():
     with pytest.raises(MemoryError, match=r"need \d+ bytes, more than can be addressed"):
         core(num_games=2**30, capacity=2**31 - 1)
     with pytest.raises(MemoryError, match=r"1048576 tictactoe search trees of 2147483647 nodes .* need \d+ bytes"):
-        core(num_games=2**20, capacity=2**31 - 1)        # ~6e16 bytes: more than the address space
+        core(num_games=2**20, capacity=2**31 - 1)  # ~6e16 bytes: more than the address space
 
 
 # ---- tree indices ---------------------------------------------------------------------------
@@ -95,8 +103,14 @@ def test_constructor_memory_error_says_how_many_bytes():
 def test_tree_index_out_of_range(i):
     c = rooted()
     st = ttt()
-    for call in (lambda: c.seed_tree(i, 1), lambda: c.set_root(i, st), lambda: c.get_root(i, st),
-                 lambda: c.root_over(i), lambda: c.tree_size(i), lambda: c.node_stats(i, [])):
+    for call in (
+        lambda: c.seed_tree(i, 1),
+        lambda: c.set_root(i, st),
+        lambda: c.get_root(i, st),
+        lambda: c.root_over(i),
+        lambda: c.tree_size(i),
+        lambda: c.node_stats(i, []),
+    ):
         with pytest.raises(IndexError, match=f"tree index {i} out of range 0..{G - 1}"):
             call()
 
@@ -143,7 +157,7 @@ def test_states_of_another_game_or_kwargs_are_refused(other):
         c.set_root(0, st)
     with pytest.raises(ValueError, match="does not fit a search of GameSpec\\(tictactoe"):
         c.get_root(0, st)
-    assert st == zerogym.make_state(name, **kwargs)       # not written
+    assert st == zerogym.make_state(name, **kwargs)  # not written
     big = rooted(state=st)
     with pytest.raises(ValueError, match="does not fit"):
         big.set_root(0, ttt())
@@ -157,7 +171,7 @@ def test_missing_and_uninitialised_states_are_refused():
         c.set_root(0, None)
     with pytest.raises(TypeError):
         c.get_root(0, None)
-    bare = type(ttt()).__new__(type(ttt()))      # a State whose constructor never ran: no blob
+    bare = type(ttt()).__new__(type(ttt()))  # a State whose constructor never ran: no blob
     with pytest.raises(ValueError, match="uninitialised State"):
         c.set_root(0, bare)
     with pytest.raises(ValueError, match="uninitialised State"):
@@ -167,7 +181,7 @@ def test_missing_and_uninitialised_states_are_refused():
 def test_a_state_of_the_same_game_and_kwargs_from_another_spec_is_accepted():
     c = rooted()
     st = ttt([4])
-    c.set_root(1, st)              # a different GameSpec object, same game and kwargs
+    c.set_root(1, st)  # a different GameSpec object, same game and kwargs
     out = ttt()
     c.get_root(1, out)
     assert out == st
@@ -196,7 +210,7 @@ def test_root_stats_checks_every_buffer():
             c.root_stats(*bufs)
         bufs = list(good)
         bufs[k] = good[k].astype(np.float64)
-        with pytest.raises(ValueError):             # wrong dtype: the buffer is refused
+        with pytest.raises(ValueError):  # wrong dtype: the buffer is refused
             c.root_stats(*bufs)
 
 
@@ -223,14 +237,16 @@ def test_backup_checks_its_arrays():
         c.backup(None, np.zeros(n, np.float32))
     with pytest.raises(TypeError):
         c.backup(np.ones((n, 9), np.float32), None)
-    for priors, values in ((np.ones((n + 1, 9), np.float32), np.zeros(n, np.float32)),
-                           (np.ones((n, 8), np.float32), np.zeros(n, np.float32)),
-                           (np.ones((n, 9), np.float32), np.zeros(n - 1, np.float32))):
+    for priors, values in (
+        (np.ones((n + 1, 9), np.float32), np.zeros(n, np.float32)),
+        (np.ones((n, 8), np.float32), np.zeros(n, np.float32)),
+        (np.ones((n, 9), np.float32), np.zeros(n - 1, np.float32)),
+    ):
         with pytest.raises(ValueError, match=f"expected priors \\({n}, 9\\) and values \\({n},\\)"):
             c.backup(priors, values)
     bad = np.ones((n, 9), np.float32)
     bad[1, 4] = np.inf
-    assert c.backup(bad, np.zeros(n, np.float32)) == 1        # refused, leaves still queued
+    assert c.backup(bad, np.zeros(n, np.float32)) == 1  # refused, leaves still queued
     assert c.backup(np.ones((n, 9), np.float32), np.array([0, -np.inf, 0], np.float32)) == 1
     assert c.backup(np.ones((n, 9), np.float32), np.zeros(n, np.float32)) == -1
 
@@ -239,19 +255,19 @@ def test_resized_planes_or_masks_are_refused():
     for name in ("planes", "masks"):
         c = rooted()
         c.begin(2)
-        getattr(c, name).resize((0,), refcheck=False)     # in place: the buffer is reallocated
+        getattr(c, name).resize((0,), refcheck=False)  # in place: the buffer is reallocated
         with pytest.raises(RuntimeError, match=f"PUCTCore.{name} must stay"):
             c.collect()
 
 
 def test_an_evaluator_writing_into_the_masks_cannot_add_illegal_children():
     # the masks handed to the evaluator are a view it may overwrite; expansion uses its own copy
-    st = ttt([0, 4])                 # cells 0 and 4 are taken
+    st = ttt([0, 4])  # cells 0 and 4 are taken
 
     def vandal(planes, masks):
         masks[:] = 1
         priors = np.zeros(masks.shape, np.float32)
-        priors[:, 0] = priors[:, 4] = 1.0        # all the weight on occupied cells
+        priors[:, 0] = priors[:, 4] = 1.0  # all the weight on occupied cells
         return priors + 1e-3, np.zeros(len(masks), np.float32)
 
     m = BatchedMCTS(st, num_games=1, simulations=200, dirichlet_epsilon=0.0, seed=0)
@@ -265,7 +281,7 @@ def test_an_evaluator_writing_into_the_masks_cannot_add_illegal_children():
 
     c4 = zerogym.make_state("connect_four")
     for _ in range(6):
-        c4.step(3)                   # column 3 is full
+        c4.step(3)  # column 3 is full
     m = BatchedMCTS(c4, num_games=1, simulations=300, leaves_per_tree=4, dirichlet_epsilon=0.0, seed=0)
     m.set_roots([c4])
 
@@ -299,7 +315,7 @@ def test_check_moves_and_advance_check_the_actions():
     assert [c.tree_size(i) for i in range(G)] == before
     c.advance(np.array([4, 4, 4], np.int64))
     with pytest.raises(zerogym.IllegalMoveError, match="game 2: illegal move 4"):
-        c.advance(np.array([0, 0, 4], np.int64))        # taken since the last advance
+        c.advance(np.array([0, 0, 4], np.int64))  # taken since the last advance
     out = ttt()
     c.get_root(2, out)
     assert out == ttt([4])
@@ -317,17 +333,20 @@ def test_node_stats_checks_the_path():
     c = searched()
     assert c.node_stats(0, [])[0] > 0
     assert c.node_stats(0, np.array([4]))[0] >= 0 or c.node_stats(0, [4]) is None
-    for path, match in (([9], "path\\[0\\] must be in 0..8, got 9"), ([4, -1], "path\\[1\\] must be in 0..8, got -1"),
-                        ([2**70], "path\\[0\\]")):
+    for path, match in (
+        ([9], "path\\[0\\] must be in 0..8, got 9"),
+        ([4, -1], "path\\[1\\] must be in 0..8, got -1"),
+        ([2**70], "path\\[0\\]"),
+    ):
         with pytest.raises(ValueError, match=match):
             c.node_stats(0, path)
     for path in ([1.0], [True], ["4"], "4"):
         with pytest.raises(TypeError, match="path\\[0\\] must be an integer"):
             c.node_stats(0, path)
     with pytest.raises(TypeError):
-        c.node_stats(0, 4)                  # not a sequence
+        c.node_stats(0, 4)  # not a sequence
     c2 = rooted(1)
-    assert c2.node_stats(0, [4]) is None    # a legal path the tree does not hold
+    assert c2.node_stats(0, [4]) is None  # a legal path the tree does not hold
 
 
 # ---- counts and search constants ------------------------------------------------------------
@@ -343,13 +362,16 @@ def test_begin_simulations_of_the_wrong_type():
         rooted().begin(2.0)
 
 
-@pytest.mark.parametrize("name,bad", [
-    ("c_puct", [-1.0, float("nan"), float("inf")]),
-    ("fpu_reduction", [float("nan"), float("-inf")]),
-    ("virtual_loss", [-0.5, float("nan")]),
-    ("dirichlet_alpha", [0.0, -1.0, float("nan"), float("inf")]),
-    ("dirichlet_epsilon", [-0.1, 1.5, float("nan")]),
-])
+@pytest.mark.parametrize(
+    "name,bad",
+    [
+        ("c_puct", [-1.0, float("nan"), float("inf")]),
+        ("fpu_reduction", [float("nan"), float("-inf")]),
+        ("virtual_loss", [-0.5, float("nan")]),
+        ("dirichlet_alpha", [0.0, -1.0, float("nan"), float("inf")]),
+        ("dirichlet_epsilon", [-0.1, 1.5, float("nan")]),
+    ],
+)
 def test_search_constants_are_checked(name, bad):
     c = rooted()
     before = getattr(c, name)
@@ -394,7 +416,7 @@ def test_noise_with_tiny_or_huge_alpha_stays_finite():
             c.backup(c.masks[:n].astype(np.float32), np.zeros(n, np.float32))
         counts, policy, value, priors = stats_buffers(1)
         c.root_stats(counts, policy, value, priors)
-        assert np.isfinite(priors).all() and counts.sum() == 29      # the first visit expanded the root
+        assert np.isfinite(priors).all() and counts.sum() == 29  # the first visit expanded the root
         out = np.zeros(1, np.int64)
         for t in (0.0, 1.0):
             c.choose(t, out)
@@ -468,14 +490,20 @@ def test_calls_from_another_thread_during_a_nogil_section_are_refused():
             while not c.finished():
                 n = c.collect()
                 c.backup(np.ones((n, 82), np.float32), np.zeros(n, np.float32))
-        except RuntimeError:                      # the main thread was inside a call
-            c.abort()                             # (refused too, at times)
+        except RuntimeError:  # the main thread was inside a call
+            c.abort()  # (refused too, at times)
             raise
 
     out, buffers = zerogym.make_state("go", board_size=9), stats_buffers(32, 82)
-    calls = [lambda: c.set_root(3, go), lambda: c.get_root(5, out), lambda: c.advance(np.full(32, 40, np.int64)),
-             lambda: c.choose(1.0, np.zeros(32, np.int64)), lambda: c.node_stats(2, [40]),
-             lambda: c.root_stats(*buffers), lambda: c.check_moves(np.full(32, 40, np.int64))]
-    refused = race([search], calls, ignore=zerogym.IllegalMoveError)     # 40 already played at some root
+    calls = [
+        lambda: c.set_root(3, go),
+        lambda: c.get_root(5, out),
+        lambda: c.advance(np.full(32, 40, np.int64)),
+        lambda: c.choose(1.0, np.zeros(32, np.int64)),
+        lambda: c.node_stats(2, [40]),
+        lambda: c.root_stats(*buffers),
+        lambda: c.check_moves(np.full(32, 40, np.int64)),
+    ]
+    refused = race([search], calls, ignore=zerogym.IllegalMoveError)  # 40 already played at some root
     assert all("another thread" in r or "waiting for their evaluation" in r for r in refused), set(refused)
-    assert out.is_over() or out.legal_actions().size > 0     # a whole, valid position was copied out
+    assert out.is_over() or out.legal_actions().size > 0  # a whole, valid position was copied out

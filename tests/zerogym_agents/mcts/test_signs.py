@@ -3,6 +3,7 @@
 Values reported by the searches are from the view of the player to move at the root; evaluator
 values are from the view of the player to move at the leaf.
 """
+
 import numpy as np
 import pytest
 
@@ -19,8 +20,10 @@ def play(moves, game="tictactoe"):
 
 
 # Tic-tac-toe positions where the player to move wins at once: (moves, player to move)
-WON = [([0, 3, 1, 4], 0),            # X to move, wins at 2
-       ([0, 3, 1, 4, 8], 1)]         # O to move, wins at 5
+WON = [
+    ([0, 3, 1, 4], 0),  # X to move, wins at 2
+    ([0, 3, 1, 4, 8], 1),
+]  # O to move, wins at 5
 
 
 def exact(st):

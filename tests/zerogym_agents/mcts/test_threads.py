@@ -1,5 +1,6 @@
 """The threaded search: every result is the same whatever the number of threads (each tree has its own
 random stream, and the leaves reach the evaluator in tree order)."""
+
 import numpy as np
 import pytest
 
@@ -47,7 +48,7 @@ SEARCHES = [
     dict(search="puct", dirichlet_epsilon=0.25, forced_playouts=2.0, leaves_per_tree=1),
     dict(search="gumbel", leaves_per_tree=3),
     dict(search="puct", decisive_moves=True, leaves_per_tree=2),
-    dict(search="puct", leaves_per_tree=8, capacity=40),            # trees that fill up
+    dict(search="puct", leaves_per_tree=8, capacity=40),  # trees that fill up
 ]
 
 
@@ -58,41 +59,42 @@ def test_the_results_are_the_same_for_any_number_of_threads(game, kwargs, settin
     for threads in (2, 5, 64):
         many = play(threads, game, 9, kwargs=kwargs, **settings)
         assert len(many[1]) == len(one[1])
-        for (p1, m1), (p2, m2) in zip(one[1], many[1]):       # the same leaves, in the same order
+        for (p1, m1), (p2, m2) in zip(one[1], many[1]):  # the same leaves, in the same order
             assert np.array_equal(p1, p2) and np.array_equal(m1, m2)
         for a, b in zip(one[0], many[0]):
             for x, y in zip(a, b):
                 assert np.array_equal(x, y)
         assert many[2] == one[2]
     if "capacity" in settings:
-        assert one[2] > 0                     # the full trees were met
+        assert one[2] > 0  # the full trees were met
 
 
 def test_the_leaves_come_tree_by_tree():
-    m = BatchedMCTS("tictactoe", num_games=6, simulations=3, seed=0, threads=3, leaves_per_tree=3,
-                    dirichlet_epsilon=0.0)
+    m = BatchedMCTS(
+        "tictactoe", num_games=6, simulations=3, seed=0, threads=3, leaves_per_tree=3, dirichlet_epsilon=0.0
+    )
     roots = [zerogym.make_state("tictactoe") for _ in range(6)]
-    for i in (1, 4):                           # these trees' roots are over: they queue no leaf
+    for i in (1, 4):  # these trees' roots are over: they queue no leaf
         for a in (0, 3, 1, 4, 2):
             roots[i].step(a)
     m.set_roots(roots)
-    m._core.begin(4)                          # the root, then 3 more
+    m._core.begin(4)  # the root, then 3 more
     planes, masks = m.collect()
-    assert len(masks) == 4                     # a root leaf for each running tree, nothing else yet
-    stones = planes[:, :2]                     # Tic-tac-toe's planes: the mover's stones, the other's, to-play
-    assert np.array_equal(stones, np.zeros_like(stones))        # four empty boards
+    assert len(masks) == 4  # a root leaf for each running tree, nothing else yet
+    stones = planes[:, :2]  # Tic-tac-toe's planes: the mover's stones, the other's, to-play
+    assert np.array_equal(stones, np.zeros_like(stones))  # four empty boards
     m.backup(masks.astype(np.float32), np.zeros(4, np.float32))
     planes, masks = m.collect()
-    assert len(masks) == 4 * 3                 # then 3 leaves each, tree after tree
+    assert len(masks) == 4 * 3  # then 3 leaves each, tree after tree
     for t in range(4):
-        stones = planes[3 * t: 3 * t + 3, :2].sum(axis=(1, 2, 3))
-        assert np.array_equal(stones, [1, 1, 1])       # one stone: a child of the root
+        stones = planes[3 * t : 3 * t + 3, :2].sum(axis=(1, 2, 3))
+        assert np.array_equal(stones, [1, 1, 1])  # one stone: a child of the root
 
 
 def test_threads_is_a_setting_of_the_search():
     assert BatchedMCTS("tictactoe", num_games=4, threads=None).threads is None
     m = BatchedMCTS("tictactoe", num_games=4, threads=16)
-    assert m.threads == 16 and m.threads_used == 4          # at most one thread per tree
+    assert m.threads == 16 and m.threads_used == 4  # at most one thread per tree
     assert m.settings.threads == 16
     with pytest.raises(ValueError, match="threads"):
         BatchedMCTS("tictactoe", threads=0)
@@ -102,17 +104,18 @@ def test_threads_is_a_setting_of_the_search():
 def test_a_pipelined_search_gives_the_same_results(search):
     settings = dict(search=search, leaves_per_tree=2, dirichlet_epsilon=0.25 if search == "puct" else 0.0)
     one = play(2, "connect_four", 8, **settings)
-    for pipeline in (2, 5, 13, 64):            # 64 groups for 13 trees: one tree each
+    for pipeline in (2, 5, 13, 64):  # 64 groups for 13 trees: one tree each
         many = play(2, "connect_four", 8, pipeline=pipeline, **settings)
         for a, b in zip(one[0], many[0]):
             for x, y in zip(a, b):
                 assert np.array_equal(x, y)
-        assert sum(len(m) for _, m in many[1]) == sum(len(m) for _, m in one[1])    # the same leaves in all
-        assert len(many[1]) > len(one[1])      # in smaller batches
+        assert sum(len(m) for _, m in many[1]) == sum(len(m) for _, m in one[1])  # the same leaves in all
+        assert len(many[1]) > len(one[1])  # in smaller batches
 
 
 def test_the_pipeline_evaluates_on_a_worker_thread_and_survives_its_errors():
     import threading
+
     callers = set()
 
     def evaluator(planes, masks):
@@ -128,11 +131,11 @@ def test_the_pipeline_evaluates_on_a_worker_thread_and_survives_its_errors():
         m.run(evaluator)
     assert threading.get_ident() not in callers
     evaluator.fail = False
-    policy, _ = m.run(evaluator)               # the trees stay usable
+    policy, _ = m.run(evaluator)  # the trees stay usable
     assert np.allclose(policy.sum(axis=1), 1.0)
     ref = BatchedMCTS("connect_four", num_games=6, simulations=10, seed=1, leaves_per_tree=2)
     ref.set_roots([zerogym.make_state("connect_four") for _ in range(6)])
-    assert np.array_equal(ref.run(hashed_evaluator)[0], policy)      # as if the failed call never happened
+    assert np.array_equal(ref.run(hashed_evaluator)[0], policy)  # as if the failed call never happened
 
 
 def test_groups_of_trees_have_rows_of_their_own():
@@ -140,14 +143,14 @@ def test_groups_of_trees_have_rows_of_their_own():
     m.set_roots([zerogym.make_state("tictactoe") for _ in range(4)])
     core = m._core
     core.begin(4)
-    assert core.collect(0, 2) == 2 and core.collect(2, 4) == 2      # each root, in its group's rows
+    assert core.collect(0, 2) == 2 and core.collect(2, 4) == 2  # each root, in its group's rows
     with pytest.raises(RuntimeError, match="waiting for their evaluation"):
         core.collect(1, 3)
     with pytest.raises(ValueError, match=r"expected priors \(2, 9\)"):
         core.backup(np.ones((4, 9), np.float32), np.zeros(4, np.float32), 2, 4)
     assert core.backup(np.ones((2, 9), np.float32), np.zeros(2, np.float32), 2, 4) == -1
     assert core.pending_leaves == 2
-    assert core.collect(2, 4) == 4             # two leaves per tree now, at rows 4.. (trees 2, 3)
-    assert np.array_equal(core.masks[4:8].sum(axis=1), [8, 8, 8, 8])       # one stone down: 8 moves left
+    assert core.collect(2, 4) == 4  # two leaves per tree now, at rows 4.. (trees 2, 3)
+    assert np.array_equal(core.masks[4:8].sum(axis=1), [8, 8, 8, 8])  # one stone down: 8 moves left
     with pytest.raises(ValueError, match="hi"):
         core.collect(2, 2)

@@ -1,4 +1,5 @@
 """Compiled UCT with random rollouts: tactics, seeds, counts, limits."""
+
 import numpy as np
 import pytest
 
@@ -40,7 +41,7 @@ def test_finds_wins_and_blocks(game, moves, good):
 
 
 def test_visit_counts_add_up_and_follow_legality():
-    st = play("connect_four", [3, 3, 3, 3, 3, 3])   # column 3 full
+    st = play("connect_four", [3, 3, 3, 3, 3, 3])  # column 3 full
     action, _, visits, core = uct(st, 500)
     # the first simulation rolls out from the root itself; every later one passes a root child
     assert visits.sum() == 499
@@ -71,8 +72,13 @@ def test_children_are_tried_in_uniform_random_order():
 
 
 def test_every_game_runs_to_the_end():
-    for game, kw in [("go", {"board_size": 5}), ("othello", {"board_size": 6}), ("hex", {"board_size": 5}),
-                     ("connect_four", {}), ("tictactoe", {"board_size": 7, "win_length": 4})]:
+    for game, kw in [
+        ("go", {"board_size": 5}),
+        ("othello", {"board_size": 6}),
+        ("hex", {"board_size": 5}),
+        ("connect_four", {}),
+        ("tictactoe", {"board_size": 7, "win_length": 4}),
+    ]:
         st = zerogym.make_state(game, **kw)
         action, value, visits, _ = uct(st, 200, seed=1)
         assert st.is_legal(action) and -1.0 <= value <= 1.0 and visits.sum() == 199

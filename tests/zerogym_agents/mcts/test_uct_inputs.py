@@ -1,5 +1,6 @@
 """UCTCore refuses every input that its compiled search would use unchecked (States of another
 game, counts, the visits buffer, the exploration constant), with a clean exception."""
+
 import numpy as np
 import pytest
 
@@ -62,7 +63,7 @@ def test_a_state_of_another_game_with_equal_kwargs_is_refused():
     # the game's name counts, not only its kwargs
     hexst = zerogym.make_state("hex", board_size=3)
     hexst.spec.kwargs.clear()
-    hexst.spec.kwargs.update(ttt().spec.kwargs)          # a fresh spec: nothing else sees it
+    hexst.spec.kwargs.update(ttt().spec.kwargs)  # a fresh spec: nothing else sees it
     core = UCTCore(ttt().spec, 100)
     with pytest.raises(ValueError, match="does not fit"):
         core.search(hexst, 10, 1.4, 0, visits())
@@ -84,7 +85,7 @@ def test_visits_buffer_is_checked():
     for n in (0, 8, 10):
         with pytest.raises(ValueError, match=f"visits must have shape \\(9,\\), got \\({n},\\)"):
             core.search(ttt(), 10, 1.4, 0, visits(n))
-    with pytest.raises(ValueError):                       # wrong dtype: the buffer is refused
+    with pytest.raises(ValueError):  # wrong dtype: the buffer is refused
         core.search(ttt(), 10, 1.4, 0, np.zeros(9, np.int32))
 
 
@@ -113,7 +114,7 @@ def test_any_int_seeds_the_search():
     a, b = visits(), visits()
     core.search(ttt(), 100, 1.4, -1, a)
     core.search(ttt(), 100, 1.4, 2**64 - 1, b)
-    np.testing.assert_array_equal(a, b)                    # seeds are taken mod 2**64
+    np.testing.assert_array_equal(a, b)  # seeds are taken mod 2**64
     with pytest.raises(TypeError, match="seed must be an integer"):
         core.search(ttt(), 10, 1.4, 0.5, visits())
 
@@ -130,7 +131,9 @@ def test_a_second_thread_cannot_search_or_grow_a_core_in_use():
         size[0] += 1
         core.reserve(size[0])
 
-    refused = race([lambda: results.append(core.search(st, 3000, 1.4, 0, theirs)[0])],
-                   [lambda: results.append(core.search(st, 300, 1.4, 1, mine)[0]), grow])
+    refused = race(
+        [lambda: results.append(core.search(st, 3000, 1.4, 0, theirs)[0])],
+        [lambda: results.append(core.search(st, 300, 1.4, 1, mine)[0]), grow],
+    )
     assert all("another thread" in r for r in refused), set(refused)
     assert results and all(st.is_legal(a) for a in results)

@@ -1,4 +1,5 @@
 """make_evaluator sets torch's thread count process-wide (threads="auto"): put it back after each test."""
+
 import pytest
 import torch
 

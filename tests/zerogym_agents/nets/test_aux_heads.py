@@ -1,4 +1,5 @@
 """KataGo's auxiliary heads on PolicyValueNet: size-independent shapes, the loss, and files without them."""
+
 import json
 
 import numpy as np
@@ -91,8 +92,8 @@ def test_aux_nets_round_trip_through_files(tmp_path):
 def fixed_batch(n=32, size=5, seed=0):
     planes, masks = positions("go", n, seed=seed, board_size=size)
     policy = masks / masks.sum(1, keepdims=True)
-    own = (planes[:, 0] - planes[:, 1]).astype(np.float32)       # a learnable map: own stones +1, theirs -1
-    score = own.sum(axis=(1, 2))                                   # points, the mover's view
+    own = (planes[:, 0] - planes[:, 1]).astype(np.float32)  # a learnable map: own stones +1, theirs -1
+    score = own.sum(axis=(1, 2))  # points, the mover's view
     return planes, policy.astype(np.float32), np.zeros(n, np.float32), masks, own, score
 
 
@@ -101,8 +102,18 @@ def test_aux_losses_are_added_with_their_weights_and_decrease_on_a_fixed_batch()
     planes, policy, value, masks, own, score = fixed_batch()
     base = loss(net, planes, policy, value, masks)[0]
     parts = {}
-    total, _, _ = loss(net, planes, policy, value, masks, ownership=own, score=score, ownership_weight=1.5,
-                       score_weight=0.5, parts=parts)
+    total, _, _ = loss(
+        net,
+        planes,
+        policy,
+        value,
+        masks,
+        ownership=own,
+        score=score,
+        ownership_weight=1.5,
+        score_weight=0.5,
+        parts=parts,
+    )
     assert torch.allclose(total, base + 1.5 * parts["ownership_loss"] + 0.5 * parts["score_loss"])
     # the score is fitted as margin / area
     _, _, _, pred = net.forward_aux(torch.from_numpy(planes))
@@ -112,8 +123,18 @@ def test_aux_losses_are_added_with_their_weights_and_decrease_on_a_fixed_batch()
     first = None
     for _ in range(60):
         parts = {}
-        total, _, _ = loss(net, planes, policy, value, masks, ownership=own, score=score, ownership_weight=1.5,
-                           score_weight=0.5, parts=parts)
+        total, _, _ = loss(
+            net,
+            planes,
+            policy,
+            value,
+            masks,
+            ownership=own,
+            score=score,
+            ownership_weight=1.5,
+            score_weight=0.5,
+            parts=parts,
+        )
         first = first or {k: v.item() for k, v in parts.items()}
         opt.zero_grad()
         total.backward()
@@ -132,5 +153,7 @@ def test_aux_loss_refusals():
     with pytest.raises(ValueError, match=r"ownership must have shape \(4, 5, 5\)"):
         loss(net, planes, policy, value, masks, ownership=own[:, :4], ownership_weight=1.0)
     # weight 0: the heads stay out of the loss, whatever targets are passed
-    assert torch.equal(loss(net, planes, policy, value, masks, ownership=own, score=score)[0],
-                       loss(net, planes, policy, value, masks)[0])
+    assert torch.equal(
+        loss(net, planes, policy, value, masks, ownership=own, score=score)[0],
+        loss(net, planes, policy, value, masks)[0],
+    )

@@ -1,4 +1,5 @@
 """CompositeNet: shapes, windows, frozen parts, save/load in every file kind, trainer and search."""
+
 import pickle
 
 import numpy as np
@@ -20,7 +21,7 @@ TINY = dict(downscalings=2, features=6, feature_layers=2, head_layers=2, head_ch
 
 def build(tools, small=5, big=9, seed=0, **kw):
     net = CompositeNet(tools.small_go_net(small, seed=seed), big, small_size=small, **{**TINY, **kw})
-    return tools.randomize_bn(net, seed + 1).eval()      # also the frozen net's BN: check it never changes
+    return tools.randomize_bn(net, seed + 1).eval()  # also the frozen net's BN: check it never changes
 
 
 def x_of(tools, size, n=4, seed=0):
@@ -43,10 +44,10 @@ def test_shapes_and_windows(small, big, tools):
     frozen = comp.small
     for k, (i, j) in enumerate([(i, j) for i in range(big - small + 1) for j in range(big - small + 1)]):
         with torch.no_grad():
-            cells = frozen.policy.cells(frozen.trunk(x[:, :, i:i + small, j:j + small]))[:, 0]
+            cells = frozen.policy.cells(frozen.trunk(x[:, :, i : i + small, j : j + small]))[:, 0]
         want = torch.softmax(cells.flatten(1), dim=1).view(5, small, small)
-        assert torch.allclose(r1[:, k, i:i + small, j:j + small], want, atol=1e-6)
-        assert r1[:, k].sum().item() == pytest.approx(5.0, abs=1e-4)     # nothing outside the window
+        assert torch.allclose(r1[:, k, i : i + small, j : j + small], want, atol=1e-6)
+        assert r1[:, k].sum().item() == pytest.approx(5.0, abs=1e-4)  # nothing outside the window
 
 
 def test_only_its_board_size(tools):
@@ -60,8 +61,9 @@ def test_only_its_board_size(tools):
         comp(torch.zeros(1, 2, 9, 9))
     env = zerogym.make("go", board_size=7)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="cannot play go .*composite network for 9x9 boards does not fit game 'go' "
-                                         "on a 7x7 board"):
+    with pytest.raises(
+        ValueError, match="cannot play go .*composite network for 9x9 boards does not fit game 'go' on a 7x7 board"
+    ):
         AlphaZeroAgent(comp, simulations=4).act(env)
 
 
@@ -69,8 +71,12 @@ def test_config(tools):
     comp = build(tools)
     cfg = comp.config
     assert CompositeConfig.from_json(cfg.to_json()) == cfg and cfg.to_dict()["kind"] == "composite"
-    assert (cfg.in_planes, cfg.action_layout, cfg.extra_actions, cfg.game) == \
-        (comp.small.config.in_planes, "cells", 1, "go")
+    assert (cfg.in_planes, cfg.action_layout, cfg.extra_actions, cfg.game) == (
+        comp.small.config.in_planes,
+        "cells",
+        1,
+        "go",
+    )
     with pytest.raises(ValueError, match="small board \\(9\\) must be smaller than the big one \\(9\\)"):
         CompositeNet(tools.small_go_net(), 9, small_size=9)
     with pytest.raises(ValueError, match="head_layers must be an integer >= 1"):
@@ -89,7 +95,7 @@ def test_config(tools):
 def test_frozen_net_stays_frozen_and_the_rest_learns(tools):
     given = tools.small_go_net(5)
     comp = CompositeNet(given, 9, small_size=5, **TINY)
-    assert all(p.requires_grad for p in given.parameters())       # the caller's net is not frozen
+    assert all(p.requires_grad for p in given.parameters())  # the caller's net is not frozen
     frozen = {k: v.clone() for k, v in comp.small.state_dict().items()}
     learned = {k: v.detach().clone() for k, v in comp.named_parameters() if not k.startswith("small.")}
     assert all(not p.requires_grad for p in comp.small.parameters())
@@ -104,12 +110,12 @@ def test_frozen_net_stays_frozen_and_the_rest_learns(tools):
         total, _, _ = loss(comp, planes, policy, value, masks)
         total.backward()
         if step == 0:
-            assert comp.down.weight.grad.abs().sum() > 0             # through the frozen trunk
+            assert comp.down.weight.grad.abs().sum() > 0  # through the frozen trunk
         opt.step()
     adam = torch.optim.Adam(comp.parameters(), lr=1e-3)
     loss(comp, planes, policy, value, masks)[0].backward()
     adam.step()
-    for k, v in comp.small.state_dict().items():                  # weights, BN statistics, batch counts
+    for k, v in comp.small.state_dict().items():  # weights, BN statistics, batch counts
         assert torch.equal(v, frozen[k]), k
     now = dict(comp.named_parameters())
     for k, v in learned.items():
@@ -133,9 +139,12 @@ def test_save_load_round_trips(tmp_path, tools):
         assert not torch.equal(fresh(x)[0], want[0])
     save_net(comp, tmp_path / "net.pt")
     save_agent(tmp_path / "agent.pt", comp, {"simulations": 6}, {"game": "go", "kwargs": {"board_size": 9}})
-    nets = [net_from_payload(net_payload(comp)),
-            load_net(tmp_path / "net.pt", game="go", game_kwargs={"board_size": 9}),
-            load_net(tmp_path / "agent.pt"), load_agent(str(tmp_path / "agent.pt")).evaluator.net]
+    nets = [
+        net_from_payload(net_payload(comp)),
+        load_net(tmp_path / "net.pt", game="go", game_kwargs={"board_size": 9}),
+        load_net(tmp_path / "agent.pt"),
+        load_agent(str(tmp_path / "agent.pt")).evaluator.net,
+    ]
     for back in nets:
         assert isinstance(back, CompositeNet) and back.config == comp.config
         assert not back.training and not any(p.requires_grad for p in back.small.parameters())
@@ -165,12 +174,17 @@ def test_refuses_corrupt_and_foreign_files(tmp_path, tools):
         with pytest.raises(NetFileError, match="not a readable zerogym network file"):
             load_net(tmp_path / name)
     good = net_payload(comp)
-    broken = {"missing weight": {**good, "state_dict": {k: v for k, v in good["state_dict"].items()
-                                                        if k != "head.0.weight"}},
-              "small part swapped": {**good, "config": CompositeConfig.from_dict(
-                  {**comp.config.to_dict(), "small": {**comp.config.small.to_dict(), "channels": 16}}).to_json()},
-              "composite weights, plain tag": {**good, "format": "zerogym.PolicyValueNet"},
-              "bad config": {**good, "config": "{not json"}}
+    broken = {
+        "missing weight": {**good, "state_dict": {k: v for k, v in good["state_dict"].items() if k != "head.0.weight"}},
+        "small part swapped": {
+            **good,
+            "config": CompositeConfig.from_dict(
+                {**comp.config.to_dict(), "small": {**comp.config.small.to_dict(), "channels": 16}}
+            ).to_json(),
+        },
+        "composite weights, plain tag": {**good, "format": "zerogym.PolicyValueNet"},
+        "bad config": {**good, "config": "{not json"},
+    }
     for _what, payload in broken.items():
         torch.save(payload, tmp_path / "bad.pt")
         with pytest.raises(NetFileError, match="corrupt zerogym network"):
@@ -191,8 +205,18 @@ def test_refuses_corrupt_and_foreign_files(tmp_path, tools):
 
 
 def trainer_config(**over):
-    kw = dict(game="go", game_kwargs={"board_size": 9, "max_moves": 6}, concurrent_games=4, simulations=4,
-              max_steps=12, checkpoint_every=4, batch_size=16, min_buffer=16, max_train_per_step=2, seed=0)
+    kw = dict(
+        game="go",
+        game_kwargs={"board_size": 9, "max_moves": 6},
+        concurrent_games=4,
+        simulations=4,
+        max_steps=12,
+        checkpoint_every=4,
+        batch_size=16,
+        min_buffer=16,
+        max_train_per_step=2,
+        seed=0,
+    )
     return AlphaZeroConfig(**{**kw, **over})
 
 
@@ -217,30 +241,48 @@ def test_trainer_runs_and_resumes_a_composite(tmp_path, tools):
         assert isinstance(load_net(tmp_path / "b" / f, game="go", game_kwargs={"board_size": 9}), CompositeNet)
 
 
-@pytest.mark.parametrize("change,field", [
-    ({"features": 10**6}, "config.features = 1000000"), ({"head_layers": 10**5}, "config.head_layers = 100000"),
-    ({"big_size": 10**4}, "config.big_size = 10000"), ({"downscalings": 10**4}, "config.downscalings = 10000"),
-    ({"small": {"blocks": 10**5}}, "config.small.blocks = 100000"),
-    ({"small": {"channels": 10**6}}, "config.small.channels = 1000000")])
-def test_a_composite_file_claiming_a_huge_net_is_refused_unbuilt_by_field(tmp_path, nets_only_on_meta, tools, change,
-                                                                         field):
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        ({"features": 10**6}, "config.features = 1000000"),
+        ({"head_layers": 10**5}, "config.head_layers = 100000"),
+        ({"big_size": 10**4}, "config.big_size = 10000"),
+        ({"downscalings": 10**4}, "config.downscalings = 10000"),
+        ({"small": {"blocks": 10**5}}, "config.small.blocks = 100000"),
+        ({"small": {"channels": 10**6}}, "config.small.channels = 1000000"),
+    ],
+)
+def test_a_composite_file_claiming_a_huge_net_is_refused_unbuilt_by_field(
+    tmp_path, nets_only_on_meta, tools, change, field
+):
     import json
+
     good = net_payload(build(tools))
     cfg = json.loads(good["config"])
     for k, v in change.items():
         cfg[k] = {**cfg[k], **v} if isinstance(v, dict) else v
     torch.save({**good, "config": json.dumps(cfg)}, tmp_path / "huge.pt")
-    with nets_only_on_meta(), pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: {field} is "
-                                                                rf"more than a network file may claim"):
+    with (
+        nets_only_on_meta(),
+        pytest.raises(
+            NetFileError,
+            match=rf"huge\.pt: corrupt zerogym network: {field} is "
+            rf"more than a network file may claim",
+        ),
+    ):
         load_net(tmp_path / "huge.pt")
 
 
 def test_a_composite_config_without_its_small_net_says_so(tmp_path, tools):
     import json
+
     good = net_payload(build(tools))
     cfg = json.loads(good["config"])
     del cfg["small"]
     torch.save({**good, "config": json.dumps(cfg)}, tmp_path / "bad.pt")
-    with pytest.raises(NetFileError, match=r"bad\.pt: corrupt zerogym network: config is not a valid CompositeConfig: "
-                                           r"CompositeConfig needs the fields \['small'\]"):
+    with pytest.raises(
+        NetFileError,
+        match=r"bad\.pt: corrupt zerogym network: config is not a valid CompositeConfig: "
+        r"CompositeConfig needs the fields \['small'\]",
+    ):
         load_net(tmp_path / "bad.pt")

@@ -1,5 +1,6 @@
 """CompositeNet for games with several actions per cell (Breakthrough's moves from a cell), and network
 growth of nets with the auxiliary heads."""
+
 import torch
 
 import zerogym
@@ -16,8 +17,16 @@ TINY = dict(downscalings=1, features=6, feature_layers=1, head_layers=1, head_ch
 
 def breakthrough_net(size, seed=0):
     torch.manual_seed(seed)
-    return PolicyValueNet(for_game("breakthrough", game_kwargs={"rows": size, "cols": size}, blocks=1, channels=8,
-                                   policy_hidden=8, value_hidden=8)).eval()
+    return PolicyValueNet(
+        for_game(
+            "breakthrough",
+            game_kwargs={"rows": size, "cols": size},
+            blocks=1,
+            channels=8,
+            policy_hidden=8,
+            value_hidden=8,
+        )
+    ).eval()
 
 
 def test_a_breakthrough_composite_gives_one_logit_per_move(tools, tmp_path):
@@ -35,7 +44,7 @@ def test_a_breakthrough_composite_gives_one_logit_per_move(tools, tmp_path):
     assert r1.shape == (3, 9, 6, 6)
     assert torch.allclose(r1.sum(dim=(2, 3)), torch.ones(3, 9), atol=1e-5)
     with torch.no_grad():
-        cells = small.policy.cells(small.trunk(torch.from_numpy(planes)[:, :, 1:5, 2:6]))     # window (1, 2)
+        cells = small.policy.cells(small.trunk(torch.from_numpy(planes)[:, :, 1:5, 2:6]))  # window (1, 2)
     want = torch.softmax(cells.permute(0, 2, 3, 1).flatten(1), 1).view(3, 4, 4, 3).sum(3)
     assert torch.allclose(r1[:, 1 * 3 + 2, 1:5, 2:6], want, atol=1e-6)
     save_net(comp, tmp_path / "comp.pt")
@@ -53,8 +62,9 @@ def test_game_fields_are_the_fields_for_game_sets():
 
 def test_grow_keeps_the_aux_heads_function():
     torch.manual_seed(0)
-    net = PolicyValueNet(for_game("go", game_kwargs={"board_size": 5}, blocks=1, channels=8, ownership_head=True,
-                                  score_head=True)).eval()
+    net = PolicyValueNet(
+        for_game("go", game_kwargs={"board_size": 5}, blocks=1, channels=8, ownership_head=True, score_head=True)
+    ).eval()
     big = grow(net, blocks=2, channels=12, seed=1)
     x = torch.from_numpy(positions("go", 3, board_size=7)[0])
     for a, b in zip(net.forward_aux(x), big.forward_aux(x)):

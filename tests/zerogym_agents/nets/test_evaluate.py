@@ -1,4 +1,5 @@
 """Evaluators: masked priors, values, symmetry averaging, batching, bad input, the uniform one."""
+
 import numpy as np
 import pytest
 import torch
@@ -13,7 +14,7 @@ from net_cases import positions
 def make_net(game, seed=0, **kw):
     torch.manual_seed(seed)
     net = PolicyValueNet(for_game(game, blocks=1, channels=8, **kw))
-    with torch.no_grad():   # non-trivial BN statistics so that eval mode matters
+    with torch.no_grad():  # non-trivial BN statistics so that eval mode matters
         for m in net.modules():
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.running_mean.normal_(0, 0.2)
@@ -35,10 +36,10 @@ def test_priors_are_the_softmax_over_legal_actions():
     net = make_net("go")
     planes, masks = positions("go", 12, board_size=5)
     rng = np.random.default_rng(1)
-    masks = (masks * (rng.random(masks.shape) < 0.5)).astype(np.int8)   # fewer legal moves
-    masks[0] = 0                        # no legal action at all
+    masks = (masks * (rng.random(masks.shape) < 0.5)).astype(np.int8)  # fewer legal moves
+    masks[0] = 0  # no legal action at all
     masks[1] = 0
-    masks[1, 25] = 1                    # only pass
+    masks[1, 25] = 1  # only pass
     priors, values = make_evaluator(net)(planes, masks)
     assert priors.dtype == np.float32 and values.dtype == np.float32
     assert priors.shape == (12, 26) and values.shape == (12,)
@@ -55,8 +56,9 @@ def test_masked_softmax_ignores_huge_illegal_logits():
     mask = torch.tensor([[0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]], dtype=torch.bool)
     p = _masked_softmax(logits, mask).double().numpy()
     e1, e2 = np.exp([0.0, 1.0]), np.exp([3.0, 2.0])
-    want = np.array([[0, e1[0] / e1.sum(), e1[1] / e1.sum(), 0], [e2[0] / e2.sum(), e2[1] / e2.sum(), 0, 0],
-                     [0, 0, 0, 0]])
+    want = np.array(
+        [[0, e1[0] / e1.sum(), e1[1] / e1.sum(), 0], [e2[0] / e2.sum(), e2[1] / e2.sum(), 0, 0], [0, 0, 0, 0]]
+    )
     assert np.allclose(p, want, atol=1e-7) and np.isfinite(p).all()
 
 
@@ -81,8 +83,13 @@ def brute_force_average(net, syms, planes, masks):
     return np.mean(ps, axis=0), np.mean(vs, axis=0)
 
 
-CASES = [("go", {"board_size": 5}), ("hex", {"board_size": 5}), ("connect_four", {}), ("othello", {"board_size": 6}),
-         ("tictactoe", {})]
+CASES = [
+    ("go", {"board_size": 5}),
+    ("hex", {"board_size": 5}),
+    ("connect_four", {}),
+    ("othello", {"board_size": 6}),
+    ("tictactoe", {}),
+]
 
 
 @pytest.mark.parametrize("game,kwargs", CASES)
@@ -96,7 +103,7 @@ def test_symmetry_average_matches_brute_force_and_is_invariant(game, kwargs):
     want_p, want_v = brute_force_average(net, syms, planes, masks)
     assert np.allclose(priors, want_p, atol=1e-5) and np.allclose(values, want_v, atol=1e-5)
     plain, _ = make_evaluator(net)(planes, masks)
-    assert not np.allclose(plain, priors, atol=1e-4)     # averaging did something
+    assert not np.allclose(plain, priors, atol=1e-4)  # averaging did something
     for j in range(len(syms)):
         pj, vj = ev(np.ascontiguousarray(syms.planes(planes, j)), np.ascontiguousarray(syms.policy(masks, j)))
         assert np.allclose(pj, syms.policy(priors, j), atol=1e-5)
@@ -124,7 +131,7 @@ def test_batch_size_splits_without_changing_results():
     calls = []
     net.register_forward_hook(lambda m, i, o: calls.append(i[0].shape[0]))
     split = make_evaluator(net, symmetries=syms, batch_size=7)(planes, masks)
-    assert calls == [7] * 11 + [3]      # 10 positions x 8 transforms in rows of at most 7
+    assert calls == [7] * 11 + [3]  # 10 positions x 8 transforms in rows of at most 7
     assert np.allclose(full[0], split[0], atol=1e-6) and np.allclose(full[1], split[1], atol=1e-6)
 
 
@@ -134,10 +141,10 @@ def test_evaluating_leaves_training_state_alone():
     planes, masks = positions("tictactoe", 5)
     p1, _ = make_evaluator(net)(planes, masks)
     assert net.training
-    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())   # BN statistics not updated
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())  # BN statistics not updated
     net.eval()
     p2, _ = make_evaluator(net)(planes, masks)
-    assert np.array_equal(p1, p2)      # both ran in eval mode
+    assert np.array_equal(p1, p2)  # both ran in eval mode
 
 
 def test_threads_setting():

@@ -1,4 +1,5 @@
 """make_evaluator(cache=N): repeats answered from the cache, emptied when the weights change."""
+
 import numpy as np
 import pytest
 import torch
@@ -28,11 +29,11 @@ def test_repeats_get_the_nets_answer_and_reach_the_net_once():
     cached = make_evaluator(net, cache=100)
     got = cached(*batch)
     assert rows == [6] and (cached.hits, cached.misses) == (4, 6)
-    again = cached(planes[::-1].copy(), masks[::-1].copy())          # every one seen before
+    again = cached(planes[::-1].copy(), masks[::-1].copy())  # every one seen before
     assert rows == [6] and (cached.hits, cached.misses) == (10, 6)
     assert close(got, make_evaluator(net)(*batch))
     assert close(again, (got[0][:6][::-1], got[1][:6][::-1]))
-    again[0][:] = 7.0                                                  # the caller's copy, not the cache's
+    again[0][:] = 7.0  # the caller's copy, not the cache's
     assert close(cached(planes, masks), (got[0][:6], got[1][:6]))
 
 
@@ -75,9 +76,9 @@ def test_a_full_cache_is_emptied_and_answers_stay_right():
     planes, masks = positions("connect_four", 10)
     cached, plain = make_evaluator(net, cache=4), make_evaluator(net)
     for lo in (0, 3, 6, 0):
-        assert close(cached(planes[lo:lo + 4], masks[lo:lo + 4]), plain(planes[lo:lo + 4], masks[lo:lo + 4]))
+        assert close(cached(planes[lo : lo + 4], masks[lo : lo + 4]), plain(planes[lo : lo + 4], masks[lo : lo + 4]))
         assert len(cached._cache) <= 4
-    assert close(cached(planes, masks), plain(planes, masks))          # a batch larger than the cache
+    assert close(cached(planes, masks), plain(planes, masks))  # a batch larger than the cache
     assert len(cached._cache) <= 4
 
 
@@ -89,7 +90,7 @@ def test_another_board_shape_with_the_same_bytes_is_not_a_repeat():
     planes = (rng.random((1, net.config.in_planes, 4, 6)) < 0.3).astype(np.float32)
     masks = np.ones((1, 4 * 6 + 1), np.int8)
     wide = cached(planes, masks)
-    tall = planes.reshape(1, -1, 6, 4)                  # the same bytes on a 6x4 board
+    tall = planes.reshape(1, -1, 6, 4)  # the same bytes on a 6x4 board
     assert close(cached(tall, masks), plain(tall, masks)) and cached.misses == 2
     assert close(wide, plain(planes, masks))
 
@@ -101,11 +102,18 @@ def test_bad_cache_setting():
 
 
 def test_self_play_uses_the_configs_cache(tmp_path):
-    cfg = AlphaZeroConfig(game="tictactoe", concurrent_games=4, simulations=8, batch_size=8, min_buffer=8,
-                          net={"trunk": "resnet", "blocks": 1, "channels": 8}, eval_cache=123)
+    cfg = AlphaZeroConfig(
+        game="tictactoe",
+        concurrent_games=4,
+        simulations=8,
+        batch_size=8,
+        min_buffer=8,
+        net={"trunk": "resnet", "blocks": 1, "channels": 8},
+        eval_cache=123,
+    )
     trainer = AlphaZeroTrainer(cfg, tmp_path / "run")
     assert trainer.evaluator.cache_size == trainer.opp_evaluator.cache_size == 123
     trainer.train_for(2)
-    assert trainer.evaluator.hits > 0            # transpositions and shared openings
+    assert trainer.evaluator.hits > 0  # transpositions and shared openings
     off = AlphaZeroTrainer(AlphaZeroConfig(**{**cfg.to_dict(), "eval_cache": 0}), tmp_path / "off")
     assert off.evaluator.cache_size == 0

@@ -1,4 +1,5 @@
 """Heads: size independence, column marginals, pooling invariances, hand checks."""
+
 import math
 
 import pytest
@@ -8,7 +9,7 @@ from zerogym_agents.nets.heads import PolicyHead, ValueHead, global_pool
 
 
 def test_global_pool_by_hand():
-    x = torch.tensor([[[[1.0, 2.0], [3.0, 6.0]], [[-1.0, -5.0], [0.0, -2.0]]]])   # (1, 2, 2, 2)
+    x = torch.tensor([[[[1.0, 2.0], [3.0, 6.0]], [[-1.0, -5.0], [0.0, -2.0]]]])  # (1, 2, 2, 2)
     assert torch.equal(global_pool(x), torch.tensor([[3.0, -2.0, 6.0, 0.0]]))
 
 
@@ -55,8 +56,14 @@ def test_value_head_by_hand():
     head = ValueHead(2, 2)
     lin1, lin2 = head.mlp[0], head.mlp[2]
     with torch.no_grad():
-        lin1.weight.copy_(torch.tensor([[1.0, 0.0, 0.0, 0.0],     # mean of channel 0
-                                        [0.0, 0.0, 0.0, -1.0]]))  # minus max of channel 1
+        lin1.weight.copy_(
+            torch.tensor(
+                [
+                    [1.0, 0.0, 0.0, 0.0],  # mean of channel 0
+                    [0.0, 0.0, 0.0, -1.0],
+                ]
+            )
+        )  # minus max of channel 1
         lin1.bias.copy_(torch.tensor([0.0, 0.5]))
         lin2.weight.copy_(torch.tensor([[2.0, 1.0]]))
         lin2.bias.copy_(torch.tensor([-0.25]))
@@ -73,7 +80,7 @@ def test_a_value_unit_below_zero_on_every_input_learns_only_when_leaky(activatio
     lin1, lin2 = head.mlp[0], head.mlp[2]
     with torch.no_grad():
         lin1.weight.fill_(1.0)
-        lin1.bias.fill_(-100.0)            # pooled inputs in [-1, 1]: the unit is below zero everywhere
+        lin1.bias.fill_(-100.0)  # pooled inputs in [-1, 1]: the unit is below zero everywhere
         lin2.weight.fill_(1.0)
     x = torch.rand(8, 2, 3, 3) * 2 - 1
     head(x).sum().backward()

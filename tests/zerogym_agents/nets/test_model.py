@@ -1,4 +1,5 @@
 """PolicyValueNet: config, any board size, translation equivariance, loss, training, save/load."""
+
 import json
 import math
 import os
@@ -15,27 +16,40 @@ from net_cases import positions, randomize_bn
 
 # ---- config ------------------------------------------------------------------------------------
 
+
 def test_config_json_round_trip():
-    cfg = NetConfig(trunk="mobilenet", blocks=3, channels=16, expansion=3, in_planes=7, extra_actions=1,
-                    value_loss="bce", value_weight=4, game="go")
+    cfg = NetConfig(
+        trunk="mobilenet",
+        blocks=3,
+        channels=16,
+        expansion=3,
+        in_planes=7,
+        extra_actions=1,
+        value_loss="bce",
+        value_weight=4,
+        game="go",
+    )
     text = json.dumps(cfg.to_dict())
     back = NetConfig.from_dict(json.loads(text))
     assert back == cfg and NetConfig.from_json(cfg.to_json()) == cfg
     assert isinstance(back.expansion, float) and back.value_weight == 4.0
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"trunk": "vgg"}, "trunk must be one of 'resnet', 'mobilenet'"),
-    ({"blocks": -1}, "blocks must be an integer >= 0"),
-    ({"channels": 0}, "channels must be an integer >= 1"),
-    ({"blocks": True}, "blocks must be an integer"),
-    ({"expansion": 0}, "expansion must be a number > 0"),
-    ({"value_loss": "l1"}, "value_loss must be one of 'mse', 'bce'"),
-    ({"value_weight": -1}, "value_weight must be a number >= 0"),
-    ({"value_activation": "tanh"}, "value_activation must be one of 'relu', 'leaky_relu'"),
-    ({"action_layout": "columns", "extra_actions": 1}, "'columns' layout has no extra actions"),
-    ({"action_layout": "rows"}, "action_layout must be one of 'cells', 'columns'"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"trunk": "vgg"}, "trunk must be one of 'resnet', 'mobilenet'"),
+        ({"blocks": -1}, "blocks must be an integer >= 0"),
+        ({"channels": 0}, "channels must be an integer >= 1"),
+        ({"blocks": True}, "blocks must be an integer"),
+        ({"expansion": 0}, "expansion must be a number > 0"),
+        ({"value_loss": "l1"}, "value_loss must be one of 'mse', 'bce'"),
+        ({"value_weight": -1}, "value_weight must be a number >= 0"),
+        ({"value_activation": "tanh"}, "value_activation must be one of 'relu', 'leaky_relu'"),
+        ({"action_layout": "columns", "extra_actions": 1}, "'columns' layout has no extra actions"),
+        ({"action_layout": "rows"}, "action_layout must be one of 'cells', 'columns'"),
+    ],
+)
 def test_config_rejects_bad_values(kwargs, match):
     with pytest.raises(ValueError, match=match):
         NetConfig(**kwargs)
@@ -48,16 +62,27 @@ def test_config_from_dict_rejects_unknown_fields():
 
 # (game, kwargs, in_planes from obs_shape, layout, extra): Go/Othello pass and Hex swap are the one
 # action after the N*N cells (the envs' action encoding); Connect Four's actions are its columns
-@pytest.mark.parametrize("game,kwargs,layout,extra", [
-    ("go", {"board_size": 5}, "cells", 1), ("othello", {"board_size": 6}, "cells", 1),
-    ("hex", {"board_size": 5}, "cells", 1), ("hex", {"board_size": 4, "swap": False}, "cells", 1),
-    ("connect_four", {}, "columns", 0), ("tictactoe", {}, "cells", 0),
-])
+@pytest.mark.parametrize(
+    "game,kwargs,layout,extra",
+    [
+        ("go", {"board_size": 5}, "cells", 1),
+        ("othello", {"board_size": 6}, "cells", 1),
+        ("hex", {"board_size": 5}, "cells", 1),
+        ("hex", {"board_size": 4, "swap": False}, "cells", 1),
+        ("connect_four", {}, "columns", 0),
+        ("tictactoe", {}, "cells", 0),
+    ],
+)
 def test_for_game(game, kwargs, layout, extra):
     st = zerogym.make_state(game, **kwargs)
     cfg = for_game(game, game_kwargs=kwargs, channels=8)
-    assert (cfg.in_planes, cfg.action_layout, cfg.extra_actions, cfg.game, cfg.channels) == \
-        (st.spec.obs_shape[2], layout, extra, game, 8)
+    assert (cfg.in_planes, cfg.action_layout, cfg.extra_actions, cfg.game, cfg.channels) == (
+        st.spec.obs_shape[2],
+        layout,
+        extra,
+        game,
+        8,
+    )
     assert for_game(st) == for_game(st.spec) == for_game(zerogym.make(game, **kwargs)) == NetConfig.for_game(game)
 
 
@@ -119,36 +144,46 @@ def test_translating_a_pattern_moves_its_logits(trunk, blocks):
     x = torch.zeros(2, 7, n, n)
     x[0, :, 7:10, 7:10] = pattern
     dr, dc = 3, 1
-    x[1, :, 7 + dr:10 + dr, 7 + dc:10 + dc] = pattern
+    x[1, :, 7 + dr : 10 + dr, 7 + dc : 10 + dc] = pattern
     with torch.no_grad():
         logits, value = net(x)
-    cells = logits[:, :n * n].view(2, n, n)
+    cells = logits[:, : n * n].view(2, n, n)
     inner = slice(radius, n - radius - max(dr, dc))
     a = cells[0, inner, inner]
-    b = cells[1, radius + dr:n - radius - max(dr, dc) + dr, radius + dc:n - radius - max(dr, dc) + dc]
+    b = cells[1, radius + dr : n - radius - max(dr, dc) + dr, radius + dc : n - radius - max(dr, dc) + dc]
     assert torch.allclose(a, b, atol=1e-5)
-    assert not torch.allclose(cells[0], cells[1], atol=1e-3)   # the pattern did move
+    assert not torch.allclose(cells[0], cells[1], atol=1e-3)  # the pattern did move
     # every cell the pattern reaches is away from the edges, so pooled outputs see the same values
     assert torch.allclose(value[0], value[1], atol=1e-5) and torch.allclose(logits[0, -1], logits[1, -1], atol=1e-5)
 
 
 # ---- parameters ---------------------------------------------------------------------------------
 
+
 def test_parameter_count_by_hand():
     cfg = NetConfig(trunk="resnet", blocks=1, channels=2, in_planes=3, extra_actions=1, policy_hidden=2, value_hidden=3)
-    stem = 3 * 2 * 9 + 2 * 2                      # 3x3 conv 3->2 (no bias) + BN
-    block = 2 * (2 * 2 * 9) + 2 * (2 * 2)         # two 3x3 convs 2->2 + two BNs
+    stem = 3 * 2 * 9 + 2 * 2  # 3x3 conv 3->2 (no bias) + BN
+    block = 2 * (2 * 2 * 9) + 2 * (2 * 2)  # two 3x3 convs 2->2 + two BNs
     policy = 2 * 2 + 2 * 2 + (2 + 1) + (4 * 1 + 1)  # 1x1 conv 2->2, BN, 1x1 conv 2->1 + bias, Linear(4 -> 1)
-    value = (4 * 3 + 3) + (3 + 1)                 # Linear(4 -> 3), Linear(3 -> 1)
+    value = (4 * 3 + 3) + (3 + 1)  # Linear(4 -> 3), Linear(3 -> 1)
     assert PolicyValueNet(cfg).num_parameters() == stem + block + policy + value == 173
-    mob = NetConfig(trunk="mobilenet", blocks=1, channels=2, expansion=2, in_planes=3, action_layout="columns",
-                    policy_hidden=0, value_hidden=1)
+    mob = NetConfig(
+        trunk="mobilenet",
+        blocks=1,
+        channels=2,
+        expansion=2,
+        in_planes=3,
+        action_layout="columns",
+        policy_hidden=0,
+        value_hidden=1,
+    )
     hidden = 4
     mblock = 2 * hidden + 2 * hidden + 9 * hidden + 2 * hidden + hidden * 2 + 2 * 2
     assert PolicyValueNet(mob).num_parameters() == stem + mblock + (2 + 1) + (4 * 1 + 1) + (1 + 1)
 
 
 # ---- loss and training --------------------------------------------------------------------------
+
 
 def _np_log_softmax_legal(logits, mask):
     out = np.zeros_like(logits)
@@ -183,8 +218,9 @@ def test_loss_by_hand(value_loss):
     assert math.isclose(total.item(), want_ce + 2.5 * want_vl, rel_tol=1e-4)
     # without a mask every action is in the softmax
     full = np.ones_like(masks)
-    assert math.isclose(loss(net, planes, target, tv)[1].item(), loss(net, planes, target, tv, full)[1].item(),
-                        rel_tol=1e-6)
+    assert math.isclose(
+        loss(net, planes, target, tv)[1].item(), loss(net, planes, target, tv, full)[1].item(), rel_tol=1e-6
+    )
 
 
 def test_loss_rejects_bad_targets():
@@ -193,7 +229,7 @@ def test_loss_rejects_bad_targets():
     target = masks / masks.sum(axis=1, keepdims=True)
     tv = np.zeros(3)
     bad = target.copy()
-    bad[1] = 1 - masks[1]          # all mass on the one occupied cell
+    bad[1] = 1 - masks[1]  # all mass on the one occupied cell
     assert bad[1].sum() == 1
     with pytest.raises(ValueError, match="probability on actions the mask marks illegal"):
         loss(net, planes, bad, tv, masks)
@@ -232,6 +268,7 @@ def test_overfits_a_tiny_batch(trunk, value_loss, one_torch_thread):
 
 # ---- save / load --------------------------------------------------------------------------------
 
+
 def _trained_net(tmp_path):
     torch.manual_seed(5)
     net = PolicyValueNet(for_game("othello", trunk="mobilenet", blocks=2, channels=8))
@@ -239,7 +276,7 @@ def _trained_net(tmp_path):
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
     total, _, _ = loss(net, planes, masks / masks.sum(axis=1, keepdims=True), np.zeros(8), masks)
     total.backward()
-    opt.step()                    # weights and BN statistics differ from a fresh net
+    opt.step()  # weights and BN statistics differ from a fresh net
     return net.eval(), planes
 
 
@@ -247,8 +284,8 @@ def test_save_load_round_trip(tmp_path):
     net, planes = _trained_net(tmp_path)
     path = tmp_path / "net.pt"
     save_net(net, path)
-    save_net(net, path)           # overwriting works too
-    assert os.listdir(tmp_path) == ["net.pt"]   # no temp file left behind
+    save_net(net, path)  # overwriting works too
+    assert os.listdir(tmp_path) == ["net.pt"]  # no temp file left behind
     back = PolicyValueNet.load(path, game="othello", game_kwargs={"board_size": 8})
     assert back.config == net.config and not back.training
     x = torch.from_numpy(planes)
@@ -281,7 +318,7 @@ def test_load_refuses_corrupt_and_foreign_files(tmp_path):
         "truncated.pt": data[: len(data) // 2],
         "garbage.pt": bytes(np.random.default_rng(0).integers(0, 256, 4000, dtype=np.uint8)),
         "empty.pt": b"",
-        "object.pt": pickle.dumps(NetConfig()),            # a pickled object: weights_only refuses it
+        "object.pt": pickle.dumps(NetConfig()),  # a pickled object: weights_only refuses it
     }
     for name, blob in cases.items():
         (tmp_path / name).write_bytes(blob)
@@ -297,8 +334,11 @@ def test_load_refuses_corrupt_and_foreign_files(tmp_path):
     payload = torch.load(good, weights_only=True)
     payload["config"] = NetConfig.from_dict({**net.config.to_dict(), "blocks": 3}).to_json()
     torch.save(payload, tmp_path / "mismatch.pt")
-    with pytest.raises(NetFileError, match="corrupt zerogym network: state_dict does not fit the network its "
-                                           "config describes: it lacks 'trunk.3.expand.weight'"):
+    with pytest.raises(
+        NetFileError,
+        match="corrupt zerogym network: state_dict does not fit the network its "
+        "config describes: it lacks 'trunk.3.expand.weight'",
+    ):
         load_net(tmp_path / "mismatch.pt")
     payload["version"] = 99
     torch.save(payload, tmp_path / "future.pt")
@@ -328,11 +368,11 @@ def test_with_value_activation_keeps_the_weights_and_changes_only_units_below_ze
     leaky = relu.with_value_activation("leaky_relu")
     assert leaky.config.value_activation == "leaky_relu" and not leaky.training
     assert all(isinstance(m, torch.nn.LeakyReLU) for m in (leaky.value.mlp[1], leaky.score.mlp[1]))
-    assert isinstance(relu.value.mlp[1], torch.nn.ReLU)            # the original is left as it was
+    assert isinstance(relu.value.mlp[1], torch.nn.ReLU)  # the original is left as it was
     assert leaky.state_dict().keys() == relu.state_dict().keys()
     assert all(torch.equal(v, leaky.state_dict()[k]) for k, v in relu.state_dict().items())
     x = torch.rand(6, relu.config.in_planes, 5, 5)
-    for bias, same in ((100.0, True), (-100.0, False)):    # every hidden unit above zero, then below
+    for bias, same in ((100.0, True), (-100.0, False)):  # every hidden unit above zero, then below
         for net in (relu, leaky):
             torch.nn.init.constant_(net.value.mlp[0].bias, bias)
         with torch.no_grad():
@@ -350,10 +390,11 @@ def test_load_refuses_non_finite_weights(tmp_path, key, value):
     torch.save(payload, tmp_path / "bad.pt")
     with pytest.raises(NetFileError, match=f"bad.pt: corrupt zerogym network: non-finite .* in {key} \\(2\\)"):
         load_net(tmp_path / "bad.pt")
-    load_net(tmp_path / "net.pt")                  # the good file still loads
+    load_net(tmp_path / "net.pt")  # the good file still loads
 
 
 # ---- malformed net files ---------------------------------------------------------------------------------
+
 
 def _net_file(tmp_path):
     net = PolicyValueNet(for_game("tictactoe", blocks=1, channels=8))
@@ -382,25 +423,36 @@ def test_a_net_file_claiming_a_huge_net_is_refused_unbuilt_by_field(tmp_path, ne
     for field, value in (("blocks", 10**5), ("channels", 10**6), ("kernel_size", 10**5 + 1)):
         payload["config"] = json.dumps({**json.loads(_net_file(tmp_path)["config"]), field: value})
         torch.save(payload, tmp_path / "huge.pt")
-        with nets_only_on_meta(), pytest.raises(NetFileError, match=rf"huge\.pt: corrupt zerogym network: "
-                                                rf"config\.{field} = {value} is more than a network file may claim "
-                                                rf"\(at most \d+\)"):
+        with (
+            nets_only_on_meta(),
+            pytest.raises(
+                NetFileError,
+                match=rf"huge\.pt: corrupt zerogym network: "
+                rf"config\.{field} = {value} is more than a network file may claim "
+                rf"\(at most \d+\)",
+            ),
+        ):
             load_net(tmp_path / "huge.pt")
 
 
 def test_load_net_checks_the_net_inside_agents_and_checkpoints_too(tmp_path):
     from zerogym_agents.core.checkpoint import save_checkpoint
+
     payload = _net_file(tmp_path)
     del payload["state_dict"]["value.mlp.0.bias"]
     save_checkpoint(tmp_path / "ckpt.pt", "alphazero", {"config": "{}", "net": payload})
-    with pytest.raises(NetFileError, match=r"ckpt\.pt: corrupt zerogym network: state_dict does not fit the network "
-                                           r"its config describes: it lacks 'value\.mlp\.0\.bias'"):
+    with pytest.raises(
+        NetFileError,
+        match=r"ckpt\.pt: corrupt zerogym network: state_dict does not fit the network "
+        r"its config describes: it lacks 'value\.mlp\.0\.bias'",
+    ):
         load_net(tmp_path / "ckpt.pt")
 
 
 def test_checking_a_payload_allocates_nothing_and_draws_no_random_number(tmp_path):
     from zerogym_agents.nets.model import expected_state
+
     before = torch.get_rng_state()
-    shapes = expected_state(PolicyValueNet, NetConfig(blocks=200, channels=2048))      # ~15 billion weights
+    shapes = expected_state(PolicyValueNet, NetConfig(blocks=200, channels=2048))  # ~15 billion weights
     assert torch.equal(before, torch.get_rng_state())
     assert shapes["trunk.1.conv1.weight"] == ((2048, 2048, 3, 3), torch.float32)

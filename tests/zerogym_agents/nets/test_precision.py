@@ -1,5 +1,6 @@
 """precision="bfloat16": forward passes under bf16 autocast on the CPU, in the evaluator, the loss
 and the AlphaZero trainer; "auto" keeps the CPU in float32 exactly."""
+
 import warnings
 
 import numpy as np
@@ -72,7 +73,7 @@ def test_a_bfloat16_evaluator_runs_the_net_in_bf16_and_answers_in_float32():
     assert priors.dtype == values.dtype == np.float32
     assert np.all(priors[masks == 0] == 0) and np.allclose(priors.sum(1), 1, atol=1e-5)
     assert np.abs(priors - exact[0]).max() < 0.03 and np.abs(values - exact[1]).max() < 0.03
-    assert not np.array_equal(values, exact[1])           # rounded, so not float32's answers
+    assert not np.array_equal(values, exact[1])  # rounded, so not float32's answers
 
 
 def test_a_bfloat16_loss_keeps_float32_weights_and_gradients_close_to_float32s():
@@ -84,8 +85,9 @@ def test_a_bfloat16_loss_keeps_float32_weights_and_gradients_close_to_float32s()
         net = make_net().train()
         seen = conv_dtypes(net)
         total, pol, val = loss(net, planes, policy, value, masks, precision=precision)
-        assert (total.dtype == torch.float32
-                and seen == [{"float32": torch.float32, "bfloat16": torch.bfloat16}[precision]])
+        assert total.dtype == torch.float32 and seen == [
+            {"float32": torch.float32, "bfloat16": torch.bfloat16}[precision]
+        ]
         total.backward()
         totals[precision] = total.item()
         grads[precision] = torch.cat([p.grad.flatten() for p in net.parameters()])
@@ -96,19 +98,27 @@ def test_a_bfloat16_loss_keeps_float32_weights_and_gradients_close_to_float32s()
 
 
 def test_the_trainer_plays_and_learns_at_the_configs_precision(tmp_path):
-    cfg = AlphaZeroConfig(game="tictactoe", concurrent_games=4, simulations=8, batch_size=8, min_buffer=8,
-                          net={"trunk": "resnet", "blocks": 1, "channels": 8}, precision="bfloat16")
+    cfg = AlphaZeroConfig(
+        game="tictactoe",
+        concurrent_games=4,
+        simulations=8,
+        batch_size=8,
+        min_buffer=8,
+        net={"trunk": "resnet", "blocks": 1, "channels": 8},
+        precision="bfloat16",
+    )
     trainer = AlphaZeroTrainer(cfg, tmp_path / "run", log_dir=False)
     assert trainer.evaluator.precision == trainer.opp_evaluator.precision == "bfloat16"
     seen = conv_dtypes(trainer.net)
     trainer.train_for(12)
-    assert trainer.train_steps > 0 and set(seen) == {torch.bfloat16}       # self-play and SGD alike
+    assert trainer.train_steps > 0 and set(seen) == {torch.bfloat16}  # self-play and SGD alike
     assert all(p.dtype == torch.float32 for p in trainer.net.parameters())
-    default = AlphaZeroTrainer(AlphaZeroConfig(**{**cfg.to_dict(), "precision": "auto", "device": "cpu"}),
-                               tmp_path / "auto", log_dir=False)
+    default = AlphaZeroTrainer(
+        AlphaZeroConfig(**{**cfg.to_dict(), "precision": "auto", "device": "cpu"}), tmp_path / "auto", log_dir=False
+    )
     seen = conv_dtypes(default.net)
     default.train_for(12)
-    assert default.train_steps > 0 and set(seen) == {torch.float32}      # "auto" on the CPU: float32 throughout
+    assert default.train_steps > 0 and set(seen) == {torch.float32}  # "auto" on the CPU: float32 throughout
 
 
 @pytest.mark.parametrize("native", [False, True])
@@ -124,4 +134,4 @@ def test_bfloat16_on_a_cpu_that_emulates_it_warns(monkeypatch, native):
         assert messages == []
     else:
         assert len(messages) == 1 and "without native bf16" in messages[0] and "'float32'" in messages[0]
-    assert bf16.precision == "bfloat16"         # a warning, not a refusal: the evaluator is built as asked
+    assert bf16.precision == "bfloat16"  # a warning, not a refusal: the evaluator is built as asked

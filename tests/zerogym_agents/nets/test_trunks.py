@@ -1,4 +1,5 @@
 """Trunks: shapes on any board, hand-counted parameters, skip connections, receptive field."""
+
 import pytest
 import torch
 
@@ -29,7 +30,7 @@ def test_resnet_parameter_count_by_hand():
 
 def test_mobilenet_parameter_count_by_hand():
     stem = 3 * 4 * 9 + 2 * 4
-    hidden = 8   # 4 channels * expansion 2
+    hidden = 8  # 4 channels * expansion 2
     # 1x1 expand 4->8, BN(8), depthwise 3x3 (9 per channel), BN(8), 1x1 squeeze 8->4, BN(4)
     block = 4 * hidden + 2 * hidden + 9 * hidden + 2 * hidden + hidden * 4 + 2 * 4
     trunk = MobileNetTrunk(3, 4, 1, expansion=2)
@@ -53,7 +54,7 @@ def test_inverted_residual_skip_only_when_shapes_match():
         b.bn3.weight.data.zero_()
         b.bn3.bias.data.zero_()
     x = torch.randn(2, 4, 5, 6)
-    assert torch.equal(same(x), x)               # linear bottleneck + identity skip
+    assert torch.equal(same(x), x)  # linear bottleneck + identity skip
     assert torch.equal(other(x), torch.zeros(2, 6, 5, 6))
     assert same.skip and not other.skip
 

@@ -1,4 +1,5 @@
 """One torch thread per test (as the trainers use), restored afterwards."""
+
 import pytest
 
 

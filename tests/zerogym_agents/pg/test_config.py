@@ -1,4 +1,5 @@
 """PGConfig: defaults are valid, bad values are refused with the field and what is allowed."""
+
 import json
 
 import pytest
@@ -12,38 +13,44 @@ def test_defaults_round_trip_through_json():
     assert back == cfg
     assert json.loads(cfg.to_json())["game_kwargs"] == {"board_size": 4}
     assert cfg.net_config().game == "tictactoe" and cfg.net_config().in_planes == 3
-    assert cfg.lr_final == 0.01                        # not given: the rate stays constant
+    assert cfg.lr_final == 0.01  # not given: the rate stays constant
     assert PGConfig.from_dict({"lr": 0.01, "lr_final": 0.001}).lr_final == 0.001
 
 
-@pytest.mark.parametrize("field,value,message", [
-    ("algo", "a2c", r"PGConfig.algo must be one of 'reinforce', 'reinforce-baseline', 'ppo', got 'a2c'"),
-    ("lr", 0, r"PGConfig.lr must be a number > 0, got 0"),
-    ("lr", "fast", r"PGConfig.lr must be a number > 0"),
-    ("lr_final", -1e-3, r"PGConfig.lr_final must be a number >= 0, got -0.001"),
-    ("gamma", 1.5, r"PGConfig.gamma must be a number > 0 and <= 1, got 1.5"),
-    ("num_envs", 0, r"PGConfig.num_envs must be an integer >= 1, got 0"),
-    ("num_envs", 2.5, r"PGConfig.num_envs must be an integer >= 1, got 2.5"),
-    ("max_steps", True, r"PGConfig.max_steps must be an integer >= 1, got True"),
-    ("entropy_coef", -0.1, r"PGConfig.entropy_coef must be a number >= 0"),
-    ("augment", "flip", r"PGConfig.augment must be one of 'random', 'all', 'none'"),
-    ("pool_mode", "best", r"PGConfig.pool_mode must be one of 'uniform', 'elo'"),
-    ("snapshot_unit", "games", r"PGConfig.snapshot_unit must be one of 'episodes', 'steps'"),
-    ("optimizer", "rmsprop", r"PGConfig.optimizer must be one of 'adam', 'sgd'"),
-    ("opponent_greedy", "yes", r"PGConfig.opponent_greedy must be true or false"),
-    ("ppo_batch_size", 1, r"PGConfig.ppo_batch_size must be an integer >= 2"),
-    ("seed", -1, r"PGConfig.seed must be an integer >= 0"),
-    ("batchnorm", "renorm", r"PGConfig.batchnorm must be one of 'auto', 'batch', 'frozen'"),
-    ("game", "chess", r"PGConfig.game must be one of 'go', .*got 'chess'"),
-])
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("algo", "a2c", r"PGConfig.algo must be one of 'reinforce', 'reinforce-baseline', 'ppo', got 'a2c'"),
+        ("lr", 0, r"PGConfig.lr must be a number > 0, got 0"),
+        ("lr", "fast", r"PGConfig.lr must be a number > 0"),
+        ("lr_final", -1e-3, r"PGConfig.lr_final must be a number >= 0, got -0.001"),
+        ("gamma", 1.5, r"PGConfig.gamma must be a number > 0 and <= 1, got 1.5"),
+        ("num_envs", 0, r"PGConfig.num_envs must be an integer >= 1, got 0"),
+        ("num_envs", 2.5, r"PGConfig.num_envs must be an integer >= 1, got 2.5"),
+        ("max_steps", True, r"PGConfig.max_steps must be an integer >= 1, got True"),
+        ("entropy_coef", -0.1, r"PGConfig.entropy_coef must be a number >= 0"),
+        ("augment", "flip", r"PGConfig.augment must be one of 'random', 'all', 'none'"),
+        ("pool_mode", "best", r"PGConfig.pool_mode must be one of 'uniform', 'elo'"),
+        ("snapshot_unit", "games", r"PGConfig.snapshot_unit must be one of 'episodes', 'steps'"),
+        ("optimizer", "rmsprop", r"PGConfig.optimizer must be one of 'adam', 'sgd'"),
+        ("opponent_greedy", "yes", r"PGConfig.opponent_greedy must be true or false"),
+        ("ppo_batch_size", 1, r"PGConfig.ppo_batch_size must be an integer >= 2"),
+        ("seed", -1, r"PGConfig.seed must be an integer >= 0"),
+        ("batchnorm", "renorm", r"PGConfig.batchnorm must be one of 'auto', 'batch', 'frozen'"),
+        ("game", "chess", r"PGConfig.game must be one of 'go', .*got 'chess'"),
+    ],
+)
 def test_bad_values_name_the_field_and_what_is_allowed(field, value, message):
     with pytest.raises(ValueError, match=message):
         PGConfig(**{field: value})
 
 
 def test_bad_game_kwargs_and_net_fields():
-    with pytest.raises(ValueError, match=r"game_kwargs: tictactoe has no kwargs \['board'\]; allowed: board_size, "
-                                         r"win_length"):
+    with pytest.raises(
+        ValueError,
+        match=r"game_kwargs: tictactoe has no kwargs \['board'\]; allowed: board_size, "
+        r"win_length",
+    ):
         PGConfig(game="tictactoe", game_kwargs={"board": 3})
     with pytest.raises(ValueError, match=r"game_kwargs: .*board_size must be in 2..25, got 1"):
         PGConfig(game="tictactoe", game_kwargs={"board_size": 1})

@@ -1,4 +1,5 @@
 """Opponent pools as players: frozen snapshots, never the live learner, usable by SingleAgentEnv."""
+
 import numpy as np
 import pytest
 import torch
@@ -18,8 +19,11 @@ def learner(game="connect_four"):
 
 
 def storages(module_or_dict):
-    tensors = module_or_dict.values() if isinstance(module_or_dict, dict) else \
-        list(module_or_dict.parameters()) + list(module_or_dict.buffers())
+    tensors = (
+        module_or_dict.values()
+        if isinstance(module_or_dict, dict)
+        else list(module_or_dict.parameters()) + list(module_or_dict.buffers())
+    )
     return {t.untyped_storage().data_ptr() for t in tensors if t.numel()}
 
 
@@ -55,7 +59,7 @@ def test_snapshots_stay_frozen_while_the_learner_trains():
     opp.reset()
     before = {k: v.clone() for k, v in net.state_dict().items()}
     train_a_bit(net)
-    assert any(not torch.equal(before[k], v) for k, v in net.state_dict().items())     # the learner moved
+    assert any(not torch.equal(before[k], v) for k, v in net.state_dict().items())  # the learner moved
     for k, v in pool.entries["s"][0]["state_dict"].items():
         assert torch.equal(v, before[k]), k
     for k, v in opp.net.state_dict().items():
@@ -79,7 +83,7 @@ def test_pool_size_is_bounded_and_draws_follow_the_pool():
 def test_snapshot_schedule_fires_once_per_multiple_passed():
     sched = SnapshotSchedule(10, "episodes")
     fired = [c for c in (4, 8, 12, 13, 19, 20, 35, 38, 41) if sched.due(c)]
-    assert fired == [12, 20, 35, 41]            # 35 passes 30 (one snapshot however many multiples), 41 passes 40
+    assert fired == [12, 20, 35, 41]  # 35 passes 30 (one snapshot however many multiples), 41 passes 40
     with pytest.raises(ValueError, match="snapshot unit must be one of 'episodes', 'steps'"):
         SnapshotSchedule(10, "games")
     with pytest.raises(ValueError, match="integer >= 1"):
@@ -102,11 +106,11 @@ def test_single_agent_env_plays_pool_opponents_and_reports_results():
             mask = env.action_masks()
             obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
             done = terminated or truncated
-        assert "illegal_action" not in info         # the pool opponent's moves were all legal
+        assert "illegal_action" not in info  # the pool opponent's moves were all legal
         assert info["result"] == reward
         seen.add(info["opponent"])
     assert seen == {"a", "b"}
-    assert seats == [0, 1] * 6                     # colours alternate
+    assert seats == [0, 1] * 6  # colours alternate
     assert env.episodes == 12 and env.wins + env.losses + env.draws == 12
     assert pool.learner_elo != 0.0
 
@@ -118,7 +122,7 @@ def test_pool_opponent_also_plays_agents_and_callables():
     with pytest.raises(RuntimeError, match="reset"):
         opp.act(None)
     single = SingleAgentEnv(zerogym.make("tictactoe"), opp, learner="second")
-    single.reset(seed=0)                            # the opponent moved first: the last legal cell
+    single.reset(seed=0)  # the opponent moved first: the last legal cell
     assert single.env.state.last_action == 8
     with pytest.raises(ValueError, match="not a net"):
         opp.logits(np.zeros((1, 3, 3, 3), np.float32))

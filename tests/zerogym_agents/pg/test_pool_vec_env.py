@@ -1,4 +1,5 @@
 """PoolVecEnv: the learner's games against pool snapshots in the vector path, as an SB3 VecEnv."""
+
 import copy
 
 import numpy as np
@@ -48,11 +49,11 @@ def test_the_learner_is_to_move_in_every_game_and_sees_its_own_view(game, kwargs
             if dones[i]:
                 ended += 1
                 assert rewards[i] in (-1.0, 0.0, 1.0) and infos[i]["result"] == rewards[i]
-                assert env.seats[i] == 1 - seats[i]            # colours alternate per game
+                assert env.seats[i] == 1 - seats[i]  # colours alternate per game
             else:
                 assert rewards[i] == 0 and "result" not in infos[i] and env.seats[i] == seats[i]
     assert ended == env.wins + env.draws + env.losses > 0
-    assert len(seats_seen) == 2 * env.num_envs                 # every game was played from both seats
+    assert len(seats_seen) == 2 * env.num_envs  # every game was played from both seats
 
 
 def test_results_are_the_learners_and_feed_the_pool():
@@ -70,7 +71,7 @@ def test_results_are_the_learners_and_feed_the_pool():
         _, rewards, dones, _ = env.step(actions)
         for i in np.flatnonzero(dones):
             st = finals[i].copy().step(int(actions[i]))
-            if st.is_over():                                   # the learner's own move ended it
+            if st.is_over():  # the learner's own move ended it
                 assert rewards[i] == st.returns()[seats[i]]
                 checked += 1
     assert checked > 0
@@ -91,7 +92,7 @@ def test_reproducible_from_the_seed_and_resumable_exactly():
     ra, rb = np.random.default_rng(0), np.random.default_rng(0)
     first = run(a, 30, ra)
     assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(first, run(b, 30, rb)))
-    saved, pool = a.state_dict(), copy.deepcopy(a.pool)        # the trainer checkpoints the pool itself
+    saved, pool = a.state_dict(), copy.deepcopy(a.pool)  # the trainer checkpoints the pool itself
     rng_state = ra.bit_generator.state
     cont = run(a, 40, ra)
     c = PoolVecEnv("go", pool, num_envs=4, game_kwargs={"board_size": 5}, seed=99)
@@ -109,7 +110,7 @@ def test_an_opponent_dropped_from_the_pool_keeps_playing_its_game():
     env = PoolVecEnv("connect_four", pool, num_envs=2, seed=0)
     env.reset()
     torch.manual_seed(5)
-    for i in range(4):                                     # capacity 4: "s0" is pushed out
+    for i in range(4):  # capacity 4: "s0" is pushed out
         pool.add(snapshot(PolicyValueNet(for_game("connect_four", **TINY))), name=f"new{i}")
     assert "s0" not in pool.entries and env.opponents == ["s0", "s0"]
     saved = env.state_dict()
@@ -118,7 +119,7 @@ def test_an_opponent_dropped_from_the_pool_keeps_playing_its_game():
     other.load_state_dict(saved)
     assert other.opponents == ["s0", "s0"]
     assert all(torch.equal(v, env._nets["s0"].state_dict()[k]) for k, v in other._nets["s0"].state_dict().items())
-    env.step(learner_moves(env, np.random.default_rng(0)))          # plays on
+    env.step(learner_moves(env, np.random.default_rng(0)))  # plays on
 
 
 def test_bad_pools_and_states_are_refused():
@@ -139,9 +140,19 @@ def test_bad_pools_and_states_are_refused():
 def test_maskable_ppo_learns_on_it():
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from zerogym_agents.pg.ppo import PolicyValueNetPolicy
+
     env = PoolVecEnv("connect_four", pool_of("connect_four", {}), num_envs=4, seed=0)
-    model = sb3_contrib.MaskablePPO(PolicyValueNetPolicy, env, n_steps=16, batch_size=32, n_epochs=1, seed=0,
-                                    device="cpu", policy_kwargs={"net": TINY}, verbose=0)
+    model = sb3_contrib.MaskablePPO(
+        PolicyValueNetPolicy,
+        env,
+        n_steps=16,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"net": TINY},
+        verbose=0,
+    )
     before = {k: v.clone() for k, v in model.policy.state_dict().items()}
     model.learn(64)
     assert model.num_timesteps == 64 and env.wins + env.draws + env.losses > 0

@@ -1,4 +1,5 @@
 """MaskablePPO on SingleAgentEnv against the pool: env checks, masked predictions, snapshots, exact resume."""
+
 import warnings
 
 import numpy as np
@@ -34,12 +35,14 @@ def model_on(env, policy=PolicyValueNetPolicy, **kw):
 def test_the_ppo_env_passes_sb3_and_gymnasium_checks():
     from gymnasium.utils.env_checker import check_env as gym_check
     from stable_baselines3.common.env_checker import check_env as sb3_check
+
     pool, env = pool_env()
     torch.manual_seed(0)
     from zerogym_agents.nets import for_game
+
     pool.add(snapshot(PolicyValueNet(for_game("connect_four", **TINY))), name="s")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")           # advice about observation dtypes, not failures
+        warnings.simplefilter("ignore")  # advice about observation dtypes, not failures
         sb3_check(env)
         gym_check(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=0)
@@ -68,18 +71,19 @@ def test_predict_refuses_to_run_without_masks_and_never_picks_an_illegal_move():
             picks.add(int(action))
             obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
-    assert 0 in picks and len(picks) > 1          # column 0 while it is open, others once it is full
+    assert 0 in picks and len(picks) > 1  # column 0 while it is open, others once it is full
 
 
 def test_the_ppo_policy_exports_as_a_policy_agent(tmp_path):
     from zerogym_agents.agents.saved import load_agent, save_agent
+
     pool, env = pool_env()
     model = model_on(env)
     save_agent(tmp_path / "ppo.pt", model.policy.net, {"greedy": True}, {"game": "connect_four"}, kind="policy")
     agent = load_agent(str(tmp_path / "ppo.pt"))
     assert isinstance(agent, PolicyAgent)
     obs = np.random.default_rng(0).integers(0, 2, (5, 6, 7, 3)).astype(np.int8)
-    model.policy.set_training_mode(False)                      # as in rollouts and predict()
+    model.policy.set_training_mode(False)  # as in rollouts and predict()
     with torch.no_grad():
         dist = model.policy.get_distribution(torch.from_numpy(obs), np.ones((5, 7), bool))
     planes = obs.transpose(0, 3, 1, 2).astype(np.float32)
@@ -107,8 +111,21 @@ def test_snapshot_callback_freezes_any_sb3_policy_into_the_pool():
 
 
 def tiny(**over):
-    kw = dict(algo="ppo", game="tictactoe", num_envs=2, ppo_n_steps=16, ppo_batch_size=16, ppo_epochs=2,
-              max_steps=4, checkpoint_every=2, log_every=1, snapshot_every=6, pool_size=3, net=TINY, seed=1)
+    kw = dict(
+        algo="ppo",
+        game="tictactoe",
+        num_envs=2,
+        ppo_n_steps=16,
+        ppo_batch_size=16,
+        ppo_epochs=2,
+        max_steps=4,
+        checkpoint_every=2,
+        log_every=1,
+        snapshot_every=6,
+        pool_size=3,
+        net=TINY,
+        seed=1,
+    )
     kw.update(over)
     return PGConfig(**kw)
 
@@ -133,7 +150,7 @@ def test_ppo_resume_continues_the_counters_and_the_weights_exactly(tmp_path):
 def test_ppo_follows_the_trainers_learning_rate_schedule(tmp_path):
     tr = PPOTrainer(tiny(lr=1e-3, lr_final=1e-4), tmp_path, log_dir=False)
     tr.run(progress=False)
-    last_update = 1e-4 + 9e-4 * (1 + np.cos(np.pi * 3 / 4)) / 2              # made at step 3 of 4
+    last_update = 1e-4 + 9e-4 * (1 + np.cos(np.pi * 3 / 4)) / 2  # made at step 3 of 4
     assert tr.model.policy.optimizer.param_groups[0]["lr"] == pytest.approx(last_update)
     assert tr.history[-1]["lr"] == pytest.approx(1e-4)
 
@@ -157,7 +174,7 @@ def test_a_policy_can_be_frozen_after_learning():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_a_resumed_run_on_the_gpu_continues_its_gpu_generator(tmp_path):
     cut = PPOTrainer(tiny(device="cuda"), tmp_path, log_dir=False)
-    cut.run(progress=False, stop_at=2)                   # the policy samples its moves on the GPU
+    cut.run(progress=False, stop_at=2)  # the policy samples its moves on the GPU
     saved = torch.load(tmp_path / "checkpoint.pt", weights_only=True)["cuda_rng"]
     assert saved is not None
     torch.cuda.manual_seed(12345)

@@ -1,4 +1,5 @@
 """REINFORCE: the update's sign, the value baseline, symmetry augmentation, the trainer and exact resume."""
+
 import json
 import os
 
@@ -20,13 +21,23 @@ TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
 
 
 def tiny(**over):
-    kw = dict(algo="reinforce", game="tictactoe", num_envs=8, max_steps=4, checkpoint_every=2, log_every=1,
-              snapshot_every=8, pool_size=3, net=TINY, seed=3)
+    kw = dict(
+        algo="reinforce",
+        game="tictactoe",
+        num_envs=8,
+        max_steps=4,
+        checkpoint_every=2,
+        log_every=1,
+        snapshot_every=8,
+        pool_size=3,
+        net=TINY,
+        seed=3,
+    )
     kw.update(over)
     return PGConfig(**kw)
 
 
-TIMING = ("episodes_per_s", "moves_per_s")      # wall-clock rates: the only numbers that differ between two runs
+TIMING = ("episodes_per_s", "moves_per_s")  # wall-clock rates: the only numbers that differ between two runs
 
 
 def untimed(history):
@@ -56,8 +67,7 @@ def test_an_action_that_always_wins_gains_probability(baseline, sign):
             a = select_actions(net.eval().forward_raw(planes)[0].numpy(), masks.numpy(), rng)
         returns = torch.from_numpy(np.where(a == 4, sign, -sign).astype(np.float32))
         learning_mode(net)
-        loss, _ = reinforce_loss(net, planes, masks, torch.from_numpy(a), returns, baseline=baseline,
-                                 entropy_coef=0.01)
+        loss, _ = reinforce_loss(net, planes, masks, torch.from_numpy(a), returns, baseline=baseline, entropy_coef=0.01)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -84,24 +94,24 @@ def test_only_the_baseline_variant_trains_the_value_head():
         opt.zero_grad()
         reinforce_loss(net, planes, masks, actions, returns, baseline=True)[0].backward()
         opt.step()
-    assert net.eval()(planes)[1].mean().item() > v0 + 0.3        # V(s) moves towards the return (+1)
+    assert net.eval()(planes)[1].mean().item() > v0 + 0.3  # V(s) moves towards the return (+1)
 
 
 def test_augmented_moves_stay_legal_and_on_empty_cells():
     st = zerogym.make_state("tictactoe")
     for a in (0, 4, 1):
-        st.step(a)                                                # X: 0, 1; O: 4; O to move
+        st.step(a)  # X: 0, 1; O: 4; O to move
     planes = np.stack([st.encode()] * 40).astype(np.int8)
     masks = np.stack([st.legal_mask()] * 40)
     actions = np.full(40, 2, np.int64)
     returns = np.arange(40, dtype=np.float32)
     sym = st.symmetries()
     p, m, a, r, _ = augment(sym, planes, masks, actions, returns, "random", np.random.default_rng(0))
-    assert len(set(a.tolist())) > 2                               # several transforms were drawn
+    assert len(set(a.tolist())) > 2  # several transforms were drawn
     for i in range(40):
         assert m[i, a[i]] == 1
-        assert p[i, 0].flat[a[i]] == 0 and p[i, 1].flat[a[i]] == 0   # the transformed cell is empty
-        assert p[i, 0].sum() == 1 and p[i, 1].sum() == 2            # stone counts survive
+        assert p[i, 0].flat[a[i]] == 0 and p[i, 1].flat[a[i]] == 0  # the transformed cell is empty
+        assert p[i, 0].sum() == 1 and p[i, 1].sum() == 2  # stone counts survive
     assert np.array_equal(r, returns)
     logp = np.array([-0.5, -2.0], np.float32)
     p, m, a, r, lp = augment(sym, planes[:2], masks[:2], actions[:2], returns[:2], "all", None, logp=logp)
@@ -130,7 +140,7 @@ def test_importance_weights_leave_moves_as_played_alone_and_damp_unlikely_symmet
     assert plain.norm() > 0
     assert torch.allclose(policy_grad(logp_net), plain, atol=1e-7)
     assert torch.allclose(policy_grad(logp_net + 10.0), plain * np.exp(-10.0), atol=1e-9)
-    assert torch.allclose(policy_grad(logp_net - 10.0), plain, atol=1e-7)     # the weight is capped at 1
+    assert torch.allclose(policy_grad(logp_net - 10.0), plain, atol=1e-7)  # the weight is capped at 1
 
 
 def test_a_short_run_learns_logs_snapshots_and_saves_a_playable_agent(tmp_path):
@@ -138,10 +148,10 @@ def test_a_short_run_learns_logs_snapshots_and_saves_a_playable_agent(tmp_path):
     before = {k: v.clone() for k, v in tr.net.state_dict().items()}
     history = tr.run(progress=False)
     assert [h["step"] for h in history] == [1, 2, 3, 4]
-    assert tr.episodes == 32 and tr.learner_moves >= 32 * 2          # every tic-tac-toe game gives both sides 2+ moves
+    assert tr.episodes == 32 and tr.learner_moves >= 32 * 2  # every tic-tac-toe game gives both sides 2+ moves
     assert all(h["value_loss"] is not None and 0 <= h["win_rate"] <= 1 for h in history)
     assert any(not torch.equal(before[k], v) for k, v in tr.net.state_dict().items())
-    assert list(tr.pool.entries) == ["episodes-16", "episodes-24", "episodes-32"]   # 8 per step, last 3 kept
+    assert list(tr.pool.entries) == ["episodes-16", "episodes-24", "episodes-32"]  # 8 per step, last 3 kept
     for name in (CHECKPOINT, AGENT, PLOT, "config.json"):
         assert os.path.exists(tmp_path / name), name
     agent = load_agent(str(tmp_path / AGENT))
@@ -169,7 +179,7 @@ def test_resume_continues_exactly(tmp_path):
     full = ReinforceTrainer(tiny(), tmp_path / "a", log_dir=False)
     full.run(progress=False)
     cut = ReinforceTrainer(tiny(), tmp_path / "b", log_dir=False)
-    cut.run(progress=False, stop_at=2)                       # interrupted right after the first checkpoint
+    cut.run(progress=False, stop_at=2)  # interrupted right after the first checkpoint
     resumed = ReinforceTrainer(tiny(), tmp_path / "b", resume=True, log_dir=False)
     assert resumed.step == 2
     resumed.run(progress=False)
@@ -184,10 +194,14 @@ def test_resume_continues_exactly(tmp_path):
 
 def test_every_log_interval_gives_an_entry_and_scalars_and_checkpoints_draw_the_explained_png(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-    tr = ReinforceTrainer(tiny(algo="reinforce-baseline", max_steps=9, checkpoint_every=100, log_every=2), tmp_path,
-                          log_dir=tmp_path / "tb")
+
+    tr = ReinforceTrainer(
+        tiny(algo="reinforce-baseline", max_steps=9, checkpoint_every=100, log_every=2),
+        tmp_path,
+        log_dir=tmp_path / "tb",
+    )
     history = tr.run(progress=False)
-    assert [h["step"] for h in history] == [2, 4, 6, 8, 9]             # every log_every updates, and the end
+    assert [h["step"] for h in history] == [2, 4, 6, 8, 9]  # every log_every updates, and the end
     assert all(h["episodes_per_s"] > 0 and h["moves_per_s"] > 0 for h in history)
     events = EventAccumulator(str(tmp_path / "tb"))
     events.Reload()
@@ -207,7 +221,7 @@ def test_a_run_cut_into_pieces_logs_the_same_numbers_as_one_run(tmp_path):
     one = ReinforceTrainer(cfg, tmp_path / "a", log_dir=False)
     one.run(progress=False)
     pieces = ReinforceTrainer(cfg, tmp_path / "b", log_dir=False)
-    for stop in (1, 2, 4, 5, 6):                      # each log interval spans run() calls
+    for stop in (1, 2, 4, 5, 6):  # each log interval spans run() calls
         pieces.run(progress=False, stop_at=stop)
     assert [h["step"] for h in one.history] == [3, 6]
     assert untimed(pieces.history) == untimed(one.history)
@@ -230,11 +244,11 @@ def test_resume_refuses_other_runs_and_foreign_files(tmp_path):
 
 def test_a_time_budget_stops_early_and_saves(tmp_path):
     tr = ReinforceTrainer(tiny(max_steps=1000, checkpoint_every=500), tmp_path, log_dir=False)
-    tr.run(progress=False, max_seconds=1e-6)            # past the limit at the first learner move: step 1 cut short
+    tr.run(progress=False, max_seconds=1e-6)  # past the limit at the first learner move: step 1 cut short
     assert tr.step == 0 and (tmp_path / CHECKPOINT).exists()
     assert ReinforceTrainer(tiny(max_steps=1000), tmp_path, resume=True, log_dir=False).step == 0
     fits = ReinforceTrainer(tiny(max_steps=2), tmp_path / "fits", log_dir=False)
-    fits.run(progress=False, max_seconds=600)           # a limit the run does not reach: it goes to max_steps
+    fits.run(progress=False, max_seconds=600)  # a limit the run does not reach: it goes to max_steps
     assert fits.step == 2 and fits.history[-1]["step"] == 2
     with pytest.raises(ValueError, match="max_seconds"):
         tr.run(progress=False, max_seconds=0)
@@ -244,8 +258,8 @@ def test_the_learning_rate_decays_on_the_cosine_to_lr_final(tmp_path):
     tr = ReinforceTrainer(tiny(lr=1e-3, lr_final=1e-4), tmp_path, log_dir=False)
     tr.run(progress=False)
     expected = [1e-4 + 9e-4 * (1 + np.cos(np.pi * k / 4)) / 2 for k in range(5)]
-    assert [h["lr"] for h in tr.history] == pytest.approx(expected[1:])     # logged after steps 1..4
-    assert tr.opt.param_groups[0]["lr"] == pytest.approx(expected[3])         # the last update, made at step 3
+    assert [h["lr"] for h in tr.history] == pytest.approx(expected[1:])  # logged after steps 1..4
+    assert tr.opt.param_groups[0]["lr"] == pytest.approx(expected[3])  # the last update, made at step 3
     constant = ReinforceTrainer(tiny(lr=1e-3, max_steps=2), tmp_path / "c", log_dir=False)
     constant.run(progress=False)
     assert constant.cfg.lr_final == 1e-3 and constant.opt.param_groups[0]["lr"] == pytest.approx(1e-3)
@@ -253,13 +267,14 @@ def test_the_learning_rate_decays_on_the_cosine_to_lr_final(tmp_path):
 
 def test_max_seconds_cuts_a_long_rollout_and_takes_back_its_draws(tmp_path):
     import time
+
     # one update plays 1024 games of 19x19 Go to the end: minutes of work, cut within one learner move
     cfg = tiny(game="go", game_kwargs={"board_size": 19}, num_envs=1024, max_steps=1, net={"blocks": 1, "channels": 4})
     tr = ReinforceTrainer(cfg, str(tmp_path / "run"), log_dir=False)
     draws = tr.rng.bit_generator.state, tr.pool.rng.bit_generator.state
     t0 = time.perf_counter()
     tr.run(progress=False, max_seconds=3)
-    assert time.perf_counter() - t0 < 3 + 20              # generous: only a run that ignores the clock fails it
+    assert time.perf_counter() - t0 < 3 + 20  # generous: only a run that ignores the clock fails it
     assert tr.step == 0 and tr.episodes == 0 and tr.until is None
     assert (tr.rng.bit_generator.state, tr.pool.rng.bit_generator.state) == draws
     assert (tmp_path / "run" / CHECKPOINT).exists()

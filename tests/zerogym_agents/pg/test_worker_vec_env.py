@@ -1,4 +1,5 @@
 """PPO with its games in worker processes: trains, mirrors the pool, reproducible, resumes, refuses bad counts."""
+
 import numpy as np
 import pytest
 import torch
@@ -16,9 +17,22 @@ STEPS, ENVS, N_STEPS = 4, 4, 8
 
 
 def tiny(**over):
-    kw = dict(algo="ppo", game="tictactoe", num_envs=ENVS, ppo_n_steps=N_STEPS, ppo_batch_size=16, ppo_epochs=1,
-              max_steps=STEPS, checkpoint_every=2, log_every=1, snapshot_every=4, pool_size=3, net=TINY, seed=1,
-              pool_mode="elo")
+    kw = dict(
+        algo="ppo",
+        game="tictactoe",
+        num_envs=ENVS,
+        ppo_n_steps=N_STEPS,
+        ppo_batch_size=16,
+        ppo_epochs=1,
+        max_steps=STEPS,
+        checkpoint_every=2,
+        log_every=1,
+        snapshot_every=4,
+        pool_size=3,
+        net=TINY,
+        seed=1,
+        pool_mode="elo",
+    )
     kw.update(over)
     return PGConfig(**kw)
 
@@ -59,8 +73,11 @@ def test_two_workers_train_and_their_pools_mirror_the_drivers(full_run):
     state = tr.vec.state_dict()
     playing = {name for shard in state["shards"] for name in shard["games"]["opponents"]}
     assert playing - {"episodes-0"}
-    assert [sum(s["games"]["results"][i] for s in state["shards"]) for i in range(3)] == \
-        [tr.vec.wins, tr.vec.draws, tr.vec.losses]
+    assert [sum(s["games"]["results"][i] for s in state["shards"]) for i in range(3)] == [
+        tr.vec.wins,
+        tr.vec.draws,
+        tr.vec.losses,
+    ]
 
 
 def test_a_seeded_two_worker_run_is_reproducible(full_run, tmp_path):
@@ -71,14 +88,17 @@ def test_a_seeded_two_worker_run_is_reproducible(full_run, tmp_path):
     finally:
         again.close()
     assert same_weights(weights(again), weights(full_run))
-    assert (again.episodes, again.pool.learner_elo, list(again.pool.entries)) == \
-        (full_run.episodes, full_run.pool.learner_elo, list(full_run.pool.entries))
+    assert (again.episodes, again.pool.learner_elo, list(again.pool.entries)) == (
+        full_run.episodes,
+        full_run.pool.learner_elo,
+        list(full_run.pool.entries),
+    )
     other = PPOTrainer(tiny(seed=2), tmp_path / "other", log_dir=False, workers=2)
     try:
         other.run(progress=False, stop_at=1)
     finally:
         other.close()
-    assert other.history[0]["elo"] != full_run.history[0]["elo"]          # the seed matters
+    assert other.history[0]["elo"] != full_run.history[0]["elo"]  # the seed matters
 
 
 def test_a_two_worker_run_resumes_bit_for_bit(full_run, tmp_path):
@@ -89,8 +109,11 @@ def test_a_two_worker_run_resumes_bit_for_bit(full_run, tmp_path):
     try:
         assert (resumed.step, resumed.model.num_timesteps) == (2, 2 * ENVS * N_STEPS)
         resumed.run(progress=False)
-        assert (resumed.step, resumed.episodes, resumed.learner_moves) == \
-            (full_run.step, full_run.episodes, full_run.learner_moves)
+        assert (resumed.step, resumed.episodes, resumed.learner_moves) == (
+            full_run.step,
+            full_run.episodes,
+            full_run.learner_moves,
+        )
         assert list(resumed.pool.entries) == list(full_run.pool.entries)
         assert resumed.pool.learner_elo == full_run.pool.learner_elo
         assert same_weights(weights(resumed), weights(full_run))
@@ -110,29 +133,48 @@ def test_a_two_worker_run_resumes_bit_for_bit(full_run, tmp_path):
 
 def test_one_worker_keeps_the_in_process_games(tmp_path):
     from zerogym_agents.pg.pool_vec_env import PoolVecEnv
+
     tr = PPOTrainer(tiny(max_steps=1), tmp_path, log_dir=False, workers=1)
     assert type(tr.vec) is PoolVecEnv
-    tr.close()                              # nothing to stop
+    tr.close()  # nothing to stop
 
 
-@pytest.mark.parametrize("workers, message", [
-    (0, r"workers must be an integer >= 1"), (-2, r"workers must be an integer >= 1"),
-    (2.0, r"workers must be an integer >= 1"), (True, r"workers must be an integer >= 1"),
-    (ENVS + 1, r"workers \(5\) must be at most num_envs \(4\)")])
+@pytest.mark.parametrize(
+    "workers, message",
+    [
+        (0, r"workers must be an integer >= 1"),
+        (-2, r"workers must be an integer >= 1"),
+        (2.0, r"workers must be an integer >= 1"),
+        (True, r"workers must be an integer >= 1"),
+        (ENVS + 1, r"workers \(5\) must be at most num_envs \(4\)"),
+    ],
+)
 def test_bad_worker_counts_are_refused_before_any_process_starts(tmp_path, workers, message):
     with pytest.raises(ValueError, match=message):
         PPOTrainer(tiny(), tmp_path, log_dir=False, workers=workers)
 
 
 def test_the_command_line_plays_ppo_in_local_processes(tmp_path, capsys):
-    base = ["train", "pg", "--game", "tictactoe", "--set", "num_envs=4", "max_steps=1", "ppo_n_steps=8",
-            "ppo_batch_size=16", "ppo_epochs=1", f"net={TINY}".replace("'", '"'), "--no-progress"]
+    base = [
+        "train",
+        "pg",
+        "--game",
+        "tictactoe",
+        "--set",
+        "num_envs=4",
+        "max_steps=1",
+        "ppo_n_steps=8",
+        "ppo_batch_size=16",
+        "ppo_epochs=1",
+        f"net={TINY}".replace("'", '"'),
+        "--no-progress",
+    ]
     cli.main([*base, "--algo", "ppo", "--backend", "local", "--workers", "2", "--out", str(tmp_path / "ok")])
     assert "ppo tictactoe: 1 updates, " in capsys.readouterr().out
     assert (tmp_path / "ok" / "agent.pt").is_file()
     with pytest.raises(SystemExit, match=r"workers \(9\) must be at most num_envs \(4\)"):
         cli.main([*base, "--algo", "ppo", "--workers", "9", "--out", str(tmp_path / "many")])
-    assert not (tmp_path / "many").exists()                       # refused before the run folder
+    assert not (tmp_path / "many").exists()  # refused before the run folder
     with pytest.raises(SystemExit, match=r"--backend local --workers N plays PPO's games .*reinforce"):
         cli.main([*base, "--algo", "reinforce", "--workers", "2", "--out", str(tmp_path / "r")])
     with pytest.raises(SystemExit, match=r"--address and --ray-set go with --backend ray"):

@@ -1,11 +1,22 @@
 """One local Ray instance for every test of the ray backend (skipped where Ray is not installed)."""
+
 import hashlib
 
 import pytest
 
-TINY = dict(game="tictactoe", concurrent_games=4, simulations=4, min_buffer=16, batch_size=16, max_steps=8,
-            checkpoint_every=3, log_every=2, pool_fraction=0.5, pool_size=3,
-            net={"trunk": "resnet", "blocks": 1, "channels": 8})
+TINY = dict(
+    game="tictactoe",
+    concurrent_games=4,
+    simulations=4,
+    min_buffer=16,
+    batch_size=16,
+    max_steps=8,
+    checkpoint_every=3,
+    log_every=2,
+    pool_fraction=0.5,
+    pool_size=3,
+    net={"trunk": "resnet", "blocks": 1, "channels": 8},
+)
 
 
 @pytest.fixture(scope="session")

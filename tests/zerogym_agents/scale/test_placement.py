@@ -1,4 +1,5 @@
 """Workers go to the worker nodes of a multi-node cluster whose head offers no CPU."""
+
 import json
 import os
 import subprocess
@@ -38,4 +39,4 @@ def test_workers_are_placed_on_worker_nodes(ray_session):
         pytest.fail(f"the cluster script failed:\n{out.stderr[-3000:]}")
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["head"] not in got["placed"]
-    assert sorted(got["placed"]) == sorted(got["workers"])      # one worker on each 1-CPU node
+    assert sorted(got["placed"]) == sorted(got["workers"])  # one worker on each 1-CPU node

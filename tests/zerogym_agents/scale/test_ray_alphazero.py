@@ -1,4 +1,5 @@
 """RayAlphaZeroTrainer: exact resume in deterministic mode, dead workers, bounded tasks in flight."""
+
 import time
 
 import pytest
@@ -33,8 +34,8 @@ def straight(ray_session, tmp_path_factory):
 
 def test_deterministic_mode_resumes_exactly(straight, tmp_path):
     trainer, expected = straight
-    assert trainer.train_steps > 0 and trainer.pool_games > 0          # it trained and played the pool
-    _run(tmp_path, stop_at=3)                      # saves at step 3 (checkpoint_every), mid-round: rounds are 2 tasks
+    assert trainer.train_steps > 0 and trainer.pool_games > 0  # it trained and played the pool
+    _run(tmp_path, stop_at=3)  # saves at step 3 (checkpoint_every), mid-round: rounds are 2 tasks
     resumed, got = _run(tmp_path, resume=True)
     assert got == expected
     assert [h["step"] for h in resumed.history] == [h["step"] for h in trainer.history]
@@ -42,8 +43,9 @@ def test_deterministic_mode_resumes_exactly(straight, tmp_path):
 
 def test_root_values_of_the_workers_searches_reach_the_value_targets_and_resume_exactly(ray_session, tmp_path):
     import numpy as np
+
     trainer, expected = _run(tmp_path / "straight", root_value_weight=1.0)
-    values = trainer.replay.values[:len(trainer.replay)]
+    values = trainer.replay.values[: len(trainer.replay)]
     assert np.all(np.abs(values) <= 1) and not np.isin(values, [-1.0, 0.0, 1.0]).all()
     _run(tmp_path / "cut", stop_at=3, root_value_weight=1.0)
     _, got = _run(tmp_path / "cut", resume=True, root_value_weight=1.0)
@@ -56,14 +58,14 @@ def test_a_killed_worker_loses_only_its_task_in_flight(straight, tmp_path):
 
     def kill_once(tr):
         if tr.step == 3 and not killed:
-            slot = tr.slots[1]                     # its round-1 task is in flight
+            slot = tr.slots[1]  # its round-1 task is in flight
             assert len(slot.inflight) == 1
             tr.ray.kill(slot.actor, no_restart=True)
             killed.append(slot.inflight[0].index)
 
     trainer, got = _run(tmp_path, on_step=kill_once)
     assert killed and trainer.lost_tasks == 1
-    assert got == expected          # the task was played again from the slot's games: nothing else was lost
+    assert got == expected  # the task was played again from the slot's games: nothing else was lost
 
 
 def test_async_mode_keeps_tasks_in_flight_bounded_with_a_slow_learner(ray_session, tmp_path, monkeypatch):
@@ -83,8 +85,8 @@ def test_async_mode_keeps_tasks_in_flight_bounded_with_a_slow_learner(ray_sessio
         assert sum(consumed) == tr.step == 8
         assert tr._inflight_max <= 4
         for slot, worker in zip(tr.slots, info):
-            assert worker["tasks_run"] <= slot.consumed + 2       # workers never ran ahead of the cap
-            assert worker["threads"] == 1                         # torch threads = CPUs declared
+            assert worker["tasks_run"] <= slot.consumed + 2  # workers never ran ahead of the cap
+            assert worker["threads"] == 1  # torch threads = CPUs declared
         entry = tr.history[-1]
         assert entry["staleness_p95"] is not None and entry["samples_per_position"] <= 4.0 + 1e-9
     finally:
@@ -93,17 +95,19 @@ def test_async_mode_keeps_tasks_in_flight_bounded_with_a_slow_learner(ray_sessio
 
 def test_async_resume_loses_no_games(ray_session, tmp_path):
     rc = {"workers": 2, "mode": "async", "steps_per_task": 2}
-    first, _ = _run(tmp_path, stop_at=3, ray_config=rc)             # saved at step 3 (checkpoint_every)
+    first, _ = _run(tmp_path, stop_at=3, ray_config=rc)  # saved at step 3 (checkpoint_every)
     games = [[len(g) for g in s.records.pending] for s in first.slots]
     resumed = RayAlphaZeroTrainer(TINY, tmp_path, resume=True, log_dir=False, ray_config=rc)
     try:
-        assert [[len(g) for g in s.records.pending] for s in resumed.slots] == games     # games in progress kept
+        assert [[len(g) for g in s.records.pending] for s in resumed.slots] == games  # games in progress kept
         assert [s.consumed for s in resumed.slots] == [s.consumed for s in first.slots]
         assert resumed.positions == first.positions and resumed.games == first.games
         resumed.run(progress=False, stop_at=5)
+
         # two more tasks played moves; whether a game ended in them depends on which worker ran first
         def recorded(t):
             return t.positions + sum(len(g) for s in t.slots for g in s.records.pending)
+
         assert resumed.step == 5 and recorded(resumed) > recorded(first)
     finally:
         resumed.close()

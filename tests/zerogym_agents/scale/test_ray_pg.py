@@ -1,4 +1,5 @@
 """REINFORCE with rollouts on Ray actors: trains, resumes exactly; PPO goes to its own Ray trainer."""
+
 import hashlib
 
 import pytest
@@ -6,8 +7,16 @@ import pytest
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.scale.pg import RayReinforceTrainer, ray_pg_trainer
 
-CFG = dict(algo="reinforce-baseline", game="tictactoe", num_envs=8, max_steps=4, checkpoint_every=2, log_every=2,
-           snapshot_every=8, net={"trunk": "resnet", "blocks": 1, "channels": 8})
+CFG = dict(
+    algo="reinforce-baseline",
+    game="tictactoe",
+    num_envs=8,
+    max_steps=4,
+    checkpoint_every=2,
+    log_every=2,
+    snapshot_every=8,
+    net={"trunk": "resnet", "blocks": 1, "channels": 8},
+)
 RC = {"workers": 2}
 
 

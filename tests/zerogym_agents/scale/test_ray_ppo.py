@@ -1,4 +1,5 @@
 """PPO with its games on Ray actors: the same run as in local worker processes, and resumable on either."""
+
 import pytest
 import torch
 
@@ -8,9 +9,22 @@ from zerogym_agents.scale.pg import ray_pg_trainer
 from zerogym_agents.scale.ppo import RayPPOTrainer
 
 pytest.importorskip("sb3_contrib")
-CFG = dict(algo="ppo", game="tictactoe", num_envs=4, ppo_n_steps=8, ppo_batch_size=16, ppo_epochs=1, max_steps=2,
-           checkpoint_every=1, log_every=1, snapshot_every=4, pool_size=3, pool_mode="elo", seed=5,
-           net={"trunk": "resnet", "blocks": 1, "channels": 8})
+CFG = dict(
+    algo="ppo",
+    game="tictactoe",
+    num_envs=4,
+    ppo_n_steps=8,
+    ppo_batch_size=16,
+    ppo_epochs=1,
+    max_steps=2,
+    checkpoint_every=1,
+    log_every=1,
+    snapshot_every=4,
+    pool_size=3,
+    pool_mode="elo",
+    seed=5,
+    net={"trunk": "resnet", "blocks": 1, "channels": 8},
+)
 
 
 def _weights(tr):

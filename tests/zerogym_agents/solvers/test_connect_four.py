@@ -1,5 +1,6 @@
 """ConnectFourSolver: values from the rules and the literature, against independent searches, and
 consistent with the values of the children."""
+
 import os
 
 import numpy as np
@@ -38,9 +39,10 @@ def random_position(rng, stones):
 # A win is worth 22 - k, k the winner's stones with the winning one.  The positions come from seeded
 # random games (columns 1..7 as digits); what makes each one a test is checked from its board.
 
+
 def test_an_immediate_win_is_found_and_scored():
     solver = ConnectFourSolver(tt_bits=16)
-    state = state_from_moves("67315317716316")   # 14 stones: the first player to move holds c1, e1, f1
+    state = state_from_moves("67315317716316")  # 14 stones: the first player to move holds c1, e1, f1
     assert list(state.board()[5]) == [2, 0, 1, 0, 1, 1, 2] and state.current_player == 0
     assert solver.value(state) == 1
     assert solver.score(state) == 22 - 8 and solver.move_scores(state)[3] == 22 - 8
@@ -52,14 +54,14 @@ def test_a_forced_block_is_the_only_move_that_does_not_lose_at_once():
     state = state_from_moves("771664377532724")  # 15 stones: the first player threatens column 5
     assert state.current_player == 1 and state.copy().step(0).step(4).winner == 0
     scores = solver.move_scores(state)
-    assert all(scores[c] == -(22 - 9) for c in (0, 1, 2, 3, 5, 6))   # the first player's 9th stone wins
+    assert all(scores[c] == -(22 - 9) for c in (0, 1, 2, 3, 5, 6))  # the first player's 9th stone wins
     assert scores[4] > -(22 - 9) and list(solver.best_moves(state)) == [4]
-    assert list(solver.action_values(state)) == list(np.sign(scores))     # blocking only delays the loss
+    assert list(solver.action_values(state)) == list(np.sign(scores))  # blocking only delays the loss
 
 
 def test_two_threats_lose_whatever_is_played():
     solver = ConnectFourSolver(tt_bits=16)
-    state = state_from_moves("3112477536346144256")   # 19 stones: the first player threatens columns 3 and 5
+    state = state_from_moves("3112477536346144256")  # 19 stones: the first player threatens columns 3 and 5
     for block in (2, 4):
         other = 4 if block == 2 else 2
         assert state.copy().step(block).step(other).winner == 0
@@ -70,7 +72,7 @@ def test_two_threats_lose_whatever_is_played():
 
 def test_full_columns_are_marked_and_never_best():
     solver = ConnectFourSolver(tt_bits=16)
-    state = state_from_moves("366162231664446244")    # column 6 is full
+    state = state_from_moves("366162231664446244")  # column 6 is full
     assert state.heights()[5] == 6
     scores = solver.move_scores(state)
     assert scores[5] == ILLEGAL and solver.action_values(state)[5] == -2
@@ -102,7 +104,7 @@ def tromp_state(line):
         for c in range(7):
             if left.get((c, heights[c])) == mover:
                 rest = {k: v for k, v in left.items() if k != (c, heights[c])}
-                tail = order(heights[:c] + [heights[c] + 1] + heights[c + 1:], rest, "o" if mover == "x" else "x")
+                tail = order(heights[:c] + [heights[c] + 1] + heights[c + 1 :], rest, "o" if mover == "x" else "x")
                 if tail is not None:
                     return [c] + tail
         return None
@@ -127,6 +129,7 @@ def test_the_first_player_wins_and_only_by_the_centre_column():
 
 # ---- against independent searches ----------------------------------------------------------------
 
+
 def test_near_the_end_it_agrees_with_the_generic_alpha_beta_solver(solver):
     rng = np.random.default_rng(0)
     state0 = make_state("connect_four")
@@ -140,6 +143,7 @@ def test_near_the_end_it_agrees_with_the_generic_alpha_beta_solver(solver):
 def test_near_the_end_it_agrees_with_openspiel_alpha_beta(solver):
     pyspiel = pytest.importorskip("pyspiel")
     from open_spiel.python.algorithms.minimax import alpha_beta_search
+
     game = pyspiel.load_game("connect_four")
     rng = np.random.default_rng(1)
     for _ in range(12):
@@ -189,8 +193,9 @@ def test_a_score_is_the_best_of_the_negated_scores_of_the_children(seed, stones)
 
 # ---- inputs ----------------------------------------------------------------------------------
 
+
 def test_bitboards_put_the_movers_stones_apart():
-    cur, mask, n = bitboards(state_from_moves("4412"))   # first player: d1, a1; second: d2, b1
+    cur, mask, n = bitboards(state_from_moves("4412"))  # first player: d1, a1; second: d2, b1
     assert n == 4 and mask == (1 << 21) | (1 << 22) | (1 << 0) | (1 << 7)
     assert cur == (1 << 21) | (1 << 0)
 
@@ -216,10 +221,11 @@ def test_other_games_finished_games_and_bad_settings_are_refused(solver):
 
 # ---- as a player -----------------------------------------------------------------------------
 
+
 def test_the_agent_keeps_a_won_position_won_against_random_play():
     rng, solver = np.random.default_rng(4), ConnectFourSolver(tt_bits=18)
     for seed in range(3):
-        while True:                                   # a position of 12 stones the mover wins
+        while True:  # a position of 12 stones the mover wins
             moves = [int(a) for a in rng.integers(0, 7, 12)]
             try:
                 start = state_from_moves(moves)
@@ -243,11 +249,12 @@ def test_minimax_agent_uses_the_solver_on_the_standard_board():
     agent = MinimaxAgent(seed=0)
     assert agent.value(state) == ConnectFourSolver(tt_bits=18).value(state)
     assert list(agent.action_values(state)) == list(ConnectFourSolver(tt_bits=18).action_values(state))
-    assert agent.value(make_state("connect_four", rows=4, cols=4)) == 0      # small boards: the generic search
+    assert agent.value(make_state("connect_four", rows=4, cols=4)) == 0  # small boards: the generic search
 
 
 def test_the_arena_spec_builds_the_agent_and_refuses_other_boards():
     from zerogym_agents.agents.specs import agent_from_spec
+
     agent = agent_from_spec("solver", "connect_four", {}, seed=0)
     assert isinstance(agent, SolverAgent) and agent.weak
     for game, kwargs in (("connect_four", {"rows": 5}), ("tictactoe", {})):

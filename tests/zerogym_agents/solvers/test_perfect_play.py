@@ -1,4 +1,5 @@
 """The perfect-play yardstick: the committed position set, its checks, and the counting of kept values."""
+
 import json
 import pathlib
 
@@ -25,7 +26,7 @@ def test_the_set_holds_real_game_positions_with_consistent_records(positions):
     assert len(positions) >= 300
     assert {p["value"] for p in positions} == {-1, 0, 1}
     for p in positions:
-        state = state_from_moves(p["moves"])           # legal from the empty board, the game not over
+        state = state_from_moves(p["moves"])  # legal from the empty board, the game not over
         assert not state.is_over() and p["stones"] == len(p["moves"]) and p["to_move"] == state.current_player
         assert [v is None for v in p["move_values"]] == [not m for m in state.legal_mask()]
         if p["move_scores"] is not None:
@@ -67,7 +68,7 @@ def test_malformed_sets_are_refused_with_what_a_position_needs(tmp_path):
     path.write_text(json.dumps({"positions": []}))
     with pytest.raises(ValueError, match="non-empty list 'positions'"):
         load_positions(path)
-    record = {"moves": "44", "value": 1, "move_values": [0, 0, 0, 0, 0, 0, 0]}     # best value differs
+    record = {"moves": "44", "value": 1, "move_values": [0, 0, 0, 0, 0, 0, 0]}  # best value differs
     path.write_text(json.dumps({"positions": [record]}))
     with pytest.raises(ValueError, match="position 0 needs"):
         load_positions(path)
@@ -79,9 +80,10 @@ UNBLOCKED = [3, 0, 4, 2, 3, 3, 2, 3, 6, 3, 5]
 
 def test_the_decisive_mistake_of_a_missed_block():
     from zerogym_agents.solvers import ConnectFourSolver
+
     solver = ConnectFourSolver(tt_bits=18)
     assert decisive_mistake(solver, UNBLOCKED, side=1, start=2) == 9
-    assert decisive_mistake(solver, UNBLOCKED, side=0, start=2) is None        # the winner gave nothing away
+    assert decisive_mistake(solver, UNBLOCKED, side=0, start=2) is None  # the winner gave nothing away
     with pytest.raises(ValueError, match="not over"):
         decisive_mistake(solver, UNBLOCKED[:-1], side=1)
     with pytest.raises(ValueError, match="side must be 0"):
@@ -92,6 +94,7 @@ def test_decisive_mistakes_agree_with_the_generic_solver(positions):
     # random play to the end from late positions of the set; every move of the loser (or of a side
     # that drew) is checked against the generic alpha-beta solver
     from zerogym_agents.solvers import ConnectFourSolver
+
     solver = ConnectFourSolver(tt_bits=18)
     generic = GenericSolver(make_state("connect_four"), 20, centre_order(make_state("connect_four").spec))
     rng = np.random.default_rng(0)
@@ -106,8 +109,11 @@ def test_decisive_mistakes_agree_with_the_generic_solver(positions):
             for side in (0, 1):
                 r = 0 if state.winner < 0 else (1 if state.winner == side else -1)
                 i = decisive_mistake(solver, actions, side, start=len(p["moves"]))
-                worth = {j: int(generic.value(state_from_moves(actions[:j])))
-                         for j in range(len(p["moves"]), len(actions)) if j % 2 == side}
+                worth = {
+                    j: int(generic.value(state_from_moves(actions[:j])))
+                    for j in range(len(p["moves"]), len(actions))
+                    if j % 2 == side
+                }
                 if i is None:
                     assert r == 1 or all(v <= r for v in worth.values())
                     seen["none"] += 1

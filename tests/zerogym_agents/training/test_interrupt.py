@@ -1,4 +1,5 @@
 """Ctrl-C in a training run: the first asks for a stop between steps, the second stops at once."""
+
 import signal
 import threading
 
@@ -30,7 +31,7 @@ def test_the_first_ctrl_c_asks_the_second_interrupts_and_the_handler_is_put_back
 
 @pytest.mark.parametrize("sigint", [signal.SIG_IGN], indirect=True)
 def test_where_ctrl_c_is_ignored_nothing_is_installed(sigint):
-    with StopRequest() as stop:                 # e.g. a run started with nohup or in the background
+    with StopRequest() as stop:  # e.g. a run started with nohup or in the background
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     assert not stop.requested and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 
@@ -41,7 +42,7 @@ def test_outside_the_main_thread_nothing_is_installed(sigint):
     def run():
         with StopRequest() as stop:
             seen.append(signal.getsignal(signal.SIGINT))
-        stopped(stop, 1, "x")                   # not requested: returns
+        stopped(stop, 1, "x")  # not requested: returns
         seen.append(stop.requested)
 
     t = threading.Thread(target=run)

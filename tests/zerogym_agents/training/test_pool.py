@@ -1,4 +1,5 @@
 """OpponentPool: capacity, sampling rules, Elo updates, state round trip."""
+
 import math
 
 import numpy as np
@@ -35,7 +36,7 @@ def test_uniform_rule():
 def test_record_moves_elo_by_the_logistic_expectation():
     pool = OpponentPool(k_factor=32, seed=0)
     pool.add("s", name="s", elo=0.0)
-    pool.record("s", 1.0)                      # equal ratings: expected 0.5, so +16 / -16
+    pool.record("s", 1.0)  # equal ratings: expected 0.5, so +16 / -16
     assert pool.learner_elo == pytest.approx(16.0) and pool.elo("s") == pytest.approx(-16.0)
     assert expected_score(200, 0) == pytest.approx(1 / (1 + 10 ** (-0.5)))
     with pytest.raises(ValueError, match="score"):

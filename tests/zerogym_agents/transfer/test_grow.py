@@ -1,19 +1,37 @@
 """grow(): bigger nets that start from the same function, and still train; kernel_size in NetConfig."""
+
 import json
 
 import numpy as np
 import pytest
 import torch
 
-from zerogym_agents.nets import (NetConfig, NetFileError, PolicyValueNet, for_game, load_net, loss, make_evaluator,
-                                 save_net)
+from zerogym_agents.nets import (
+    NetConfig,
+    NetFileError,
+    PolicyValueNet,
+    for_game,
+    load_net,
+    loss,
+    make_evaluator,
+    save_net,
+)
 from zerogym_agents.agents.saved import load_agent
 from zerogym_agents.transfer import CompositeNet, grow
 
-BOARDS = [("go", {"board_size": 5}), ("go", {"board_size": 7}), ("go", {"board_size": 9}),
-          ("othello", {"board_size": 6})]
-GROWTHS = [{"blocks": 3}, {"channels": 13}, {"kernel_size": 5},
-           {"blocks": 2, "channels": 10}, {"blocks": 3, "channels": 12, "kernel_size": 7}]
+BOARDS = [
+    ("go", {"board_size": 5}),
+    ("go", {"board_size": 7}),
+    ("go", {"board_size": 9}),
+    ("othello", {"board_size": 6}),
+]
+GROWTHS = [
+    {"blocks": 3},
+    {"channels": 13},
+    {"kernel_size": 5},
+    {"blocks": 2, "channels": 10},
+    {"blocks": 3, "channels": 12, "kernel_size": 7},
+]
 
 
 def make_net(game, trunk, tools, seed=0):
@@ -39,7 +57,7 @@ def outputs(net, x):
 def test_grown_net_computes_the_same_function(trunk, growth, tools):
     for game in ("go", "othello"):
         net = make_net(game, trunk, tools)
-        grown = grow(net, seed=1, **growth)             # default: no noise
+        grown = grow(net, seed=1, **growth)  # default: no noise
         for key, value in growth.items():
             assert getattr(grown.config, key) == value
         assert grown.num_parameters() > net.num_parameters() and not grown.training
@@ -50,7 +68,7 @@ def test_grown_net_computes_the_same_function(trunk, growth, tools):
             (l0, v0), (l1, v1) = outputs(net, x), outputs(grown, x)
             assert l1.shape == l0.shape
             assert (l1 - l0).abs().max() < 1e-4 and (v1 - v0).abs().max() < 1e-4, (game, kwargs)
-            assert (v0 - v0.mean()).abs().max() > 1e-3        # the inputs do tell positions apart
+            assert (v0 - v0.mean()).abs().max() > 1e-3  # the inputs do tell positions apart
 
 
 @pytest.mark.parametrize("trunk", ["resnet", "mobilenet"])
@@ -84,25 +102,25 @@ def test_noise_moves_the_function_only_a_little(tools):
     for noise in (1e-3, 1e-4):
         l1, v1 = outputs(grow(net, blocks=2, channels=12, kernel_size=5, noise=noise, seed=0), x)
         change = max((l1 - l0).abs().max(), (v1 - v0).abs().max())
-        assert 0 < change < 50 * noise          # not exactly the same, but close: O(noise)
+        assert 0 < change < 50 * noise  # not exactly the same, but close: O(noise)
     big = outputs(grow(net, channels=12, kernel_size=5, noise=0.5, seed=0), x)[0]
-    assert (big - l0).abs().max() > 1e-2        # the comparison above is able to fail
+    assert (big - l0).abs().max() > 1e-2  # the comparison above is able to fail
 
 
 def test_new_weights_start_where_they_should(tools):
     net = make_net("go", "resnet", tools)
     g = grow(net, blocks=2, channels=10, kernel_size=5, noise=0.0)
-    old_stem, new_stem = net.trunk[0][0].weight, g.trunk[0][0].weight        # (8, C, 3, 3) -> (10, C, 5, 5)
+    old_stem, new_stem = net.trunk[0][0].weight, g.trunk[0][0].weight  # (8, C, 3, 3) -> (10, C, 5, 5)
     assert torch.equal(new_stem[:8, :, 1:4, 1:4], old_stem)
     rim = new_stem[:8].clone()
     rim[:, :, 1:4, 1:4] = 0
-    assert torch.count_nonzero(rim) == 0                                     # old kernels zero-padded
-    assert torch.count_nonzero(new_stem[8:]) > 0                             # new channels: fresh weights
-    assert torch.count_nonzero(g.trunk[1].conv1.weight[:8, 8:]) == 0         # nothing from new into old
+    assert torch.count_nonzero(rim) == 0  # old kernels zero-padded
+    assert torch.count_nonzero(new_stem[8:]) > 0  # new channels: fresh weights
+    assert torch.count_nonzero(g.trunk[1].conv1.weight[:8, 8:]) == 0  # nothing from new into old
     new_block = g.trunk[2]
     assert torch.count_nonzero(new_block.bn2.weight) == 0 and torch.count_nonzero(new_block.bn2.bias) == 0
     assert torch.count_nonzero(new_block.conv1.weight) > 0
-    w0, w1 = net.value.mlp[0].weight, g.value.mlp[0].weight                 # pooled [mean(C), max(C)] inputs
+    w0, w1 = net.value.mlp[0].weight, g.value.mlp[0].weight  # pooled [mean(C), max(C)] inputs
     assert torch.equal(w1[:, :8], w0[:, :8]) and torch.equal(w1[:, 10:18], w0[:, 8:])
     assert torch.count_nonzero(w1[:, 8:10]) == 0 and torch.count_nonzero(w1[:, 18:]) == 0
 
@@ -114,13 +132,15 @@ def test_grown_net_trains_new_weights(tools):
     policy, value = tools.targets(masks)
     total, _, _ = loss(g, planes, policy, value, masks)
     total.backward()
-    watched = {"new block's last BN scale": lambda m: m.trunk[2].bn2.weight,
-               "new block's first conv": lambda m: m.trunk[2].conv1.weight,
-               "new channels into old ones": lambda m: m.trunk[1].conv2.weight[:8, 8:],
-               "kernel rim": lambda m: m.trunk[1].conv1.weight[:8, :8, 0],
-               "new pooled inputs of the value": lambda m: m.value.mlp[0].weight[:, 8:10]}
+    watched = {
+        "new block's last BN scale": lambda m: m.trunk[2].bn2.weight,
+        "new block's first conv": lambda m: m.trunk[2].conv1.weight,
+        "new channels into old ones": lambda m: m.trunk[1].conv2.weight[:8, 8:],
+        "kernel rim": lambda m: m.trunk[1].conv1.weight[:8, :8, 0],
+        "new pooled inputs of the value": lambda m: m.value.mlp[0].weight[:, 8:10],
+    }
     grads = {k: f(g) for k, f in watched.items()}
-    assert g.trunk[2].bn2.weight.grad.abs().sum() > 0          # the way in for a zero-scaled block
+    assert g.trunk[2].bn2.weight.grad.abs().sum() > 0  # the way in for a zero-scaled block
     assert g.trunk[1].conv1.weight.grad[:8, :8, 0].abs().sum() > 0
     assert g.value.mlp[0].weight.grad[:, 8:10].abs().sum() > 0
     before = {k: v.detach().clone() for k, v in grads.items()}
@@ -145,7 +165,7 @@ def test_grow_is_seeded_and_leaves_the_original_alone(tools):
     assert any(not torch.equal(v, c.state_dict()[k]) for k, v in a.state_dict().items())
     assert all(torch.equal(v, net.state_dict()[k]) for k, v in state.items())
     assert net.config.blocks == 1 and net.config.channels == 8
-    same = grow(net, noise=0.0)                       # nothing asked: an equal copy
+    same = grow(net, noise=0.0)  # nothing asked: an equal copy
     assert same is not net and same.config == net.config
 
 
@@ -174,12 +194,12 @@ def test_kernel_size_config_and_old_files(tmp_path, tools):
     net = make_net("go", "resnet", tools)
     payload = torch.load(_saved(net, tmp_path / "net.pt"), weights_only=True)
     cfg = json.loads(payload["config"])
-    del cfg["kernel_size"]                            # a file written before kernel_size existed
+    del cfg["kernel_size"]  # a file written before kernel_size existed
     payload["config"] = json.dumps(cfg)
     torch.save(payload, tmp_path / "old.pt")
     back = load_net(tmp_path / "old.pt")
     assert back.config.kernel_size == 3 and back.config == net.config
-    shipped = load_agent("pretrained:tictactoe")      # shipped before kernel_size existed
+    shipped = load_agent("pretrained:tictactoe")  # shipped before kernel_size existed
     assert shipped.evaluator.net.config.kernel_size == 3
 
 

@@ -1,6 +1,6 @@
 """Types and lint: every compiled module has a stub (.pyi) that matches it, the wheel ships the stubs and
-py.typed, mypy finds nothing in the files pyproject.toml names and ruff nothing in the tree, its formatter no change (run where they
-are installed: the test extra installs both)."""
+py.typed, mypy finds nothing in the files pyproject.toml names, ruff nothing in the tree and its formatter
+nothing to change (run where they are installed: the test extra installs both)."""
 
 import ast
 import importlib.util

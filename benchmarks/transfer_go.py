@@ -19,6 +19,7 @@ import shlex
 import signal
 import sys
 
+from zerogym_agents.alphazero.recipes import HOUR_CONFIG
 from zerogym_agents.experiment.transfer import METHODS, TransferSettings, run_transfer, save_best_agent
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,19 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # 4x32 ResNet with the BCE value loss, from benchmarks/az_strength.py --game go_5x5). No self-play pass
 # before half the board's points are played: without it, training from scratch collapsed within 10
 # minutes (White passed from move 1 and then lost to Random at 20 and 30 minutes)
-CONFIG = dict(
-    concurrent_games=128,
-    simulations=64,
-    batch_size=256,
-    min_buffer=4096,
-    buffer_size=200_000,
-    lr=0.02,
-    lr_final=0.002,
-    temperature_moves=10,
-    dirichlet_alpha=0.15,
-    no_pass_fraction=0.5,
-    checkpoint_every=100,
-)
+CONFIG = {k: v for k, v in HOUR_CONFIG.items() if k not in ("net", "pool_fraction")}
+CONFIG.update(temperature_moves=10, dirichlet_alpha=0.15, no_pass_fraction=0.5, checkpoint_every=100)
 REFERENCES = ("random", "uct:1000", "gnugo:1", "gnugo:10")
 
 

@@ -41,15 +41,8 @@ def train(
     illegal = sum(e.illegal_actions for e in _local_envs(algo)) if env_runners == 0 else None
 
     agent = RLlibAgent(algo.get_module())
-    match = play_match(
-        agent,
-        agent_from_spec(opponent, game, kwargs, seed=seed + 1),
-        game,
-        kwargs,
-        games=arena_games,
-        seed=seed,
-        names=("rllib-ppo", opponent),
-    )
+    rival = agent_from_spec(opponent, game, kwargs, seed=seed + 1)
+    match = play_match(agent, rival, game, kwargs, games=arena_games, seed=seed, names=("rllib-ppo", opponent))
     return {
         "algo": algo,
         "agent": agent,

@@ -56,15 +56,8 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
     model.learn(steps)
 
     agent = MaskablePPOAgent(model)  # the legal mask at prediction time too
-    match = play_match(
-        agent,
-        agent_from_spec(opponent, game, kwargs, seed=seed + 1),
-        game,
-        kwargs,
-        games=arena_games,
-        seed=seed,
-        names=("sb3-maskable-ppo", opponent),
-    )
+    rival = agent_from_spec(opponent, game, kwargs, seed=seed + 1)
+    match = play_match(agent, rival, game, kwargs, games=arena_games, seed=seed, names=("sb3-maskable-ppo", opponent))
     return {
         "model": model,
         "agent": agent,

@@ -70,15 +70,8 @@ def train(
     )
 
     agent = TianshouAgent(marl.get_algorithm(learner_id).policy)
-    match = play_match(
-        agent,
-        agent_from_spec(opponent, game, kwargs, seed=seed + 1),
-        game,
-        kwargs,
-        games=arena_games,
-        seed=seed,
-        names=("tianshou-dqn", opponent),
-    )
+    rival = agent_from_spec(opponent, game, kwargs, seed=seed + 1)
+    match = play_match(agent, rival, game, kwargs, games=arena_games, seed=seed, names=("tianshou-dqn", opponent))
     illegal = sum(w.env.illegal_actions for w in train_envs.workers)
     return {
         "algorithm": marl,

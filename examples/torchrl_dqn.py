@@ -63,15 +63,8 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
     collector.shutdown()
 
     agent = TorchRLAgent(actor)
-    match = play_match(
-        agent,
-        agent_from_spec(opponent, game, kwargs, seed=seed + 1),
-        game,
-        kwargs,
-        games=arena_games,
-        seed=seed,
-        names=("torchrl-dqn", opponent),
-    )
+    rival = agent_from_spec(opponent, game, kwargs, seed=seed + 1)
+    match = play_match(agent, rival, game, kwargs, games=arena_games, seed=seed, names=("torchrl-dqn", opponent))
     return {
         "policy": actor,
         "agent": agent,

@@ -13,33 +13,27 @@ from zerogym_agents.alphazero.config import AlphaZeroConfig
 NET = {"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"}
 
 
+# about an hour of training on 2 cores: the settings over AlphaZeroConfig's defaults
+HOUR_CONFIG: dict[str, Any] = dict(
+    concurrent_games=128,
+    simulations=64,
+    batch_size=256,
+    min_buffer=4096,
+    buffer_size=200_000,
+    lr=0.02,
+    lr_final=0.002,
+    temperature_moves=6,
+    pool_fraction=0.0,
+    net=NET,
+)
+
+
 def hour_preset(game: str, kwargs: dict[str, Any], **config: Any) -> dict[str, Any]:
     """About an hour of training on 2 cores (6,000 search steps of 128 games), 400 simulations a move
     when playing, UCT(1000) as the final opponent; `config` overrides the training settings."""
-    config = dict(
-        dict(
-            concurrent_games=128,
-            simulations=64,
-            batch_size=256,
-            min_buffer=4096,
-            buffer_size=200_000,
-            lr=0.02,
-            lr_final=0.002,
-            temperature_moves=6,
-            pool_fraction=0.0,
-            net=NET,
-        ),
-        **config,
-    )
-    return dict(
-        game=game,
-        kwargs=kwargs,
-        config=config,
-        steps=6000,
-        sims=400,
-        baselines=("random", "greedy", "uct:200"),
-        final="uct:1000",
-    )
+    baselines = ("random", "greedy", "uct:200")
+    config = {**HOUR_CONFIG, **config}
+    return dict(game=game, kwargs=kwargs, config=config, steps=6000, sims=400, baselines=baselines, final="uct:1000")
 
 
 # per game: training config overrides, evaluation simulations, baselines, final opponent

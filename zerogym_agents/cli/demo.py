@@ -10,27 +10,20 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from zerogym_agents.alphazero.recipes import HOUR_CONFIG
 from zerogym_agents.core.constants import PLOT
 
 if TYPE_CHECKING:
     from zerogym_agents.arena.elo import EloTable
 
-# the Connect Four settings of the shipped recipes (alphazero/recipes.py), with a learning rate that does not decay
-DEMO_CONFIG: dict[str, Any] = dict(
-    game="connect_four",
-    concurrent_games=128,
-    simulations=64,
-    batch_size=256,
-    min_buffer=4096,
-    buffer_size=200_000,
-    lr=0.02,
-    lr_final=0.02,
-    temperature_moves=6,
-    pool_fraction=0.0,
-    max_steps=10**9,
-    checkpoint_every=100,
-    net={"trunk": "resnet", "blocks": 4, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"},
-)
+# the Connect Four settings of the shipped recipes, with a learning rate that does not decay
+DEMO_CONFIG: dict[str, Any] = {
+    **HOUR_CONFIG,
+    "game": "connect_four",
+    "lr_final": HOUR_CONFIG["lr"],
+    "max_steps": 10**9,
+    "checkpoint_every": 100,
+}
 
 
 def train_and_compare(

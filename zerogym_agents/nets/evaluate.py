@@ -75,7 +75,36 @@ def _spec_symmetries(obj: Any) -> Symmetries | None:
 
 
 class Evaluator:
-    """make_evaluator's callable: evaluator(planes, masks) -> (priors, values). See make_evaluator."""
+    """A batched evaluator over `net` (a PolicyValueNet, moved to `device`: a torch.device, or
+    "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.core.devices; None keeps the net where it is).
+
+    evaluator(planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A) float32: softmax
+    over legal actions only, zeros on illegal ones and on rows with no legal action; values (B,)
+    float32 in [-1, 1] from the mover's view). Runs under torch.inference_mode with the net in eval
+    mode (BatchNorm running statistics; the net's train/eval mode is restored afterwards). On CUDA
+    the inputs are copied through pinned host buffers. precision: "auto" (default) runs the forward
+    pass under autocast on CUDA (bf16, or fp16 where the GPU has no bf16) and in float32 on the CPU;
+    "float32" everywhere; "bfloat16" under bf16 autocast on the CPU too, about 1.5-1.8x faster at
+    batch 128 on a CPU with native bf16 (zerogym_agents.core.devices.cpu_has_bf16), values within a few
+    hundredths of float32's. Priors and values always come back as float32.
+
+    symmetries: None, a zerogym.symmetry.Symmetries, a game State/GameSpec/env, or transform names.
+    Then every position is evaluated under each transform (planes mapped with the symmetry's cell
+    permutation), each policy is mapped back to the original actions, and priors and values are
+    averaged over the transforms (Cazenave, "Spatial Average Pooling for Computer Go", 2018,
+    averages the value over the 8 symmetries). Other board sizes reuse the transform names.
+    batch_size: most rows (positions x transforms) per forward pass; None = all at once.
+    threads: torch.set_num_threads(threads), process-wide; "auto" (default) = half the CPU cores
+    (at least 1, at most torch's current setting), leaving the rest to search and other workers;
+    None leaves torch's setting alone. Measured on the shared 2-core box: training a small net ran
+    about 7x slower on 2 intra-op threads than on 1 while other processes were busy.
+    cache: keep the results of up to this many distinct positions (keyed by a 128-bit BLAKE2 digest
+    of the planes and the mask) and answer repeats from them, within a batch and across calls; 0
+    (default) = off. The cache is emptied when it is full and whenever the net's weights or buffers
+    change (an optimizer step, load_state_dict), so a repeat gets what the net would give now, up to
+    float rounding. Tree search meets many repeats: transpositions, and the same openings in many
+    games. `hits` and `misses` count the positions answered from it and by the net.
+    """
 
     _index: dict[tuple[int, int, int], tuple[torch.Tensor, torch.Tensor]]
     _cache: dict[bytes, tuple[npt.NDArray[np.float32], np.float32]]
@@ -240,43 +269,5 @@ class Evaluator:
                 self.net.train()
 
 
-def make_evaluator(
-    net: Net,
-    device: str | torch.device | None = None,
-    symmetries: Any = None,
-    batch_size: int | None = None,
-    threads: int | str | None = "auto",
-    cache: int = 0,
-    precision: str = "auto",
-) -> Evaluator:
-    """A batched evaluator over `net` (a PolicyValueNet, moved to `device`: a torch.device, or
-    "auto", "cpu", "cuda", "cuda:N" as in zerogym_agents.core.devices; None keeps the net where it is).
-
-    evaluator(planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A) float32: softmax
-    over legal actions only, zeros on illegal ones and on rows with no legal action; values (B,)
-    float32 in [-1, 1] from the mover's view). Runs under torch.inference_mode with the net in eval
-    mode (BatchNorm running statistics; the net's train/eval mode is restored afterwards). On CUDA
-    the inputs are copied through pinned host buffers. precision: "auto" (default) runs the forward
-    pass under autocast on CUDA (bf16, or fp16 where the GPU has no bf16) and in float32 on the CPU;
-    "float32" everywhere; "bfloat16" under bf16 autocast on the CPU too, about 1.5-1.8x faster at
-    batch 128 on a CPU with native bf16 (zerogym_agents.core.devices.cpu_has_bf16), values within a few
-    hundredths of float32's. Priors and values always come back as float32.
-
-    symmetries: None, a zerogym.symmetry.Symmetries, a game State/GameSpec/env, or transform names.
-    Then every position is evaluated under each transform (planes mapped with the symmetry's cell
-    permutation), each policy is mapped back to the original actions, and priors and values are
-    averaged over the transforms (Cazenave, "Spatial Average Pooling for Computer Go", 2018,
-    averages the value over the 8 symmetries). Other board sizes reuse the transform names.
-    batch_size: most rows (positions x transforms) per forward pass; None = all at once.
-    threads: torch.set_num_threads(threads), process-wide; "auto" (default) = half the CPU cores
-    (at least 1, at most torch's current setting), leaving the rest to search and other workers;
-    None leaves torch's setting alone. Measured on the shared 2-core box: training a small net ran
-    about 7x slower on 2 intra-op threads than on 1 while other processes were busy.
-    cache: keep the results of up to this many distinct positions (keyed by a 128-bit BLAKE2 digest
-    of the planes and the mask) and answer repeats from them, within a batch and across calls; 0
-    (default) = off. The cache is emptied when it is full and whenever the net's weights or buffers
-    change (an optimizer step, load_state_dict), so a repeat gets what the net would give now, up to
-    float rounding. Tree search meets many repeats: transpositions, and the same openings in many
-    games. `hits` and `misses` count the positions answered from it and by the net.
-    """
-    return Evaluator(net, device, symmetries, batch_size, threads, cache, precision)
+# the evaluator of a net: make_evaluator(net, ...) is Evaluator(net, ...)
+make_evaluator = Evaluator

@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from zerogym_agents.core.config_io import Dict, Integer, Number, OneOf, Text, init_from_setting, setting
+from zerogym_agents.core.config_io import (
+    Integer,
+    Number,
+    OneOf,
+    Text,
+    game_kwargs_setting,
+    init_from_setting,
+    net_setting,
+    setting,
+)
 from zerogym_agents.core.devices import PRECISIONS, device_setting
 from zerogym_agents.mcts.config import SearchConfig
 
@@ -17,21 +26,8 @@ class AlphaZeroConfig(SearchConfig):
     c_scale, forced_playouts, decisive_moves) are SearchConfig's fields, inherited."""
 
     game: str = setting("tictactoe", Text(), "registry name of the game")
-    game_kwargs: dict[str, Any] = setting(
-        factory=dict, check=Dict("a dict of the game's kwargs"), doc='the game\'s kwargs, e.g. {"board_size": 9}'
-    )
-    # BCE on the value: unlike MSE on tanh, its gradient does not vanish when the head saturates
-    net: dict[str, Any] = setting(
-        factory=lambda: {
-            "trunk": "resnet",
-            "blocks": 4,
-            "channels": 32,
-            "value_loss": "bce",
-            "value_activation": "leaky_relu",
-        },
-        check=Dict("a dict of NetConfig fields"),
-        doc="the network: NetConfig fields (trunk, blocks, channels, ...)",
-    )
+    game_kwargs: dict[str, Any] = game_kwargs_setting()
+    net: dict[str, Any] = net_setting(blocks=4)
     seed: int = setting(0, Integer(0), "seed of the net's weights, the searches and the replay sampling")
     device: str = device_setting("where the net trains and evaluates self-play positions")
     init_from: str | None = init_from_setting()

@@ -100,7 +100,7 @@ class AlphaZeroTrainer(CosineSchedule):
         log_dir: str | bool | None = None,
         net: PolicyNet | None = None,
     ) -> None:
-        self.cfg = config if isinstance(config, AlphaZeroConfig) else AlphaZeroConfig.from_dict(config)
+        self.cfg = AlphaZeroConfig.coerce(config)
         cfg = self.cfg
         self.out = open_run_folder(out_dir, resume, CHECKPOINT)
         torch.manual_seed(cfg.seed)

@@ -31,7 +31,7 @@ import math
 import numbers
 import textwrap
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from zerogym._validate import did_you_mean
 
@@ -261,6 +261,24 @@ def setting(
     return dataclasses.field(default=default, metadata=meta)
 
 
+def game_kwargs_setting() -> Any:
+    """A trainer config's `game_kwargs` field: the game's kwargs (default {})."""
+    return setting(
+        factory=dict, check=Dict("a dict of the game's kwargs"), doc='the game\'s kwargs, e.g. {"board_size": 9}'
+    )
+
+
+def net_setting(blocks: int) -> Any:
+    """A trainer config's `net` field: NetConfig fields, by default a ResNet of `blocks` blocks x 32 channels
+    with the BCE value loss (unlike MSE on tanh, its gradient does not vanish when the head saturates)."""
+    net = {"trunk": "resnet", "blocks": blocks, "channels": 32, "value_loss": "bce", "value_activation": "leaky_relu"}
+    return setting(
+        factory=lambda: dict(net),
+        check=Dict("a dict of NetConfig fields"),
+        doc="the network: NetConfig fields (trunk, blocks, channels, ...)",
+    )
+
+
 def init_from_setting() -> Any:
     """A trainer config's `init_from` field: the net a run starts from (default None: a new net)."""
     return setting(
@@ -320,6 +338,13 @@ class JsonConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(self).items()}
+
+    @classmethod
+    def coerce(cls: type[_C], config: _C | Mapping[str, Any] | None) -> _C:
+        """`config` itself if it is one, else the config of that mapping's fields (None: the defaults)."""
+        if isinstance(config, cls):
+            return config
+        return cls.from_dict({} if config is None else cast("Mapping[str, Any]", config))
 
     @classmethod
     def from_dict(cls: type[_C], d: Mapping[str, Any]) -> _C:

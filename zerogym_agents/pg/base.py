@@ -110,7 +110,7 @@ class PGTrainer(CosineSchedule):
     def __init__(
         self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False, log_dir: str | bool | None = None
     ) -> None:
-        cfg = config if isinstance(config, PGConfig) else PGConfig.from_dict(config)
+        cfg = PGConfig.coerce(config)
         if cfg.algo not in self.algos:
             raise ValueError(f"{type(self).__name__} trains {', '.join(self.algos)}, not algo={cfg.algo!r}")
         self.cfg = cfg

@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from zerogym.registry import GAMES
 from zerogym_agents.core.config_io import (
-    Dict,
     Flag,
     Integer,
     JsonConfig,
     Maybe,
     Number,
     OneOf,
+    game_kwargs_setting,
     init_from_setting,
+    net_setting,
     setting,
 )
 from zerogym_agents.core.devices import device_setting
@@ -53,21 +54,9 @@ class PGConfig(JsonConfig):
 
     algo: str = setting("reinforce", OneOf(ALGOS), "the update: REINFORCE, REINFORCE with a value baseline, or PPO")
     game: str = setting("connect_four", OneOf(GAMES), "registry name of the game")
-    game_kwargs: dict[str, Any] = setting(
-        factory=dict, check=Dict("a dict of the game's kwargs"), doc='the game\'s kwargs, e.g. {"board_size": 9}'
-    )
+    game_kwargs: dict[str, Any] = game_kwargs_setting()
     # the AlphaZero nets (zerogym_agents.nets.NetConfig fields other than the game's own)
-    net: dict[str, Any] = setting(
-        factory=lambda: {
-            "trunk": "resnet",
-            "blocks": 2,
-            "channels": 32,
-            "value_loss": "bce",
-            "value_activation": "leaky_relu",
-        },
-        check=Dict("a dict of NetConfig fields"),
-        doc="the network: NetConfig fields (trunk, blocks, channels, ...)",
-    )
+    net: dict[str, Any] = net_setting(blocks=2)
     seed: int = setting(0, Integer(0), "seed of the net's weights, the games and the pool's draws")
     torch_threads: int = setting(1, Integer(1), "torch's CPU threads")
     device: str = device_setting("where the net trains and plays")

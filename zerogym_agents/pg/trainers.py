@@ -14,7 +14,7 @@ def make_trainer(
     config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False, log_dir: str | bool | None = None
 ) -> PGTrainer:
     """ReinforceTrainer for algo "reinforce" / "reinforce-baseline", PPOTrainer for "ppo"."""
-    cfg = config if isinstance(config, PGConfig) else PGConfig.from_dict(config)
+    cfg = PGConfig.coerce(config)
     if cfg.algo == "ppo":
         from zerogym_agents.pg.ppo import PPOTrainer
 

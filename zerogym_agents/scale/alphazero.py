@@ -85,7 +85,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         net: PolicyNet | None = None,
         ray_config: RayConfig | dict[str, Any] | None = None,
     ) -> None:
-        rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
+        rc = RayConfig.coerce(ray_config)
         self.ray_cfg = rc
         self.ray = runtime.require_ray()
         self.version = 0  # of the weights published last (0: none yet)

@@ -37,7 +37,7 @@ def ray_pg_trainer(cfg: PGConfig, ray_config: RayConfig | dict[str, Any] | None)
         from zerogym_agents.scale.config import RayConfig
         from zerogym_agents.scale.ppo import RayPPOTrainer as trainer
 
-        rc = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
+        rc = RayConfig.coerce(ray_config)
         check_workers(rc.workers, cfg.num_envs)  # refused before the run folder is made
 
     def make(
@@ -134,7 +134,7 @@ class RayReinforceTrainer(ReinforceTrainer):
     ) -> None:
         from zerogym_agents.scale.config import RayConfig
 
-        self.ray_cfg = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
+        self.ray_cfg = RayConfig.coerce(ray_config)
         self.ray = runtime.require_ray()
         self.actors: list[Any] | None = None  # RolloutWorker actors' handles, once started
         self._opponent_ref: tuple[str | None, Any] = (None, None)

@@ -67,7 +67,7 @@ class RayPPOTrainer(PPOTrainer):
     ) -> None:
         from zerogym_agents.scale.config import RayConfig
 
-        self.ray_cfg = ray_config if isinstance(ray_config, RayConfig) else RayConfig.from_dict(ray_config or {})
+        self.ray_cfg = RayConfig.coerce(ray_config)
         runtime.require_ray()
         super().__init__(config, out_dir, resume=resume, log_dir=log_dir, workers=self.ray_cfg.workers)
 

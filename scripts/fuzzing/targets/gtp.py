@@ -6,32 +6,14 @@ import re
 
 from ..common import Finding
 
-GTP_COMMANDS = (
-    "protocol_version",
-    "name",
-    "version",
-    "known_command",
-    "list_commands",
-    "boardsize",
-    "clear_board",
-    "komi",
-    "play",
-    "genmove",
-    "undo",
-    "showboard",
-    "final_score",
-    "final_status_list",
-    "quit",
-    "loadsgf",
-    "time_settings",
-    "fixed_handicap",
-)
+# commands that GTP defines but the engine does not know
+UNKNOWN_COMMANDS = ("loadsgf", "time_settings", "fixed_handicap")
 
 
-def gtp_line(rng, size):
-    """One random GTP line (bytes), mostly well-formed commands, often mutated."""
+def gtp_line(rng, size, commands):
+    """One random GTP line (bytes) of `commands`, mostly well-formed, often mutated."""
     letters = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-    cmd = rng.choice(GTP_COMMANDS)
+    cmd = rng.choice(commands)
     args = []
     colour = rng.choice(("b", "w", "black", "white", "B", "x", ""))
     vertex = rng.choice(
@@ -57,7 +39,7 @@ def gtp_line(rng, size):
     elif cmd == "komi":
         args = [rng.choice(("7.5", "0", "-3", "1e309", "nan", "inf", "-inf", "1e-400", "x", "1" * 400, ""))]
     elif cmd in ("known_command",):
-        args = [rng.choice(GTP_COMMANDS + ("fly", ""))]
+        args = [rng.choice(commands + ("fly", ""))]
     elif cmd == "final_status_list":
         args = [rng.choice(("alive", "dead", "seki", "x"))]
     if rng.random() < 0.2:
@@ -105,11 +87,14 @@ class GTPTarget:
     timeout = 30.0
 
     def __init__(self, seed=0):
-        import zerogym_agents.cli.gtp  # noqa: F401  imported here: under --atheris, with coverage instrumentation
+        # imported here: under --atheris, with coverage instrumentation
+        from zerogym_agents.cli.gtp import COMMANDS
+
+        self.commands = COMMANDS + UNKNOWN_COMMANDS
 
     def generate(self, rng):
         size = rng.choice((2, 3, 5, 5, 9, 9, 13, 19))
-        lines = [gtp_line(rng, size) for _ in range(rng.randrange(1, 9))]
+        lines = [gtp_line(rng, size, self.commands) for _ in range(rng.randrange(1, 9))]
         return {
             "game": "go",
             "size": size,

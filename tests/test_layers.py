@@ -131,7 +131,7 @@ def cycles(graph):
 # those below it, and packages of one layer do not import each other in a loop
 LAYERS = (
     ("",),  # the public names, imported lazily
-    ("cli",),  # every command
+    ("cli", "notebook"),  # every command; the notebook widget
     ("experiment", "scale"),  # experiments over runs; Ray scale-out
     ("alphazero", "pg", "transfer"),  # the training algorithms
     ("training", "arena", "interop"),  # the run loop and pool; matches and Elo; RL libraries

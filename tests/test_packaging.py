@@ -53,6 +53,10 @@ def test_the_plain_install_is_the_environments_and_the_agents_are_an_extra():
     assert {"agents", "ray", "bench", "test", "display"} <= set(extras)
     assert not names(extras["test"]) & set(AGENTS)
     assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame", "ruff", "mypy"}
+    # the notebook widget, and what its browser test needs besides the test extra
+    assert names(extras["notebook"]) == {"anywidget", "ipywidgets"}
+    assert names(extras["browser"]) == {"jupyterlab", "selenium"}
+    assert not names(extras["notebook"]) & names(data["dependencies"])
 
 
 def test_the_installed_metadata_has_the_same_layers():

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from zerogym.envs.base import ClassicWrapper
 
 __all__ = [
+    "Game",
     "PlayResult",
     "Session",
     "agent_move_line",
@@ -132,15 +133,15 @@ class _Quit(Exception):
     pass
 
 
-class Session:
-    """One game of a person against an agent; run() plays it.
+class Game:
+    """One game of a person against an agent, without input or output: the moves, undo, hint and the
+    result, in the words `zerogym play` says them.  Session (the terminal) and the notebook widget
+    (zerogym_agents.notebook) both play through it.
 
-    game, kwargs: the game; agent: any object with act(env) -> int (reset() is called before the
-    game and after an undo, when it has one); name: what to call it (default its .name); notes:
-    lines said before the game starts; human: "first" or "second" (or 0 / 1); input_fn(prompt) ->
-    str and print_fn(text) do all the talking (the end of input counts as quit).  While it runs,
-    .env, .state (the live State), .info (the env's GameInfo) and .history ((player, action) per move)
-    show the game.
+    game, kwargs: the game; agent: any object with act(env) -> int (reset() is called before the game
+    and after an undo, when it has one); name: what to call it (default its .name); notes: lines said
+    before the game starts; human: "first" or "second" (or 0 / 1).  .env, .state (the live State),
+    .info (the env's GameInfo) and .history ((player, action) per move) show the game.
     """
 
     def __init__(
@@ -150,8 +151,6 @@ class Session:
         kwargs: dict[str, Any] | None = None,
         human: str | int = "first",
         seed: int | None = None,
-        input_fn: Callable[[str], str] = input,
-        print_fn: Callable[[str], object] = print,
         name: str | None = None,
         notes: Iterable[str] = (),
     ) -> None:
@@ -168,52 +167,133 @@ class Session:
         self.state: State = self.env.unwrapped.state
         self.spec = self.state.spec
         self.info: GameInfo[Any] = self.env.unwrapped.game_info
-        if human in ("first", 0):
-            self.me = 0
-        elif human in ("second", 1):
-            self.me = 1
-        else:
-            raise ValueError(f"human must be 'first' or 'second', got {human!r}")
+        self.me = _side(human)
         self.agent = agent
         self.name: str = name if name else getattr(agent, "name", type(agent).__name__)
-        self.input_fn, self.print_fn = input_fn, print_fn
         self.history: list[tuple[int, int]] = []
+        self.resigned = False
 
-    def run(self) -> PlayResult:
-        """Play until the game ends, the person resigns or quits; returns a PlayResult."""
-        me, say = self.me, self.print_fn
+    def new_game(self, human: str | int | None = None) -> None:
+        """Start again from the first position (playing the side `human` when given); the agent is reset."""
+        if human is not None:
+            self.me = _side(human)
+        self.history.clear()
+        self.resigned = False
+        self.env.reset()
         self._reset_agent()
-        for note in self.notes:
-            say(note)
-        say(f"{self.info.title}: {rules_line(self.state)}")
-        say(
-            f"You play {self.info.player_name(me)}, moving {'first' if me == 0 else 'second'}; "
-            f"{self.name} plays {self.info.player_name(1 - me)}."
-        )
-        say(help_text(self.state))
-        say(board_text(self.state))
-        try:
-            while not self.state.is_over():
-                if self.state.current_player != me:
-                    self._agent_move()
-                elif self._human_turn() == "resigned":
-                    return self._result("resigned")
-        except _Quit:
-            say("Game abandoned.")
-            return self._result("quit")
-        if self.history[-1][0] == me:
-            say(board_text(self.state))
-        for line in score_lines(self.state):
-            say(line)
-        if self.state.is_truncated() or self.state.winner < 0:
-            outcome = "no result" if self.state.is_truncated() else "draw"
-            say("No result." if self.state.is_truncated() else "A draw.")
-        else:
-            outcome = "win" if self.state.winner == me else "loss"
-            say("You win!" if outcome == "win" else f"{self.name} wins.")
-        return self._result(outcome)
 
-    def _result(self, outcome: str) -> PlayResult:
+    def intro(self) -> list[str]:
+        """What is said before the first move: the notes, the rules, who plays which side."""
+        me = self.me
+        return [
+            *self.notes,
+            f"{self.info.title}: {rules_line(self.state)}",
+            f"You play {self.info.player_name(me)}, moving {'first' if me == 0 else 'second'}; "
+            f"{self.name} plays {self.info.player_name(1 - me)}.",
+        ]
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended (or the person resigned)."""
+        return self.resigned or self.state.is_over()
+
+    @property
+    def agent_to_move(self) -> bool:
+        """True while the game goes on and the agent is to move."""
+        return not self.over and self.state.current_player != self.me
+
+    def agent_move(self) -> str:
+        """Let the agent play its move; returns what it did, in words ("uct:400 plays D4.")."""
+        if not self.agent_to_move:
+            raise RuntimeError("the agent is not to move")
+        action = int(self.agent.act(self.env))
+        self.env.step(action)
+        self.history.append((1 - self.me, action))
+        return agent_move_line(self.name, self.env, action, self.history)
+
+    def move(self, action: int) -> None:
+        """Play the person's move `action`: IllegalMoveError (the game unchanged) where it is not
+        allowed, with the message a person reads in refusal(action, err)."""
+        if self.over or self.state.current_player != self.me:
+            raise RuntimeError("it is not the person's turn" if not self.over else "the game is over")
+        self.env.step(action)
+        self.history.append((self.me, action))
+
+    def refusal(self, action: int, err: IllegalMoveError) -> str:
+        """Why the person's move `action` was refused, in words."""
+        return f"{move_text(self.env, action, self.me)} is not allowed: {err.reason}."
+
+    def parse(self, text: str) -> int:
+        """The action a person means by a typed move, or ValueError saying what may be typed now."""
+        try:
+            return parse_action(self.env, text)
+        except ValueError as err:  # not a move: say what is, as the game stands now
+            raise ValueError(str(err).replace(input_help(self.env), move_help(self.state))) from None
+
+    @property
+    def must_pass(self) -> bool:
+        """True when the person is to move and passing is all they may do (Othello)."""
+        pass_action = self.spec.pass_action
+        return (
+            pass_action >= 0
+            and not self.agent_to_move
+            and not self.over
+            and list(self.state.legal_actions()) == [pass_action]
+        )
+
+    def undo(self) -> str:
+        """Take back the person's last move and everything after it (the agent's answer); returns what was
+        taken back, or why nothing was."""
+        mine = [i for i, (p, _) in enumerate(self.history) if p == self.me]
+        if not mine:
+            return "Nothing to undo: you have not moved yet."
+        taken = [move_text(self.env, a, p) for p, a in self.history[mine[-1] :]]
+        del self.history[mine[-1] :]
+        self.resigned = False
+        self.env.reset()
+        for _, a in self.history:
+            self.env.step(a)
+        self._reset_agent()
+        return f"Took back {', '.join(taken)}."
+
+    def hint(self) -> int:
+        """The move the agent would play in the person's place."""
+        return int(self.agent.act(self.env))
+
+    def hint_line(self) -> str:
+        """The hint, in words."""
+        return f"hint: the agent would play {move_text(self.env, self.hint(), self.me)}"
+
+    def resign(self) -> str:
+        """The person gives up; returns the sentence that says so."""
+        self.resigned = True
+        return f"You resigned: {self.info.player_name(1 - self.me)} wins."
+
+    @property
+    def outcome(self) -> str:
+        """From the person's side: "win", "loss", "draw", "no result" (a move limit), "resigned", or
+        "" while the game goes on."""
+        if self.resigned:
+            return "resigned"
+        if not self.state.is_over():
+            return ""
+        if self.state.is_truncated():
+            return "no result"
+        if self.state.winner < 0:
+            return "draw"
+        return "win" if self.state.winner == self.me else "loss"
+
+    def ending(self) -> list[str]:
+        """The end of the game explained: the score, line by line, then the verdict."""
+        outcome = self.outcome
+        if outcome in ("", "resigned"):
+            return []
+        verdict = {"no result": "No result.", "draw": "A draw.", "win": "You win!"}.get(outcome, f"{self.name} wins.")
+        return [*score_lines(self.state), verdict]
+
+    def result(self, outcome: str | None = None) -> PlayResult:
+        """The PlayResult of the game as it stands (outcome: instead of self.outcome, e.g. "quit")."""
+        outcome = outcome or self.outcome
         winner = 1 - self.me if outcome == "resigned" else self.state.winner
         return PlayResult(outcome, self.me, [a for _, a in self.history], self.state.copy(), winner)
 
@@ -221,37 +301,79 @@ class Session:
         if hasattr(self.agent, "reset"):
             self.agent.reset()
 
-    def _agent_move(self) -> None:
-        action = int(self.agent.act(self.env))
-        self.env.step(action)
-        self.history.append((1 - self.me, action))
-        self.print_fn(agent_move_line(self.name, self.env, action, self.history))
-        self.print_fn(board_text(self.state))
 
-    def undo(self) -> bool:
-        """Take back the person's last move and everything after it; False if they have not moved."""
-        mine = [i for i, (p, _) in enumerate(self.history) if p == self.me]
-        if not mine:
-            self.print_fn("Nothing to undo: you have not moved yet.")
-            return False
-        taken = [move_text(self.env, a, p) for p, a in self.history[mine[-1] :]]
-        del self.history[mine[-1] :]
-        self.env.reset()
-        for _, a in self.history:
-            self.env.step(a)
+def _side(human: str | int) -> int:
+    """The person's player index for human="first" / "second" (or 0 / 1)."""
+    if human in ("first", 0):
+        return 0
+    if human in ("second", 1):
+        return 1
+    raise ValueError(f"human must be 'first' or 'second', got {human!r}")
+
+
+class Session(Game):
+    """One game of a person against an agent in the terminal; run() plays it (see Game).
+
+    input_fn(prompt) -> str and print_fn(text) do all the talking (the end of input counts as quit).
+    """
+
+    def __init__(
+        self,
+        game: str,
+        agent: Player,
+        kwargs: dict[str, Any] | None = None,
+        human: str | int = "first",
+        seed: int | None = None,
+        input_fn: Callable[[str], str] = input,
+        print_fn: Callable[[str], object] = print,
+        name: str | None = None,
+        notes: Iterable[str] = (),
+    ) -> None:
+        super().__init__(game, agent, kwargs, human, seed, name, notes)
+        self.input_fn, self.print_fn = input_fn, print_fn
+
+    def run(self) -> PlayResult:
+        """Play until the game ends, the person resigns or quits; returns a PlayResult."""
+        say = self.print_fn
         self._reset_agent()
-        self.print_fn(f"Took back {', '.join(taken)}.")
-        self.print_fn(board_text(self.state))
-        return True
+        for line in self.intro():
+            say(line)
+        say(help_text(self.state))
+        say(board_text(self.state))
+        try:
+            while not self.over:
+                if self.agent_to_move:
+                    say(self.agent_move())
+                    say(board_text(self.state))
+                else:
+                    self._human_turn()
+        except _Quit:
+            say("Game abandoned.")
+            return self.result("quit")
+        if self.resigned:
+            return self.result()
+        if self.history[-1][0] == self.me:
+            say(board_text(self.state))
+        for line in self.ending():
+            say(line)
+        return self.result()
 
-    def _human_turn(self) -> str | None:
-        """Ask until the person moves (None) or resigns ("resigned"); raises _Quit on quit."""
-        spec, env, info, say = self.spec, self.env, self.info, self.print_fn
-        if spec.pass_action >= 0 and list(self.state.legal_actions()) == [spec.pass_action]:
+    def undo(self) -> str:
+        """Take back the person's last move and the reply, and show the board (see Game.undo)."""
+        line = super().undo()
+        self.print_fn(line)
+        if line.startswith("Took back"):
+            self.print_fn(board_text(self.state))
+        return line
+
+    def _human_turn(self) -> None:
+        """Ask until the person moves or resigns; raises _Quit on quit."""
+        say = self.print_fn
+        if self.must_pass:
             say("You have no legal placement: type pass.")
         while True:
             try:
-                text = self.input_fn(f"{info.player_name(self.me)} to move> ")
+                text = self.input_fn(f"{self.info.player_name(self.me)} to move> ")
             except EOFError:
                 raise _Quit() from None
             word = text.strip().lower()
@@ -262,26 +384,22 @@ class Session:
             if word in ("help", "?", "h"):
                 say(help_text(self.state))
             elif word == "resign":
-                say(f"You resigned: {info.player_name(1 - self.me)} wins.")
-                return "resigned"
+                say(self.resign())
+                return
             elif word == "hint":
-                say(f"hint: the agent would play {move_text(env, int(self.agent.act(env)), self.me)}")
+                say(self.hint_line())
             elif word in ("undo", "u"):
                 self.undo()
             else:
                 try:
-                    action = parse_action(env, text)
-                    env.step(action)
+                    action = self.parse(text)
+                    self.move(action)
                 except IllegalMoveError as err:
-                    say(
-                        f"{move_text(env, action, self.me)} is not allowed: {err.reason}. "
-                        "Try again (help lists the commands)."
-                    )
-                except ValueError as err:  # not a move: say what is, as the game stands now
-                    say(str(err).replace(input_help(env), move_help(self.state)))
+                    say(f"{self.refusal(action, err)} Try again (help lists the commands).")
+                except ValueError as err:
+                    say(str(err))
                 else:
-                    self.history.append((self.me, action))
-                    return None
+                    return
 
 
 def play(

@@ -109,6 +109,7 @@ def text_board(
 STONE = {1: (20, 20, 20), 2: (240, 240, 240)}
 MARK = (220, 40, 40)
 MARK_X, MARK_O, LAST_SQUARE = (40, 70, 170), (200, 50, 40), (250, 232, 150)
+HIGHLIGHT = (60, 200, 90)  # the spots of scene(highlight=...)
 OUTLINE = (0, 0, 0)
 
 
@@ -212,11 +213,16 @@ def hex_centre(r: float, c: float, m: float) -> tuple[float, float]:
     return r * dy, c * dx + r * dx / 2
 
 
+def hex_corners(m: float) -> list[tuple[float, float]]:
+    """The corners (dy, dx) of a pointy-top hexagon around its centre, on cells of m pixels."""
+    s = hex_steps(m)[0]
+    return [(math.sin(t) * s, math.cos(t) * s) for t in np.deg2rad(np.arange(6) * 60 - 90)]
+
+
 def hex_items(board: Board, cells: Iterable[tuple[int, int, Colour]], last: Cell | None, m: float) -> list[Item]:
     """A pointy-top hexagon at hex_centre for each (row, col, fill) of `cells`, the stone on it, and the
     last move's mark."""
-    s = hex_steps(m)[0]
-    corners = [(math.sin(t) * s, math.cos(t) * s) for t in np.deg2rad(np.arange(6) * 60 - 90)]
+    s, corners = hex_steps(m)[0], hex_corners(m)
     lw = max(1.5, m / 24)
     items: list[Item] = []
     for r, c, fill in cells:
@@ -235,18 +241,36 @@ def scene(
     cell: float = CELL,
     labels: bool = True,
     caption: str | None = None,
+    highlight: Iterable[Cell] = (),
 ) -> tuple[int, int, Colour, list[Item]]:
     """(height, width, background, items) of a picture of `state` (see the item list above), drawn
     by its game's GameInfo.scene_items.
 
     row0_at_bottom: where row 0 goes on games that may draw it either way, such as Othello and
-    Tic-tac-toe (default: the game's own way up); caption: a line of text under the board (None: none)."""
+    Tic-tac-toe (default: the game's own way up); caption: a line of text under the board (None: none);
+    highlight: cells (row, col) marked with a green spot (a piece picked up, the places it may go)."""
+    return _layout(state, row0_at_bottom, cell, labels, caption, highlight)[:4]
+
+
+def _layout(
+    state: State,
+    row0_at_bottom: bool | None,
+    cell: float,
+    labels: bool,
+    caption: str | None,
+    highlight: Iterable[Cell] = (),
+) -> tuple[int, int, Colour, list[Item], tuple[float, float]]:
+    """scene's (height, width, background, items), and (dy, dx): how far the picture moved the drawing
+    of GameInfo.scene_items (whose cells lie at GameInfo.cell_centre)."""
     info = game_info_of(state)
     board, last, m = state.board(), last_point(state), float(cell)
     if row0_at_bottom is None:
         row0_at_bottom = info.row0_at_bottom
     items, bg = info.scene_items(board, last, m, labels, row0_at_bottom)
-    height, width, items = _fit(items, pad=m * 0.3)
+    for r, c in highlight:
+        y, x = info.cell_centre(r, c, board.shape, m, row0_at_bottom)
+        items.append(("disc", y, x, m * 0.18, HIGHLIGHT, OUTLINE, max(1.0, m / 24)))
+    height, width, items, (dy, dx) = _fit(items, pad=m * 0.3)
     if caption:
         strip = m * 0.8
         scale = label_scale(m)
@@ -256,12 +280,66 @@ def scene(
         if wider > 0:  # widen the picture rather than cut the caption
             items = [_shift(it, 0, wider / 2) for it in items]
             width += wider
+            dx += wider / 2
         items += [
             ("rect", height, 0, height + strip, width, (250, 250, 250)),
             ("text", height + strip / 2, m * 0.25, caption, scale, (30, 30, 30), "left"),
         ]
         height += int(math.ceil(strip))
-    return height, width, bg, items
+    return height, width, bg, items, (dy, dx)
+
+
+# ---- where the cells are: from a picture's pixel back to the board ---------------------------------
+class CellGeometry:
+    """Where the cells of a board lie in one picture of it: `centres` {(row, col): (y, x)} in pixels (a board
+    shaped as a hexagon: its cells only) and `outline`, the corners (dy, dx) of a cell's area around its
+    centre (a square, or a hexagon; the areas tile the board).  cell_at maps a pixel back to its cell."""
+
+    def __init__(self, centres: dict[Cell, tuple[float, float]], outline: Sequence[tuple[float, float]]) -> None:
+        self.centres = centres
+        self.outline = np.asarray(outline, float)
+        self._cells = list(centres)
+        self._at = np.array([centres[k] for k in self._cells], float).reshape(-1, 2)
+
+    def cell_at(self, y: float, x: float) -> Cell | None:
+        """The cell whose area holds the point (y, x) of the picture; None for a point off the board (a
+        label, the margin, the caption)."""
+        if not (isinstance(y, (int, float, np.number)) and isinstance(x, (int, float, np.number))):
+            raise TypeError(f"a point of the picture is two numbers (y, x), got {y!r}, {x!r}")
+        if not (math.isfinite(y) and math.isfinite(x)):
+            raise ValueError(f"a point of the picture has finite coordinates, got y={y!r}, x={x!r}")
+        d = (self._at[:, 0] - y) ** 2 + (self._at[:, 1] - x) ** 2
+        i = int(np.argmin(d))
+        return self._cells[i] if _inside(self.outline, y - self._at[i, 0], x - self._at[i, 1]) else None
+
+
+def cell_geometry(
+    state: State,
+    row0_at_bottom: bool | None = None,
+    cell: float = CELL,
+    labels: bool = True,
+    caption: str | None = None,
+) -> CellGeometry:
+    """Where the cells of the board lie in the picture that draw(state, ...) makes with the same arguments
+    (from the game's GameInfo.cell_centre and cell_outline, moved as the picture moves the drawing)."""
+    info = game_info_of(state)
+    *_, (dy, dx) = _layout(state, row0_at_bottom, cell, labels, caption)
+    up = info.row0_at_bottom if row0_at_bottom is None else row0_at_bottom
+    board = state.board()
+    on = state.on_board() if hasattr(state, "on_board") else np.ones(board.shape, bool)
+    centres = {}
+    for r, c in zip(*np.nonzero(on)):
+        y, x = info.cell_centre(int(r), int(c), board.shape, float(cell), up)
+        centres[int(r), int(c)] = (y + dy, x + dx)
+    return CellGeometry(centres, info.cell_outline(float(cell)))
+
+
+def _inside(polygon: npt.NDArray[np.float64], y: float, x: float) -> bool:
+    """True if (y, x) lies in the convex polygon of (y, x) corners, or on its edge."""
+    crosses = [
+        (bx - ax) * (y - ay) - (by - ay) * (x - ax) for (ay, ax), (by, bx) in zip(polygon, np.roll(polygon, -1, 0))
+    ]
+    return all(v >= -1e-9 for v in crosses) or all(v <= 1e-9 for v in crosses)
 
 
 def _bounds(item: Item) -> tuple[float, float, float, float]:
@@ -289,12 +367,13 @@ def _shift(item: Item, dy: float, dx: float) -> Item:
     return (kind, item[1] + dy, item[2] + dx) + tuple(item[3:])
 
 
-def _fit(items: list[Item], pad: float) -> tuple[int, int, list[Item]]:
-    """Move the items so their bounding box starts at (pad, pad); (height, width, items)."""
+def _fit(items: list[Item], pad: float) -> tuple[int, int, list[Item], tuple[float, float]]:
+    """Move the items so their bounding box starts at (pad, pad); (height, width, items, (dy, dx) the move)."""
     b = np.array([_bounds(it) for it in items])
     y0, x0, y1, x1 = b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()
     dy, dx = pad - y0, pad - x0
-    return (int(math.ceil(y1 - y0 + 2 * pad)), int(math.ceil(x1 - x0 + 2 * pad)), [_shift(it, dy, dx) for it in items])
+    height, width = int(math.ceil(y1 - y0 + 2 * pad)), int(math.ceil(x1 - x0 + 2 * pad))
+    return height, width, [_shift(it, dy, dx) for it in items], (dy, dx)
 
 
 # ---- raster ----------------------------------------------------------------------------------
@@ -387,12 +466,14 @@ def draw(
     cell: float = CELL,
     labels: bool = True,
     caption: str | None = None,
+    highlight: Iterable[Cell] = (),
 ) -> Picture:
     """An RGB picture (uint8 H x W x 3) of `state`: the board with coordinates, the last move marked.
 
     name: ignored (the game comes from the state; kept for callers that pass the env's name);
-    cell: pixels per board cell; caption: a line of text under the board."""
-    return rasterize(*scene(state, row0_at_bottom, cell, labels, caption))
+    cell: pixels per board cell; caption: a line of text under the board; highlight: cells marked with
+    a green spot.  cell_geometry says where its cells are."""
+    return rasterize(*scene(state, row0_at_bottom, cell, labels, caption, highlight))
 
 
 # ---- SVG -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import pytest
 
 import zerogym
 from zerogym.coords import format_action, parse_action
+from play_agents import RandomAgent, ScriptAgent
 from zerogym.play import PlayResult, Session, board_text, move_help, play, score_lines
 
 GAMES = [
@@ -38,33 +39,6 @@ class Talk:
     @property
     def text(self):
         return "\n".join(self.out)
-
-
-class RandomAgent:
-    """A uniformly random legal mover (the environments' tests use no agents package)."""
-
-    name = "random"
-
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, env):
-        return int(self.rng.choice(env.unwrapped.state.legal_actions()))
-
-
-class ScriptAgent:
-    """Plays the given actions in order, then passes where it may, else its first legal move."""
-
-    name = "script"
-
-    def __init__(self, actions):
-        self.actions = list(actions)
-
-    def act(self, env):
-        st = env.unwrapped.state
-        if self.actions:
-            return self.actions.pop(0)
-        return st.num_actions - 1 if st.is_legal(st.num_actions - 1) else int(st.legal_actions()[0])
 
 
 def session(game, kw, answers, agent=None, human="first", seed=0):

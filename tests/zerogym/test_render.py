@@ -223,3 +223,73 @@ def test_player_words_of_every_game():
     assert set(words) == set(zerogym.GAMES)
     assert words["connect_four"] == ("red", "yellow") and words["tictactoe"] == ("X", "O")
     assert words["go"] == words["othello"] == words["hex"] == ("black", "white")
+
+
+# ---- cell_geometry: a picture's pixel back to its cell --------------------------------------------
+from cases import GAME_CASES, case_id  # noqa: E402
+
+
+@pytest.mark.parametrize("case", GAME_CASES, ids=case_id)
+@pytest.mark.parametrize("cell,labels,caption", [(18, True, None), (36, False, None), (50, True, "a long caption")])
+def test_each_cell_centre_and_its_area_map_back_to_the_cell(case, cell, labels, caption):
+    game, kw = case
+    state = zerogym.make_state(game, **kw)
+    geo = render.cell_geometry(state, cell=cell, labels=labels, caption=caption)
+    h, w = state.board().shape
+    on = state.on_board() if hasattr(state, "on_board") else np.ones((h, w), bool)
+    assert sorted(geo.centres) == sorted((int(r), int(c)) for r, c in zip(*np.nonzero(on)))
+    height, width, _ = render.draw(state, cell=cell, labels=labels, caption=caption).shape
+    for rc, (y, x) in geo.centres.items():
+        assert 0 < y < height and 0 < x < width
+        assert geo.cell_at(y, x) == rc
+        for dy, dx in geo.outline:  # just inside each corner of the cell's area: still the cell
+            assert geo.cell_at(y + 0.9 * dy, x + 0.9 * dx) == rc
+    # the picture's corner is margin (or label), never a cell; so is a point past the outermost cell
+    assert geo.cell_at(0.5, 0.5) is None
+    (y, x), reach = max(geo.centres.values()), np.abs(geo.outline).max()
+    assert geo.cell_at(y + 1.5 * reach, x) is None
+
+
+@pytest.mark.parametrize("case", GAME_CASES, ids=case_id)
+def test_the_last_move_is_drawn_at_the_centre_cell_geometry_gives(case):
+    # independent of the geometry: the picture's pixels show the last move's mark where the centre is
+    game, kw = case
+    state = zerogym.make_state(game, **kw)
+    rng = np.random.default_rng(3)
+    seen = 0
+    for cell in (20, 41):
+        state.reset()
+        while not state.is_over() and state.move_count < 30:
+            state.step(int(rng.choice(state.legal_actions())))
+            last = render.last_point(state)
+            if last is None:
+                continue
+            img, geo = render.draw(state, cell=cell), render.cell_geometry(state, cell=cell)
+            y, x = geo.centres[last]
+            if game == "tictactoe":  # the last move's square is highlighted, its mark drawn over the centre
+                assert tuple(img[int(y), int(x + 0.42 * cell)]) == render.LAST_SQUARE
+            else:
+                mark = (20, 20, 20) if game == "connect_four" else render.MARK
+                assert tuple(img[int(y), int(x)]) == mark, (last, state.move_count)
+            assert geo.cell_at(y, x) == last
+            seen += 1
+    assert seen >= 10
+
+
+def test_highlighted_cells_get_a_spot_at_their_centre():
+    state = zerogym.make_state("breakthrough", rows=6, cols=6)
+    img = render.draw(state, cell=30, highlight=[(1, 2), (2, 3)])
+    geo = render.cell_geometry(state, cell=30)
+    for rc in [(1, 2), (2, 3)]:
+        y, x = geo.centres[rc]
+        assert tuple(img[int(y), int(x)]) == render.HIGHLIGHT
+    y, x = geo.centres[(2, 2)]
+    assert tuple(img[int(y), int(x)]) != render.HIGHLIGHT
+
+
+def test_cell_at_refuses_points_that_are_not_numbers():
+    geo = render.cell_geometry(zerogym.make_state("go", board_size=5))
+    with pytest.raises(ValueError, match="finite"):
+        geo.cell_at(float("nan"), 3.0)
+    with pytest.raises(TypeError, match=r"two numbers \(y, x\)"):
+        geo.cell_at("3", 4)

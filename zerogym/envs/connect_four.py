@@ -57,6 +57,12 @@ class ConnectFourInfo(LineGameInfo[ConnectFourState]):
         cols = sorted({c + 1 for _, c in line})
         return f" (column {cols[0]})" if len(cols) == 1 else f" (columns {cols[0]}-{cols[-1]})"
 
+    def cell_centre(
+        self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
+    ) -> tuple[float, float]:
+        """Row 0 on top, whatever row0_at_bottom says (as scene_items draws it)."""
+        return super().cell_centre(r, c, shape, m, False)
+
     def scene_items(
         self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
     ) -> tuple[list[Item], Colour]:

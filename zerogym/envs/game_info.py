@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from zerogym._core.state import State
 from zerogym._types import Board, Cell, Colour, Example, Item
 from zerogym.coords import COLUMNS
-from zerogym.render import grid_items, last_point
+from zerogym.render import grid_items, hex_centre, hex_corners, last_point
 
 if TYPE_CHECKING:
     from zerogym._core.spec import GameSpec
@@ -191,6 +191,20 @@ class GameInfo(Generic[StateT]):
             letters=self.column_letters(),
         )
 
+    def cell_centre(
+        self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
+    ) -> tuple[float, float]:
+        """(y, x): where scene_items puts the centre of cell (r, c) of a board of `shape` (rows, columns),
+        m pixels a cell (zerogym.render.cell_at maps a picture's pixel back to its cell from it).  By
+        default the squares of grid_items."""
+        return ((shape[0] - 1 - r if row0_at_bottom else r) + 0.5) * m, (c + 0.5) * m
+
+    def cell_outline(self, m: float) -> list[tuple[float, float]]:
+        """The corners (dy, dx) around a cell's centre of the area a click on the cell may fall in (a convex
+        polygon; the cells' areas tile the board): by default a square of side m."""
+        h = m / 2
+        return [(-h, -h), (-h, h), (h, h), (h, -h)]
+
     def result_detail(self, state: StateT) -> str:
         """What follows "black wins" in a finished game's caption (" by 3.5"), or ""."""
         return ""
@@ -224,6 +238,14 @@ class HexGameInfo(GameInfo[StateT]):
     def rules_line(self, state: StateT) -> str:
         kw = state.spec.kwargs
         return self.goal(kw) + ("; white may swap instead of its first move." if kw["swap"] else ".")
+
+    def cell_centre(
+        self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
+    ) -> tuple[float, float]:
+        return hex_centre(r, c, m)
+
+    def cell_outline(self, m: float) -> list[tuple[float, float]]:
+        return hex_corners(m)
 
     def goal(self, kwargs: dict[str, Any]) -> str:
         """The rules line before the swap: the board and how the game is won."""

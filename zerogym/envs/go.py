@@ -69,6 +69,12 @@ class GoInfo(GameInfo[GoState]):
     def result_detail(self, state: GoState) -> str:
         return f" by {abs(state.score()):g}"
 
+    def cell_centre(
+        self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
+    ) -> tuple[float, float]:
+        """Rank 1 at the bottom, whatever row0_at_bottom says (as scene_items draws it)."""
+        return super().cell_centre(r, c, shape, m, True)
+
     def scene_items(
         self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
     ) -> tuple[list[Item], Colour]:

@@ -51,6 +51,22 @@ def pretrained_cards() -> dict[str, dict[str, Any]]:
     return cards
 
 
+def resolve_agent(
+    game: str, agent: str | Player | None, kwargs: dict[str, Any] | None = None, seed: int | None = None
+) -> tuple[Player, dict[str, Any], str | None, list[str]]:
+    """(player, game kwargs, name, notes) for `agent`: a spec ("uct:400", "pretrained:NAME", a saved
+    agent's path), an agent object, or None (default_agent); with a saved agent, the game kwargs as
+    the module docstring says, and the notes that announce a zero-shot game.  name: the spec, or None
+    for an agent object (its own .name then)."""
+    kwargs = dict(kwargs or {})
+    if agent is None:
+        agent = default_agent(game, kwargs)
+    if not isinstance(agent, str):
+        return agent, kwargs, None, []
+    kwargs, notes = game_kwargs_for_agents(game, kwargs, [agent])
+    return agent_from_spec(agent, game, kwargs, seed=seed), kwargs, agent, notes
+
+
 def session(
     game: str,
     agent: str | Player | None = None,
@@ -60,20 +76,8 @@ def session(
     input_fn: Callable[[str], str] = input,
     print_fn: Callable[..., None] = print,
 ) -> Session:
-    """A zerogym.play.Session against `agent`: a spec ("uct:400", "pretrained:NAME", a saved agent's
-    path), an agent object, or None (default_agent); with a saved agent, the game kwargs as the
-    module docstring says."""
-    kwargs = dict(kwargs or {})
-    notes: list[str] = []
-    if agent is None:
-        agent = default_agent(game, kwargs)
-    name = None
-    player: Player
-    if isinstance(agent, str):
-        kwargs, notes = game_kwargs_for_agents(game, kwargs, [agent])
-        name, player = agent, agent_from_spec(agent, game, kwargs, seed=seed)
-    else:
-        player = agent
+    """A zerogym.play.Session against `agent` (see resolve_agent)."""
+    player, kwargs, name, notes = resolve_agent(game, agent, kwargs, seed)
     return Session(game, player, kwargs, human, seed, input_fn, print_fn, name=name, notes=notes)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from zerogym._font import draw_text, text_size
+from zerogym._install import install_command
 from zerogym._types import Board, Cell, Colour, Item
 from zerogym.coords import COLUMNS
 from zerogym.envs.binding import game_info_of
@@ -586,7 +587,7 @@ def show(image: Picture, window: Any, title: str) -> Any:
     try:
         import pygame
     except ImportError:
-        raise ImportError('render_mode="human" needs pygame: pip install "zerogym[display]"') from None
+        raise ImportError(f'render_mode="human" needs pygame: {install_command("display")}') from None
     if window is None:
         pygame.init()
         pygame.display.set_caption(title)

@@ -67,7 +67,7 @@ def test_the_plain_install_is_the_environments_and_the_agents_are_an_extra():
     assert "torch>=2.1" in extras["agents"]
     assert {"agents", "ray", "bench", "test", "display"} <= set(extras)
     assert not names(extras["test"]) & set(AGENTS)
-    assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame", "ruff", "mypy"}
+    assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame", "ruff", "mypy", "cython"}
 
 
 def test_the_installed_metadata_has_the_same_layers():

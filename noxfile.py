@@ -65,7 +65,7 @@ def env(session):
     session.install("-e", ".[test]")
     session.run("python", "-c", NO_AGENTS)
     said = session.run("zerogym", "--help", success_codes=[1], silent=True)
-    if 'pip install "zerogym[agents]"' not in (said or ""):
+    if 'pip install ".[agents]"' not in (said or ""):
         session.error(f"zerogym without the agents extra said: {said!r}")
     session.run("python", "-c", "import sys, zerogym; print('zerogym', zerogym.__version__, 'on Python', sys.version)")
     session.run("python", "-m", "pytest", "-q", "tests/zerogym", "tests/test_layers.py", *session.posargs)

@@ -10,6 +10,9 @@ Without OpenMP the vector path's loops run serially, on one thread (the build sa
 
 ZEROGYM_ONLY=go,batch builds only the extensions whose module name contains one of those words.
 ZEROGYM_NO_OPENMP=1 builds without OpenMP on any compiler.
+Linux builds link with -s: Python's own CFLAGS hold -g, and the debug sections and symbol tables would be
+three quarters of the modules' size (auditwheel repair --strip does the same for the release wheels).
+ZEROGYM_KEEP_SYMBOLS=1 keeps them (for a debugger or a profiler); sanitizer builds always keep them.
 ZEROGYM_SANITIZE=1 builds them with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g, frame
 pointers kept; OpenMP stays on; gcc and clang only). Such a build only imports in a Python started
 with the sanitizer runtimes preloaded: scripts/sanitize.sh sets that up (docs/hardening.md).
@@ -30,10 +33,11 @@ only = [w for w in os.environ.get("ZEROGYM_ONLY", "").split(",") if w]
 PARALLEL = {"zerogym._core.batch", "zerogym_agents.mcts._puct"}
 SANITIZE = os.environ.get("ZEROGYM_SANITIZE", "") not in ("", "0")
 NO_OPENMP = os.environ.get("ZEROGYM_NO_OPENMP", "") not in ("", "0")
+KEEP_SYMBOLS = os.environ.get("ZEROGYM_KEEP_SYMBOLS", "") not in ("", "0")
 SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 # -fno-wrapv: Python's own CFLAGS hold -fwrapv, under which signed overflow is defined and goes unreported
 UNIX_OPTIMIZE = SANITIZER_FLAGS + ["-O1", "-g", "-fno-wrapv"] if SANITIZE else ["-O3"]
-UNIX_LINK = SANITIZER_FLAGS if SANITIZE else []
+UNIX_LINK = SANITIZER_FLAGS if SANITIZE else [] if KEEP_SYMBOLS or not sys.platform.startswith("linux") else ["-s"]
 UNIX_WARNINGS = ["-Wno-unused-function", "-Wno-unreachable-code"]
 # where libomp lives for Apple's clang: Homebrew on Apple silicon and on Intel, then a conda environment
 LIBOMP_PREFIXES = ["/opt/homebrew/opt/libomp", "/usr/local/opt/libomp", os.environ.get("CONDA_PREFIX", "")]

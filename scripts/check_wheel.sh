@@ -113,7 +113,7 @@ said="$(bare zerogym --help 2>&1 >/dev/null)"
 status=$?
 set -e
 echo "zerogym (no agents extra): exit $status: $said"
-[ "$status" = 1 ] && [ "$(printf '%s\n' "$said" | wc -l)" = 1 ] && [[ "$said" == *'pip install "zerogym[agents]"'* ]] \
+[ "$status" = 1 ] && [ "$(printf '%s\n' "$said" | wc -l)" = 1 ] && [[ "$said" == *'pip install ".[agents]"'* ]] \
   || fail "the zerogym command without the agents extra should print one line naming the extra and exit 1"
 
 step "environment tests against the installed wheel"

@@ -23,12 +23,27 @@ AGENTS = {
     "tensorboard": "tensorboard",
     "matplotlib": "matplotlib",
 }
-MESSAGE = 'pip install "zerogym[agents]"'
 
 
 def project():
     with open(ROOT / "pyproject.toml", "rb") as f:
         return tomllib.load(f)
+
+
+def repository():
+    return project()["project"]["urls"]["Repository"]
+
+
+def readme_agents_line():
+    """The README install table's line for the agents: what a person with a checkout runs."""
+    (line,) = re.findall(r"^\| the agents [^|]*\| `([^`]+)` \|", (ROOT / "README.md").read_text(), re.M)
+    return line
+
+
+def agents_message():
+    """What the missing-extra message must say: the README's line, and the repository for those without a
+    checkout (zerogym is not on PyPI yet, so `pip install "zerogym[agents]"` alone would fail)."""
+    return f'{readme_agents_line()} in a checkout of zerogym, or pip install "zerogym[agents] @ git+{repository()}"'
 
 
 def names(requirements):
@@ -52,7 +67,7 @@ def test_the_plain_install_is_the_environments_and_the_agents_are_an_extra():
     assert "torch>=2.1" in extras["agents"]
     assert {"agents", "ray", "bench", "test", "display"} <= set(extras)
     assert not names(extras["test"]) & set(AGENTS)
-    assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame", "ruff", "mypy"}
+    assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame", "ruff", "mypy", "cython"}
     # the notebook widget, and what its browser test needs besides the test extra
     assert names(extras["notebook"]) == {"anywidget", "ipywidgets"}
     assert names(extras["browser"]) == {"jupyterlab", "selenium"}
@@ -87,7 +102,11 @@ def test_importing_the_agents_without_the_extra_names_it():
     )
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
-    assert last == f"ImportError: zerogym_agents needs the agents extra (torch not installed): {MESSAGE}"
+    assert last == f"ImportError: zerogym_agents needs the agents extra (torch not installed): {agents_message()}"
+    assert (
+        readme_agents_line() == 'pip install ".[agents]"'
+        and "zerogym is not on PyPI yet" in (ROOT / "README.md").read_text()
+    )
 
 
 def test_the_zerogym_command_without_the_extra_prints_one_line(tmp_path):
@@ -98,7 +117,7 @@ def test_the_zerogym_command_without_the_extra_prints_one_line(tmp_path):
         [sys.executable, str(script), "arena", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == f"zerogym_agents needs the agents extra (torch not installed): {MESSAGE}\n"
+    assert done.stderr == f"zerogym_agents needs the agents extra (torch not installed): {agents_message()}\n"
 
 
 def test_with_the_extra_the_package_imports_without_loading_torch():
@@ -110,3 +129,50 @@ def test_with_the_extra_the_package_imports_without_loading_torch():
         timeout=120,
     )
     assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr
+
+
+def test_the_project_address_is_declared_once_and_used_as_declared():
+    urls = project()["project"]["urls"]
+    assert repository().startswith("https://github.com/")
+    assert all(url.startswith(repository() + "/") for name, url in urls.items() if name != "Repository"), urls
+    assert {"Documentation", "Issues"} <= set(urls)
+    from zerogym._install import REPOSITORY, install_command
+
+    assert REPOSITORY == repository()
+    assert f"git+{repository()}" in install_command("ray") and '".[ray]"' in install_command("ray")
+    # the docs that show the install without a checkout name the same address
+    for page in ("README.md", "docs/interop/README.md"):
+        found = re.findall(r"git\+(https://[^\s\"`]+)", (ROOT / page).read_text())
+        assert found and set(found) == {repository()}, (page, found)
+
+
+def test_the_ray_backend_and_the_rendering_window_say_how_to_install_their_extra(monkeypatch):
+    import zerogym
+    from zerogym_agents.scale.runtime import require_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(
+        ImportError,
+        match=re.escape(
+            f'pip install ".[ray]" in a checkout of zerogym, or pip install "zerogym[ray] @ git+{repository()}"'
+        ),
+    ):
+        require_ray()
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    env = zerogym.make("tictactoe", render_mode="human")
+    env.reset(seed=0)
+    with pytest.raises(ImportError, match=re.escape('pip install ".[display]" in a checkout')):
+        env.render()
+
+
+def test_the_readme_says_what_imports_ray():
+    (row,) = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| ray |")]
+    assert "`--backend ray`" in row and "imported by that backend alone" in row and "interop.rllib" in row
+    # Ray is imported by the ray backend's package (which the CLI loads for --backend ray) and the RLlib adapter
+    importers = {
+        p.relative_to(ROOT).parts[:2]
+        for package in ("zerogym", "zerogym_agents")
+        for p in (ROOT / package).rglob("*.py")
+        if re.search(r"^\s*(import ray\b|from ray\b)", p.read_text(), re.M)
+    }
+    assert importers == {("zerogym_agents", "scale"), ("zerogym_agents", "interop")}

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from zerogym._font import draw_text, text_size
+from zerogym._install import install_command
 from zerogym._types import Board, Cell, Colour, Item
 from zerogym.coords import COLUMNS
 from zerogym.envs.binding import game_info_of
@@ -67,7 +68,9 @@ def text_board(
     row_labels: bool = True,
 ) -> str:
     """The board as text: column labels ("letters", "lowercase" letters or "numbers"), row numbers
-    (unless row_labels=False), the last move in brackets."""
+    (unless row_labels=False), the last move in brackets.  On a hexagon of hexagons (Havannah: `hex`,
+    and cells off the board) a column runs down to the right, one character a row, and its label
+    stands just beyond both of its ends, where the column's line leaves the board (hex_end_labels)."""
     board = state.board()
     h, w = board.shape
     on = state.on_board() if hasattr(state, "on_board") else None  # a board that fills part of its grid
@@ -78,27 +81,44 @@ def text_board(
     ]
     cw = 1 + max(len(lab) for lab in labels)  # a cell: a space, then its label's width
     pad = len(str(h)) + 1 if row_labels else 0
-    lines = [" " * pad + "".join(f"{lab:>{cw}}" for lab in labels)]
-    order = range(h - 1, -1, -1) if row0_at_bottom else range(h)
+    ends = hex_end_labels(on) if hex and on is not None else None
+    lines = [] if ends is not None else [" " * pad + "".join(f"{lab:>{cw}}" for lab in labels)]
+    order = list(range(h - 1, -1, -1) if row0_at_bottom else range(h))
+    if ends is not None:
+        order = [-1, *order, h]  # the lines above and below the board hold the labels of the ends there
     for r in order:
         chars = list(" " * (cw * w + 1))
         for c in range(w):
-            chars[cw * c + cw - 1] = symbols[board[r, c]] if on is None or on[r, c] else " "  # under its label's end
+            if 0 <= r < h and (on is None or on[r, c]):
+                chars[cw * c + cw - 1] = symbols[board[r, c]]  # under its label's end
+            elif ends is not None and (r, c) in ends:
+                chars[cw * c : cw * c + cw] = f"{labels[c]:>{cw}}"
         if last is not None and last[0] == r:
             chars[cw * last[1] + cw - 2] = "["
             chars[cw * last[1] + cw] = "]"
-        indent = " " * r if hex else ""
+        indent = " " * (r + (ends is not None)) if hex else ""
         body = "".join(chars).rstrip()
-        if row_labels:
-            lines.append(f"{r + 1:>{pad}}" + indent + body + ("" if hex else f" {r + 1}"))
-        else:
-            lines.append(indent + body)
+        number = f"{r + 1:>{pad}}" if row_labels and 0 <= r < h else " " * pad
+        lines.append(number + indent + body + ("" if hex or not row_labels else f" {r + 1}"))
     if not hex:
         lines.append(lines[0])
     to_move = state.spec.agents[state.current_player]
     status = "game over" if state.is_over() else f"{to_move} to move"
     lines.append(f"move {state.move_count}, {status}")
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def hex_end_labels(on: npt.NDArray[np.bool_]) -> set[Cell]:
+    """The cells just beyond both ends of every column of a board of hexagons that fills part of its
+    grid (`on`, its cells): off the board, one row above the column's first cell and one row below its
+    last, where a text board writes the column's label (rows -1 and h included)."""
+    h, w = on.shape
+    ends = set()
+    for c in range(w):
+        rows = np.flatnonzero(on[:, c])
+        if len(rows):
+            ends |= {(int(rows[0]) - 1, c), (int(rows[-1]) + 1, c)}
+    return ends
 
 
 # ---- scenes: what a picture contains -----------------------------------------------------------
@@ -648,7 +668,7 @@ def show(image: Picture, window: Any, title: str) -> Any:
     try:
         import pygame
     except ImportError:
-        raise ImportError('render_mode="human" needs pygame: pip install "zerogym[display]"') from None
+        raise ImportError(f'render_mode="human" needs pygame: {install_command("display")}') from None
     if window is None:
         pygame.init()
         pygame.display.set_caption(title)

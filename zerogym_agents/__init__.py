@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any
 
+from zerogym._install import install_command
+
 # the import names of what the agents extra installs (pyproject.toml): looked up, not imported
 AGENTS_EXTRA = ("torch", "stable_baselines3", "sb3_contrib", "tqdm", "tensorboard", "matplotlib")
 
@@ -29,9 +31,7 @@ def _check_agents_extra() -> None:
     missing = [name for name in AGENTS_EXTRA if not _installed(name)]
     if not missing:
         return
-    message = (
-        f'zerogym_agents needs the agents extra ({", ".join(missing)} not installed): pip install "zerogym[agents]"'
-    )
+    message = f"zerogym_agents needs the agents extra ({', '.join(missing)} not installed): {install_command('agents')}"
     script = os.path.basename(sys.argv[0] if sys.argv else "")
     if script in ("zerogym", "zerogym.exe", "zerogym-script.py", "zerogym-script.pyw"):
         print(message, file=sys.stderr)

@@ -56,7 +56,7 @@ def test_a_minutes_budget_stops_on_the_clock(tmp_path, monkeypatch):
 
 
 def test_workers_play_self_play_on_ray(tmp_path, monkeypatch):
-    pytest.importorskip("ray", reason='Ray is not installed (pip install "zerogym[ray]")')
+    pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
     text = _run(
         tmp_path,
         monkeypatch,

@@ -40,7 +40,9 @@ def test_require_names_the_extra(monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_such)
     monkeypatch.delitem(__import__("sys").modules, "tianshou", raising=False)
-    with pytest.raises(ImportError, match=r'Tianshou.*pip install "zerogym\[interop\]"'):
+    with pytest.raises(
+        ImportError, match=r'Tianshou.*pip install "\.\[interop\]" in a checkout.*zerogym\[interop\] @ git\+https://'
+    ):
         require("tianshou", "Tianshou")
 
 

@@ -365,3 +365,30 @@ def test_breakthrough_moves_are_named_from_cell_to_cell():
     assert "plays d4-d3." in talk.text
     assert "b3-b4 is not allowed" in talk.text  # white's piece stands on b4: no straight capture
     assert "Took back b2-b3, d4-d3." in talk.text
+
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_havannah_column_letters_stand_at_both_ends_of_each_column(n):
+    # a person finds a cell's name by following its column (down to the right, one character a row) up to
+    # the letter just past its top end and down to the letter just past its bottom end, and its row number on
+    # the left; the hexagon holds the cells with n-1 <= r+c <= 3n-3 of the d x d grid
+    spec = zerogym.make_state("havannah", board_size=n).spec
+    d = 2 * n - 1
+    corners = [(0, n - 1), (0, d - 1), (n - 1, 0), (n - 1, d - 1), (d - 1, 0), (d - 1, n - 1)]
+    inside = [(n - 1, n - 1), (1, n), (n, 2), (d - 2, 1), (n - 2, d - 2), (2, n - 2)]
+    for r, c in corners + inside:
+        a = r * d + c
+        st = zerogym.make_state("havannah", board_size=n)
+        st.step(a)
+        lines = board_text(st).splitlines()
+        (i,) = [i for i, line in enumerate(lines) if "[X]" in line]
+        x = lines[i].index("[X]") + 1
+        first, last = max(0, n - 1 - c), min(d - 1, 3 * n - 3 - c)  # the column's rows
+        up = [lines[i - k][x - k] for k in range(1, r - first + 2)]
+        down = [lines[i + k][x + k] for k in range(1, last - r + 2)]
+        assert set(up[:-1] + down[:-1]) <= {"."}, (r, c, lines)  # the column's other cells, all empty
+        row = re.match(r"\s*(\d+)", lines[i]).group(1)
+        typed = f"{up[-1]}{row}"
+        assert up[-1] == down[-1], (r, c, lines)
+        assert parse_action(spec, typed) == a, (r, c, typed)
+        assert format_action(spec, a) == typed

@@ -1,8 +1,8 @@
 """Havannah: a hexagon of side `board_size`; a ring, a bridge (two corners) or a fork (three sides) wins.
 
 The env class and how people see the game (HavannahInfo: a hexagon of hexagons in its square grid,
-row 1 at the top and rows shifted right on text boards as in Hex, the corners marked, the winning
-shapes named at the end)."""
+row 1 at the top and rows shifted right on text boards as in Hex, each column's letter just past both
+of its ends, the corners marked, the winning shapes named at the end)."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ from zerogym_agents.training.pool import OpponentPool
 from zerogym_agents.agents.saved import save_agent
 from zerogym_agents.training.interrupt import OutOfTime
 from zerogym_agents.training.schedule import CosineSchedule
-from zerogym_agents.training.plot import draw_caption, pool_elo_note, series, two_axes
+from zerogym_agents.training.plot import draw_caption, elo_panel, marker_for, pool_elo_note, series, two_axes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -574,6 +574,9 @@ def postfix(entry: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+ELO_TITLE = "learner Elo against its own checkpoint pool"
+
+
 def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], title: str = "") -> Figure:
     """The history as a PNG, with a caption under the panels that says what each one shows: losses,
     self-play throughput, replay-buffer fill with the learning rate, and the pool Elo at the
@@ -593,7 +596,8 @@ def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], ti
         ("score_loss", "score"),
     ):
         if key in ("loss", "policy_loss", "value_loss") or any(h.get(key) is not None for h in history):
-            ax_loss.plot(steps, series(history, key), label=label, lw=1.2)
+            values = series(history, key)
+            ax_loss.plot(steps, values, label=label, lw=1.2, marker=marker_for(values))
     ax_loss.set_ylim(bottom=0)
     ax_loss.set_title("training losses (mean per log interval)")
     ax_loss.legend(fontsize=8)
@@ -617,8 +621,7 @@ def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], ti
     )
 
     if rated:
-        ax_elo.plot([h["step"] for h in rated], series(rated, "elo"), marker="o", color="tab:purple")
-        ax_elo.set_ylabel("Elo in the pool")
+        elo_panel(ax_elo, [h["step"] for h in rated], series(rated, "elo"), ELO_TITLE)
     else:
         ax_elo.text(
             0.5,
@@ -631,7 +634,7 @@ def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], ti
             transform=ax_elo.transAxes,
         )
         ax_elo.set_yticks([])
-    ax_elo.set_title("learner Elo against its own checkpoint pool")
+        ax_elo.set_title(ELO_TITLE)
     for ax in (ax_loss, ax_speed, ax_buffer, ax_elo):
         ax.grid(alpha=0.3)
     for ax in (ax_buffer, ax_elo):

@@ -21,6 +21,8 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from zerogym._install import install_command
+
 from zerogym_agents.agents.base import AECEnv, Agent
 
 if TYPE_CHECKING:
@@ -39,7 +41,7 @@ def require(module: str, library: str) -> ModuleType:
     except ImportError as err:
         raise ImportError(
             f"zerogym_agents.interop needs {library} ({module} is not importable: {err}); "
-            f'install the {EXTRA} extra: pip install "zerogym[{EXTRA}]", or in a checkout '
+            f"install the {EXTRA} extra: {install_command(EXTRA)}; or, in a checkout, "
             "bash scripts/install_interop.sh (its own .venv-interop)"
         ) from err
 

@@ -35,7 +35,7 @@ from zerogym_agents.pg.opponents import snapshot
 from zerogym_agents.training.pool import OpponentPool
 from zerogym_agents.agents.saved import save_agent
 from zerogym_agents.training.schedule import CosineSchedule
-from zerogym_agents.training.plot import draw_caption, pool_elo_note, series, two_axes
+from zerogym_agents.training.plot import draw_caption, elo_panel, marker_for, pool_elo_note, series, two_axes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -374,12 +374,14 @@ def plot_history(history: list[dict[str, Any]], path: str, title: str = "") -> F
     (ax_loss, ax_results), (ax_speed, ax_elo) = fig.subplots(2, 2)
     for key in ("loss", "policy_loss", "value_loss", "entropy"):
         if any(h.get(key) is not None for h in history):
-            ax_loss.plot(steps, series(history, key), label=key, lw=1.2)
+            values = series(history, key)
+            ax_loss.plot(steps, values, label=key, lw=1.2, marker=marker_for(values))
     ax_loss.set_title("losses and entropy (mean per log interval)")
     if ax_loss.lines:
         ax_loss.legend(fontsize=8)
-    ax_results.plot(steps, series(history, "win_rate"), label="win")
-    ax_results.plot(steps, series(history, "draw_rate"), label="draw")
+    for key, label in (("win_rate", "win"), ("draw_rate", "draw")):
+        values = series(history, key)
+        ax_results.plot(steps, values, label=label, marker=marker_for(values))
     ax_results.axhline(0.5, color="0.6", lw=0.8, ls=":")
     ax_results.set_ylim(0, 1)
     ax_results.set_title("results against the pool")
@@ -391,9 +393,7 @@ def plot_history(history: list[dict[str, Any]], path: str, title: str = "") -> F
         (series(history, "moves_per_s"), "learner moves / s"),
         "training throughput",
     )
-    ax_elo.plot(steps, series(history, "elo"), marker=".", color="tab:purple")
-    ax_elo.set_ylabel("Elo in the pool")
-    ax_elo.set_title("learner Elo against its own snapshot pool")
+    elo_panel(ax_elo, steps, series(history, "elo"), "learner Elo against its own snapshot pool")
     for ax in (ax_loss, ax_results, ax_speed, ax_elo):
         ax.set_xlabel("update")
         ax.grid(alpha=0.3)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-INSTALL_HINT = 'pip install "zerogym[ray]" (or pip install "ray>=2.9")'
+from zerogym._install import install_command
+
+INSTALL_HINT = f'{install_command("ray")} (or pip install "ray>=2.9")'
 
 
 def require_ray() -> ModuleType:

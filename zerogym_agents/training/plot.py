@@ -1,5 +1,10 @@
 """What the trainers' training.png panels share: series of a history, a panel with two rates on two
-axes, and the caption under the panels that says what each one shows."""
+axes, the pool-Elo panel, and the caption under the panels that says what each one shows.
+
+Every panel must show its data from the first log entry on: an axis from 0 ends a tenth above its
+highest value (a flat series is a line below the frame, not on it), a series of one point gets a
+marker (a line needs two), and the Elo axis spans at least ELO_SPAN points (one checkpoint, or a flat
+series, is then a dot in the middle of a readable range, not on an axis of 0.05)."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -28,6 +34,29 @@ def series(rows: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
     return [np.nan if h.get(key) is None else h[key] for h in rows]
 
 
+ELO_SPAN = 100.0  # the least range of the pool-Elo axis, in Elo points
+HEADROOM = 1.1  # an axis from 0 ends this much above its highest value
+
+
+def finite(values: Sequence[Any]) -> npt.NDArray[np.float64]:
+    """The values that can be drawn (NaN stands for a missing entry)."""
+    array = np.asarray(values, dtype=float)
+    return array[np.isfinite(array)]
+
+
+def marker_for(values: Sequence[Any]) -> str:
+    """A marker for a series of one drawable point, which a line alone would not show."""
+    return "o" if len(finite(values)) == 1 else ""
+
+
+def from_zero(ax: Axes, values: Sequence[Any], top: float | None = None) -> None:
+    """y from 0 to `top`, or to HEADROOM times the highest value (1 when there is none above 0)."""
+    data = finite(values)
+    if top is None:
+        top = HEADROOM * float(data.max()) if len(data) and data.max() > 0 else 1.0
+    ax.set_ylim(0, top)
+
+
 def two_axes(
     ax: Axes,
     steps: Sequence[float],
@@ -40,14 +69,26 @@ def two_axes(
 ) -> None:
     """A panel of two series on their own y axes: `solid` = (values, label) on the left, `dashed`
     on the right (its label says "dashed"); both start at 0 (`solid_top`: the left axis' top)."""
-    ax.plot(steps, solid[0], color=solid_colour, lw=1.2)
+    ax.plot(steps, solid[0], color=solid_colour, lw=1.2, marker=marker_for(solid[0]))
     ax.set_ylabel(solid[1], color=solid_colour)
-    ax.set_ylim(0, solid_top)
+    from_zero(ax, solid[0], solid_top)
     twin = ax.twinx()
-    twin.plot(steps, dashed[0], color=dashed_colour, lw=1.0, ls="--")
+    twin.plot(steps, dashed[0], color=dashed_colour, lw=1.0, ls="--", marker=marker_for(dashed[0]))
     twin.set_ylabel(f"{dashed[1]} (dashed)", color=dashed_colour)
-    twin.set_ylim(bottom=0)
+    from_zero(twin, dashed[0])
     ax.set_title(title)
+
+
+def elo_panel(ax: Axes, steps: Sequence[float], elo: Sequence[Any], title: str) -> None:
+    """The learner's Elo in its pool, a dot per rating joined by a line, on an axis of at least ELO_SPAN
+    points around the ratings."""
+    ax.plot(steps, elo, marker="o", ms=4, color="tab:purple")
+    ax.set_ylabel("Elo in the pool")
+    ax.set_title(title)
+    data = finite(elo)
+    if len(data) and data.max() - data.min() < ELO_SPAN:
+        middle = (data.max() + data.min()) / 2
+        ax.set_ylim(middle - ELO_SPAN / 2, middle + ELO_SPAN / 2)
 
 
 def draw_caption(fig: Figure, paragraphs: Sequence[str], title: str = "", width: int = 160) -> None:

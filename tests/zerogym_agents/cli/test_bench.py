@@ -21,3 +21,30 @@ def test_rows_against_shimmy_are_marked_and_explained_only_then():
     assert "10.0k *" in marked and "through Shimmy" in marked and "20.0x" in marked
     plain = env_speed.table([("Connect Four 6x7", {**ours, "shimmy": False})])
     assert "*" not in plain and "Shimmy" not in plain
+
+
+def test_the_headings_and_targets_name_only_the_competitors_measured():
+    ours = {
+        "zg_env": 2e5,
+        "zg_env_seeded": 2e5,
+        "zg_state": 4e5,
+        "zg_vector": 4e6,
+        "zg_vector_n": 256,
+        "zg_vector_mt_n": 1024,
+    }
+    heading = lambda text: text.splitlines()[0]  # noqa: E731
+
+    both = env_speed.table([("Go 9x9", {**ours, "openspiel": 7e4, "pgx": 1e6, "zg_vector_mt": 8e6})])
+    assert "vector ratio vs the best of OpenSpiel and Pgx" in heading(both) and "| 8.0x |" in both
+    assert "the better zerogym vector figure at least 3x the best of OpenSpiel and Pgx." in both
+
+    no_pgx = env_speed.table([("Go 9x9", {**ours, "openspiel": 1e5})])
+    assert heading(no_pgx).endswith("| vector ratio vs OpenSpiel |") and "| 40.0x |" in no_pgx
+    assert "Pgx" not in no_pgx and "the zerogym vector figure at least 3x OpenSpiel." in no_pgx
+
+    only_pgx = env_speed.table([("Go 9x9", {**ours, "pgx": 2e6})])
+    assert heading(only_pgx).endswith("| vector ratio vs Pgx |") and "OpenSpiel" not in only_pgx
+
+    alone = env_speed.table([("Go 9x9", ours)])
+    assert "ratio" not in alone and "OpenSpiel" not in alone and "Pgx" not in alone and "PettingZoo" not in alone
+    assert "Targets" not in alone

@@ -1,5 +1,6 @@
 """The zerogym command line."""
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -549,6 +550,10 @@ def test_demo_speed_table_leaves_out_what_it_did_not_measure():
     table = [line for line in out.stdout.splitlines() if line.startswith("| ")]
     assert table[0].startswith("| game | zerogym env() |") and "≥" not in table[0] and "cores" not in table[0]
     assert "N=None" not in out.stdout and "Targets: zerogym env() at least 10x PettingZoo env()" in out.stdout
+    # the demo measures no Pgx: nothing it prints may compare with it (OpenSpiel only where it is installed)
+    assert "Pgx" not in out.stdout, out.stdout
+    if importlib.util.find_spec("pyspiel") is not None:
+        assert table[0].endswith("| vector ratio vs OpenSpiel |") and "at least 3x OpenSpiel." in out.stdout
 
 
 def test_demo_closing_hint_runs_zerogym_the_way_it_was_run(tmp_path):

@@ -21,7 +21,7 @@ TINY = dict(
 
 @pytest.fixture(scope="session")
 def ray_session():
-    ray = pytest.importorskip("ray", reason='Ray is not installed (pip install "zerogym[ray]")')
+    ray = pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray

@@ -9,6 +9,9 @@ targets are stated in:
   * zerogym AEC env() / PettingZoo classic env(), or where PettingZoo has no such game, OpenSpiel's
     game as a PettingZoo AEC env through Shimmy (marked *)  (target >= 10x)
   * the same with env.reset(seed=...) every episode, as course code does   (target >= 10x)
+  * that seeded loop drawing each move with numpy (Generator.choice over np.flatnonzero(mask)), beside
+    its ceiling: the ratio of an env that cost nothing, set by numpy's own time per draw
+                                                             (target >= 10x where the ceiling allows)
   * zerogym State from Python (step + mask + encode) / OpenSpiel (step + legal + observation_tensor)
                                                              (target >= 1x)
   * zerogym vector path / best of OpenSpiel and batched Pgx  (target >= 3x; Go 9x9 >= 1M moves/s)
@@ -81,10 +84,12 @@ def timed(play_one_game: Callable[[], int], seconds: float) -> float:
             return moves / elapsed
 
 
-def aec_loop(env: Any, seed: int = 0, seeded: bool = False) -> Callable[[], int]:
-    """The standard AEC loop with random legal actions (a lean chooser, the same for every env);
-    seeded: env.reset(seed=...) with a new seed every episode."""
+def aec_loop(env: Any, seed: int = 0, seeded: bool = False, chooser: str = "lean") -> Callable[[], int]:
+    """The standard AEC loop with random legal actions; seeded: env.reset(seed=...) with a new seed every
+    episode. chooser "lean" draws with random.random (the same for every env, and cheap); "numpy" as course
+    code does, numpy's Generator.choice over np.flatnonzero(mask) every move."""
     rand = random.Random(seed).random
+    rng = np.random.default_rng(seed)
     episodes = iter(range(10**12))
 
     def play() -> int:
@@ -96,13 +101,29 @@ def aec_loop(env: Any, seed: int = 0, seeded: bool = False) -> Callable[[], int]
                 action = None
             else:
                 mask = obs["action_mask"] if isinstance(obs, dict) else info["action_mask"]  # Shimmy: info
-                legal = mask.nonzero()[0]
-                action = legal[int(rand() * len(legal))]
+                if chooser == "numpy":
+                    action = int(rng.choice(np.flatnonzero(mask)))
+                else:
+                    legal = mask.nonzero()[0]
+                    action = legal[int(rand() * len(legal))]
                 moves += 1
             env.step(action)
         return moves
 
     return play
+
+
+def numpy_chooser(game: str, kwargs: dict[str, Any], seconds: float) -> float:
+    """Draws/s of the numpy chooser alone, on the legal mask of the game's start position: the most moves/s
+    any env can reach in the numpy loop."""
+    rng, mask = np.random.default_rng(0), zerogym.make_state(game, **kwargs).legal_mask()
+
+    def draws() -> int:
+        for _ in range(1000):
+            rng.choice(np.flatnonzero(mask))
+        return 1000
+
+    return timed(draws, seconds)
 
 
 def alternative_env(pz: tuple[str, dict[str, Any]] | None, osp: tuple[str, dict[str, Any]] | None) -> Any:
@@ -228,7 +249,8 @@ def pgx_speed(env_id: str, seconds: float, batches: Sequence[int] = (1024, 4096)
 def measure(labels: Sequence[str], seconds: float, with_pgx: bool = True, threaded: bool = True) -> list[Row]:
     rows = []
     impls = (
-        ("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_state", "openspiel", "zg_vector")
+        ("zg_env", "pz_env", "zg_env_seeded", "pz_env_seeded", "zg_env_numpy", "pz_env_numpy", "numpy_chooser")
+        + ("zg_state", "openspiel", "zg_vector")
         + (("zg_vector_mt",) if threaded else ())
         + ("pgx",)
     )
@@ -237,12 +259,14 @@ def measure(labels: Sequence[str], seconds: float, with_pgx: bool = True, thread
     for label, impl in tqdm(tasks, desc="env speed", unit="run"):
         game, kwargs, pz, osp, pgx_id = CASES[label]
         r = results[label]
-        seeded = impl.endswith("_seeded")
+        seeded, chooser = impl.endswith(("_seeded", "_numpy")), "numpy" if impl.endswith("_numpy") else "lean"
         if impl.startswith("zg_env"):
-            r[impl] = timed(aec_loop(zerogym.make(game, **kwargs), seeded=seeded), seconds)
+            r[impl] = timed(aec_loop(zerogym.make(game, **kwargs), seeded=seeded, chooser=chooser), seconds)
         elif impl.startswith("pz_env") and (pz or osp):
-            r[impl] = timed(aec_loop(alternative_env(pz, osp), seeded=seeded), seconds)
+            r[impl] = timed(aec_loop(alternative_env(pz, osp), seeded=seeded, chooser=chooser), seconds)
             r["shimmy"] = pz is None
+        elif impl == "numpy_chooser" and (pz or osp):
+            r[impl] = numpy_chooser(game, kwargs, seconds)
         elif impl == "zg_state":
             r[impl] = timed(zerogym_state_loop(game, kwargs), seconds)
         elif impl == "openspiel" and osp:
@@ -285,6 +309,7 @@ def targets(rows: Sequence[Row]) -> str:
     measured = {key for _, r in rows for key, value in r.items() if value}
     parts = [
         ("pz_env", "zerogym env() at least 10x PettingZoo env(), with and without a seeded reset every episode"),
+        ("zg_env_numpy", "in the numpy loop at least 10x PettingZoo where its ceiling is above 10x"),
         ("openspiel", "the zerogym State at least as fast as OpenSpiel"),
     ]
     said = [words for key, words in parts if key in measured]
@@ -322,6 +347,22 @@ def table(rows: Sequence[Row]) -> str:
             "seeded ratio",
             lambda r: ratio(r.get("zg_env_seeded"), r.get("pz_env_seeded")),
             ("zg_env_seeded", "pz_env_seeded"),
+        ),
+        ("numpy chooser: zerogym", lambda r: fmt(r.get("zg_env_numpy")), ("zg_env_numpy",)),
+        (
+            "numpy chooser: PettingZoo",
+            lambda r: fmt(r.get("pz_env_numpy")) + " *" * bool(r.get("shimmy")),
+            ("pz_env_numpy",),
+        ),
+        (
+            "numpy ratio",
+            lambda r: ratio(r.get("zg_env_numpy"), r.get("pz_env_numpy")),
+            ("zg_env_numpy", "pz_env_numpy"),
+        ),
+        (
+            "numpy ratio, ceiling",
+            lambda r: ratio(r.get("numpy_chooser"), r.get("pz_env_numpy")),
+            ("numpy_chooser", "pz_env_numpy"),
         ),
         ("zerogym State", lambda r: fmt(r.get("zg_state")), ("zg_state",)),
         ("OpenSpiel", lambda r: fmt(r.get("openspiel")), ("openspiel",)),
@@ -399,7 +440,10 @@ def run(args: argparse.Namespace, command: str) -> list[Row]:
                 f"({os.cpu_count()} CPU cores, no GPU), moves per second, all measured in one run of\n\n"
                 f"    {cmd}\n\n{text}\n\n"
                 "zerogym env(): the wrapped AEC env in the standard agent_iter loop; seeded resets: the same loop\n"
-                "with env.reset(seed=episode) every episode; zerogym State: the compiled\n"
+                "with env.reset(seed=episode) every episode; numpy chooser: the seeded loop drawing each move with\n"
+                "numpy's Generator.choice(np.flatnonzero(mask)), as course code does; its ceiling: the ratio an env\n"
+                "that cost nothing would reach, the chooser's own draws/s over PettingZoo's moves/s in that loop;\n"
+                "zerogym State: the compiled\n"
                 "state stepped from Python with its legal mask and float32 planes fetched every move; OpenSpiel:\n"
                 "apply_action + legal_actions + observation_tensor every move; vector: N games per call (best of\n"
                 f"N in {VECTOR_SIZES}), random legal actions drawn by the compiled sampler, "

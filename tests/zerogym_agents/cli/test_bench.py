@@ -48,3 +48,42 @@ def test_the_headings_and_targets_name_only_the_competitors_measured():
     alone = env_speed.table([("Go 9x9", ours)])
     assert "ratio" not in alone and "OpenSpiel" not in alone and "Pgx" not in alone and "PettingZoo" not in alone
     assert "Targets" not in alone
+
+
+def test_the_numpy_loop_draws_legal_moves_with_numpy_and_reseeds():
+    env = zerogym.make("connect_four")
+    drawn, step = [], env.step
+    env.step = lambda action: (drawn.append((action, env.unwrapped.state.legal_actions())), step(action))[1]
+    seeds, reset = [], env.reset
+    env.reset = lambda seed=None, options=None: (seeds.append(seed), reset(seed=seed))[1]
+    play = env_speed.aec_loop(env, seeded=True, chooser="numpy")
+    moves = sum(play() for _ in range(4))
+    assert seeds == [0, 1, 2, 3]
+    played = [(a, legal) for a, legal in drawn if a is not None]
+    assert len(played) == moves and all(type(a) is int and a in legal for a, legal in played)
+    again = env_speed.aec_loop(zerogym.make("connect_four"), seeded=True, chooser="numpy")
+    assert [again() for _ in range(4)] == [len(g) for g in _games(drawn)]  # the same seed, the same games
+
+
+def _games(drawn):
+    """The played moves of `drawn` split into games (a None step ends each agent's game)."""
+    games, current = [], []
+    for a, _ in drawn:
+        if a is None:
+            if current:
+                games.append(current)
+            current = []
+        else:
+            current.append(a)
+    return games
+
+
+def test_the_numpy_ceiling_is_the_chooser_over_pettingzoo():
+    row = {"zg_env_numpy": 6e4, "pz_env_numpy": 1e4, "numpy_chooser": 8e4}
+    text = env_speed.table([("Tic-tac-toe 3x3", row)])
+    header = [h.strip() for h in text.splitlines()[0].strip("|").split("|")]
+    cells = [c.strip() for c in text.splitlines()[2].strip("|").split("|")]
+    assert dict(zip(header, cells))["numpy ratio"] == "6.0x"
+    assert dict(zip(header, cells))["numpy ratio, ceiling"] == "8.0x"
+    assert "in the numpy loop at least 10x PettingZoo where its ceiling is above 10x" in text
+    assert env_speed.numpy_chooser("tictactoe", {}, 0.01) > 1000

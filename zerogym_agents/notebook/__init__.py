@@ -13,6 +13,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+from zerogym._install import install_command
 from zerogym.clicks import ClickPlay
 from zerogym.play import Game, Player
 from zerogym.registry import make_state
@@ -56,8 +57,8 @@ def play(game: str, agent: str | Player | None = None, **options: Any) -> BoardW
         if err.name not in WIDGET_PACKAGES:
             raise
         raise ImportError(
-            f"the notebook widget needs {err.name}, which is not installed: pip install 'zerogym[notebook]' "
-            "(anywidget and ipywidgets)"
+            f"the notebook widget needs {err.name}, which is not installed (the notebook extra: anywidget and "
+            f"ipywidgets): {install_command('notebook')}"
         ) from err
     if "google.colab" in sys.modules:  # Colab shows widgets of other packages once its manager is on
         importlib.import_module("google.colab.output").enable_custom_widget_manager()

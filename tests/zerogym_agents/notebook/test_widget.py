@@ -77,4 +77,4 @@ def test_without_anywidget_play_names_the_extra_and_the_environments_still_impor
         "try:\n    play('tictactoe', 'random')\nexcept ImportError as err:\n    print(err)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "pip install 'zerogym[notebook]'" in out and "anywidget" in out
+    assert 'pip install ".[notebook]"' in out and "anywidget" in out

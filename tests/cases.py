@@ -61,6 +61,22 @@ def peek(blob, spec, field):
     return np.frombuffer(blob, np.dtype(dtype), count, off).copy()
 
 
+# ---- the PettingZoo envs --------------------------------------------------------------------------
+def black_plays_d2(env, colour, ones):
+    """Plays black's first stone at D2 (row 1, column 3) on a 5x5 board and checks both sides' views:
+    white to move, the stone in black's plane 0 and white's plane 1, plane `colour` all 1 for black
+    only, plane `ones` all 1 for both, no legal move for black. Returns (black's, white's) observation."""
+    env.step(1 * 5 + 3)
+    ob, ow = env.observe("black_0"), env.observe("white_0")
+    assert env.agent_selection == "white_0"
+    assert ob["observation"][1, 3, 0] == 1 and ob["observation"][1, 3, 1] == 0
+    assert ow["observation"][1, 3, 1] == 1 and ow["observation"][1, 3, 0] == 0
+    assert (ob["observation"][:, :, colour] == 1).all() and (ow["observation"][:, :, colour] == 0).all()
+    assert (ob["observation"][:, :, ones] == 1).all() and (ow["observation"][:, :, ones] == 1).all()
+    assert ob["action_mask"].sum() == 0
+    return ob, ow
+
+
 # ---- line games (Connect Four, Tic-tac-toe / Gomoku) ------------------------------------------------
 def play_moves(state, moves):
     """`state` after `moves`, none of them played after the end."""
@@ -86,6 +102,18 @@ def lines_of(board, k):
                 if n >= k:
                     found.add(int(v))
     return found
+
+
+def assert_status_matches_lines(s, k):
+    """`s`'s status agrees with a brute-force scan of its board for lines of `k`: won by the side that
+    just moved exactly when it has such a line, drawn when the board is full without one, going on
+    otherwise."""
+    board = s.board()
+    found, full = lines_of(board, k), bool((board != 0).all())
+    if s.is_terminal() and s.winner >= 0:
+        assert found == {s.winner + 1} and s.winner == 1 - s.current_player
+    else:
+        assert found == set() and full == s.is_terminal()
 
 
 def assert_won(s, winner):

@@ -28,29 +28,20 @@ def fuzz():
     return package
 
 
+def run(fuzz, tmp_path, options):
+    """scripts/fuzz.py with `options` (split at spaces), no progress bar, its report and findings under tmp_path."""
+    places = ["--out", str(tmp_path / "fuzz.md"), "--findings", str(tmp_path / "findings")]
+    return fuzz.cli.run([*options.split(), "--no-progress", *places])
+
+
 def describe(findings):
     return "\n".join(f"{f['count']} x {sig} (e.g. {f['examples'][:1]})" for sig, f in findings.items())
 
 
 def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
     out = tmp_path / "fuzz.md"
-    result = fuzz.cli.run(
-        [
-            "--seconds",
-            "20",
-            "--jobs",
-            "1",
-            "--seed",
-            "1",
-            "--no-progress",
-            "--out",
-            str(out),
-            "--findings",
-            str(tmp_path / "findings"),
-            "--weights",
-            "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1",
-        ]
-    )
+    weights = ",".join(f"{target}=1" for target in fuzz.targets.TARGETS)  # each target as often
+    result = run(fuzz, tmp_path, f"--seconds 20 --jobs 1 --seed 1 --weights {weights}")
     assert not result["findings"], describe(result["findings"])
     for target in fuzz.targets.TARGETS:
         assert sum(result["counts"][target].values()) > 0, target
@@ -64,23 +55,7 @@ def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
 
 
 def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path):
-    result = fuzz.cli.run(
-        [
-            "--seconds",
-            "6",
-            "--jobs",
-            "1",
-            "--no-progress",
-            "--targets",
-            "blobs,gtp",
-            "--crash-at",
-            "blobs:5",
-            "--out",
-            str(tmp_path / "fuzz.md"),
-            "--findings",
-            str(tmp_path / "findings"),
-        ]
-    )
+    result = run(fuzz, tmp_path, "--seconds 6 --jobs 1 --targets blobs,gtp --crash-at blobs:5")
     crashes = [f for f in result["findings"].values() if f["kind"] == "crash"]
     assert len(crashes) == 1 and crashes[0]["target"] == "blobs" and "SIGABRT" in crashes[0]["message"]
     folder = crashes[0]["examples"][0]
@@ -102,23 +77,7 @@ def test_inputs_depend_on_seed_target_and_index_only(fuzz):
 
 
 def test_games_narrows_the_state_targets_and_configs_come_from_the_registry(fuzz, tmp_path):
-    result = fuzz.cli.run(
-        [
-            "--seconds",
-            "6",
-            "--jobs",
-            "0",
-            "--no-progress",
-            "--games",
-            "havannah,breakthrough",
-            "--targets",
-            "blobs,symmetry",
-            "--out",
-            str(tmp_path / "fuzz.md"),
-            "--findings",
-            str(tmp_path / "findings"),
-        ]
-    )
+    result = run(fuzz, tmp_path, "--seconds 6 --jobs 0 --games havannah,breakthrough --targets blobs,symmetry")
     assert not result["findings"], describe(result["findings"])
     assert set(result["counts"]["blobs"]) == {"havannah", "breakthrough"}
     configs = fuzz.configs.game_configs()

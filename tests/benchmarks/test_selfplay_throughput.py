@@ -8,60 +8,35 @@ import torch
 from benchmark_scripts import load_script
 
 
-def run(tmp_path, monkeypatch, *args, name="selfplay_throughput"):
-    """The script's main(args) writing under tmp_path; the text of results/<name>.md."""
+def script_in(tmp_path, monkeypatch):
+    """The script, writing under tmp_path."""
     script = load_script("selfplay_throughput")
     monkeypatch.setattr(script, "HERE", str(tmp_path))
-    script.main(["evaluator", "--game", "tictactoe", *args])
+    return script
+
+
+def run(tmp_path, monkeypatch, options, label=None):
+    """The evaluator mode on tic-tac-toe with `options` (and --label `label`), writing under tmp_path; the text of
+    its results/selfplay_throughput[_<label>].md."""
+    labelled, name = (["--label", label], f"selfplay_throughput_{label}") if label else ([], "selfplay_throughput")
+    script_in(tmp_path, monkeypatch).main(["evaluator", "--game", "tictactoe", *options.split(), *labelled])
     return (tmp_path / "results" / f"{name}.md").read_text()
 
 
 def test_rows_for_each_cache_size(tmp_path, monkeypatch):
-    text = run(
-        tmp_path,
-        monkeypatch,
-        "--simulations",
-        "16",
-        "--seconds",
-        "0.3",
-        "--games",
-        "4",
-        "--cache",
-        "0",
-        "1000",
-        "--label",
-        "t",
-        name="selfplay_throughput_t",
-    )
+    text = run(tmp_path, monkeypatch, "--simulations 16 --seconds 0.3 --games 4 --cache 0 1000", label="t")
     rows = re.findall(r"^\| cpu \| 4 \| (\w+) \| auto \| [\d.]+ \| \d+ \| ([\d.]+)% \|", text, re.M)
     assert rows[0] == ("off", "0.0")
     assert rows[1][0] == "1000" and float(rows[1][1]) > 0  # tic-tac-toe trees are full of transpositions
 
 
 def test_a_saved_agents_net(tmp_path, monkeypatch):
-    text = run(
-        tmp_path, monkeypatch, "--net", "pretrained:tictactoe", "--seconds", "0.2", "--games", "2", "--cache", "64"
-    )
+    text = run(tmp_path, monkeypatch, "--net pretrained:tictactoe --seconds 0.2 --games 2 --cache 64")
     assert "the net of `pretrained:tictactoe`" in text
 
 
 def test_rows_for_each_precision(tmp_path, monkeypatch):
-    text = run(
-        tmp_path,
-        monkeypatch,
-        "--seconds",
-        "0.2",
-        "--games",
-        "2",
-        "--cache",
-        "0",
-        "--precision",
-        "float32",
-        "bfloat16",
-        "--label",
-        "p",
-        name="selfplay_throughput_p",
-    )
+    text = run(tmp_path, monkeypatch, "--seconds 0.2 --games 2 --cache 0 --precision float32 bfloat16", label="p")
     assert re.findall(r"^\| cpu \| 2 \| off \| (\w+) \|", text, re.M) == ["float32", "bfloat16"]
     assert "native bf16" in text
 
@@ -69,53 +44,20 @@ def test_rows_for_each_precision(tmp_path, monkeypatch):
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
 def test_a_missing_gpu_is_refused_before_measuring(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="'cuda' asked for"):
-        run(tmp_path, monkeypatch, "--seconds", "0.2", "--games", "2", "--cache", "0", "--device", "cpu", "cuda")
+        run(tmp_path, monkeypatch, "--seconds 0.2 --games 2 --cache 0 --device cpu cuda")
     assert not (tmp_path / "results").exists()
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 def test_rows_for_each_device(tmp_path, monkeypatch):
-    text = run(
-        tmp_path,
-        monkeypatch,
-        "--seconds",
-        "0.2",
-        "--games",
-        "2",
-        "--cache",
-        "0",
-        "--device",
-        "cpu",
-        "cuda",
-        "--label",
-        "d",
-        name="selfplay_throughput_d",
-    )
+    text = run(tmp_path, monkeypatch, "--seconds 0.2 --games 2 --cache 0 --device cpu cuda", label="d")
     assert re.findall(r"^\| (\w+) \| 2 \| off \|", text, re.M) == ["cpu", "cuda"]
     assert ", GPU " in text
 
 
 def test_the_search_against_its_threads(tmp_path, monkeypatch):
-    script = load_script("selfplay_throughput")
-    monkeypatch.setattr(script, "HERE", str(tmp_path))
-    script.main(
-        [
-            "threads",
-            "--game",
-            "connect_four",
-            "--games",
-            "8",
-            "--threads",
-            "1",
-            "2",
-            "--seconds",
-            "0.3",
-            "--simulations",
-            "8",
-            "--label",
-            "t",
-        ]
-    )
+    script = script_in(tmp_path, monkeypatch)
+    script.main("threads --game connect_four --games 8 --threads 1 2 --seconds 0.3 --simulations 8 --label t".split())
     text = (tmp_path / "results" / "search_threads_t.md").read_text()
     rows = re.findall(r"^\| Connect Four \| 8 \| (\d) \| (\d+) \| ([\d.]+)x \|", text, re.M)
     assert [r[0] for r in rows] == ["1", "2"] and float(rows[0][2]) == 1.0 and int(rows[1][1]) > 0
@@ -123,8 +65,7 @@ def test_the_search_against_its_threads(tmp_path, monkeypatch):
 
 
 def test_versus_pgx_has_a_row_per_game_and_size(tmp_path, monkeypatch):
-    script = load_script("selfplay_throughput")
-    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    script = script_in(tmp_path, monkeypatch)
     monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds: 10.0 * G)  # the anchor, stubbed
     script.main(["versus", "--game", "connect_four", "--games", "2", "4", "--seconds", "0.3", "--simulations", "4"])
     text = (tmp_path / "results" / "selfplay_versus_pgx.md").read_text()

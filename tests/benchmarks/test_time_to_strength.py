@@ -15,29 +15,19 @@ def load_script():
     return load_benchmark("time_to_strength")
 
 
+def quick_args(root, *options, references="random", target="random"):
+    """The command line of a --quick sitting of seconds that writes under `root`, with `options` added."""
+    timing = "--quick --minutes 0.02 --eval-every 0.02 --eval-games 2".split()
+    places = ["--out", str(root / "runs"), "--results", str(root / "results")]
+    return [*timing, *options, "--references", *references.split(), "--target", target, *places]
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     mod = load_script()
     root = tmp_path_factory.mktemp("tts")
     before = torch.get_num_threads()
-    args = [
-        "--quick",
-        "--minutes",
-        "0.02",
-        "--eval-every",
-        "0.02",
-        "--eval-games",
-        "2",
-        "--references",
-        "random",
-        "uct:10",
-        "--target",
-        "uct:10",
-        "--out",
-        str(root / "runs"),
-        "--results",
-        str(root / "results"),
-    ]
+    args = quick_args(root, references="random uct:10", target="uct:10")
     try:
         assert mod.main(args) == 0
     finally:
@@ -89,30 +79,7 @@ def test_time_to_a_level_is_the_first_point_reaching_it(quick):
 
 def test_parallel_runs_train_in_child_processes_and_resume(tmp_path):
     mod = load_script()
-    args = [
-        "--quick",
-        "--games",
-        "connect_four",
-        "--methods",
-        "puct",
-        "gumbel",
-        "--minutes",
-        "0.02",
-        "--eval-every",
-        "0.02",
-        "--eval-games",
-        "2",
-        "--references",
-        "random",
-        "--target",
-        "random",
-        "--parallel",
-        "2",
-        "--out",
-        str(tmp_path / "runs"),
-        "--results",
-        str(tmp_path / "results"),
-    ]
+    args = quick_args(tmp_path, "--games", "connect_four", "--methods", "puct", "gumbel", "--parallel", "2")
     assert mod.main(args) == 0
     states = {
         m: json.loads((tmp_path / "runs" / "connect_four" / f"{m}-s0" / "state.json").read_text())
@@ -139,27 +106,7 @@ def test_a_sitting_rewrites_its_games_sections_and_keeps_the_others(tmp_path):
         "# Time to strength\n\nold intro\n\n## connect_four\n\nstale table\n\n"
         "## go_9x9\n\nGo table kept\n\n## Reading the runs\n\nnotes kept\n"
     )
-    args = [
-        "--quick",
-        "--games",
-        "connect_four",
-        "--methods",
-        "puct",
-        "--minutes",
-        "0.02",
-        "--eval-every",
-        "0.02",
-        "--eval-games",
-        "2",
-        "--references",
-        "random",
-        "--target",
-        "random",
-        "--out",
-        str(tmp_path / "runs"),
-        "--results",
-        str(results),
-    ]
+    args = quick_args(tmp_path, "--games", "connect_four", "--methods", "puct")
     assert mod.main(args) == 0
     text = report.read_text()
     assert "stale table" not in text and "old intro" not in text

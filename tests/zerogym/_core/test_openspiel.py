@@ -92,10 +92,14 @@ class Adapter:
     """How a zerogym game is compared with its OpenSpiel twin (the defaults serve every game but Go)."""
 
     game = None
-    new_rng = random.Random
+
+    def __init__(self, spiel, rng=random.Random, **params):
+        """spiel: OpenSpiel's game; params: its parameters, each given the zerogym kwarg of that name;
+        rng: the type of random generator the games are drawn with."""
+        self.spiel, self.params, self.new_rng = spiel, params, rng
 
     def spiel_game(self, kw, index):
-        raise NotImplementedError
+        return load(self.spiel, **{theirs: kw[ours] for theirs, ours in self.params.items()})
 
     def ours(self, run, index):
         return zerogym.make_state(self.game, **run.kw)
@@ -138,9 +142,6 @@ class Adapter:
 class ConnectFour(Adapter):
     game = "connect_four"
 
-    def spiel_game(self, kw, index):
-        return load("connect_four", rows=kw["rows"], columns=kw["cols"], x_in_row=kw["connect"])
-
     def board(self, theirs, kw):
         return char_rows(str(theirs), kw["rows"], kw["cols"], ".xo")
 
@@ -148,14 +149,9 @@ class ConnectFour(Adapter):
 class TicTacToe(Adapter):
     game = "tictactoe"
 
-    def __init__(self, spiel="mnk"):
-        self.spiel = spiel
-
     def spiel_game(self, kw, index):
-        if self.spiel == "tic_tac_toe":
-            assert kw == dict(board_size=3, win_length=3)
-            return load("tic_tac_toe")
-        return load("mnk", m=kw["board_size"], n=kw["board_size"], k=kw["win_length"])
+        assert self.spiel == "mnk" or kw == dict(board_size=3, win_length=3)  # tic_tac_toe: 3x3 only
+        return super().spiel_game(kw, index)
 
     def board(self, theirs, kw):
         return char_rows(str(theirs), kw["board_size"], kw["board_size"], ".xo")
@@ -166,7 +162,7 @@ class Othello(Adapter):
 
     def spiel_game(self, kw, index):
         assert kw == dict(board_size=8)
-        return load("othello")
+        return super().spiel_game(kw, index)
 
     def board(self, theirs, kw):
         """(8, 8) from OpenSpiel's text: '-' empty, 'x' black, 'o' white; row "1" first."""
@@ -198,10 +194,6 @@ class Othello(Adapter):
 
 class Hex(Adapter):
     game = "hex"
-    new_rng = staticmethod(np.random.default_rng)
-
-    def spiel_game(self, kw, index):
-        return load("hex", board_size=kw["board_size"], swap=kw["swap"])
 
     def board(self, theirs, kw):
         """(N, N) from OpenSpiel's text: '.' empty, 'x' player 0, 'o' player 1."""
@@ -232,13 +224,12 @@ class Hex(Adapter):
 
 class Go(Adapter):
     game = "go"
-    new_rng = staticmethod(np.random.default_rng)
     KOMI = (0.0, 0.5, 7.5, 2.0)
     STONE_BIAS = (0.0, 0.9, 0.97)  # how often a game plays a stone when it may
 
     def spiel_game(self, kw, index):
         n = kw["board_size"]
-        game = load("go", board_size=n, komi=self.KOMI[index % 4])
+        game = load(self.spiel, board_size=n, komi=self.KOMI[index % 4])
         assert game.max_game_length() == 2 * n * n
         return game
 
@@ -340,10 +331,6 @@ class Go(Adapter):
 
 class Breakthrough(Adapter):
     game = "breakthrough"
-    new_rng = staticmethod(np.random.default_rng)
-
-    def spiel_game(self, kw, index):
-        return load("breakthrough", rows=kw["rows"], columns=kw["cols"])
 
     def ours(self, run, index):
         """Below 6 rows OpenSpiel starts with one row each: ours is set to that position."""
@@ -381,10 +368,6 @@ class Breakthrough(Adapter):
 
 class Havannah(Adapter):
     game = "havannah"
-    new_rng = staticmethod(np.random.default_rng)
-
-    def spiel_game(self, kw, index):
-        return load("havannah", board_size=kw["board_size"], swap=kw["swap"])
 
     def ours(self, run, index):
         run.clumpy = index % 2 == 1  # every other game mostly grows the mover's groups: more rings
@@ -435,15 +418,16 @@ class Havannah(Adapter):
             assert min(run.count[shape] for shape in ("ring", "bridge", "fork")) > 0, run.count
 
 
+NUMPY = np.random.default_rng
 ADAPTERS = {
-    "connect_four": ConnectFour(),
-    "tictactoe": TicTacToe(),
+    "connect_four": ConnectFour("connect_four", rows="rows", columns="cols", x_in_row="connect"),
+    "tictactoe": TicTacToe("mnk", m="board_size", n="board_size", k="win_length"),
     "tic_tac_toe": TicTacToe("tic_tac_toe"),
-    "othello": Othello(),
-    "hex": Hex(),
-    "go": Go(),
-    "breakthrough": Breakthrough(),
-    "havannah": Havannah(),
+    "othello": Othello("othello"),
+    "hex": Hex("hex", rng=NUMPY, board_size="board_size", swap="swap"),
+    "go": Go("go", rng=NUMPY),
+    "breakthrough": Breakthrough("breakthrough", rng=NUMPY, rows="rows", columns="cols"),
+    "havannah": Havannah("havannah", rng=NUMPY, board_size="board_size", swap="swap"),
 }
 
 
@@ -470,35 +454,13 @@ def compare_games(adapter, kw, games, seed, need):
 
 # ---- the comparisons: (adapter, kwargs, games, seed, winners that must come up) --------------------
 WINS = [{0, 1}]
-C4_SHAPES = [
-    (6, 7, 4),
-    (5, 4, 3),
-    (4, 5, 4),
-    (3, 3, 3),
-    (1, 6, 3),
-    (6, 1, 3),
-    (7, 9, 5),
-    (2, 3, 2),
-    (8, 8, 4),
-    (5, 5, 5),
-    (4, 4, 2),
-    (6, 7, 3),
-    (6, 7, 7),
-    (3, 10, 4),
-    (10, 3, 4),
-]
+# (rows, cols, connect) of Connect Four
+C4_SHAPES = [(6, 7, 4), (5, 4, 3), (4, 5, 4), (3, 3, 3), (1, 6, 3), (6, 1, 3), (7, 9, 5), (2, 3, 2)]
+C4_SHAPES += [(8, 8, 4), (5, 5, 5), (4, 4, 2), (6, 7, 3), (6, 7, 7), (3, 10, 4), (10, 3, 4)]
+# (board_size, win_length, games) of tic-tac-toe; (rows, cols, games) of Breakthrough
 MNK = [(15, 5, 60), (5, 4, 200), (4, 3, 100), (6, 4, 60), (7, 5, 40), (2, 2, 30), (4, 4, 60), (9, 3, 40)]
-BREAKTHROUGH = [
-    (4, 2, 200),
-    (4, 4, 100),
-    (5, 3, 100),
-    (6, 6, 60),
-    (8, 8, 30),
-    (7, 4, 40),
-    (6, 11, 20),
-    (12, 5, 20),
-    (16, 16, 4),
-]
+BREAKTHROUGH = [(4, 2, 200), (4, 4, 100), (5, 3, 100), (6, 6, 60), (8, 8, 30), (7, 4, 40), (6, 11, 20)]
+BREAKTHROUGH += [(12, 5, 20), (16, 16, 4)]
 GO = [(2, 600), (3, 600), (4, 400), (5, 300), (7, 80), (9, 30), (13, 6), (19, 3)]
 RUNS = (
     # one column fills with alternating pieces: always a draw; elsewhere real endings, wins among them
@@ -570,7 +532,7 @@ def test_openspiel_othello_definition():
     for a in range(65):
         assert s.action_to_string(0, a) == ours.spec.action_name(a)
     assert s.current_player() == 0 and "Black (x) to play" in str(s)
-    assert (Othello().board(s, {}) == ours.board()).all()
+    assert (ADAPTERS["othello"].board(s, {}) == ours.board()).all()
 
 
 def test_openspiel_othello_other_sizes_undefined():
@@ -602,7 +564,7 @@ def test_othello_forced_pass_agrees():
 
 
 def hex_board(state, n):
-    return Hex().board(state, {"board_size": n})
+    return ADAPTERS["hex"].board(state, {"board_size": n})
 
 
 def test_openspiel_hex_parameters_and_actions():

@@ -4,6 +4,7 @@ observation planes from both sides, the score info at the end, truncation at max
 import numpy as np
 
 from zerogym import go_v0
+from cases import black_plays_d2
 
 
 def test_observation_from_both_sides_and_masks():
@@ -11,14 +12,7 @@ def test_observation_from_both_sides_and_masks():
     env.reset()
     ob, ow = env.observe("black_0"), env.observe("white_0")
     assert ob["action_mask"].sum() == 26 and ow["action_mask"].sum() == 0
-    env.step(1 * 5 + 3)  # black D2
-    ob, ow = env.observe("black_0"), env.observe("white_0")
-    assert env.agent_selection == "white_0"
-    assert ob["observation"][1, 3, 0] == 1 and ob["observation"][1, 3, 1] == 0
-    assert ow["observation"][1, 3, 1] == 1 and ow["observation"][1, 3, 0] == 0
-    assert (ob["observation"][:, :, 5] == 1).all() and (ow["observation"][:, :, 5] == 0).all()
-    assert (ob["observation"][:, :, 6] == 1).all() and (ow["observation"][:, :, 6] == 1).all()
-    assert ob["action_mask"].sum() == 0
+    ob, ow = black_plays_d2(env, colour=5, ones=6)
     assert ow["action_mask"][8] == 0 and ow["action_mask"][25] == 1 and ow["action_mask"].sum() == 25
     assert np.array_equal(env.state(), env.observe("black_0")["observation"])
     env.step(25)  # white passes

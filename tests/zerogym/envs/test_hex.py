@@ -4,6 +4,7 @@ observation planes from both sides before and after a swap, a win."""
 import numpy as np
 
 from zerogym import hex_v0
+from cases import black_plays_d2
 
 
 def test_observation_from_both_sides_and_masks():
@@ -12,14 +13,7 @@ def test_observation_from_both_sides_and_masks():
     ob, ow = env.observe("black_0"), env.observe("white_0")
     assert ob["action_mask"].sum() == 25 and ob["action_mask"][25] == 0  # no swap on move 1
     assert ow["action_mask"].sum() == 0  # white is not to move
-    env.step(1 * 5 + 3)  # black at D2
-    ob, ow = env.observe("black_0"), env.observe("white_0")
-    assert env.agent_selection == "white_0"
-    assert ob["observation"][1, 3, 0] == 1 and ob["observation"][1, 3, 1] == 0
-    assert ow["observation"][1, 3, 1] == 1 and ow["observation"][1, 3, 0] == 0
-    assert (ob["observation"][:, :, 2] == 1).all() and (ow["observation"][:, :, 2] == 0).all()
-    assert (ob["observation"][:, :, 3] == 1).all() and (ow["observation"][:, :, 3] == 1).all()
-    assert ob["action_mask"].sum() == 0
+    ob, ow = black_plays_d2(env, colour=2, ones=3)
     assert ow["action_mask"][25] == 1 and ow["action_mask"][8] == 0 and ow["action_mask"].sum() == 25
     env.step(25)  # swap
     ob, ow = env.observe("black_0"), env.observe("white_0")

@@ -17,8 +17,8 @@ from zerogym_agents.nets.evaluate import make_evaluator
 from zerogym_agents.nets.heads import PolicyHead, global_pool
 from zerogym_agents.nets.model import layout_fields
 from zerogym_agents.agents.search import AlphaZeroAgent, UCTAgent
+from tiny_runs import NET as SMALL, alphazero_config, pg_config
 
-SMALL = {"trunk": "resnet", "blocks": 1, "channels": 8}
 PRETRAINED = ["tictactoe", "connect_four", "othello_6x6", "go_5x5", "go_9x9"]
 
 
@@ -167,21 +167,10 @@ def test_greedy_takes_a_win_and_stops_a_piece_about_to_win():
 
 
 def test_alphazero_trains_a_few_steps_and_its_agent_plays(tmp_path):
-    from zerogym_agents.alphazero.config import AlphaZeroConfig
     from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 
-    cfg = AlphaZeroConfig(
-        game="breakthrough",
-        game_kwargs={"rows": 5, "cols": 5},
-        concurrent_games=4,
-        simulations=8,
-        max_steps=6,
-        checkpoint_every=6,
-        batch_size=16,
-        min_buffer=16,
-        net=SMALL,
-        seed=3,
-    )
+    game = dict(game="breakthrough", game_kwargs={"rows": 5, "cols": 5}, concurrent_games=4, simulations=8)
+    cfg = alphazero_config(game, max_steps=6, checkpoint_every=6, net=SMALL)
     tr = AlphaZeroTrainer(cfg, tmp_path / "az", log_dir=False)
     tr.run(progress=False, stop_at=6)
     assert tr.step == 6 and tr.net.config.action_layout == "cell_moves"
@@ -192,22 +181,10 @@ def test_alphazero_trains_a_few_steps_and_its_agent_plays(tmp_path):
 
 
 def test_the_policy_gradient_trainer_runs_on_the_game(tmp_path):
-    from zerogym_agents.pg.config import PGConfig
     from zerogym_agents.pg.trainers import make_trainer
 
-    cfg = PGConfig(
-        algo="reinforce",
-        game="breakthrough",
-        game_kwargs={"rows": 6, "cols": 6},
-        num_envs=4,
-        max_steps=3,
-        checkpoint_every=3,
-        log_every=1,
-        snapshot_every=4,
-        pool_size=2,
-        net=SMALL,
-        seed=2,
-    )
+    game = dict(game="breakthrough", game_kwargs={"rows": 6, "cols": 6}, num_envs=4, snapshot_every=4, pool_size=2)
+    cfg = pg_config(game, max_steps=3, checkpoint_every=3, net=SMALL, seed=2)
     tr = make_trainer(cfg, tmp_path / "pg", log_dir=False)
     tr.run(progress=False, stop_at=3)
     assert tr.step == 3 and tr.net.num_actions(6, 6) == 108

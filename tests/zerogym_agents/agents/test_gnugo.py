@@ -329,23 +329,8 @@ def test_gnugo_plays_our_gtp_engine(gnugo, spec, ours_black):
 
 def test_arena_command_with_gnugo_writes_sgf_that_reads_back(gnugo, tmp_path):
     out = tmp_path / "arena"
-    cli.main(
-        [
-            "arena",
-            "--game",
-            "go",
-            "--kwargs",
-            "board_size=7",
-            "--agents",
-            "random",
-            "gnugo:1",
-            "--games",
-            "2",
-            "--out",
-            str(out),
-            "--no-progress",
-        ]
-    )
+    arena = "arena --game go --kwargs board_size=7 --agents random gnugo:1 --games 2 --no-progress"
+    cli.main([*arena.split(), "--out", str(out)])
     files = sorted((out / "sgf").iterdir())
     assert len(files) == 2
     from zerogym_agents.arena import load_records

@@ -40,18 +40,18 @@ def picks(env, seeds=range(12)):
     return {GreedyAgent(seed=s).act(env) for s in seeds}
 
 
-# Tic-tac-toe: X 0, O 3, X 1, O 4 -> X wins on 2 (and would block 5 otherwise)
-# Connect Four: columns 0 1 0 1 0 1 -> the first player completes column 0
-@pytest.mark.parametrize(
-    "game, moves, kwargs",
-    [
-        ("tictactoe", (0, 3, 1, 4), {}),
-        ("tictactoe", (0, 12, 1, 13, 2, 14), {"board_size": 5, "win_length": 4}),
-        ("connect_four", (0, 1, 0, 1, 0, 1), {}),
-        ("connect_four", (1, 0, 2, 0, 3, 5), {}),
-        ("hex", (1, 0, 4, 3), {"board_size": 3, "swap": False}),
-    ],
-)
+# the games of the positions below, in their order
+GAMES = [("tictactoe", {}), ("tictactoe", {"board_size": 5, "win_length": 4}), ("connect_four", {})]
+GAMES += [("connect_four", {}), ("hex", {"board_size": 3, "swap": False})]
+# moves after which the player to move wins at once. Tic-tac-toe: X 0, O 3, X 1, O 4 -> X wins on 2 (and
+# would block 5 otherwise); Connect Four: columns 0 1 0 1 0 1 -> the first player completes column 0
+WINNING = [(0, 3, 1, 4), (0, 12, 1, 13, 2, 14), (0, 1, 0, 1, 0, 1), (1, 0, 2, 0, 3, 5), (1, 0, 4, 3)]
+# moves after which the player to move has no win and must stop one. Tic-tac-toe: X 0, O 4, X 8, O 1 -> O
+# threatens 7 and X has no win: X must play 7; Connect Four: 1 0 1 0 2 0 -> the second player threatens column 0
+THREATENED = [(0, 4, 8, 1), (0, 12, 24, 13, 20, 14), (1, 0, 1, 0, 2, 0), (6, 0, 6, 1, 5, 2), (2, 3, 6, 4)]
+
+
+@pytest.mark.parametrize("game, moves, kwargs", [(g, m, kw) for (g, kw), m in zip(GAMES, WINNING)])
 def test_takes_an_immediate_win(game, moves, kwargs):
     env = env_after(game, moves, **kwargs)
     wins = immediate_wins(env.unwrapped.state)
@@ -59,18 +59,7 @@ def test_takes_an_immediate_win(game, moves, kwargs):
     assert picks(env) <= wins
 
 
-# Tic-tac-toe: X 0, O 4, X 8, O 1 -> O threatens 7 and X has no win: X must play 7
-# Connect Four: 1 0 1 0 2 0 -> the second player threatens column 0
-@pytest.mark.parametrize(
-    "game, moves, kwargs",
-    [
-        ("tictactoe", (0, 4, 8, 1), {}),
-        ("tictactoe", (0, 12, 24, 13, 20, 14), {"board_size": 5, "win_length": 4}),
-        ("connect_four", (1, 0, 1, 0, 2, 0), {}),
-        ("connect_four", (6, 0, 6, 1, 5, 2), {}),
-        ("hex", (2, 3, 6, 4), {"board_size": 3, "swap": False}),
-    ],
-)
+@pytest.mark.parametrize("game, moves, kwargs", [(g, m, kw) for (g, kw), m in zip(GAMES, THREATENED)])
 def test_blocks_an_immediate_loss(game, moves, kwargs):
     env = env_after(game, moves, **kwargs)
     st = env.unwrapped.state

@@ -6,12 +6,12 @@ heuristic takes and stops wins and beats random play."""
 import pytest
 
 import zerogym
-from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.agents.base import RandomAgent
 from zerogym_agents.agents.greedy import GreedyAgent
 from zerogym_agents.mcts.search import uniform_evaluator
 from zerogym_agents.agents.search import AlphaZeroAgent, UCTAgent
+from tiny_runs import alphazero_config
 
 RING = [(2, 3), (2, 4), (3, 4), (4, 3), (4, 2), (3, 2)]  # the six around (3, 3), the centre of side 4
 
@@ -88,18 +88,8 @@ def test_uct_and_greedy_beat_random_play(n):
 
 
 def test_tiny_alphazero_run_trains_and_plays_sides_4_and_5(tmp_path):
-    cfg = AlphaZeroConfig(
-        game="havannah",
-        game_kwargs={"board_size": 4, "swap": True},
-        concurrent_games=4,
-        simulations=8,
-        max_steps=60,
-        checkpoint_every=30,
-        batch_size=16,
-        min_buffer=32,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        seed=5,
-    )
+    game = dict(game="havannah", game_kwargs={"board_size": 4, "swap": True}, concurrent_games=4, simulations=8)
+    cfg = alphazero_config(game, max_steps=60, checkpoint_every=30, min_buffer=32, seed=5)
     tr = AlphaZeroTrainer(cfg, tmp_path, log_dir=False)
     tr.run(progress=False)
     assert tr.games > 0 and tr.train_steps > 0

@@ -14,27 +14,11 @@ from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.core.file_checks import check
 from zerogym_agents.agents.saved import load_agent
 from net_cases import positions
+from tiny_runs import GO_AUX, alphazero_config
 
 
 def tiny(**over):
-    kw = dict(
-        game="go",
-        game_kwargs={"board_size": 5},
-        concurrent_games=6,
-        simulations=8,
-        max_steps=48,
-        checkpoint_every=16,
-        batch_size=16,
-        min_buffer=16,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        seed=5,
-        no_pass_fraction=0.2,
-        ownership_weight=1.5,
-        score_weight=0.5,
-        device="cpu",
-    )
-    kw.update(over)
-    return AlphaZeroConfig(**kw)
+    return alphazero_config(GO_AUX, {"max_steps": 48, "checkpoint_every": 16}, **over)
 
 
 # ---- config ---------------------------------------------------------------------------------------

@@ -10,26 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.core.constants import CHECKPOINT
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.core.checkpoint import CheckpointError
+from tiny_runs import alphazero_config
 
 
 def tiny(**over):
-    kw = dict(
-        game="tictactoe",
-        concurrent_games=8,
-        simulations=12,
-        max_steps=24,
-        checkpoint_every=8,
-        batch_size=16,
-        min_buffer=16,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        seed=3,
-    )
-    kw.update(over)
-    return AlphaZeroConfig(**kw)
+    return alphazero_config({"max_steps": 24}, **over)
 
 
 @pytest.fixture(scope="module")

@@ -8,26 +8,17 @@ import zerogym
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.selfplay import SelfPlay
 from zerogym_agents.mcts.search import uniform_evaluator
+from tiny_runs import alphazero_config
 
 from .conftest import run_and_resume
 
 
+# 96 games of Connect Four at once, each from 2 random moves
+OPENINGS = dict(game="connect_four", concurrent_games=96, simulations=4, random_opening_moves=2)
+
+
 def config(**over):
-    kw = dict(
-        game="connect_four",
-        concurrent_games=96,
-        simulations=4,
-        max_steps=16,
-        checkpoint_every=8,
-        batch_size=16,
-        min_buffer=32,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        seed=3,
-        pool_fraction=0.0,
-        random_opening_moves=2,
-    )
-    kw.update(over)
-    return AlphaZeroConfig(**kw)
+    return alphazero_config(OPENINGS, {"min_buffer": 32, "pool_fraction": 0.0}, **over)
 
 
 def started(cfg):

@@ -13,25 +13,13 @@ from zerogym_agents.core.constants import AGENT
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.mcts.search import uniform_evaluator
 from zerogym_agents.agents.saved import load_agent, load_card
+from tiny_runs import alphazero_config
 
 from .conftest import run_and_resume
 
 
 def tiny(**over):
-    kw = dict(
-        game="tictactoe",
-        concurrent_games=8,
-        simulations=12,
-        max_steps=16,
-        checkpoint_every=8,
-        batch_size=16,
-        min_buffer=32,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        seed=3,
-        pool_fraction=0.0,
-    )
-    kw.update(over)
-    return AlphaZeroConfig(**kw)
+    return alphazero_config({"min_buffer": 32, "pool_fraction": 0.0}, **over)
 
 
 class Spy:

@@ -15,22 +15,11 @@ from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, plot_history
 from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.nets import load_net
 from zerogym_agents.agents.saved import load_agent, load_card
+from tiny_runs import NET, alphazero_config
 
 
 def tiny(**over):
-    kw = dict(
-        game="tictactoe",
-        concurrent_games=8,
-        simulations=12,
-        max_steps=24,
-        checkpoint_every=8,
-        batch_size=16,
-        min_buffer=32,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        seed=3,
-    )
-    kw.update(over)
-    return AlphaZeroConfig(**kw)
+    return alphazero_config({"max_steps": 24, "min_buffer": 32}, **over)
 
 
 def weights(trainer):
@@ -322,18 +311,9 @@ def test_max_seconds_cuts_a_long_self_play_step_and_saves_the_last_whole_one(tmp
     import time
 
     # one step searches a million simulations per move: minutes of work, cut within one evaluator call
-    cfg = dict(
-        game="connect_four",
-        concurrent_games=2,
-        simulations=10**6,
-        max_steps=1,
-        batch_size=8,
-        min_buffer=8,
-        pool_fraction=0.0,
-        random_opening_moves=2,
-        net={"trunk": "resnet", "blocks": 1, "channels": 4},
-    )
-    tr = AlphaZeroTrainer(AlphaZeroConfig(**cfg), tmp_path / "run", log_dir=False)
+    search = dict(game="connect_four", concurrent_games=2, simulations=10**6, random_opening_moves=2, pool_fraction=0.0)
+    cfg = alphazero_config(search, max_steps=1, batch_size=8, min_buffer=8, net=dict(NET, channels=4))
+    tr = AlphaZeroTrainer(cfg, tmp_path / "run", log_dir=False)
     t0 = time.perf_counter()
     tr.run(progress=False, max_seconds=3)
     assert time.perf_counter() - t0 < 3 + 20  # generous: only a run that ignores the clock fails it
@@ -341,5 +321,5 @@ def test_max_seconds_cuts_a_long_self_play_step_and_saves_the_last_whole_one(tmp
     assert (tmp_path / "run" / CHECKPOINT).exists()
     assert load_card(str(tmp_path / "run" / AGENT))["training"]["steps"] == 0
     assert all(root.move_count == 0 for root in tr.selfplay.roots)  # the step's random openings taken back
-    resumed = AlphaZeroTrainer(AlphaZeroConfig(**cfg), tmp_path / "run", resume=True, log_dir=False)
+    resumed = AlphaZeroTrainer(cfg, tmp_path / "run", resume=True, log_dir=False)
     assert resumed.step == 0 and resumed.games == 0

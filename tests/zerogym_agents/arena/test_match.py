@@ -5,16 +5,8 @@ import re
 
 import pytest
 
-from zerogym_agents.arena import (
-    from_sgf,
-    load_records,
-    play_game,
-    play_match,
-    replay,
-    round_robin,
-    save_records,
-    to_sgf,
-)
+from zerogym_agents.arena import play_game, play_match, round_robin
+from zerogym_agents.arena import from_sgf, load_records, replay, save_records, to_sgf
 from zerogym_agents.arena.match import _seed_int, random_opening
 from zerogym_agents.arena.report import distinct_games, pairwise_markdown
 from zerogym_agents.agents.base import Agent, RandomAgent

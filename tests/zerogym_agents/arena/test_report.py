@@ -88,33 +88,16 @@ def test_go_report_writes_sgf(tmp_path):
     assert len(files) == 2 and files[0].read_text().startswith("(;GM[1]FF[4]")
 
 
-def test_cli_runs_a_round_robin(tmp_path, capsys):
+def arena_args(tmp_path, options):
+    """`zerogym arena` with `options` (split at spaces) and --out tmp_path, parsed."""
     ap = argparse.ArgumentParser(prog="zerogym")
     add_arena_parser(ap.add_subparsers(dest="command"))
-    args = ap.parse_args(
-        [
-            "arena",
-            "--game",
-            "connect_four",
-            "--kwargs",
-            "rows=4",
-            "cols=4",
-            "--agents",
-            "random",
-            "greedy",
-            "minimax",
-            "random",
-            "--games",
-            "4",
-            "--seed",
-            "3",
-            "--out",
-            str(tmp_path),
-            "--no-progress",
-            "--anchor",
-            "random",
-        ]
-    )
+    return ap.parse_args(["arena", *options.split(), "--out", str(tmp_path)])
+
+
+def test_cli_runs_a_round_robin(tmp_path, capsys):
+    agents = "--agents random greedy minimax random --anchor random"
+    args = arena_args(tmp_path, f"--game connect_four --kwargs rows=4 cols=4 {agents} --games 4 --seed 3 --no-progress")
     result, elo = args.func(args)
     assert elo.names == ["random", "greedy", "minimax", "random#2"] and elo.rating("random") == 0
     assert len(result.matches) == 6 and all(m.games == 4 for m in result.matches)
@@ -127,52 +110,19 @@ def test_cli_runs_a_round_robin(tmp_path, capsys):
 
 
 def test_cli_opening_moves(tmp_path):
-    ap = argparse.ArgumentParser(prog="zerogym")
-    add_arena_parser(ap.add_subparsers(dest="command"))
-    args = ap.parse_args(
-        [
-            "arena",
-            "--game",
-            "tictactoe",
-            "--agents",
-            "minimax",
-            "greedy",
-            "--games",
-            "6",
-            "--opening-moves",
-            "2",
-            "--out",
-            str(tmp_path),
-            "--no-progress",
-        ]
-    )
+    args = arena_args(tmp_path, "--game tictactoe --agents minimax greedy --games 6 --opening-moves 2 --no-progress")
     result, _ = args.func(args)
     assert all(r["opening"] == 2 for r in result.matches[0].records)
     assert "same 2 random opening moves, colours swapped" in (tmp_path / "report.md").read_text()
     data = json.load(open(tmp_path / "results.json"))
     assert data["round_robin"]["matches"][0]["opening_moves"] == 2
-    args = ap.parse_args(
-        [
-            "arena",
-            "--game",
-            "tictactoe",
-            "--agents",
-            "minimax",
-            "greedy",
-            "--opening-moves",
-            "-1",
-            "--out",
-            str(tmp_path),
-        ]
-    )
+    args = arena_args(tmp_path, "--game tictactoe --agents minimax greedy --opening-moves -1")
     with pytest.raises(ValueError, match="opening_moves must be a non-negative int"):
         args.func(args)
 
 
 def test_cli_errors_name_the_problem(tmp_path):
-    ap = argparse.ArgumentParser(prog="zerogym")
-    add_arena_parser(ap.add_subparsers(dest="command"))
-    args = ap.parse_args(["arena", "--game", "go", "--agents", "random", "minimax", "--out", str(tmp_path)])
+    args = arena_args(tmp_path, "--game go --agents random minimax")
     with pytest.raises(ValueError, match="minimax supports"):
         args.func(args)
 

@@ -10,6 +10,8 @@ import pytest
 
 from zerogym_agents.cli import main as cli
 
+NET4 = 'net={"blocks": 1, "channels": 4}'  # a 1x4 net: a step's time goes to the loop
+
 
 def test_demo_plays_a_game_and_reports_the_score(capsys):
     cli.main(["demo", "--board-size", "5", "--no-bench", "--no-train", "--seed", "3"])
@@ -117,14 +119,8 @@ def test_game_help_lists_every_registered_game(command):
 
 def test_train_alphazero_summary_rounds_its_losses_and_never_prints_none(tmp_path, capsys):
     tiny = [
-        "--no-progress",
-        "--set",
-        "simulations=4",
-        "concurrent_games=8",
-        "batch_size=8",
-        "min_buffer=8",
-        "checkpoint_every=5",
-        'net={"blocks": 1, "channels": 4}',
+        *"--no-progress --set simulations=4 concurrent_games=8 batch_size=8 min_buffer=8 checkpoint_every=5".split(),
+        NET4,
     ]
     cli.main(["train", "alphazero", "--game", "tictactoe", *tiny, "max_steps=2", "--out", str(tmp_path / "a")])
     line = capsys.readouterr().out.strip().splitlines()[-1]
@@ -325,41 +321,15 @@ def tiny_go_agent(path, board_size):
 
 def test_arena_takes_the_board_from_the_cards_and_refuses_cards_that_disagree(tmp_path):
     a5, b5, a7 = (tiny_go_agent(tmp_path / n, s) for n, s in (("a5.pt", 5), ("b5.pt", 5), ("a7.pt", 7)))
-    out = zerogym(
-        "arena",
-        "--game",
-        "go",
-        "--agents",
-        a5,
-        b5,
-        "random",
-        "--games",
-        "2",
-        "--no-progress",
-        "--out",
-        tmp_path / "arena",
-    )
+    arena = "arena --game go --games 2 --no-progress".split()
+    out = zerogym(*arena, "--agents", a5, b5, "random", "--out", tmp_path / "arena")
     assert out.returncode == 0, out.stderr
     assert f"playing go board_size=5, as in the model card of {a5}" in out.stdout
     assert "Arena: go (board_size=5)" in (tmp_path / "arena" / "report.md").read_text()
-    out = zerogym("arena", "--game", "go", "--agents", a5, a7, "--games", "2", "--no-progress", "--out", tmp_path / "x")
+    out = zerogym(*arena, "--agents", a5, a7, "--out", tmp_path / "x")
     lines = out.stderr.strip().splitlines()
     assert out.returncode != 0 and len(lines) == 1 and "choose one with --kwargs" in lines[0], out.stderr
-    out = zerogym(
-        "arena",
-        "--game",
-        "go",
-        "--kwargs",
-        "board_size=7",
-        "--agents",
-        a5,
-        a7,
-        "--games",
-        "2",
-        "--no-progress",
-        "--out",
-        tmp_path / "arena7",
-    )
+    out = zerogym(*arena, "--kwargs", "board_size=7", "--agents", a5, a7, "--out", tmp_path / "arena7")
     assert out.returncode == 0, out.stderr
     assert f"note: {a5} was trained on go board_size=5; here it plays board_size=7 zero-shot" in out.stdout
     assert str(a7) + " was" not in out.stdout
@@ -442,14 +412,8 @@ def test_bugs_keep_their_tracebacks_and_ctrl_c_exits_130_quietly(monkeypatch, ca
 # ---- run folders: a new one starts a run; an existing run needs --resume or --force -------------------------
 
 TINY_AZ = [
-    "--set",
-    "max_steps=2",
-    "simulations=4",
-    "concurrent_games=4",
-    "batch_size=8",
-    "min_buffer=8",
-    "checkpoint_every=1",
-    'net={"blocks": 1, "channels": 4}',
+    *"--set max_steps=2 simulations=4 concurrent_games=4 batch_size=8 min_buffer=8 checkpoint_every=1".split(),
+    NET4,
 ]
 
 
@@ -499,15 +463,8 @@ def test_resume_with_nothing_to_resume_says_how_to_start(tmp_path):
 def test_train_pg_follows_the_same_run_folder_rule(tmp_path, capsys):
     run = tmp_path / "pg"
     pg = [
-        "train",
-        "pg",
-        "--game",
-        "tictactoe",
-        "--set",
-        "num_envs=4",
-        "max_steps=1",
-        "checkpoint_every=1",
-        'net={"blocks": 1, "channels": 4}',
+        *"train pg --game tictactoe --set num_envs=4 max_steps=1 checkpoint_every=1".split(),
+        NET4,
         "--out",
         str(run),
         "--no-progress",
@@ -604,34 +561,11 @@ def test_gtp_starts_on_the_board_of_the_agents_card_and_notes_another_size(tmp_p
 
 
 # ---- stopping a training run: Ctrl-C and --max-seconds -----------------------------------------------
+AZ_TINY = ["batch_size=8", "min_buffer=8", NET4]
+LONG = "max_steps=100000 checkpoint_every=100000"  # out of reach: the runs stop only when told
 TRAIN_LONG = {
-    "alphazero": [
-        "train",
-        "alphazero",
-        "--game",
-        "tictactoe",
-        "--set",
-        "max_steps=100000",
-        "simulations=4",
-        "concurrent_games=8",
-        "batch_size=8",
-        "min_buffer=8",
-        "checkpoint_every=100000",
-        'net={"blocks": 1, "channels": 4}',
-    ],
-    "pg": [
-        "train",
-        "pg",
-        "--algo",
-        "reinforce",
-        "--game",
-        "tictactoe",
-        "--set",
-        "max_steps=100000",
-        "num_envs=4",
-        "checkpoint_every=100000",
-        'net={"trunk": "resnet", "blocks": 1, "channels": 4}',
-    ],
+    "alphazero": [*f"train alphazero --game tictactoe --set {LONG} simulations=4 concurrent_games=8".split(), *AZ_TINY],
+    "pg": [*f"train pg --algo reinforce --game tictactoe --set {LONG} num_envs=4".split(), NET4],
 }
 
 
@@ -690,33 +624,10 @@ def test_max_seconds_stops_a_run_on_the_clock_with_a_checkpoint(tmp_path, algo):
 
 
 # one step of each takes minutes: a million simulations per move; 1024 games of 19x19 Go played to the end
+SLOW = "simulations=1000000 concurrent_games=2 max_steps=1 pool_fraction=0"
 TRAIN_SLOW = {
-    "alphazero": [
-        "train",
-        "alphazero",
-        "--game",
-        "connect_four",
-        "--set",
-        "simulations=1000000",
-        "concurrent_games=2",
-        "max_steps=1",
-        "batch_size=8",
-        "min_buffer=8",
-        "pool_fraction=0",
-        'net={"blocks": 1, "channels": 4}',
-    ],
-    "pg": [
-        "train",
-        "pg",
-        "--game",
-        "go",
-        "--kwargs",
-        "board_size=19",
-        "--set",
-        "num_envs=1024",
-        "max_steps=1",
-        'net={"blocks": 1, "channels": 4}',
-    ],
+    "alphazero": [*f"train alphazero --game connect_four --set {SLOW}".split(), *AZ_TINY],
+    "pg": [*"train pg --game go --kwargs board_size=19 --set num_envs=1024 max_steps=1".split(), NET4],
 }
 
 

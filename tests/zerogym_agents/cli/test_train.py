@@ -8,8 +8,9 @@ import pytest
 from zerogym_agents.cli import main as cli
 from zerogym_agents.agents.policy import PolicyAgent
 from zerogym_agents.agents.saved import load_agent, load_card
+from tiny_runs import NET as TINY_NET, pg_config
 
-NET = 'net={"trunk": "resnet", "blocks": 1, "channels": 8}'
+NET = "net=" + json.dumps(TINY_NET)
 
 
 def train(out, *extra, algo="reinforce", steps=2):
@@ -100,19 +101,9 @@ def test_init_from_starts_on_another_board_size_with_the_files_net(tmp_path, cap
     torch.manual_seed(1)
     small = PolicyValueNet(for_game("go", game_kwargs={"board_size": 5}, trunk="resnet", blocks=2, channels=8))
     save_agent(tmp_path / "go5.pt", small, {"simulations": 8}, {"game": "go", "kwargs": {"board_size": 5}})
-    cfg = PGConfig(
-        algo=algo,
-        game="go",
-        game_kwargs={"board_size": 7},
-        net={"trunk": "resnet", "blocks": 1, "channels": 4},
-        init_from=str(tmp_path / "go5.pt"),
-        num_envs=2,
-        max_steps=1,
-        ppo_n_steps=8,
-        ppo_batch_size=8,
-        ppo_epochs=1,
-        checkpoint_every=1,
-    )
+    game = dict(game="go", game_kwargs={"board_size": 7}, num_envs=2, init_from=str(tmp_path / "go5.pt"))
+    ppo = dict(ppo_n_steps=8, ppo_batch_size=8, ppo_epochs=1)
+    cfg = pg_config(game, ppo, algo=algo, net=dict(TINY_NET, channels=4), max_steps=1, checkpoint_every=1)
     trainer = make_trainer(cfg, tmp_path / "run", log_dir=False)
     assert (trainer.net.config.blocks, trainer.net.config.channels) == (2, 8)
     assert trainer.net.config.value_activation == "relu"  # net names none: the file's

@@ -8,14 +8,8 @@ import sys
 import pytest
 
 from zerogym_agents.core.checkpoint import CheckpointError
-from zerogym_agents.experiment.records import (
-    FolderInUse,
-    SettingsChanged,
-    check_same_settings,
-    folder_lock,
-    read_json,
-    write_json,
-)
+from zerogym_agents.experiment.records import FolderInUse, SettingsChanged, check_same_settings, folder_lock
+from zerogym_agents.experiment.records import read_json, write_json
 
 
 def test_json_is_written_atomically_and_read_back(tmp_path):

@@ -30,6 +30,7 @@ from zerogym_agents.experiment.transfer import (
     save_best_agent,
 )
 from zerogym_agents.transfer.settings import TransferSettings
+from tiny_runs import NET
 
 STEPS, EVERY = 4, 2
 TINY = {
@@ -47,6 +48,15 @@ def parse(*argv):
     ap = argparse.ArgumentParser(prog="zerogym")
     add_transfer_parser(ap.add_subparsers(dest="command", required=True))
     return ap.parse_args(["transfer", *map(str, argv)])
+
+
+def run_args(source, out, *options, references="random"):
+    """`zerogym transfer run` parsed: a few tiny steps from `source` to 5x5 writing in `out`, then `options`."""
+    steps = (
+        f"--big-size 5 --steps {STEPS} --eval-every-steps {EVERY} --eval-games 2 --zero-shot-games 2 --simulations 4"
+    )
+    tiny = ["--config", json.dumps(TINY), "--out", out, "--no-progress"]
+    return parse("run", "--source", source, *steps.split(), "--references", *references.split(), *tiny, *options)
 
 
 def settings(source, **over):
@@ -70,18 +80,8 @@ def source(tmp_path_factory):
     """A 3x3 Go agent (untrained 1x8 net) with a model card that names its board."""
     path = tmp_path_factory.mktemp("source") / "go3.pt"
     torch.manual_seed(0)
-    net = PolicyValueNet(
-        for_game(
-            "go",
-            game_kwargs={"board_size": 3},
-            trunk="resnet",
-            blocks=1,
-            channels=8,
-            policy_hidden=8,
-            value_hidden=8,
-            value_loss="bce",
-        )
-    ).eval()
+    heads = dict(policy_hidden=8, value_hidden=8, value_loss="bce")
+    net = PolicyValueNet(for_game("go", game_kwargs={"board_size": 3}, **NET, **heads)).eval()
     save_agent(path, net, {"simulations": 4}, {"game": "go", "kwargs": {"board_size": 3}})
     return path
 
@@ -90,33 +90,7 @@ def source(tmp_path_factory):
 def experiment(source, tmp_path_factory):
     """Every method, through the command line; returns (args, out folder, results)."""
     out = tmp_path_factory.mktemp("transfer") / "exp"
-    args = parse(
-        "run",
-        "--source",
-        source,
-        "--big-size",
-        5,
-        "--steps",
-        STEPS,
-        "--eval-every-steps",
-        EVERY,
-        "--eval-games",
-        2,
-        "--zero-shot-games",
-        2,
-        "--references",
-        "random",
-        "uct:20",
-        "--simulations",
-        4,
-        "--config",
-        json.dumps(TINY),
-        "--out",
-        out,
-        "--report",
-        out / "report" / "transfer.md",
-        "--no-progress",
-    )
+    args = run_args(source, out, "--report", out / "report" / "transfer.md", references="random uct:20")
     return args, out, args.func(args)
 
 
@@ -432,35 +406,7 @@ def test_gnu_go_as_a_reference(gnugo, source, tmp_path):
 
 
 def test_methods_trained_in_parallel_child_processes(source, tmp_path):
-    args = parse(
-        "run",
-        "--source",
-        source,
-        "--big-size",
-        5,
-        "--methods",
-        "scratch",
-        "finetune",
-        "--steps",
-        STEPS,
-        "--eval-every-steps",
-        EVERY,
-        "--eval-games",
-        2,
-        "--zero-shot-games",
-        2,
-        "--references",
-        "random",
-        "--simulations",
-        4,
-        "--config",
-        json.dumps(TINY),
-        "--out",
-        tmp_path,
-        "--no-progress",
-        "--parallel",
-        2,
-    )
+    args = run_args(source, tmp_path, "--methods", "scratch", "finetune", "--parallel", 2)
     data = args.func(args)
     for method in ("scratch", "finetune"):
         prog = data["methods"][method]

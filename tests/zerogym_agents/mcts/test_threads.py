@@ -35,11 +35,9 @@ def play(threads, game, moves, evaluator=hashed_evaluator, G=13, kwargs=None, **
         actions = m.select_actions(0.0 if m.search == "gumbel" else 1.0)
         seen.append((policy, value, m.visit_counts(), m.root_priors(), actions.copy(), m.pruned_policy()))
         m.advance(actions)
-        for i, root in enumerate(roots):
-            root.step(int(actions[i]))
-            if root.is_over():
-                root.reset()
-                m.set_root(i, root)
+        for i in [i for i, a in enumerate(actions.tolist()) if roots[i].step(a).is_over()]:  # start again
+            roots[i].reset()
+            m.set_root(i, roots[i])
     return seen, batches, m.full_events
 
 

@@ -101,19 +101,9 @@ def test_aux_losses_are_added_with_their_weights_and_decrease_on_a_fixed_batch()
     net = go_net(ownership_head=True, score_head=True)
     planes, policy, value, masks, own, score = fixed_batch()
     base = loss(net, planes, policy, value, masks)[0]
+    aux = dict(ownership=own, score=score, ownership_weight=1.5, score_weight=0.5)
     parts = {}
-    total, _, _ = loss(
-        net,
-        planes,
-        policy,
-        value,
-        masks,
-        ownership=own,
-        score=score,
-        ownership_weight=1.5,
-        score_weight=0.5,
-        parts=parts,
-    )
+    total, _, _ = loss(net, planes, policy, value, masks, **aux, parts=parts)
     assert torch.allclose(total, base + 1.5 * parts["ownership_loss"] + 0.5 * parts["score_loss"])
     # the score is fitted as margin / area
     _, _, _, pred = net.forward_aux(torch.from_numpy(planes))
@@ -123,18 +113,7 @@ def test_aux_losses_are_added_with_their_weights_and_decrease_on_a_fixed_batch()
     first = None
     for _ in range(60):
         parts = {}
-        total, _, _ = loss(
-            net,
-            planes,
-            policy,
-            value,
-            masks,
-            ownership=own,
-            score=score,
-            ownership_weight=1.5,
-            score_weight=0.5,
-            parts=parts,
-        )
+        total, _, _ = loss(net, planes, policy, value, masks, **aux, parts=parts)
         first = first or {k: v.item() for k, v in parts.items()}
         opt.zero_grad()
         total.backward()

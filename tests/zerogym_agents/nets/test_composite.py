@@ -7,7 +7,6 @@ import pytest
 import torch
 
 import zerogym
-from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.core.constants import AGENT, CHECKPOINT
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.core.checkpoint import CheckpointError
@@ -15,6 +14,7 @@ from zerogym_agents.nets import NetFileError, load_net, loss, make_evaluator, ne
 from zerogym_agents.agents.saved import load_agent, save_agent
 from zerogym_agents.agents.search import AlphaZeroAgent
 from zerogym_agents.transfer import CompositeConfig, CompositeNet
+from tiny_runs import alphazero_config
 
 TINY = dict(downscalings=2, features=6, feature_layers=2, head_layers=2, head_channels=6)
 
@@ -204,20 +204,12 @@ def test_refuses_corrupt_and_foreign_files(tmp_path, tools):
         load_agent(str(tmp_path / "bad_agent.pt"))
 
 
-def trainer_config(**over):
-    kw = dict(
-        game="go",
-        game_kwargs={"board_size": 9, "max_moves": 6},
-        concurrent_games=4,
-        simulations=4,
-        max_steps=12,
-        checkpoint_every=4,
-        batch_size=16,
-        min_buffer=16,
-        max_train_per_step=2,
-        seed=0,
-    )
-    return AlphaZeroConfig(**{**kw, **over})
+# 9x9 Go cut at 6 moves, 4 games at once
+GO9 = dict(game="go", game_kwargs={"board_size": 9, "max_moves": 6}, concurrent_games=4, simulations=4, seed=0)
+
+
+def trainer_config():
+    return alphazero_config(GO9, max_steps=12, checkpoint_every=4, max_train_per_step=2)
 
 
 def test_trainer_runs_and_resumes_a_composite(tmp_path, tools):

@@ -9,6 +9,7 @@ from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.nets.evaluate import make_evaluator
 from zerogym_agents.nets.model import PolicyValueNet, for_game
 from net_cases import positions
+from tiny_runs import alphazero_config
 
 
 def make_net(seed=0):
@@ -102,15 +103,7 @@ def test_bad_cache_setting():
 
 
 def test_self_play_uses_the_configs_cache(tmp_path):
-    cfg = AlphaZeroConfig(
-        game="tictactoe",
-        concurrent_games=4,
-        simulations=8,
-        batch_size=8,
-        min_buffer=8,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        eval_cache=123,
-    )
+    cfg = alphazero_config(concurrent_games=4, simulations=8, batch_size=8, min_buffer=8, eval_cache=123)
     trainer = AlphaZeroTrainer(cfg, tmp_path / "run")
     assert trainer.evaluator.cache_size == trainer.opp_evaluator.cache_size == 123
     trainer.train_for(2)

@@ -18,17 +18,8 @@ from net_cases import positions, randomize_bn
 
 
 def test_config_json_round_trip():
-    cfg = NetConfig(
-        trunk="mobilenet",
-        blocks=3,
-        channels=16,
-        expansion=3,
-        in_planes=7,
-        extra_actions=1,
-        value_loss="bce",
-        value_weight=4,
-        game="go",
-    )
+    trunk = dict(trunk="mobilenet", blocks=3, channels=16, expansion=3)
+    cfg = NetConfig(**trunk, in_planes=7, extra_actions=1, value_loss="bce", value_weight=4, game="go")
     text = json.dumps(cfg.to_dict())
     back = NetConfig.from_dict(json.loads(text))
     assert back == cfg and NetConfig.from_json(cfg.to_json()) == cfg
@@ -167,16 +158,8 @@ def test_parameter_count_by_hand():
     policy = 2 * 2 + 2 * 2 + (2 + 1) + (4 * 1 + 1)  # 1x1 conv 2->2, BN, 1x1 conv 2->1 + bias, Linear(4 -> 1)
     value = (4 * 3 + 3) + (3 + 1)  # Linear(4 -> 3), Linear(3 -> 1)
     assert PolicyValueNet(cfg).num_parameters() == stem + block + policy + value == 173
-    mob = NetConfig(
-        trunk="mobilenet",
-        blocks=1,
-        channels=2,
-        expansion=2,
-        in_planes=3,
-        action_layout="columns",
-        policy_hidden=0,
-        value_hidden=1,
-    )
+    mob_trunk = dict(trunk="mobilenet", blocks=1, channels=2, expansion=2)
+    mob = NetConfig(**mob_trunk, in_planes=3, action_layout="columns", policy_hidden=0, value_hidden=1)
     hidden = 4
     mblock = 2 * hidden + 2 * hidden + 9 * hidden + 2 * hidden + hidden * 2 + 2 * 2
     assert PolicyValueNet(mob).num_parameters() == stem + mblock + (2 + 1) + (4 * 1 + 1) + (1 + 1)

@@ -13,6 +13,7 @@ from zerogym_agents.core.devices import autocast, check_precision, cpu_has_bf16
 from zerogym_agents.nets.evaluate import make_evaluator
 from zerogym_agents.nets.model import PolicyValueNet, for_game, loss
 from net_cases import positions
+from tiny_runs import alphazero_config
 
 CPU = torch.device("cpu")
 
@@ -98,15 +99,7 @@ def test_a_bfloat16_loss_keeps_float32_weights_and_gradients_close_to_float32s()
 
 
 def test_the_trainer_plays_and_learns_at_the_configs_precision(tmp_path):
-    cfg = AlphaZeroConfig(
-        game="tictactoe",
-        concurrent_games=4,
-        simulations=8,
-        batch_size=8,
-        min_buffer=8,
-        net={"trunk": "resnet", "blocks": 1, "channels": 8},
-        precision="bfloat16",
-    )
+    cfg = alphazero_config(concurrent_games=4, simulations=8, batch_size=8, min_buffer=8, precision="bfloat16")
     trainer = AlphaZeroTrainer(cfg, tmp_path / "run", log_dir=False)
     assert trainer.evaluator.precision == trainer.opp_evaluator.precision == "bfloat16"
     seen = conv_dtypes(trainer.net)

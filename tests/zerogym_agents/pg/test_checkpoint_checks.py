@@ -11,37 +11,9 @@ from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.core.constants import CHECKPOINT
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.trainers import make_trainer
+from tiny_runs import PPO, pg_fields
 
-TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
-CONFIGS = {
-    "reinforce": dict(
-        algo="reinforce",
-        game="tictactoe",
-        num_envs=4,
-        max_steps=4,
-        checkpoint_every=2,
-        log_every=1,
-        snapshot_every=4,
-        pool_size=3,
-        net=TINY,
-        seed=3,
-    ),
-    "ppo": dict(
-        algo="ppo",
-        game="tictactoe",
-        num_envs=2,
-        ppo_n_steps=16,
-        ppo_batch_size=16,
-        ppo_epochs=1,
-        max_steps=4,
-        checkpoint_every=2,
-        log_every=1,
-        snapshot_every=6,
-        pool_size=3,
-        net=TINY,
-        seed=1,
-    ),
-}
+CONFIGS = {"reinforce": pg_fields(num_envs=4, snapshot_every=4), "ppo": pg_fields(PPO, ppo_epochs=1)}
 
 
 def config(algo, **over):

@@ -9,13 +9,12 @@ import torch
 import zerogym
 from zerogym_agents.nets import PolicyValueNet
 from zerogym_agents.agents.policy import PolicyAgent
-from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.opponents import make_selfplay_env, snapshot
 from zerogym_agents.pg.ppo import PolicyValueNetPolicy, PPOTrainer, SB3PolicyAgent, SnapshotCallback, policy_snapshot
 from zerogym_agents.training.pool import OpponentPool
+from tiny_runs import NET as TINY, PPO, pg_config
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
-TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
 
 
 def pool_env(game="connect_four", **kw):
@@ -111,23 +110,7 @@ def test_snapshot_callback_freezes_any_sb3_policy_into_the_pool():
 
 
 def tiny(**over):
-    kw = dict(
-        algo="ppo",
-        game="tictactoe",
-        num_envs=2,
-        ppo_n_steps=16,
-        ppo_batch_size=16,
-        ppo_epochs=2,
-        max_steps=4,
-        checkpoint_every=2,
-        log_every=1,
-        snapshot_every=6,
-        pool_size=3,
-        net=TINY,
-        seed=1,
-    )
-    kw.update(over)
-    return PGConfig(**kw)
+    return pg_config(PPO, **over)
 
 
 def test_ppo_resume_continues_the_counters_and_the_weights_exactly(tmp_path):

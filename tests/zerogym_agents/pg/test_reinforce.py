@@ -13,28 +13,14 @@ from zerogym_agents.nets import PolicyValueNet, for_game
 from zerogym_agents.agents.policy import PolicyAgent, select_actions
 from zerogym_agents.core.constants import AGENT, CHECKPOINT, PLOT
 from zerogym_agents.pg.base import learning_mode, plot_history
-from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.reinforce import ReinforceTrainer, augment, reinforce_loss
 from zerogym_agents.agents.saved import load_agent, load_card
 
-TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
+from tiny_runs import NET as TINY, pg_config
 
 
 def tiny(**over):
-    kw = dict(
-        algo="reinforce",
-        game="tictactoe",
-        num_envs=8,
-        max_steps=4,
-        checkpoint_every=2,
-        log_every=1,
-        snapshot_every=8,
-        pool_size=3,
-        net=TINY,
-        seed=3,
-    )
-    kw.update(over)
-    return PGConfig(**kw)
+    return pg_config(**over)
 
 
 TIMING = ("episodes_per_s", "moves_per_s")  # wall-clock rates: the only numbers that differ between two runs

@@ -7,34 +7,16 @@ import torch
 from zerogym_agents.cli import main as cli
 from zerogym_agents.core.checkpoint import CheckpointError
 from zerogym_agents.core.constants import CHECKPOINT
-from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.ppo import PPOTrainer
 from zerogym_agents.pg.worker_vec_env import WorkerPoolVecEnv
+from tiny_runs import NET as TINY, WORKER_PPO, pg_config
 
 pytest.importorskip("sb3_contrib")
-TINY = {"trunk": "resnet", "blocks": 1, "channels": 8}
 STEPS, ENVS, N_STEPS = 4, 4, 8
 
 
 def tiny(**over):
-    kw = dict(
-        algo="ppo",
-        game="tictactoe",
-        num_envs=ENVS,
-        ppo_n_steps=N_STEPS,
-        ppo_batch_size=16,
-        ppo_epochs=1,
-        max_steps=STEPS,
-        checkpoint_every=2,
-        log_every=1,
-        snapshot_every=4,
-        pool_size=3,
-        net=TINY,
-        seed=1,
-        pool_mode="elo",
-    )
-    kw.update(over)
-    return PGConfig(**kw)
+    return pg_config(WORKER_PPO, {"num_envs": ENVS, "ppo_n_steps": N_STEPS, "max_steps": STEPS}, **over)
 
 
 def weights(trainer):
@@ -156,16 +138,7 @@ def test_bad_worker_counts_are_refused_before_any_process_starts(tmp_path, worke
 
 def test_the_command_line_plays_ppo_in_local_processes(tmp_path, capsys):
     base = [
-        "train",
-        "pg",
-        "--game",
-        "tictactoe",
-        "--set",
-        "num_envs=4",
-        "max_steps=1",
-        "ppo_n_steps=8",
-        "ppo_batch_size=16",
-        "ppo_epochs=1",
+        *"train pg --game tictactoe --set num_envs=4 max_steps=1 ppo_n_steps=8 ppo_batch_size=16 ppo_epochs=1".split(),
         f"net={TINY}".replace("'", '"'),
         "--no-progress",
     ]

@@ -3,20 +3,11 @@
 import hashlib
 
 import pytest
+from tiny_runs import alphazero_fields
 
-TINY = dict(
-    game="tictactoe",
-    concurrent_games=4,
-    simulations=4,
-    min_buffer=16,
-    batch_size=16,
-    max_steps=8,
-    checkpoint_every=3,
-    log_every=2,
-    pool_fraction=0.5,
-    pool_size=3,
-    net={"trunk": "resnet", "blocks": 1, "channels": 8},
-)
+# 4 games of 4 simulations a move, half of them against a pool of 3 past nets
+GAMES = dict(concurrent_games=4, simulations=4, pool_fraction=0.5, pool_size=3)
+TINY = alphazero_fields(GAMES, max_steps=8, checkpoint_every=3, log_every=2)
 
 
 @pytest.fixture(scope="session")

@@ -3,32 +3,13 @@ ownership and score with its moves, and the learner trains on them."""
 
 import numpy as np
 
-from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.scale.alphazero import RayAlphaZeroTrainer
-
-GO = dict(
-    game="go",
-    game_kwargs={"board_size": 5},
-    concurrent_games=6,
-    simulations=8,
-    max_steps=12,
-    checkpoint_every=6,
-    log_every=3,
-    batch_size=16,
-    min_buffer=16,
-    pool_fraction=0.0,
-    seed=5,
-    net={"trunk": "resnet", "blocks": 1, "channels": 8},
-    no_pass_fraction=0.2,
-    ownership_weight=1.5,
-    score_weight=0.5,
-    device="cpu",
-)
+from tiny_runs import GO_AUX, alphazero_config
 
 
 def test_workers_ship_the_final_ownership_and_score_and_the_learner_trains_on_them(ray_session, tmp_path):
     tr = RayAlphaZeroTrainer(
-        AlphaZeroConfig(**GO),
+        alphazero_config(GO_AUX, max_steps=12, checkpoint_every=6, log_every=3, pool_fraction=0.0),
         tmp_path,
         log_dir=False,
         ray_config={"workers": 2, "mode": "deterministic", "steps_per_task": 8},

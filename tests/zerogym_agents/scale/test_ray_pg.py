@@ -6,17 +6,9 @@ import pytest
 
 from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.scale.pg import RayReinforceTrainer, ray_pg_trainer
+from tiny_runs import pg_fields
 
-CFG = dict(
-    algo="reinforce-baseline",
-    game="tictactoe",
-    num_envs=8,
-    max_steps=4,
-    checkpoint_every=2,
-    log_every=2,
-    snapshot_every=8,
-    net={"trunk": "resnet", "blocks": 1, "channels": 8},
-)
+CFG = pg_fields(algo="reinforce-baseline", log_every=2)
 RC = {"workers": 2}
 
 

@@ -7,24 +7,10 @@ from zerogym_agents.pg.config import PGConfig
 from zerogym_agents.pg.ppo import PPOTrainer
 from zerogym_agents.scale.pg import ray_pg_trainer
 from zerogym_agents.scale.ppo import RayPPOTrainer
+from tiny_runs import WORKER_PPO, pg_fields
 
 pytest.importorskip("sb3_contrib")
-CFG = dict(
-    algo="ppo",
-    game="tictactoe",
-    num_envs=4,
-    ppo_n_steps=8,
-    ppo_batch_size=16,
-    ppo_epochs=1,
-    max_steps=2,
-    checkpoint_every=1,
-    log_every=1,
-    snapshot_every=4,
-    pool_size=3,
-    pool_mode="elo",
-    seed=5,
-    net={"trunk": "resnet", "blocks": 1, "channels": 8},
-)
+CFG = pg_fields(WORKER_PPO, max_steps=2, checkpoint_every=1, seed=5)
 
 
 def _weights(tr):

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer
 from zerogym_agents.training.schedule import CosineSchedule, cosine
+from tiny_runs import alphazero_config
 
 
 def by_hand(lr, lr_final, t):
@@ -53,16 +53,7 @@ def test_progress_is_the_share_of_steps_or_of_the_time_budget():
 
 def test_the_alphazero_trainer_follows_its_time_budget(tmp_path):
     trainer = AlphaZeroTrainer(
-        AlphaZeroConfig(
-            game="go",
-            game_kwargs={"board_size": 3},
-            lr=0.02,
-            lr_final=0.002,
-            concurrent_games=2,
-            simulations=2,
-            batch_size=4,
-            min_buffer=4,
-        ),
+        alphazero_config(game="go", game_kwargs={"board_size": 3}, lr=0.02, lr_final=0.002),
         tmp_path,
         log_dir=False,
     )

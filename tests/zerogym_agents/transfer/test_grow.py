@@ -6,16 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from zerogym_agents.nets import (
-    NetConfig,
-    NetFileError,
-    PolicyValueNet,
-    for_game,
-    load_net,
-    loss,
-    make_evaluator,
-    save_net,
-)
+from zerogym_agents.nets import NetConfig, NetFileError, PolicyValueNet, for_game, load_net, loss, save_net
+from zerogym_agents.nets import make_evaluator
 from zerogym_agents.agents.saved import load_agent
 from zerogym_agents.transfer import CompositeNet, grow
 

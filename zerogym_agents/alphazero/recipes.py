@@ -59,6 +59,8 @@ PRESETS = {
     "go_5x5": hour_preset("go", {"board_size": 5}, dirichlet_alpha=0.5, pool_fraction=AlphaZeroConfig.pool_fraction),
     "breakthrough_6x6": hour_preset("breakthrough", {"rows": 6, "cols": 6}, dirichlet_alpha=0.5),
     "havannah_4": hour_preset("havannah", {"board_size": 4}, dirichlet_alpha=0.3),
+    # Hex with the swap rule: the small board of the size-transfer experiments
+    "hex_7x7": hour_preset("hex", {"board_size": 7, "swap": True}, dirichlet_alpha=0.2),
     # more training for the shipped 9x9 Go agent (itself pretrained:go_5x5 fine-tuned on 9x9), judged by GNU Go
     "go_9x9": dict(
         hour_preset(

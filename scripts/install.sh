@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv and installs zerogym into it (editable, with the agents, test and ray extras), compiling the core.
+# Creates .venv and installs zerogym into it (editable, with the agents, test, ray and docs extras), compiling the core.
 # A second run with nothing changed (same Python, same build inputs, every extension built) only
 # checks that and stops; ZEROGYM_REINSTALL=1 installs anyway.
 set -euo pipefail
@@ -34,10 +34,17 @@ if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ] && command -v
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnugo) \
     || echo "warning: could not install gnugo; GnuGoAgent and its tests will be skipped" >&2
 fi
+# Chromium and its driver (Debian's packages): tests/test_docs_browser.py drives the docs site with them
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) \
+      || echo "warning: could not install chromium; the docs site's browser test will be skipped" >&2
+  fi
+fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 rm -f .venv/.zerogym-installed
 .venv/bin/python -m pip install -q --upgrade pip
 # the CPU build of torch first (a plain "torch>=2.1" would pull several GB of CUDA wheels)
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[agents,test,ray]"
+.venv/bin/python -m pip install -q -e ".[agents,test,ray,docs]"
 build_inputs > .venv/.zerogym-installed

@@ -187,6 +187,28 @@ def test_every_public_name_has_an_api_entry(loader):
     assert missing(api_entries(built_site()), names) == []
 
 
+def undocumented(loader, names):
+    """The public classes and functions among `names` whose definition has no docstring."""
+    out = set()
+    for paths in names.values():
+        for path in paths:
+            try:
+                found = loader.collection.get_member(path)
+                found = found.final_target if found.is_alias else found
+            except (KeyError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+                continue  # not a path griffe reads (a lazily imported name, a game module's env())
+            if found.kind.value in ("class", "function") and not found.docstring:
+                out.add(found.path)
+    return sorted(out)
+
+
+def test_every_public_class_and_function_has_a_docstring(loader):
+    assert undocumented(loader, public_names(loader)) == []
+    assert undocumented(loader, {"x": {"zerogym.envs.base.BoardGameEnv.__init__"}}) == [
+        "zerogym.envs.base.BoardGameEnv.__init__"
+    ]
+
+
 def test_the_check_finds_a_name_without_an_entry(loader):
     entries = api_entries(built_site())
     names = public_names(loader)

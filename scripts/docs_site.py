@@ -11,7 +11,6 @@ each one's entry. tests/test_docs_site.py checks that every public name of both 
 
 from __future__ import annotations
 
-import glob
 import importlib
 import inspect
 from pathlib import Path
@@ -144,7 +143,8 @@ def factory_lines(module: str, name: str) -> list[str]:
     mkdocstrings, reading the source, sees no function): its signature and docstring."""
     factory = getattr(importlib.import_module(module), name)
     doc = " ".join(inspect.getdoc(factory).split())
-    return [f"[](){{#{module}.{name}}}", f"`{module}.{name}{inspect.signature(factory)}`", "", f":   {doc}", ""]
+    signature = inspect.signature(factory, eval_str=True)
+    return [f"[](){{#{module}.{name}}}`{module}.{name}{signature}`", f":   {doc}", ""]
 
 
 def game_modules_page(title: str, modules: tuple[str, ...]) -> str:
@@ -206,7 +206,7 @@ def on_files(files: Any, config: Any) -> Any:
         if f"docs/{f.src_uri}" not in SKIPPED
     ]
     for pattern in EXTRA_FILES:
-        for path in sorted(glob.glob(pattern, root_dir=ROOT, recursive=True)):
+        for path in sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob(pattern) if p.is_file()):
             out.append(File(path, str(ROOT), site, urls))
     for title, paths in API_PAGES:
         out.append(File.generated(config, api_uri(title), content=api_page(title, paths)))

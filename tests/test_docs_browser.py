@@ -3,7 +3,8 @@ headless Chromium through Selenium (Debian's chromium and chromium-driver, which
 installs): the home page, a game page, an API page and the search box.
 
 A screenshot of each step goes to $ZEROGYM_TEST_ARTIFACTS/docs-site/ (default: test-artifacts/ in the
-repository, git-ignored). The test skips only where no Chromium is installed.
+repository, git-ignored). The test skips where no Chromium is installed (or, in a venv without the docs extra,
+selenium).
 """
 
 import functools

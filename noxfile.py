@@ -13,7 +13,7 @@ subprocess too; the editable install's import hook would come after tests/zerogy
 on pytest's path). Each Python's compiled modules sit side by side in the tree (their file names carry
 the version).
 
-full: torch==2.13.0 first (install.sh says why), then `pip install -e ".[agents,test]"`, then the
+full: torch==2.13.0 first (install.sh says why), then `pip install -e ".[agents,test,docs]"`, then the
 whole suite, as the README's test command runs it.
 
 The interpreters are looked up on PATH as python3.X; pyenv's installed versions (under PYENV_ROOT,
@@ -73,7 +73,7 @@ def env(session):
 
 @nox.session(python=AGENTS_PYTHON)
 def full(session):
-    """torch (CPU build) + the agents and test extras on 3.11: the whole suite."""
+    """torch (CPU build) + the agents, test and docs extras on 3.11: the whole suite."""
     session.install(TORCH)
-    session.install("-e", ".[agents,test]")
+    session.install("-e", ".[agents,test,docs]")
     session.run("python", "-m", "pytest", "-q", *session.posargs)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Creates .venv and installs zerogym into it (editable, with the agents, test, ray, notebook and browser extras),
-# compiling the core.
+# Creates .venv and installs zerogym into it (editable, with the agents, test, ray, notebook, browser and docs
+# extras), compiling the core.
 # A second run with nothing changed (same Python, same build inputs, every extension built) only
 # checks that and stops; ZEROGYM_REINSTALL=1 installs anyway.
 set -euo pipefail
@@ -35,12 +35,18 @@ if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ] && command -v
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnugo) \
     || echo "warning: could not install gnugo; GnuGoAgent and its tests will be skipped" >&2
 fi
-# Chromium and its driver: the notebook widget's browser test drives them (tests/zerogym_agents/notebook)
-if { ! command -v chromium || ! command -v chromedriver; } >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) || echo "warning: could not install chromium; the notebook widget's browser test will fail" >&2; fi
+# Chromium and its driver (Debian's packages): the browser tests drive them (the docs site,
+# tests/test_docs_browser.py, and the notebook widget, tests/zerogym_agents/notebook/test_browser.py)
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) \
+      || echo "warning: could not install chromium; the browser tests will fail" >&2
+  fi
+fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 rm -f .venv/.zerogym-installed
 .venv/bin/python -m pip install -q --upgrade pip
 # the CPU build of torch first (a plain "torch>=2.1" would pull several GB of CUDA wheels)
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[agents,test,ray,notebook,browser]"
+.venv/bin/python -m pip install -q -e ".[agents,test,ray,notebook,browser,docs]"
 build_inputs > .venv/.zerogym-installed

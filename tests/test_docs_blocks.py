@@ -40,6 +40,7 @@ Commands
     - `gogui-twogtp`: the -black and -white programs are checked in turn; `gnugo` playing a zerogym
       engine must get the flags GnuGoAgent passes (--chinese-rules --positional-superko
       --capture-all-dead), since zerogym scores Tromp-Taylor, where every stone on the board is alive.
+    - `mkdocs serve|build`: every option is one mkdocs's own command line takes, and mkdocs.yml is tracked.
     - `printf`, `echo` (a JSON file written by echo must parse), `cd`.
     Any other program is reported, so that a new kind of command gets a check.
 
@@ -86,6 +87,7 @@ PROGRAMS = (
     "echo",
     "cd",
     "ray",
+    "mkdocs",
 )
 INLINE_PROGRAMS = ("python", "pip", "tensorboard", "bash")
 GNUGO_FLAGS = ("--chinese-rules", "--positional-superko", "--capture-all-dead")  # as GnuGoAgent starts it
@@ -572,6 +574,19 @@ def gnugo_problems(words):
     return []
 
 
+def mkdocs_problems(args, state):
+    """`mkdocs serve|build ...`: the sub-command and options of mkdocs's own (click) command line."""
+    try:
+        from mkdocs.__main__ import cli
+    except ImportError:
+        return ["mkdocs is not installed (the docs extra: pip install -e '.[docs]')"]
+    if not args or args[0] not in ("serve", "build"):
+        return [f"mkdocs {' '.join(args[:1])}: only mkdocs serve and build are known here"]
+    options = {o for param in cli.commands[args[0]].params for o in (*param.opts, *param.secondary_opts)}
+    unknown = [w for w in args[1:] if w.startswith("-") and w.split("=")[0] not in options]
+    return [f"mkdocs {args[0]} has no option {w}" for w in unknown] + file_problems("mkdocs.yml", state)
+
+
 def simple_problems(words, state, redirects=(), piped=False):
     """(problems, run) of one simple command (words after any NAME=value prefix)."""
     while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
@@ -604,6 +619,8 @@ def simple_problems(words, state, redirects=(), piped=False):
         problems = gnugo_problems(words)
     elif name in ("printf", "echo", "cd"):
         pass
+    elif name == "mkdocs":
+        problems = mkdocs_problems(words[1:], state)
     elif name == "ray":
         if words[1:2] not in (["start"], ["stop"], ["status"]):
             problems = [f"ray {' '.join(words[1:2])}: only ray start, stop and status are known here"]
@@ -883,6 +900,7 @@ print(y)       # a fresh namespace: NameError
     pip install ".[nothing]"
     scripts/sanitize.sh --dir /tmp/x python scripts/fuzz.py --seconds 1
     scripts/sanitize.sh --no-install pytest -q tests/nowhere
+    mkdocs build --strict --no-such-flag
     make all
 
 Run `python benchmarks/none.py` and `zerogym arena` (a name, not a command).
@@ -910,7 +928,7 @@ def test_checkers_catch_errors():
         python_chain(blocks[1:], 0)
 
     walked = walk(BROKEN_PAGE)
-    assert len(walked) == 24 and walked[-1][1] == "python benchmarks/none.py"
+    assert len(walked) == 25 and walked[-1][1] == "python benchmarks/none.py"
 
     def problems(prefix, nth=0):
         return "\n".join([p for _, command, p, _ in walked if command.startswith(prefix)][nth])
@@ -938,6 +956,7 @@ def test_checkers_catch_errors():
     assert "no extra 'nothing'" in problems("pip install")
     assert problems("scripts/sanitize.sh") == ""
     assert "tests/nowhere does not exist" in problems("scripts/sanitize.sh --no-install")
+    assert problems("mkdocs build") == "mkdocs build has no option --no-such-flag"
     assert "does not know" in problems("make all")
     assert "does not exist" in problems("python benchmarks/none.py")
 

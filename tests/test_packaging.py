@@ -65,18 +65,30 @@ def test_the_plain_install_is_the_environments_and_the_agents_are_an_extra():
     assert names(data["dependencies"]) == {"numpy", "gymnasium", "pettingzoo", "pillow"}
     assert names(extras["agents"]) == set(AGENTS)
     assert "torch>=2.1" in extras["agents"]
-    assert {"agents", "ray", "bench", "test", "display"} <= set(extras)
+    assert {"agents", "ray", "bench", "test", "display", "docs"} <= set(extras)
     assert not names(extras["test"]) & set(AGENTS)
     assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame", "ruff", "mypy", "cython"}
     # the notebook widget, and what its browser test needs besides the test extra
     assert names(extras["notebook"]) == {"anywidget", "ipywidgets"}
     assert names(extras["browser"]) == {"jupyterlab", "selenium"}
     assert not names(extras["notebook"]) & names(data["dependencies"])
+    assert names(extras["docs"]) == {"mkdocs", "mkdocs-material", "mkdocstrings", "selenium"}
+    assert "mkdocstrings[python]>=0.27" in extras["docs"]
+
+
+def test_the_install_script_installs_the_extras_the_tests_need_and_chromium():
+    """scripts/install.sh installs every extra the tests need (the docs site's and the notebook widget's too)
+    and Debian's Chromium and its driver for the browser tests."""
+    script = (ROOT / "scripts" / "install.sh").read_text()
+    (line,) = [line for line in script.splitlines() if "pip install" in line and "-e" in line]
+    (extras,) = re.findall(r'-e "\.\[([a-z,]+)\]"', line)
+    assert set(extras.split(",")) == {"agents", "test", "ray", "notebook", "browser", "docs"}
+    assert "apt-get install -y -qq chromium chromium-driver" in script
 
 
 def test_the_installed_metadata_has_the_same_layers():
     meta = importlib.metadata.metadata("zerogym")
-    assert {"agents", "ray", "bench", "test", "display"} <= set(meta.get_all("Provides-Extra"))
+    assert {"agents", "ray", "bench", "test", "display", "docs"} <= set(meta.get_all("Provides-Extra"))
     plain = [r for r in meta.get_all("Requires-Dist") if "extra ==" not in r]
     assert names(plain) == {"numpy", "gymnasium", "pettingzoo", "pillow"}
     agents = [r.split(";")[0] for r in meta.get_all("Requires-Dist") if re.search(r"extra == .agents.", r)]

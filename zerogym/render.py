@@ -681,6 +681,7 @@ def show(image: Picture, window: Any, title: str) -> Any:
 
 
 def close(window: Any) -> None:
+    """Close the pygame window that `show` opened."""
     import pygame
 
     pygame.display.quit()

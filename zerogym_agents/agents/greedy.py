@@ -119,11 +119,13 @@ def _lines(
 
 
 def tictactoe_move(agent: GreedyAgent, st: TicTacToeState, legal: Legal) -> int:
+    """Tic-tac-toe / Gomoku: win now, else block the opponent's win, else the longest own line, nearer the centre."""
     w = st.spec.obs_shape[1]
     return _lines(agent, st, legal, st.spec.kwargs["win_length"], [divmod(int(a), w) for a in legal])
 
 
 def connect_four_move(agent: GreedyAgent, st: ConnectFourState, legal: Legal) -> int:
+    """Connect Four: win now, else block the opponent's win, else the longest own line through the piece."""
     rows = st.spec.kwargs["rows"]
     heights = st.heights()
     cells = [(rows - 1 - int(heights[a]), int(a)) for a in legal]  # where the piece lands
@@ -132,6 +134,7 @@ def connect_four_move(agent: GreedyAgent, st: ConnectFourState, legal: Legal) ->
 
 # ---- Othello ---------------------------------------------------------------------------------------
 def othello_move(agent: GreedyAgent, st: OthelloState, legal: Legal) -> int:
+    """Othello: a corner, else no X-square where it can be avoided, then the most own discs after the move."""
     n = st.board_size
     board = st.board()
     me = st.current_player
@@ -202,6 +205,7 @@ def _hex_distance(board: Board, colour: int, blocked: int = -1) -> int:
 
 
 def hex_move(agent: GreedyAgent, st: HexState, legal: Legal) -> int:
+    """Hex: win now, else stop a connection one stone away, else the least (own - opponent's) distance to connect."""
     board = st.board()
     n = board.shape[0]
     me = st.current_player + 1
@@ -270,6 +274,7 @@ def _go_chains(flat: list[int], n: int) -> tuple[list[int], list[tuple[int, int,
 
 
 def go_move(agent: GreedyAgent, st: GoState, legal: Legal) -> int:
+    """Go: never fill an own eye; the biggest capture, else save stones in atari, else a move that is not self-atari."""
     n = st.spec.kwargs["board_size"]
     flat = st.board().ravel().tolist()
     me = st.current_player + 1
@@ -313,6 +318,8 @@ def go_move(agent: GreedyAgent, st: GoState, legal: Legal) -> int:
 
 # ---- Breakthrough ----------------------------------------------------------------------------------
 def breakthrough_move(agent: GreedyAgent, st: BreakthroughState, legal: Legal) -> int:
+    """Breakthrough: win now, else take a piece one step from its goal, else a capture, a safe square, the
+    furthest step."""
     board = st.board()
     rows, cols = board.shape
     me = st.current_player
@@ -350,6 +357,8 @@ def breakthrough_move(agent: GreedyAgent, st: BreakthroughState, legal: Legal) -
 
 # ---- Havannah --------------------------------------------------------------------------------------
 def havannah_move(agent: GreedyAgent, st: HavannahState, legal: Legal) -> int:
+    """Havannah: win now, else stop the opponent's win, else the group nearest a bridge or fork, then the cell
+    joining the most groups."""
     from zerogym._core.havannah import corner_cells, side_of
 
     board = st.board()

@@ -356,7 +356,7 @@ class Comparison:
 
     def stage_record(self, name: str, record: Record, k: int) -> Record:
         """The part of a run's record that counts stage k's budget (BudgetLoop's record): the
-        record itself for a run without stages, else record["stages"][k]."""
+        record itself for a run without stages, else `record["stages"][k]`."""
         return record["stages"][k] if self.runs[name].stages else record
 
     def used(self, counts: Record) -> float:

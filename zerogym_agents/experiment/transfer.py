@@ -136,6 +136,7 @@ def _json_schemas() -> dict[str, Any]:
 
 
 def file_sha256(path: str) -> str:
+    """The SHA-256 of a file's bytes, as hex (read in blocks of 1 MiB)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

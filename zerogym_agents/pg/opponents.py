@@ -52,6 +52,7 @@ def frozen_net(snap: Mapping[str, Any]) -> PolicyValueNet:
 
 
 def is_net_snapshot(obj: object) -> bool:
+    """Whether `obj` is a net snapshot of the pool (a mapping with the snapshot format tag), not an agent."""
     return isinstance(obj, Mapping) and obj.get("format") == SNAPSHOT_FORMAT
 
 

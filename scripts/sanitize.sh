@@ -151,9 +151,9 @@ fi
 # PYTHONMALLOC=malloc: every Python and PyMem allocation goes through malloc, so ASan sees the bounds
 # of each (pymalloc would hide small blocks, such as the state blobs, inside its arenas), and TSan sees
 # each block's lifetime (a block pymalloc hands out again would keep its last owner's accesses).
+# allocator_may_return_null=1 (both modes): an impossible allocation returns NULL as malloc does (the
+# code under test then raises MemoryError, which tests check) instead of aborting the process.
 # ASan: detect_leaks=0: CPython keeps objects alive until exit by design, which LeakSanitizer reports.
-# allocator_may_return_null=1: an impossible allocation returns NULL as malloc does (the code under
-# test then raises MemoryError) instead of aborting the process.
 # TSan: halt_on_error=1 and abort_on_error=1: the first report ends the process with SIGABRT, as the
 # other sanitizers do (the fuzzer's supervisor turns that into a finding); ignore_noninstrumented_modules=1:
 # the interceptors (memcpy, malloc, mutexes, ...) check no memory accesses when called from code that
@@ -163,7 +163,7 @@ fi
 # sits beside it; naming it makes that certain).
 # ZEROGYM_SANITIZE_PLAIN=1 runs the wrapper without the runtimes (pip does).
 if [ "$mode" = thread ]; then
-  settings="  export TSAN_OPTIONS=\"\${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:ignore_noninstrumented_modules=1}\"
+  settings="  export TSAN_OPTIONS=\"\${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:ignore_noninstrumented_modules=1:allocator_may_return_null=1}\"
   export OMP_TOOL_LIBRARIES=\"$archer\""
 else
   settings="  export ASAN_OPTIONS=\"\${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1:halt_on_error=1:abort_on_error=1:print_stacktrace=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1}\"

@@ -48,7 +48,7 @@ def test_every_target_runs_and_finds_nothing(fuzz, tmp_path):
             "--findings",
             str(tmp_path / "findings"),
             "--weights",
-            "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1",
+            "blobs=1,actions=1,vector=1,symmetry=1,text=1,methods=1,checkpoints=1,gtp=1,search=1",
         ]
     )
     assert not result["findings"], describe(result["findings"])
@@ -90,7 +90,7 @@ def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path)
 
 
 def test_inputs_depend_on_seed_target_and_index_only(fuzz):
-    for name in ("blobs", "actions", "vector", "symmetry", "text", "methods", "gtp"):
+    for name in ("blobs", "actions", "vector", "symmetry", "text", "methods", "gtp", "search"):
         a, b = fuzz.targets.make_target(name, 3), fuzz.targets.make_target(name, 3)
         for index in (0, 1, 57):
             ia = a.generate(random.Random(fuzz.common.input_seed(3, name, index)))

@@ -20,7 +20,8 @@
 # libomp-dev libtsan2; run as root with apt-get, the script installs what is missing).  Before the
 # command it runs a self-test in the venv's Python: an OpenMP loop whose threads write an array that is
 # read after the loop must pass (and must be reported without Archer), a plain write-write race
-# between two threads must be reported; --self-test runs only that (and implies --thread).
+# between two threads must be reported; --self-test runs only that (and implies --thread).  Under
+# pytest, pass --capture=sys: a report written into pytest's fd capture is lost when the process aborts.
 set -euo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"

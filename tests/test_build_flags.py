@@ -9,12 +9,17 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# runs setup.py with setuptools.setup replaced by a no-op and no extension selected, then reports the
-# flags it chose and what check_thread_compiler says of each compiler named in argv[1:]
+# runs setup.py with setuptools.setup and Cython's cythonize replaced by no-ops (Cython is a build
+# requirement, not installed beside the package), then reports the flags it chose and what
+# check_thread_compiler says of each compiler named in argv[1:]
 DRIVER = """
-import json, os, runpy, sys
+import json, os, runpy, sys, types
 import setuptools
 setuptools.setup = lambda **kw: None
+cython, build = types.ModuleType("Cython"), types.ModuleType("Cython.Build")
+build.cythonize = lambda extensions, **kw: extensions
+cython.Build = build
+sys.modules.update({"Cython": cython, "Cython.Build": build})
 try:
     g = runpy.run_path("setup.py")
 except SystemExit as err:

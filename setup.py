@@ -14,8 +14,11 @@ Linux builds link with -s: Python's own CFLAGS hold -g, and the debug sections a
 three quarters of the modules' size (auditwheel repair --strip does the same for the release wheels).
 ZEROGYM_KEEP_SYMBOLS=1 keeps them (for a debugger or a profiler); sanitizer builds always keep them.
 ZEROGYM_SANITIZE=1 builds them with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g, frame
-pointers kept; OpenMP stays on; gcc and clang only). Such a build only imports in a Python started
-with the sanitizer runtimes preloaded: scripts/sanitize.sh sets that up (docs/hardening.md).
+pointers kept; OpenMP stays on; gcc and clang only). ZEROGYM_SANITIZE=thread builds them with
+ThreadSanitizer instead, with clang (CC defaults to clang) and LLVM's libomp, whose OpenMP
+synchronisation TSan learns through the Archer tool (libgomp is not instrumented: TSan would report
+races across its barriers). Such builds only import in a Python started with the sanitizer runtimes
+preloaded: scripts/sanitize.sh (and `scripts/sanitize.sh --thread`) sets that up (docs/hardening.md).
 """
 
 import glob
@@ -31,13 +34,38 @@ from setuptools.command.build_ext import build_ext
 only = [w for w in os.environ.get("ZEROGYM_ONLY", "").split(",") if w]
 # modules with prange loops: built with OpenMP when available
 PARALLEL = {"zerogym._core.batch", "zerogym_agents.mcts._puct"}
-SANITIZE = os.environ.get("ZEROGYM_SANITIZE", "") not in ("", "0")
 NO_OPENMP = os.environ.get("ZEROGYM_NO_OPENMP", "") not in ("", "0")
+# ZEROGYM_SANITIZE: its value -> (compile flags, link flags); "" and "0" build without sanitizers
+SANITIZERS = {
+    # -fno-wrapv: Python's own CFLAGS hold -fwrapv, under which signed overflow is defined and goes unreported
+    "1": (
+        ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1", "-g", "-fno-wrapv"],
+        ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"],
+    ),
+    "thread": (["-fsanitize=thread", "-O1", "-g"], ["-fsanitize=thread"]),
+}
+
+
+def sanitizer_mode(value):
+    """The ZEROGYM_SANITIZE value `value` as a key of SANITIZERS, or None for a plain build."""
+    if value in ("", "0"):
+        return None
+    if value not in SANITIZERS:
+        raise SystemExit(
+            f"ZEROGYM_SANITIZE={value!r}: use 1 (AddressSanitizer + UndefinedBehaviorSanitizer), "
+            "thread (ThreadSanitizer) or 0 / unset (no sanitizer)"
+        )
+    return value
+
+
+SANITIZE = sanitizer_mode(os.environ.get("ZEROGYM_SANITIZE", ""))
+if SANITIZE == "thread":
+    # TSan sees OpenMP's synchronisation only through LLVM's libomp and its Archer tool, so clang builds it
+    os.environ.setdefault("CC", "clang")
 KEEP_SYMBOLS = os.environ.get("ZEROGYM_KEEP_SYMBOLS", "") not in ("", "0")
-SANITIZER_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
-# -fno-wrapv: Python's own CFLAGS hold -fwrapv, under which signed overflow is defined and goes unreported
-UNIX_OPTIMIZE = SANITIZER_FLAGS + ["-O1", "-g", "-fno-wrapv"] if SANITIZE else ["-O3"]
-UNIX_LINK = SANITIZER_FLAGS if SANITIZE else [] if KEEP_SYMBOLS or not sys.platform.startswith("linux") else ["-s"]
+# a plain Linux build links stripped, as the release wheels are; sanitizer builds keep their symbols
+STRIP = [] if KEEP_SYMBOLS or not sys.platform.startswith("linux") else ["-s"]
+UNIX_OPTIMIZE, UNIX_LINK = SANITIZERS[SANITIZE] if SANITIZE else (["-O3"], STRIP)
 UNIX_WARNINGS = ["-Wno-unused-function", "-Wno-unreachable-code"]
 # where libomp lives for Apple's clang: Homebrew on Apple silicon and on Intel, then a conda environment
 LIBOMP_PREFIXES = ["/opt/homebrew/opt/libomp", "/usr/local/opt/libomp", os.environ.get("CONDA_PREFIX", "")]
@@ -72,6 +100,16 @@ def unix_openmp(compiler):
     return None
 
 
+def check_thread_compiler(compiler):
+    """Stop a ThreadSanitizer build by another compiler than clang: it would not see OpenMP's synchronisation."""
+    cc = os.path.basename(compiler.compiler_so[0])
+    if "clang" not in cc:
+        raise SystemExit(
+            f"ZEROGYM_SANITIZE=thread needs clang (CC={cc}): gcc's libgomp is not instrumented, so "
+            "ThreadSanitizer would report races across its barriers; apt-get install clang libomp-dev"
+        )
+
+
 class BuildExt(build_ext):
     """build_ext that sets each extension's flags for the compiler it is built with."""
 
@@ -79,11 +117,17 @@ class BuildExt(build_ext):
         kind = self.compiler.compiler_type
         if kind == "msvc":
             if SANITIZE:
-                raise SystemExit("ZEROGYM_SANITIZE=1 needs gcc or clang; MSVC builds have no sanitizer option here")
+                raise SystemExit(
+                    f"ZEROGYM_SANITIZE={SANITIZE} needs gcc or clang; MSVC builds have no sanitizer option here"
+                )
             base, link, openmp = ["/O2"], [], None if NO_OPENMP else (["/openmp"], [])
         else:
+            if SANITIZE == "thread":
+                check_thread_compiler(self.compiler)
             base, link = UNIX_OPTIMIZE + UNIX_WARNINGS, UNIX_LINK
             openmp = None if NO_OPENMP else unix_openmp(self.compiler)
+            if SANITIZE == "thread" and openmp is None and not NO_OPENMP:
+                raise SystemExit("ZEROGYM_SANITIZE=thread: clang does not link OpenMP code; apt-get install libomp-dev")
         if openmp is None and any(ext.name in PARALLEL for ext in self.extensions):
             why = (
                 "ZEROGYM_NO_OPENMP is set"

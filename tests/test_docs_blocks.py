@@ -540,9 +540,10 @@ def pip_problems(words):
 
 
 def sanitize_problems(words, state):
-    """scripts/sanitize.sh [--dir DIR] [--no-install] [--] [COMMAND ...]: the command is checked too."""
+    """scripts/sanitize.sh [--thread] [--self-test] [--dir DIR] [--no-install] [--] [COMMAND ...]: the command
+    is checked too."""
     rest = words[1:]
-    while rest and rest[0] in ("--dir", "--no-install", "--"):
+    while rest and rest[0] in ("--dir", "--no-install", "--thread", "--self-test", "--"):
         if rest[0] == "--":
             rest = rest[1:]
             break
@@ -901,6 +902,8 @@ print(y)       # a fresh namespace: NameError
     scripts/sanitize.sh --dir /tmp/x python scripts/fuzz.py --seconds 1
     scripts/sanitize.sh --no-install pytest -q tests/nowhere
     mkdocs build --strict --no-such-flag
+    scripts/sanitize.sh --thread --self-test
+    scripts/sanitize.sh --threads pytest -q tests
     make all
 
 Run `python benchmarks/none.py` and `zerogym arena` (a name, not a command).
@@ -928,7 +931,7 @@ def test_checkers_catch_errors():
         python_chain(blocks[1:], 0)
 
     walked = walk(BROKEN_PAGE)
-    assert len(walked) == 25 and walked[-1][1] == "python benchmarks/none.py"
+    assert len(walked) == 27 and walked[-1][1] == "python benchmarks/none.py"
 
     def problems(prefix, nth=0):
         return "\n".join([p for _, command, p, _ in walked if command.startswith(prefix)][nth])
@@ -957,6 +960,8 @@ def test_checkers_catch_errors():
     assert problems("scripts/sanitize.sh") == ""
     assert "tests/nowhere does not exist" in problems("scripts/sanitize.sh --no-install")
     assert problems("mkdocs build") == "mkdocs build has no option --no-such-flag"
+    assert problems("scripts/sanitize.sh --thread --self-test") == ""
+    assert "no option --threads" in problems("scripts/sanitize.sh --threads")
     assert "does not know" in problems("make all")
     assert "does not exist" in problems("python benchmarks/none.py")
 

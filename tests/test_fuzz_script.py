@@ -65,7 +65,7 @@ def test_a_crash_is_a_finding_with_its_input_and_the_run_goes_on(fuzz, tmp_path)
 
 
 def test_inputs_depend_on_seed_target_and_index_only(fuzz):
-    for name in ("blobs", "actions", "vector", "symmetry", "text", "methods", "gtp"):
+    for name in ("blobs", "actions", "vector", "symmetry", "text", "methods", "gtp", "search"):
         a, b = fuzz.targets.make_target(name, 3), fuzz.targets.make_target(name, 3)
         for index in (0, 1, 57):
             ia = a.generate(random.Random(fuzz.common.input_seed(3, name, index)))

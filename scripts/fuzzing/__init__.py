@@ -1,9 +1,11 @@
-"""Fuzzes the inputs zerogym takes from outside: state blobs, actions, the vector path, agent files, GTP.
+"""Fuzzes the inputs zerogym takes from outside: state blobs, actions, the vector path, agent files, GTP, and
+the threaded search.
 
     python scripts/fuzz.py --minutes 30 --seed 0                 # every target, one worker per core
     python scripts/fuzz.py --seconds 20 --targets blobs,actions  # a few targets, briefly
     python scripts/fuzz.py --replay runs/fuzz-findings/blobs/<signature>/<index>   # rerun one input
     scripts/sanitize.sh python scripts/fuzz.py --minutes 10      # against the ASan/UBSan build
+    scripts/sanitize.sh --thread python scripts/fuzz.py --minutes 10 --targets search,vector   # under TSan
 
 Targets (each input is built from (seed, target, index) alone, so a run is reproducible and any
 input can be rebuilt from its index):
@@ -15,9 +17,9 @@ input can be rebuilt from its index):
   actions      odd Python objects as actions to State.step / is_legal / illegal_reason and to the AEC
                envs' step: an action is either a legal move played as its integer value or refused with
                IllegalMoveError / TypeError / ValueError, leaving everything byte for byte unchanged.
-  vector       zerogym.vector.make(...).step with arrays of odd dtypes, shapes, layouts and values, and
-               make with odd num_envs: accepted only when every action is an integer and legal (or -1),
-               else refused with no game changed.
+  vector       zerogym.vector.make(...).step (on 1 to 8 threads) with arrays of odd dtypes, shapes,
+               layouts and values, and make with odd num_envs: accepted only when every action is an
+               integer and legal (or -1), else refused with no game changed.
   symmetry     the board transforms of every game: a random game played again through a transform is the
                transformed game, every action map is a permutation with an inverse, and action() and
                policy() refuse an action, transform or vector out of range instead of wrapping around.
@@ -30,6 +32,10 @@ input can be rebuilt from its index):
                raises CheckpointError.
   gtp          random and mutated byte lines to GTPEngine.handle and serve: every answer is a
                well-formed "=..." or "?..." (or nothing for a blank line), and an error changes nothing.
+  search       BatchedMCTS at drawn settings (threads, pipelined groups, search kind, leaves per tree, a
+               capacity that fills) with an evaluator that answers by the position, oddly on some leaves:
+               on its threads and groups it hands out exactly what one thread in one batch does, or both
+               refuse the answer with ValueError and the trees still search.
 
 Anything else is a finding: an unexpected exception, a broken promise, a hang, or a crash of the
 process (a segfault or a sanitizer report: inputs run in worker processes, --jobs, which the main

@@ -113,8 +113,9 @@ def run(argv, opts=None):
         shutil.rmtree(opts.findings)
     os.makedirs(opts.findings, exist_ok=True)
     command = "python scripts/fuzz.py " + " ".join(shlex.quote(a) for a in argv)
-    if sanitizers_active():
-        command = "scripts/sanitize.sh " + command
+    active = sanitizers_active()
+    if active:
+        command = "scripts/sanitize.sh " + ("--thread " if "ThreadSanitizer" in active else "") + command
 
     bar = None
     if not opts.no_progress:

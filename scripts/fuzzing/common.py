@@ -29,8 +29,12 @@ def sanitizers_active():
             maps = f.read()
     except OSError:
         maps = os.environ.get("LD_PRELOAD", "")
-    for lib, name in (("libasan", "AddressSanitizer"), ("libubsan", "UndefinedBehaviorSanitizer")):
-        if lib in maps:
+    for libs, name in (
+        (("libasan",), "AddressSanitizer"),
+        (("libubsan",), "UndefinedBehaviorSanitizer"),
+        (("libtsan", "clang_rt.tsan"), "ThreadSanitizer"),
+    ):
+        if any(lib in maps for lib in libs):
             found.append(name)
     return " + ".join(found)
 

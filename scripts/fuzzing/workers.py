@@ -270,7 +270,10 @@ def _rss_mb(pid):
 
 
 def _sanitizer_tag(log):
-    m = re.search(r"ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer): ?([\w-]+)?", log)
+    m = re.search(
+        r"(?:ERROR|WARNING): (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer): ?([\w-]+)?",
+        log,
+    )
     if m:
         return f"{m.group(1)}: {m.group(2) or ''}".strip()
     m = re.search(r"runtime error: (.{0,120})", log)

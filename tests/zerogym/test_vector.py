@@ -89,9 +89,11 @@ def test_set_state_round_trip():
         venv.set_state(0, zerogym.make_state("tictactoe", board_size=4))
 
 
-@pytest.mark.parametrize("game,kwargs", [("go", {"board_size": 5}), ("connect_four", {}), ("hex", {"board_size": 4})])
-def test_threads_give_the_same_games(game, kwargs):
-    """Seeded play is the same whatever num_threads is (OpenMP or not)."""
+@pytest.mark.parametrize("case", GAME_CASES, ids=case_id)
+def test_threads_give_the_same_games(case):
+    """Seeded play of every game is the same whatever num_threads is (OpenMP or not); small boards, so that
+    games end and are reset inside the threaded step."""
+    game, kwargs = case
     runs = []
     for threads in (1, 2):
         venv = zerogym.vector.make(game, 33, num_threads=threads, **kwargs)

@@ -6,6 +6,7 @@ from .blobs import BlobTarget
 from .checkpoints import CheckpointTarget
 from .gtp import GTPTarget
 from .methods import MethodTarget
+from .search import SearchTarget
 from .symmetry import SymmetryTarget
 from .text import TextTarget
 from .vector import VectorTarget
@@ -19,9 +20,20 @@ TARGET_CLASSES = {
     "methods": MethodTarget,
     "checkpoints": CheckpointTarget,
     "gtp": GTPTarget,
+    "search": SearchTarget,
 }
 TARGETS = tuple(TARGET_CLASSES)  # in this order: a target's number in the crash slot is its place here
-WEIGHTS = {"blobs": 4, "actions": 4, "vector": 3, "symmetry": 1, "text": 1, "methods": 1, "checkpoints": 1, "gtp": 2}
+WEIGHTS = {
+    "blobs": 4,
+    "actions": 4,
+    "vector": 3,
+    "symmetry": 1,
+    "text": 1,
+    "methods": 1,
+    "checkpoints": 1,
+    "gtp": 2,
+    "search": 2,
+}
 
 
 def make_target(name, seed):

@@ -51,6 +51,7 @@ class VectorTarget:
             "kwargs": kwargs,
             "mode": "step",
             "num_envs": rng.choice((1, 2, 3, 5, 8)),
+            "num_threads": rng.choice((1, 2, 3, 8)),
             "warmup": rng.randrange(0, 12),
             "seed": rng.getrandbits(31),
             "dtype": rng.choice(
@@ -72,7 +73,7 @@ class VectorTarget:
         if inp["mode"] == "make":
             return self.execute_make(inp)
         n = inp["num_envs"]
-        venv = zerogym.vector.make(inp["game"], n, **inp["kwargs"])
+        venv = zerogym.vector.make(inp["game"], n, num_threads=inp.get("num_threads", 1), **inp["kwargs"])
         venv.reset(seed=inp["seed"])
         for _ in range(inp["warmup"]):
             venv.step(venv.sample_actions())

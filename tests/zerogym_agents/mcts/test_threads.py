@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import zerogym
+from cases import GAME_CASES, case_id
 from zerogym_agents.mcts import BatchedMCTS
 
 
@@ -65,6 +66,19 @@ def test_the_results_are_the_same_for_any_number_of_threads(game, kwargs, settin
         assert many[2] == one[2]
     if "capacity" in settings:
         assert one[2] > 0  # the full trees were met
+
+
+@pytest.mark.parametrize("case", list(dict(reversed(GAME_CASES)).items()), ids=case_id)
+def test_every_game_searches_the_same_on_threads_and_in_a_pipeline(case):
+    """Each game's moves and observations are made by several threads at once here (its first size in
+    GAME_CASES), and in groups while the evaluator runs on its worker thread."""
+    game, kwargs = case
+    one = play(1, game, 4, G=6, kwargs=kwargs, leaves_per_tree=2)
+    many = play(4, game, 4, G=6, kwargs=kwargs, leaves_per_tree=2, pipeline=3)
+    assert sum(len(m) for _, m in many[1]) == sum(len(m) for _, m in one[1]) > 0
+    for a, b in zip(one[0], many[0]):
+        for x, y in zip(a, b):
+            assert np.array_equal(x, y)
 
 
 def test_the_leaves_come_tree_by_tree():

@@ -71,30 +71,13 @@ TORCH_THREADS = 1  # every trainer and every evaluation runs on one torch thread
 # within minutes on Connect Four and learn to beat their own past selves rather than to play well: PPO
 # ended a 30-minute run at entropy 0.23 nats, winning 76% against its pool but 25% against Greedy; with
 # 0.05 a 10-minute PPO run beat Greedy in 111 of 200 games (91 with BatchNorm on batch statistics).
-PG_COMMON = dict(
-    num_envs=64,
-    optimizer="adam",
-    lr=1e-3,
-    lr_final=1e-4,
-    weight_decay=1e-4,
-    grad_clip=1.0,
-    entropy_coef=0.05,
-    value_coef=0.5,
-    gamma=1.0,
-    augment="random",
-    minibatch_size=2048,
-    ppo_n_steps=64,
-    ppo_batch_size=256,
-    ppo_epochs=4,
-    clip_range=0.2,
-    gae_lambda=0.95,
-    pool_mode="uniform",
-    pool_size=10,
-    snapshot_every=500,
-    snapshot_unit="episodes",
-    checkpoint_every=50,
-    log_every=10,
+PG_OPTIMISER = dict(optimizer="adam", lr=1e-3, lr_final=1e-4, weight_decay=1e-4, grad_clip=1.0, minibatch_size=2048)
+PG_PPO = dict(ppo_n_steps=64, ppo_batch_size=256, ppo_epochs=4, clip_range=0.2, gae_lambda=0.95)
+PG_POOL = dict(pool_mode="uniform", pool_size=10, snapshot_every=500, snapshot_unit="episodes")
+PG_RUN = dict(
+    num_envs=64, augment="random", gamma=1.0, entropy_coef=0.05, value_coef=0.5, checkpoint_every=50, log_every=10
 )
+PG_COMMON = {**PG_RUN, **PG_OPTIMISER, **PG_PPO, **PG_POOL}
 # Connect Four: returns discounted by 0.9 per learner move, so that a win now is worth more than a win
 # later and a loss later less than a loss now. With gamma 1 the nets took immediate wins and blocked
 # immediate threats unreliably and lost to Greedy: 12-minute runs from the same seed, 200 games against

@@ -150,10 +150,7 @@ def main(argv=None):
         "",
         "| games per batch G | simulations per tree | evaluator calls per search | simulations/s |",
         "|---|---|---|---|",
-    ]
-    for G, rate, calls in puct:
-        lines.append(f"| {G} | {PUCT_SIMULATIONS} | {calls} | {rate:,.0f} |")
-    lines += [
+        *(f"| {G} | {PUCT_SIMULATIONS} | {calls} | {rate:,.0f} |" for G, rate, calls in puct),
         "",
         "One thread; each search sets G fresh roots and runs BatchedMCTS.run(uniform_evaluator) with one "
         "leaf per tree per batch, Dirichlet noise on (epsilon 0.25); the time includes the Python evaluator call "

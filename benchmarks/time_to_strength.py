@@ -81,16 +81,8 @@ def presets(quick):
     """Per game: name, kwargs, training config, minutes per run, evaluation every, eval games, the
     evaluated agent's simulations, references and target reference."""
     if quick:
-        train = dict(
-            concurrent_games=8,
-            simulations=8,
-            batch_size=16,
-            min_buffer=16,
-            max_train_per_step=1,
-            pool_fraction=0.0,
-            checkpoint_every=10,
-            log_every=5,
-        )
+        selfplay = dict(concurrent_games=8, simulations=8, pool_fraction=0.0)
+        train = dict(selfplay, batch_size=16, min_buffer=16, max_train_per_step=1, checkpoint_every=10, log_every=5)
         common = dict(
             minutes=0.1,
             eval_every=0.05,
@@ -110,18 +102,9 @@ def presets(quick):
                 **common,
             ),
         }
-    train = dict(
-        concurrent_games=64,
-        simulations=64,
-        batch_size=256,
-        min_buffer=2048,
-        buffer_size=200_000,
-        lr=0.02,
-        lr_final=0.002,
-        temperature_moves=6,
-        pool_fraction=0.0,
-        checkpoint_every=100,
-    )
+    selfplay = dict(concurrent_games=64, simulations=64, temperature_moves=6, pool_fraction=0.0)
+    learning = dict(batch_size=256, min_buffer=2048, buffer_size=200_000, lr=0.02, lr_final=0.002)
+    train = dict(selfplay, **learning, checkpoint_every=100)
     refs = ["random", "uct:200", "uct:1000"]
     gnugo = gnugo_references()  # the 5x5 net already beats UCT(1000) on 9x9: GNU Go is the yardstick
     return {

@@ -43,10 +43,7 @@ def main(argv=None):
     ap.add_argument("--simulations", type=int, default=200, help="simulations per move of the evaluated agents")
     ap.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     ap.add_argument(
-        "--parallel",
-        type=int,
-        default=1,
-        help="methods trained at once, each in a child process on one torch thread (2 on a 2-core machine)",
+        "--parallel", type=int, default=1, help="methods trained at once, each a child process on one torch thread"
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=os.path.join("runs", "transfer-go-5x5-9x9"))

@@ -32,6 +32,19 @@ def int_arg(game: str, name: str, value: object, lo: int, hi: int, extra: str = 
     return v
 
 
+def board_arg(game: str, board: object, shape: tuple[int, int], pieces: str) -> Any:
+    """`board` as a numpy array of `shape` holding 0 (empty), 1 and 2 (`pieces` says whose, e.g.
+    "1 (black) or 2 (white)"), or ValueError naming the game and what is allowed."""
+    import numpy as np
+
+    arr = np.asarray(board)
+    if arr.shape != shape:
+        raise ValueError(f"{game}: board must have shape {shape}, got {arr.shape}")
+    if arr.dtype.kind not in "iub" or not np.isin(arr, (0, 1, 2)).all():
+        raise ValueError(f"{game}: board values must be 0 (empty), {pieces}")
+    return arr
+
+
 def choice_arg(game: str, name: str, value: T, allowed: Collection[object]) -> T:
     """`value` if it is one of `allowed`, else ValueError naming the game, the kwarg and the choices."""
     if value not in allowed:

@@ -284,8 +284,7 @@ def _layout(
     of GameInfo.scene_items (whose cells lie at GameInfo.cell_centre)."""
     info = game_info_of(state)
     board, last, m = state.board(), last_point(state), float(cell)
-    if row0_at_bottom is None:
-        row0_at_bottom = info.row0_at_bottom
+    row0_at_bottom = info.picture_up(row0_at_bottom)
     items, bg = info.scene_items(board, last, m, labels, row0_at_bottom)
     for r, c in highlight:
         y, x = info.cell_centre(r, c, board.shape, m, row0_at_bottom)
@@ -344,7 +343,7 @@ def cell_geometry(
     (from the game's GameInfo.cell_centre and cell_outline, moved as the picture moves the drawing)."""
     info = game_info_of(state)
     *_, (dy, dx) = _layout(state, row0_at_bottom, cell, labels, caption)
-    up = info.row0_at_bottom if row0_at_bottom is None else row0_at_bottom
+    up = info.picture_up(row0_at_bottom)
     board = state.board()
     on = state.on_board() if hasattr(state, "on_board") else np.ones(board.shape, bool)
     centres = {}

@@ -29,7 +29,7 @@ from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, sta
 from zerogym._core.common cimport cell_key, board_hash, check_cells
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
-from zerogym._validate import int_arg
+from zerogym._validate import board_arg, int_arg
 from zerogym.coords import COLUMNS
 
 MIN_ROWS, MAX_ROWS, MIN_COLS, MAX_COLS = 4, 16, 2, 16
@@ -41,25 +41,19 @@ cdef enum:
     MOVES = 3                  # actions per cell: to column c-1, c, c+1
 
 cdef enum:
-    NO_PIECE = REASON_GAME
-    OFF_BOARD = REASON_GAME + 1
-    BLOCKED = REASON_GAME + 2
-    OWN_PIECE = REASON_GAME + 3
+    # check's reasons, numbered on from REASON_GAME in the order of REASONS' texts
+    NO_PIECE = REASON_GAME, OFF_BOARD, BLOCKED, OWN_PIECE
 
 cdef enum:
-    BAD_COUNT = BLOB_GAME
-    BAD_FIRST = BLOB_GAME + 1
+    # validate's codes, numbered on from BLOB_GAME in the order of BLOB_ERRORS' texts
+    BAD_COUNT = BLOB_GAME, BAD_FIRST
 
 cdef uint64_t SALT = 0xB7B7B7B700000000ULL
 
 ctypedef struct Params:
-    int rows
-    int cols
-    int cells
+    int rows, cols, cells
     uint64_t side_key
-    Py_ssize_t off_board
-    Py_ssize_t off_count
-    Py_ssize_t state_bytes
+    Py_ssize_t off_board, off_count, state_bytes
 
 
 cdef inline int8_t* board_of(const Params* p, char* s) noexcept nogil:
@@ -267,7 +261,8 @@ PLANES = (
     ("moves_down", "1 on every cell if the observer moves toward higher rows (player 0), else 0"),
     ("ones", "1 on every cell (marks the board inside zero padding)"),
 )
-REASONS = ("legal", "action out of range", "the game is over", "no piece of the player to move on that cell",
+# the texts of the game's own check reasons (spec.pyx's shared REASONS come before them)
+REASONS = ("no piece of the player to move on that cell",
            "that move leaves the board",
            "a straight move needs an empty cell (pieces capture only diagonally)",
            "that cell holds one of the mover's own pieces")
@@ -359,11 +354,7 @@ cdef class BreakthroughState(State):
         already reached its far row or has no piece is a finished game.  Raises ValueError for bad
         input (values, shape, more than two rows of pieces, both players already winning)."""
         cdef const Params* p = <const Params*> self.g.params
-        arr = np.asarray(board)
-        if arr.shape != (p.rows, p.cols):
-            raise ValueError(f"breakthrough: board must have shape ({p.rows}, {p.cols}), got {arr.shape}")
-        if arr.dtype.kind not in "iub" or not np.isin(arr, (0, 1, 2)).all():
-            raise ValueError("breakthrough: board values must be 0 (empty), 1 (player 0) or 2 (player 1)")
+        arr = board_arg("breakthrough", board, (p.rows, p.cols), "1 (player 0) or 2 (player 1)")
         if _int_arg(to_play, "to_play") not in (0, 1):
             raise ValueError(f"breakthrough: to_play must be 0 or 1, got {to_play!r}")
         to_play = operator.index(to_play)

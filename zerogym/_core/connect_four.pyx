@@ -29,13 +29,8 @@ cdef enum:
 cdef uint64_t SALT = 0xC4C4C4C400000000ULL
 
 ctypedef struct Params:
-    int rows
-    int cols
-    int k
-    int cells
-    Py_ssize_t nbytes
-    Py_ssize_t off_board
-    Py_ssize_t off_heights
+    int rows, cols, k, cells
+    Py_ssize_t nbytes, off_board, off_heights
 
 
 cdef inline int8_t* board_of(const Params* p, char* s) noexcept nogil:
@@ -124,7 +119,8 @@ PLANES = (
     ("opponent", "pieces of the other player"),
     ("ones", "1 on every cell (marks the board inside zero padding)"),
 )
-REASONS = ("legal", "action out of range", "the game is over", "that column is full")
+# the texts of the game's own check reasons (spec.pyx's shared REASONS come before them)
+REASONS = ("that column is full",)
 BLOB_ERRORS = ("heights: a column's height does not match its pieces (pieces stack from the bottom, "
                "without gaps)",)
 

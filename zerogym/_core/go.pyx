@@ -814,7 +814,8 @@ PLANES = (
     ("black", "1 everywhere if the observation is for black (komi side), else 0"),
     ("ones", "1 on every point (marks the board inside zero padding)"),
 )
-REASONS = ("legal", "action out of range", "the game is over", "that point is occupied",
+# the texts of the game's own check reasons (spec.pyx's shared REASONS come before them)
+REASONS = ("that point is occupied",
            "suicide is not allowed: the stone's chain would have no liberties",
            "ko: immediately recapturing a single-stone ko is not allowed (play elsewhere first)",
            "that move repeats an earlier position (positional superko)")

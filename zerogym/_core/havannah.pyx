@@ -52,15 +52,12 @@ MIN_SIZE = 3
 MAX_SIZE = 13              # D = 25: the 25 column letters of the coordinates
 
 cdef enum:
-    OCCUPIED = REASON_GAME
-    OFF_BOARD = REASON_GAME + 1
-    NO_SWAP = REASON_GAME + 2
+    # check's reasons, numbered on from REASON_GAME in the order of REASONS' texts
+    OCCUPIED = REASON_GAME, OFF_BOARD, NO_SWAP
 
 cdef enum:
-    BAD_FOREST = BLOB_GAME
-    BAD_GROUPS = BLOB_GAME + 1
-    BAD_STONES = BLOB_GAME + 2
-    BAD_WIN = BLOB_GAME + 3
+    # validate's codes, numbered on from BLOB_GAME in the order of BLOB_ERRORS' texts
+    BAD_FOREST = BLOB_GAME, BAD_GROUPS, BAD_STONES, BAD_WIN
 
 cdef enum:
     SALT = 0x48415600          # "HAV\0"
@@ -77,6 +74,7 @@ ctypedef struct Params:
     int cells              # D*D; also the swap action
     int on_cells           # cells on the hexagon: 3N^2 - 3N + 1
     int swap               # 1 if the pie rule is on
+    uint64_t side_key      # xor-ed in while player 1 is to move
     Py_ssize_t off_info    # int32 stones, int32 win
     Py_ssize_t off_board
     Py_ssize_t off_parent
@@ -102,10 +100,6 @@ cdef inline int16_t* parent_of(const Params* p, char* s) noexcept nogil:
 
 cdef inline uint16_t* groups_of(const Params* p, char* s) noexcept nogil:
     return <uint16_t*> (s + p.off_groups)
-
-
-cdef inline uint64_t side() noexcept nogil:
-    return side_key(MAX_CELLS, SALT)
 
 
 cdef inline int popcount6(unsigned int x) noexcept nogil:
@@ -203,7 +197,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
             finish(h, me)
         elif info[0] == p.on_cells:
             finish(h, -1)
-    h.hash ^= side()
+    h.hash ^= p.side_key
     played(h, a)
 
 
@@ -317,7 +311,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
         if b[i]:
             hv ^= cell_key(i, b[i] - 1, SALT)
             count[b[i] - 1] += 1
-    code = check_placements(h, b, count, hv, side(), p.swap, p.cells)
+    code = check_placements(h, b, count, hv, p.side_key, p.swap, p.cells)
     if code != BLOB_OK:
         return code
     if info[0] != count[0] + count[1]:
@@ -397,8 +391,8 @@ PLANES = (
     ("opponent", "stones of the other player"),
     ("on_board", "1 on the cells of the hexagon, 0 on the grid cells outside it"),
 )
-REASONS = ("legal", "action out of range", "the game is over", "that cell is occupied",
-           "that cell is not on the hexagon",
+# the texts of the game's own check reasons (spec.pyx's shared REASONS come before them)
+REASONS = ("that cell is occupied", "that cell is not on the hexagon",
            "swap is only legal as the second move of a game with swap=True")
 SYMMETRIES = HEXAGON
 BLOB_ERRORS = ("parent: the union-find links do not match the groups of stones on the board (a link "
@@ -417,6 +411,7 @@ def make_spec(board_size=8, swap=False):
     cdef Params* p = <Params*> spec.alloc_params(sizeof(Params))
     cdef int d = 2 * n - 1, r, c, k, i, rr, cc
     p.n, p.d, p.cells, p.swap = n, d, d * d, sw
+    p.side_key = side_key(MAX_CELLS, SALT)
     p.on_cells = 3 * n * n - 3 * n + 1
     corners = corner_cells(n)
     for i in range(d * d):
@@ -478,7 +473,7 @@ cdef class HavannahState(State):
     def recompute_hash(self):
         """The Zobrist hash computed from scratch from the board and the player to move."""
         cdef const Params* p = <const Params*> self.g.params
-        return stones_hash(board_of(p, self.s), p.cells, header(self.s).to_play, SALT, side())
+        return stones_hash(board_of(p, self.s), p.cells, header(self.s).to_play, SALT, p.side_key)
 
     def components(self):
         """int64 (D*D,): the union-find root of every cell (an empty cell is its own), read without

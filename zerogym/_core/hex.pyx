@@ -32,8 +32,8 @@ from zerogym.coords import point_name
 MAX_SIZE = 19
 
 cdef enum:
-    OCCUPIED = REASON_GAME
-    NO_SWAP = REASON_GAME + 1
+    # check's reasons, numbered on from REASON_GAME in the order of REASONS' texts
+    OCCUPIED = REASON_GAME, NO_SWAP
 
 cdef enum:
     BAD_FOREST = BLOB_GAME
@@ -46,13 +46,9 @@ ctypedef struct Params:
     int n
     int cells              # N*N; also the swap action and the TOP node
     int swap               # 1 if the pie rule is on
-    int top                # the edge nodes; a player's two are edge(p, player) and edge(p, player) + 1
-    int bottom
-    int left
-    int right
-    Py_ssize_t off_board
-    Py_ssize_t off_parent
-    Py_ssize_t state_bytes
+    int top, bottom, left, right    # the edge nodes; a player's two are edge(p, player) and edge(p, player) + 1
+    uint64_t side_key      # xor-ed in while white is to move
+    Py_ssize_t off_board, off_parent, state_bytes
 
 
 cdef inline int8_t* board_of(const Params* p, char* s) noexcept nogil:
@@ -61,10 +57,6 @@ cdef inline int8_t* board_of(const Params* p, char* s) noexcept nogil:
 
 cdef inline int16_t* parent_of(const Params* p, char* s) noexcept nogil:
     return <int16_t*> (s + p.off_parent)
-
-
-cdef inline uint64_t side() noexcept nogil:
-    return side_key(MAX_CELLS, SALT)
 
 
 cdef inline int edge(const Params* p, int player) noexcept nogil:
@@ -148,7 +140,7 @@ cdef void apply(const void* pp, char* s, int a) noexcept nogil:
             link(par, a, e + 1)
         if find_mut(par, e) == find_mut(par, e + 1):
             finish(h, me)
-    h.hash ^= side()
+    h.hash ^= p.side_key
     played(h, a)
 
 
@@ -222,7 +214,7 @@ cdef int validate(const void* pp, char* s) noexcept nogil:
     cdef uint64_t hv = 0
     cdef int code = check_cells(h, p.cells + 1, p.cells + 1, b, p.cells, SALT, &hv, count)
     if code == BLOB_OK:
-        code = check_placements(h, b, count, hv, side(), p.swap, p.cells)
+        code = check_placements(h, b, count, hv, p.side_key, p.swap, p.cells)
     if code != BLOB_OK:
         return code
     # the union-find forest: links in range, no cycles, and the same groups as the board's
@@ -249,7 +241,8 @@ PLANES = (
     ("connects_top_bottom", "1 on every cell if the observer is black (connects row 0 to row N-1), else 0"),
     ("ones", "1 on every cell (marks the board inside zero padding)"),
 )
-REASONS = ("legal", "action out of range", "the game is over", "that point is occupied",
+# the texts of the game's own check reasons (spec.pyx's shared REASONS come before them)
+REASONS = ("that point is occupied",
            "swap is only legal as the second move of a game with swap=True")
 SYMMETRIES = ("identity", "rot180")
 BLOB_ERRORS = ("parent: the union-find links do not match the groups of stones on the board (a link "
@@ -263,6 +256,7 @@ def make_spec(board_size=11, swap=True):
     cdef GameSpec spec = GameSpec()
     cdef Params* p = <Params*> spec.alloc_params(sizeof(Params))
     p.n, p.cells, p.swap = n, n * n, sw
+    p.side_key = side_key(MAX_CELLS, SALT)
     p.top, p.bottom, p.left, p.right = n * n, n * n + 1, n * n + 2, n * n + 3
     p.off_board = align8(sizeof(Header))
     p.off_parent = align8(p.off_board + p.cells)
@@ -286,7 +280,7 @@ cdef class HexState(State):
     def recompute_hash(self):
         """The Zobrist hash computed from scratch from the board and the player to move."""
         cdef const Params* p = <const Params*> self.g.params
-        return stones_hash(board_of(p, self.s), p.cells, header(self.s).to_play, SALT, side())
+        return stones_hash(board_of(p, self.s), p.cells, header(self.s).to_play, SALT, p.side_key)
 
     def components(self):
         """int64 (N*N + 4,): the union-find root of every cell and of the edge nodes TOP, BOTTOM,

@@ -24,7 +24,7 @@ from zerogym._core.game cimport (Header, header, align8, splitmix64, finish, sta
 from zerogym._core.common cimport cell_key, board_hash, check_cells
 from zerogym._core.spec cimport GameSpec
 from zerogym._core.state cimport State
-from zerogym._validate import int_arg
+from zerogym._validate import board_arg, int_arg
 from zerogym.coords import COLUMNS
 from zerogym.symmetry import DIHEDRAL
 
@@ -49,15 +49,12 @@ cdef enum:
     LEGAL_WORDS = 4            # MAX_CELLS / 64
 
 cdef enum:
-    OCCUPIED = REASON_GAME
-    NO_FLIP = REASON_GAME + 1
-    PASS_ILLEGAL = REASON_GAME + 2
-    MUST_PASS = REASON_GAME + 3
+    # check's reasons, numbered on from REASON_GAME in the order of REASONS' texts
+    OCCUPIED = REASON_GAME, NO_FLIP, PASS_ILLEGAL, MUST_PASS
 
 cdef enum:
-    BAD_COUNTS = BLOB_GAME
-    BAD_BITBOARDS = BLOB_GAME + 1
-    BAD_LEGAL = BLOB_GAME + 2
+    # validate's codes, numbered on from BLOB_GAME in the order of BLOB_ERRORS' texts
+    BAD_COUNTS = BLOB_GAME, BAD_BITBOARDS, BAD_LEGAL
 
 cdef uint64_t SALT = 0x07E1100ULL
 cdef uint64_t NOT_A = 0xFEFEFEFEFEFEFEFEULL     # every column but 0
@@ -407,8 +404,8 @@ PLANES = (
     ("opponent", "discs of the other player"),
     ("ones", "1 on every square (marks the board inside zero padding)"),
 )
-REASONS = ("legal", "action out of range", "the game is over",
-           "that square is occupied",
+# the texts of the game's own check reasons (spec.pyx's shared REASONS come before them)
+REASONS = ("that square is occupied",
            "a disc there flips no disc (it must bracket a line of opponent discs)",
            "pass is only legal when no placement is",
            "must pass: no placement is legal")
@@ -504,11 +501,7 @@ cdef class OthelloState(State):
         player to move (0 black, 1 white).  The move count restarts at 0; the game is over at
         once if neither side can place a disc.  Raises ValueError for bad input."""
         cdef const Params* p = <const Params*> self.g.params
-        arr = np.asarray(board)
-        if arr.shape != (p.n, p.n):
-            raise ValueError(f"othello: board must have shape ({p.n}, {p.n}), got {arr.shape}")
-        if arr.dtype.kind not in "iub" or not np.isin(arr, (0, 1, 2)).all():
-            raise ValueError("othello: board values must be 0 (empty), 1 (black) or 2 (white)")
+        arr = board_arg("othello", board, (p.n, p.n), "1 (black) or 2 (white)")
         if isinstance(to_play, bool) or to_play not in (0, 1):
             raise ValueError(f"othello: to_play must be 0 (black) or 1 (white), got {to_play!r}")
         cdef int8_t[::1] flat = np.ascontiguousarray(arr.reshape(-1), dtype=np.int8)

@@ -8,6 +8,7 @@ from zerogym.symmetry import Symmetries
 
 HEADER_LAYOUT: dict[str, tuple[int, str, int]]
 BLOB_ERRORS: tuple[str, ...]
+REASONS: tuple[str, ...]
 
 @disjoint_base
 class GameSpec:

@@ -7,6 +7,9 @@ from libc.string cimport memset
 HEADER_LAYOUT = {"hash": (0, "u8", 1), "to_play": (8, "i4", 1), "status": (12, "i4", 1), "winner": (16, "i4", 1),
                  "moves": (20, "i4", 1), "last_action": (24, "i4", 1)}
 
+# what each shared GameDef.check reason means (game.pxd REASON_*); games append their own
+REASONS = ("legal", "action out of range", "the game is over")
+
 # what each shared GameDef.validate code means (game.pxd BLOB_*); games append their own
 BLOB_ERRORS = (
     "valid",
@@ -58,8 +61,9 @@ cdef class GameSpec:
                  action_kind="cells", blob_errors=(), layout=None, pass_action=-1, swap_action=-1,
                  move_offsets=None):
         """Set what the Python layer knows of the game (see the class docstring); the board
-        transforms are built from the GameDef's shape and action count.  `blob_errors` are the
-        texts of the game's own validate codes (from BLOB_GAME on); `layout` places the game's own
+        transforms are built from the GameDef's shape and action count.  `reasons` and `blob_errors`
+        are the texts of the game's own check reasons (from REASON_GAME on) and validate codes (from
+        BLOB_GAME on); `layout` places the game's own
         fields in the blob, after the Header; `pass_action` / `swap_action` are the actions that
         pass or swap (-1: none); `move_offsets`, for action_kind "cell_moves" only, the step of each
         of a cell's moves (a transform of the board turns them, zerogym.symmetry)."""
@@ -73,7 +77,7 @@ cdef class GameSpec:
             raise ValueError(f"{name}: pass and swap cannot be the same action {pass_action}")
         self.action_kind, self.pass_action, self.swap_action = action_kind, pass_action, swap_action
         self.name, self.kwargs, self.agents = name, dict(kwargs), tuple(agents)
-        self.reasons, self.plane_info = tuple(reasons), tuple(plane_info)
+        self.reasons, self.plane_info = REASONS + tuple(reasons), tuple(plane_info)
         self.blob_errors = BLOB_ERRORS + tuple(blob_errors)
         self.layout = {**HEADER_LAYOUT, **(layout or {})}
         self.symmetry_names = tuple(symmetry_names)

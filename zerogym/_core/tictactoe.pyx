@@ -25,9 +25,7 @@ cdef enum:
 cdef uint64_t SALT = 0x7474u
 
 ctypedef struct Params:
-    int n
-    int k
-    int cells
+    int n, k, cells
     Py_ssize_t off_board
 
 
@@ -91,7 +89,8 @@ PLANES = (
     ("opponent", "stones of the other player"),
     ("ones", "1 on every point (marks the board inside zero padding)"),
 )
-REASONS = ("legal", "action out of range", "the game is over", "that point is occupied")
+# the texts of the game's own check reasons (spec.pyx's shared REASONS come before them)
+REASONS = ("that point is occupied",)
 
 
 def make_spec(board_size=3, win_length=3):

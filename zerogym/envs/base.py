@@ -45,8 +45,8 @@ class _ActionSpace(spaces.Discrete):
 class BoardGameEnv(AECEnv):
     """Two-player, alternating board game over a compiled State (`self.state`).
 
-    Subclasses set `state_class`, `metadata["name"]` and `game_info` (the game's GameInfo, see
-    zerogym/envs/game_info.py: how its boards and pictures look, among the rest).
+    Subclasses set `state_class` and `game_info` (the game's GameInfo, see zerogym/envs/game_info.py:
+    how its boards and pictures look, among the rest); `metadata["name"]` follows from game_info.name.
     Observations are {"observation": int8 (H, W, C) seen from the observing agent,
     "action_mask": int8 (A,), all zero for an agent that is not to move}.
     """
@@ -70,6 +70,11 @@ class BoardGameEnv(AECEnv):
     infos: dict[str, dict[str, Any]]
     _np_random: np.random.Generator | None
     _np_random_seed: int | None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game_info" in cls.__dict__ and "metadata" not in cls.__dict__:
+            cls.metadata = dict(BoardGameEnv.metadata, name=f"{cls.game_info.name}_v0")
 
     def __init__(self, render_mode: str | None = None, **kwargs: Any) -> None:
         super().__init__()

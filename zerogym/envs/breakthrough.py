@@ -82,22 +82,16 @@ class BreakthroughInfo(GameInfo[BreakthroughState]):
             f"far row or capture every enemy piece to win."
         )
 
-    def score_lines(self, state: BreakthroughState) -> list[str]:
-        if state.winner < 0:
-            return super().score_lines(state)
-        loser = self.player_words[1 - state.winner]
+    def win_deed(self, state: BreakthroughState) -> str:
         if state.counts()[1 - state.winner] == 0:
-            how = f"captured every {loser} piece"
-        else:
-            how = f"reached row {state.spec.kwargs['rows'] if state.winner == 0 else 1}"
-        return [self.winner_line(state, how)]
+            return f"captured every {self.player_words[1 - state.winner]} piece"
+        return f"reached row {state.spec.kwargs['rows'] if state.winner == 0 else 1}"
 
 
 class BreakthroughEnv(BoardGameEnv):
     """Breakthrough (rows=8, cols=8); action (r * cols + c) * 3 + d moves the piece on (r, c) to
     column c - 1, c or c + 1 of the next row toward the opponent."""
 
-    metadata = dict(BoardGameEnv.metadata, name="breakthrough_v0")
     state_class = BreakthroughState
     game_info = BreakthroughInfo()
 

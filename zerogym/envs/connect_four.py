@@ -22,6 +22,7 @@ class ConnectFourInfo(LineGameInfo[ConnectFourState]):
     title = "Connect Four"
     player_words = ("red", "yellow")
     row0_at_bottom = False
+    turnable = False  # pictures show the columns as they stand
     column_labels = "numbers"
     moves_name_rows = False
     example = Example(
@@ -57,12 +58,6 @@ class ConnectFourInfo(LineGameInfo[ConnectFourState]):
         cols = sorted({c + 1 for _, c in line})
         return f" (column {cols[0]})" if len(cols) == 1 else f" (columns {cols[0]}-{cols[-1]})"
 
-    def cell_centre(
-        self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
-    ) -> tuple[float, float]:
-        """Row 0 on top, whatever row0_at_bottom says (as scene_items draws it)."""
-        return super().cell_centre(r, c, shape, m, False)
-
     def scene_items(
         self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
     ) -> tuple[list[Item], Colour]:
@@ -93,7 +88,6 @@ class ConnectFourInfo(LineGameInfo[ConnectFourState]):
 class ConnectFourEnv(BoardGameEnv):
     """Connect Four (rows=6, cols=7, connect=4); action = column index (0 = leftmost)."""
 
-    metadata = dict(BoardGameEnv.metadata, name="connect_four_v0")
     state_class = ConnectFourState
     game_info = ConnectFourInfo()
 

@@ -80,6 +80,8 @@ class GameInfo(Generic[StateT]):
     history_free = True  # a position's future depends on the board and the player to move alone
     example: Example  # the docs page's Example: every game sets it
     size_probe: dict[str, Any] = {}  # kwargs that let every board size be tried on its own (gamedocs)
+    draw_line = "A draw."  # score_lines' words for a drawn game
+    turnable = True  # False: pictures put row 0 where row0_at_bottom says, whatever their caller asks
 
     # ---- coordinates (zerogym.coords) ----------------------------------------------------------
     def column_letters(self) -> str:
@@ -160,12 +162,16 @@ class GameInfo(Generic[StateT]):
         return f"{name} swaps."
 
     def score_lines(self, state: StateT) -> list[str]:
-        """The final result explained, line by line."""
+        """The final result explained, line by line: by default draw_line, or the winner and win_deed."""
         if state.is_truncated():
             return ["The game reached its move limit: no result."]
         if state.winner < 0:
-            return ["A draw."]
-        return [self.winner_line(state, "wins")]
+            return [self.draw_line]
+        return [self.winner_line(state, self.win_deed(state))]
+
+    def win_deed(self, state: StateT) -> str:
+        """What the winner of the finished game `state` did, as score_lines says it after "Black (X)"."""
+        return "wins"
 
     def winner_line(self, state: StateT, deed: str) -> str:
         """The sentence "Black (X) `deed`." on the winner of the finished game `state`."""
@@ -190,6 +196,11 @@ class GameInfo(Generic[StateT]):
             marks=self.marks,
             letters=self.column_letters(),
         )
+
+    def picture_up(self, row0_at_bottom: bool | None) -> bool:
+        """Whether a picture puts row 0 at the bottom when its caller asks for `row0_at_bottom` (None: the
+        game's own way up, which is also the answer for a game that is not turnable)."""
+        return self.row0_at_bottom if row0_at_bottom is None or not self.turnable else row0_at_bottom
 
     def cell_centre(
         self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
@@ -216,11 +227,9 @@ class LineGameInfo(GameInfo[StateT]):
     colours = None
     draw_line = "The board is full and nobody made a line: a draw."
 
-    def score_lines(self, state: StateT) -> list[str]:
-        if state.winner < 0:
-            return [self.draw_line]
+    def win_deed(self, state: StateT) -> str:
         line = winning_line(state)
-        return [f"{self.player_name(state.winner)} made {len(line)} in a row{self.line_place(state.spec, line)}."]
+        return f"made {len(line)} in a row{self.line_place(state.spec, line)}"
 
     def line_place(self, spec: GameSpec, line: list[Cell]) -> str:
         """Where the winning line lies, after "made 3 in a row": its cells."""
@@ -235,9 +244,20 @@ class HexGameInfo(GameInfo[StateT]):
     row0_at_bottom = False
     hex_rows = True
 
+    goal: str  # the rules line before the swap, the board and how the game is won, with {board_size}
+
     def rules_line(self, state: StateT) -> str:
         kw = state.spec.kwargs
-        return self.goal(kw) + ("; white may swap instead of its first move." if kw["swap"] else ".")
+        return self.goal.format(**kw) + ("; white may swap instead of its first move." if kw["swap"] else ".")
+
+    def swap_line(self, name: str, spec: GameSpec, history: list[tuple[int, int]]) -> str:
+        a = history[0][1]
+        cell = self.format_action(spec, a)
+        return f"{name} swaps: the black stone on {cell} becomes {self.swapped(spec, a)}, and black moves again."
+
+    def swapped(self, spec: GameSpec, a: int) -> str:
+        """What the swap makes of black's first stone, on the cell of action `a`."""
+        return "white"
 
     def cell_centre(
         self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
@@ -246,7 +266,3 @@ class HexGameInfo(GameInfo[StateT]):
 
     def cell_outline(self, m: float) -> list[tuple[float, float]]:
         return hex_corners(m)
-
-    def goal(self, kwargs: dict[str, Any]) -> str:
-        """The rules line before the swap: the board and how the game is won."""
-        raise NotImplementedError

@@ -33,6 +33,7 @@ class GoInfo(GameInfo[GoState]):
     name = "go"
     title = "Go"
     history_free = False  # positional superko and the move limit depend on the game so far
+    turnable = False  # pictures put rank 1 at the bottom, as GTP and the coordinates do
     example = Example(
         {"board_size": 9},
         "E5 D5 C5 F4 D4 C7 D6 G6 E3 F5 E6 F6 C3 E7",
@@ -69,12 +70,6 @@ class GoInfo(GameInfo[GoState]):
     def result_detail(self, state: GoState) -> str:
         return f" by {abs(state.score()):g}"
 
-    def cell_centre(
-        self, r: float, c: float, shape: tuple[int, ...], m: float, row0_at_bottom: bool
-    ) -> tuple[float, float]:
-        """Rank 1 at the bottom, whatever row0_at_bottom says (as scene_items draws it)."""
-        return super().cell_centre(r, c, shape, m, True)
-
     def scene_items(
         self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
     ) -> tuple[list[Item], Colour]:
@@ -88,7 +83,6 @@ class GoEnv(BoardGameEnv):
     N * N = pass.  At the end both agents' info holds score (black - white - komi), black_area
     and white_area."""
 
-    metadata = dict(BoardGameEnv.metadata, name="go_v0")
     state_class = GoState
     game_info = GoInfo()
     state: GoState

@@ -6,16 +6,11 @@ of its ends, the corners marked, the winning shapes named at the end)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from zerogym._core.havannah import HavannahState
 from zerogym._types import Board, Cell, Colour, Item
 from zerogym.envs.base import BoardGameEnv, env_factories
 from zerogym.envs.game_info import Example, HexGameInfo
 from zerogym.render import HEX_BACKGROUND, HEX_CELL, hex_centre, hex_items, hex_steps, label_scale
-
-if TYPE_CHECKING:
-    from zerogym._core.spec import GameSpec
 
 
 class HavannahInfo(HexGameInfo[HavannahState]):
@@ -23,20 +18,14 @@ class HavannahInfo(HexGameInfo[HavannahState]):
     title = "Havannah"
     example = Example({"board_size": 4}, "D3 D4 E3 F2 E4 B6 D5 G3 C5 A5 C4")
 
-    def goal(self, kwargs: dict[str, Any]) -> str:
-        return f"hexagon of side {kwargs['board_size']}; a ring, a bridge (two corners) or a fork (three sides) wins"
+    goal = "hexagon of side {board_size}; a ring, a bridge (two corners) or a fork (three sides) wins"
+    draw_line = "The board is full and nobody made a ring, bridge or fork: a draw."
 
-    def swap_line(self, name: str, spec: GameSpec, history: list[tuple[int, int]]) -> str:
-        cell = self.format_action(spec, history[0][1])
-        return f"{name} swaps: the black stone on {cell} becomes white, and black moves again."
-
-    def score_lines(self, state: HavannahState) -> list[str]:
-        if state.winner < 0:
-            return ["The board is full and nobody made a ring, bridge or fork: a draw."]
+    def win_deed(self, state: HavannahState) -> str:
         shapes = " and a ".join(state.winning_shapes())
         d = state.board().shape[1]
         group = " ".join(self.format_action(state.spec, r * d + c) for r, c in state.winning_group() or [])
-        return [self.winner_line(state, f"made a {shapes}: {group}")]
+        return f"made a {shapes}: {group}"
 
     def scene_items(
         self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
@@ -74,7 +63,6 @@ class HavannahEnv(BoardGameEnv):
     """Havannah (board_size=8, swap=False); action r * D + c on the D x D grid (D = 2 * board_size - 1)
     holding the hexagon, D * D = swap (second move only, when swap)."""
 
-    metadata = dict(BoardGameEnv.metadata, name="havannah_v0")
     state_class = HavannahState
     game_info = HavannahInfo()
 

@@ -6,7 +6,7 @@ words)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from zerogym._core.hex import HexState
 from zerogym._types import Board, Cell, Colour, Item
@@ -24,24 +24,18 @@ class HexInfo(HexGameInfo[HexState]):
     title = "Hex"
     example = Example({"board_size": 11}, "D3 swap F6 E8 G4 D7 E6 F7 F5 H3")
 
-    def goal(self, kwargs: dict[str, Any]) -> str:
-        return f"{kwargs['board_size']}x{kwargs['board_size']}; black joins top and bottom, white left and right"
+    goal = "{board_size}x{board_size}; black joins top and bottom, white left and right"
 
-    def swap_line(self, name: str, spec: GameSpec, history: list[tuple[int, int]]) -> str:
-        n = spec.kwargs["board_size"]
-        r, c = divmod(history[0][1], n)
-        return (
-            f"{name} swaps: the black stone on {self.format_action(spec, r * n + c)} becomes a white "
-            f"stone on {self.format_action(spec, c * n + r)}, and black moves again."
-        )
+    def swapped(self, spec: GameSpec, a: int) -> str:
+        """A white stone on the mirror image of black's (the swap of the rules)."""
+        r, c = divmod(a, spec.kwargs["board_size"])
+        return f"a white stone on {self.format_action(spec, c * spec.kwargs['board_size'] + r)}"
 
-    def score_lines(self, state: HexState) -> list[str]:
-        if state.winner < 0:
-            return super().score_lines(state)
+    def win_deed(self, state: HexState) -> str:
         path = state.winning_path() or []
         sides = "top and bottom" if state.winner == 0 else "left and right"
         chain = " ".join(self.format_action(state.spec, r * state.board().shape[1] + c) for r, c in path)
-        return [self.winner_line(state, f"connected {sides}: {chain}")]
+        return f"connected {sides}: {chain}"
 
     def scene_items(
         self, board: Board, last: Cell | None, m: float, labels: bool, row0_at_bottom: bool
@@ -74,7 +68,6 @@ class HexInfo(HexGameInfo[HexState]):
 class HexEnv(BoardGameEnv):
     """Hex (board_size=11, swap=True); action r * N + c, N * N = swap (second move only, when swap)."""
 
-    metadata = dict(BoardGameEnv.metadata, name="hex_v0")
     state_class = HexState
     game_info = HexInfo()
 

@@ -41,7 +41,6 @@ class OthelloInfo(GameInfo[OthelloState]):
 class OthelloEnv(BoardGameEnv):
     """Othello (board_size=8, even, 4..16); action r * N + c, N * N = pass (legal only when no placement is)."""
 
-    metadata = dict(BoardGameEnv.metadata, name="othello_v0")
     state_class = OthelloState
     game_info = OthelloInfo()
     state: OthelloState

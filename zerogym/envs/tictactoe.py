@@ -28,7 +28,6 @@ class TicTacToeInfo(LineGameInfo[TicTacToeState]):
 class TicTacToeEnv(BoardGameEnv):
     """Tic-tac-toe / Gomoku (board_size=3, win_length=3); action r * N + c."""
 
-    metadata = dict(BoardGameEnv.metadata, name="tictactoe_v0")
     state_class = TicTacToeState
     game_info = TicTacToeInfo()
 

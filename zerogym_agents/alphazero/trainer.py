@@ -12,6 +12,7 @@ import numpy.typing as npt
 import torch
 
 import zerogym
+from zerogym_agents.training.run_folder import LogDir, tensorboard_writer
 from zerogym_agents.alphazero.config import AlphaZeroConfig
 from zerogym_agents.alphazero.replay import ReplayBuffer
 from zerogym_agents.alphazero.selfplay import GameRecords, SelfPlay, tree_seed
@@ -23,6 +24,7 @@ from zerogym_agents.core.file_checks import (
     CudaRngState,
     DictOf,
     Fields,
+    History,
     Int,
     ListOf,
     Maybe,
@@ -43,7 +45,7 @@ from zerogym_agents.training.pool import OpponentPool
 from zerogym_agents.agents.saved import save_agent
 from zerogym_agents.training.interrupt import OutOfTime
 from zerogym_agents.training.schedule import CosineSchedule
-from zerogym_agents.training.plot import draw_caption, elo_panel, marker_for, pool_elo_note, series, two_axes
+from zerogym_agents.training.plot import draw_caption, elo_panel, lines_panel, pool_elo_note, series, two_axes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,6 +57,15 @@ if TYPE_CHECKING:
 
 # config fields that shape a checkpoint's contents: a run resumes only with the same values
 RESUME_FIELDS = ("game", "game_kwargs", "concurrent_games", "pool_fraction", "buffer_size")
+
+
+# counters()' name of each of the checkpoint's counters
+COUNTER_NAMES = {
+    "step": "search_steps",
+    "games": "self_play_games",
+    "positions": "positions",
+    "train_steps": "sgd_steps",
+}
 
 
 def _blob(state: State) -> torch.Tensor:
@@ -97,7 +108,7 @@ class AlphaZeroTrainer(CosineSchedule):
         config: AlphaZeroConfig | dict[str, Any],
         out_dir: str | os.PathLike[str],
         resume: bool = False,
-        log_dir: str | bool | None = None,
+        log_dir: LogDir = None,
         net: PolicyNet | None = None,
     ) -> None:
         self.cfg = AlphaZeroConfig.coerce(config)
@@ -145,11 +156,7 @@ class AlphaZeroTrainer(CosineSchedule):
             self._load(os.path.join(self.out, CHECKPOINT))
         with open(os.path.join(self.out, CONFIG), "w") as f:
             f.write(self.cfg.to_json())
-        self.writer = None
-        if log_dir is not False:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
+        self.writer = tensorboard_writer(log_dir, self.out)
 
     # ---- the run protocol of zerogym_agents.experiment -----------------------------------------
     agent_kind = "alphazero"  # save_agent's kind of the agent this run trains
@@ -172,12 +179,11 @@ class AlphaZeroTrainer(CosineSchedule):
 
     def counters(self) -> dict[str, int]:
         """How far the run is: search steps, self-play games, positions, SGD steps."""
-        return {
-            "search_steps": self.step,
-            "self_play_games": self.games,
-            "positions": self.positions,
-            "sgd_steps": self.train_steps,
-        }
+        return {COUNTER_NAMES[k]: v for k, v in self._counts().items()}
+
+    def _counts(self) -> dict[str, int]:
+        """The counters as the history and the checkpoint name them."""
+        return {"step": self.step, "games": self.games, "positions": self.positions, "train_steps": self.train_steps}
 
     def _set_net(self, net: PolicyNet) -> None:
         """Train `net`: a fresh optimizer, its evaluator, and a separate copy for pool opponents."""
@@ -311,10 +317,7 @@ class AlphaZeroTrainer(CosineSchedule):
         seconds = self._work_seconds
         games0, positions0 = self._since
         entry = {
-            "step": self.step,
-            "games": self.games,
-            "positions": self.positions,
-            "train_steps": self.train_steps,
+            **self._counts(),
             "loss": mean[0],
             "policy_loss": mean[1],
             "value_loss": mean[2],
@@ -362,12 +365,7 @@ class AlphaZeroTrainer(CosineSchedule):
                 "rng": self.rng.bit_generator.state,
                 "torch_rng": torch.get_rng_state(),
                 "cuda_rng": device_rng_state(self.device),
-                "counters": {
-                    "step": self.step,
-                    "games": self.games,
-                    "positions": self.positions,
-                    "train_steps": self.train_steps,
-                },
+                "counters": self._counts(),
                 "history": [{k: (float(v) if v is not None else None) for k, v in h.items()} for h in self.history],
                 "roots": [_blob(r) for r in sp.roots],
                 "move_no": torch.from_numpy(sp.move_no.copy()),
@@ -430,7 +428,7 @@ class AlphaZeroTrainer(CosineSchedule):
                 "rng": RngState(),
                 "torch_rng": TorchRngState(),
                 "counters": step,
-                "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))),
+                "history": History(),
                 "roots": ListOf(StateBlob(self.template, playing=True), length=G),
                 "move_no": Tensor(torch.int64, (G,), low=0),
                 "pending": ListOf(ListOf(PendingMove(c, h, w, A)), length=G),
@@ -584,36 +582,23 @@ def plot_history(history: list[dict[str, Any]], path: str | os.PathLike[str], ti
     as well. Returns the matplotlib Figure."""
     from matplotlib.figure import Figure  # not pyplot: leaves the caller's backend alone
 
-    steps = [h["step"] for h in history]
     rated = [h for h in history if h.get("elo") is not None]
     fig = Figure(figsize=(11, 8.4))
     (ax_loss, ax_speed), (ax_buffer, ax_elo) = fig.subplots(2, 2, sharex=True)
-    for key, label in (
-        ("loss", "total"),
-        ("policy_loss", "policy (cross-entropy)"),
-        ("value_loss", "value"),
-        ("ownership_loss", "ownership"),
-        ("score_loss", "score"),
-    ):
-        if key in ("loss", "policy_loss", "value_loss") or any(h.get(key) is not None for h in history):
-            values = series(history, key)
-            ax_loss.plot(steps, values, label=label, lw=1.2, marker=marker_for(values))
+    losses = ("loss", "policy_loss", "value_loss")
+    labels = ("total", "policy (cross-entropy)", "value", "ownership", "score")
+    curves = zip((*losses, "ownership_loss", "score_loss"), labels)
+    lines_panel(ax_loss, history, curves, "training losses (mean per log interval)", always=losses)
     ax_loss.set_ylim(bottom=0)
-    ax_loss.set_title("training losses (mean per log interval)")
-    ax_loss.legend(fontsize=8)
 
     two_axes(
-        ax_speed,
-        steps,
-        (series(history, "positions_per_s"), "positions / s"),
-        (series(history, "games_per_s"), "games / s"),
-        "self-play throughput",
+        ax_speed, history, ("positions_per_s", "positions / s"), ("games_per_s", "games / s"), "self-play throughput"
     )
     two_axes(
         ax_buffer,
-        steps,
-        (series(history, "buffer_fill"), "positions held / capacity"),
-        (series(history, "lr"), "learning rate"),
+        history,
+        ("buffer_fill", "positions held / capacity"),
+        ("lr", "learning rate"),
         "replay buffer fill and learning rate",
         solid_colour="tab:green",
         dashed_colour="tab:gray",

@@ -89,11 +89,10 @@ class EloTable:
         return list(np.argsort(-self.ratings, kind="stable"))
 
     def to_dict(self) -> dict[str, Any]:
+        """The table as JSON-able data: the fit's settings, then each agent's rating, error and results."""
+        fit = {"names": self.names, "anchor": self.anchor, "prior_sd": self.prior_sd, "confidence": self.confidence}
         return {
-            "names": self.names,
-            "anchor": self.anchor,
-            "prior_sd": self.prior_sd,
-            "confidence": self.confidence,
+            **fit,
             "agents": {
                 x: {
                     "elo": float(self.ratings[i]),

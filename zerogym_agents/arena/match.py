@@ -334,13 +334,8 @@ class RoundRobinResult:
         return [o for m in self.matches for o in m.outcomes()]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "names": self.names,
-            "game": self.game,
-            "kwargs": self.kwargs,
-            "seed": self.seed,
-            "matches": [m.to_dict() for m in self.matches],
-        }
+        """The fields as JSON-able data (each match by its own to_dict)."""
+        return {**vars(self), "matches": [m.to_dict() for m in self.matches]}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RoundRobinResult:

@@ -35,25 +35,25 @@ from tqdm import tqdm
 import zerogym
 import zerogym.vector
 
+
+def _go_case(n: int) -> tuple[str, dict[str, Any], tuple[str, dict[str, Any]], tuple[str, dict[str, Any]], str]:
+    """Go on an n x n board in every library (a CASES entry)."""
+    return (
+        "go",
+        {"board_size": n},
+        ("pettingzoo.classic.go_v5", {"board_size": n}),
+        ("go", {"board_size": n, "komi": 7.5}),
+        f"go_{n}x{n}",
+    )
+
+
 # game label -> (zerogym game, kwargs, PettingZoo (module, kwargs) or None, OpenSpiel (name, params) or None,
 # Pgx id or None); without a PettingZoo module the AEC comparison is OpenSpiel's game through Shimmy
 CASES: dict[
     str, tuple[str, dict[str, Any], tuple[str, dict[str, Any]] | None, tuple[str, dict[str, Any]] | None, str | None]
 ] = {
-    "Go 9x9": (
-        "go",
-        {"board_size": 9},
-        ("pettingzoo.classic.go_v5", {"board_size": 9}),
-        ("go", {"board_size": 9, "komi": 7.5}),
-        "go_9x9",
-    ),
-    "Go 19x19": (
-        "go",
-        {"board_size": 19},
-        ("pettingzoo.classic.go_v5", {"board_size": 19}),
-        ("go", {"board_size": 19, "komi": 7.5}),
-        "go_19x19",
-    ),
+    "Go 9x9": _go_case(9),
+    "Go 19x19": _go_case(19),
     "Othello 8x8": ("othello", {"board_size": 8}, None, ("othello", {}), "othello"),
     "Hex 11x11": ("hex", {"board_size": 11, "swap": False}, None, ("hex", {"board_size": 11}), "hex"),
     "Connect Four 6x7": (
@@ -332,41 +332,28 @@ def table(rows: Sequence[Row]) -> str:
     def ours(r: dict[str, Any]) -> float | None:
         return max(r.get("zg_vector") or 0, r.get("zg_vector_mt") or 0) or None
 
+    def shimmied(key: str) -> Callable[[dict[str, Any]], str]:
+        """A PettingZoo figure, starred where PettingZoo plays the game through Shimmy (SHIMMY_NOTE)."""
+        return lambda r: fmt(r.get(key)) + " *" * bool(r.get("shimmy"))
+
+    def quotient(a: str, b: str) -> Callable[[dict[str, Any]], str]:
+        return lambda r: ratio(r.get(a), r.get(b))
+
     # (header, cell of a row, the measurements it needs)
     columns = [
         ("zerogym env()", lambda r: fmt(r.get("zg_env")), ("zg_env",)),
-        ("PettingZoo env()", lambda r: fmt(r.get("pz_env")) + " *" * bool(r.get("shimmy")), ("pz_env",)),
-        ("env() ratio", lambda r: ratio(r.get("zg_env"), r.get("pz_env")), ("zg_env", "pz_env")),
+        ("PettingZoo env()", shimmied("pz_env"), ("pz_env",)),
+        ("env() ratio", quotient("zg_env", "pz_env"), ("zg_env", "pz_env")),
         ("seeded resets: zerogym", lambda r: fmt(r.get("zg_env_seeded")), ("zg_env_seeded",)),
-        (
-            "seeded resets: PettingZoo",
-            lambda r: fmt(r.get("pz_env_seeded")) + " *" * bool(r.get("shimmy")),
-            ("pz_env_seeded",),
-        ),
-        (
-            "seeded ratio",
-            lambda r: ratio(r.get("zg_env_seeded"), r.get("pz_env_seeded")),
-            ("zg_env_seeded", "pz_env_seeded"),
-        ),
+        ("seeded resets: PettingZoo", shimmied("pz_env_seeded"), ("pz_env_seeded",)),
+        ("seeded ratio", quotient("zg_env_seeded", "pz_env_seeded"), ("zg_env_seeded", "pz_env_seeded")),
         ("numpy chooser: zerogym", lambda r: fmt(r.get("zg_env_numpy")), ("zg_env_numpy",)),
-        (
-            "numpy chooser: PettingZoo",
-            lambda r: fmt(r.get("pz_env_numpy")) + " *" * bool(r.get("shimmy")),
-            ("pz_env_numpy",),
-        ),
-        (
-            "numpy ratio",
-            lambda r: ratio(r.get("zg_env_numpy"), r.get("pz_env_numpy")),
-            ("zg_env_numpy", "pz_env_numpy"),
-        ),
-        (
-            "numpy ratio, ceiling",
-            lambda r: ratio(r.get("numpy_chooser"), r.get("pz_env_numpy")),
-            ("numpy_chooser", "pz_env_numpy"),
-        ),
+        ("numpy chooser: PettingZoo", shimmied("pz_env_numpy"), ("pz_env_numpy",)),
+        ("numpy ratio", quotient("zg_env_numpy", "pz_env_numpy"), ("zg_env_numpy", "pz_env_numpy")),
+        ("numpy ratio, ceiling", quotient("numpy_chooser", "pz_env_numpy"), ("numpy_chooser", "pz_env_numpy")),
         ("zerogym State", lambda r: fmt(r.get("zg_state")), ("zg_state",)),
         ("OpenSpiel", lambda r: fmt(r.get("openspiel")), ("openspiel",)),
-        ("State ratio", lambda r: ratio(r.get("zg_state"), r.get("openspiel")), ("zg_state", "openspiel")),
+        ("State ratio", quotient("zg_state", "openspiel"), ("zg_state", "openspiel")),
         ("zerogym vector, 1 core", vector("zg_vector"), ("zg_vector",)),
         (f"zerogym vector, {CORES} cores", vector("zg_vector_mt"), ("zg_vector_mt",)),
         ("Pgx batched", lambda r: fmt(r.get("pgx")), ("pgx",)),

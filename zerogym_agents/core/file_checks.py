@@ -231,6 +231,13 @@ class DictOf(Spec):
         return out
 
 
+class History(ListOf):
+    """A trainer's history: a list of log entries, each a dict of numbers (None where an entry has no value)."""
+
+    def __init__(self) -> None:
+        super().__init__(DictOf(Str(), Maybe(Real(finite=False))))
+
+
 class Fields(Spec):
     """A dict with every key of `fields` (each checked by its spec), the keys of `optional` when
     present, and any other keys (kept unchecked). rule(checked dict) -> None, or a message (or a

@@ -299,13 +299,9 @@ class Comparison:
         return {**self.budget.to_dict(), **({"end": self.end} if self.end != "nearest" else {})}
 
     def evaluation_settings(self) -> dict[str, Any]:
-        return {
-            "references": self.references,
-            "eval_games": self.eval_games,
-            "seed": self.seed,
-            "opening_moves": self.opening_moves,
-            "eval_at_start": self.budget.eval_at_start,
-        }
+        """How the runs are evaluated: the constructor's evaluation arguments and the budget's eval_at_start."""
+        arguments = {k: getattr(self, k) for k in ("references", "eval_games", "seed", "opening_moves")}
+        return {**arguments, "eval_at_start": self.budget.eval_at_start}
 
     def fingerprint(self, name: str) -> dict[str, Any]:
         """What a run's folder must have been started with to be resumed."""

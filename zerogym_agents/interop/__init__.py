@@ -161,6 +161,14 @@ class LibraryAgent(Agent):
         return checked_action(self.choose(planes, mask, env), mask, self.library)
 
 
+class LibraryPolicyAgent(LibraryAgent):
+    """A LibraryAgent over the library's policy object (`policy`), which its choose() calls."""
+
+    def __init__(self, policy: Any, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.policy = policy
+
+
 def run_example(
     train: Callable[..., dict[str, Any]],
     doc: str,

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from zerogym_agents.agents.base import AECEnv, Player
-from zerogym_agents.interop import LibraryAgent, require
+from zerogym_agents.interop import LibraryPolicyAgent, require
 
 ENV_KEY = "zerogym_env"  # the info entry that names the env a row of a batch comes from
 _ENVS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -99,16 +99,12 @@ def AgentAlgorithm(agent: Player, action_space: Any) -> Any:
     return ZerogymAgentAlgorithm()
 
 
-class TianshouAgent(LibraryAgent):
+class TianshouAgent(LibraryPolicyAgent):
     """A Tianshou policy (e.g. a DQN's DiscreteQLearningPolicy) as a zerogym agent: it sees the
     mover's planes and legal mask as Tianshou's PettingZooEnv gives them, and plays the policy's
     greedy action (a DQN's masked argmax)."""
 
     name, library, requires = "tianshou", "Tianshou", REQUIRES
-
-    def __init__(self, policy: Any, seed: int | None = None) -> None:
-        super().__init__(seed)
-        self.policy = policy
 
     def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> Any:
         import torch

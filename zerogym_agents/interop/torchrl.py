@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from zerogym_agents.agents.base import AECEnv, Player
-from zerogym_agents.interop import LibraryAgent, MaskedDictEnv, masked_env, require
+from zerogym_agents.interop import LibraryPolicyAgent, MaskedDictEnv, masked_env, require
 
 REQUIRES = ("torchrl", "TorchRL")
 
@@ -47,15 +47,11 @@ def masked_env_of(env: Any) -> MaskedDictEnv:
     return env.base_env._env
 
 
-class TorchRLAgent(LibraryAgent):
+class TorchRLAgent(LibraryPolicyAgent):
     """A TorchRL policy as a zerogym agent: a tensordict with the mover's "observation" (float32 planes)
     and "action_mask" goes in, its "action" (categorical) is played."""
 
     name, library, requires = "torchrl", "TorchRL", REQUIRES
-
-    def __init__(self, policy: Any, seed: int | None = None) -> None:
-        super().__init__(seed)
-        self.policy = policy
 
     def choose(self, planes: npt.NDArray[np.int8], mask: npt.NDArray[np.bool_], env: AECEnv) -> int:
         import torch

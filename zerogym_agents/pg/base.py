@@ -10,18 +10,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import torch
 
+from zerogym_agents.training.run_folder import LogDir, tensorboard_writer
 from zerogym_agents.core.checkpoint import CheckpointError, load_checkpoint, open_run_folder, save_checkpoint
 from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, PLOT
 from zerogym_agents.core.devices import device_rng_state, resolve_device, set_device_rng_state
 from zerogym_agents.core.file_checks import (
     Config,
     CudaRngState,
-    DictOf,
     Fields,
+    History,
     Int,
     ListOf,
-    Maybe,
-    Real,
     Spec,
     StateDict,
     Str,
@@ -30,12 +29,20 @@ from zerogym_agents.core.file_checks import (
 )
 from zerogym_agents.nets import net_from_payload, net_payload
 from zerogym_agents.nets.model import FILE_FORMAT, NetPayload
-from zerogym_agents.pg.config import PGConfig
+from zerogym_agents.pg.config import PGConfig, PGConfigLike
 from zerogym_agents.pg.opponents import snapshot
 from zerogym_agents.training.pool import OpponentPool
 from zerogym_agents.agents.saved import save_agent
 from zerogym_agents.training.schedule import CosineSchedule
-from zerogym_agents.training.plot import draw_caption, elo_panel, marker_for, pool_elo_note, series, two_axes
+from zerogym_agents.training.plot import (
+    draw_caption,
+    elo_panel,
+    lines_panel,
+    marker_for,
+    pool_elo_note,
+    series,
+    two_axes,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -107,9 +114,7 @@ class PGTrainer(CosineSchedule):
     resume_fields: tuple[str, ...] = ("algo", "game", "game_kwargs", "net")
     net: PolicyValueNet  # the learner, built by the subclass's _build()
 
-    def __init__(
-        self, config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False, log_dir: str | bool | None = None
-    ) -> None:
+    def __init__(self, config: PGConfigLike, out_dir: str, resume: bool = False, log_dir: LogDir = None) -> None:
         cfg = PGConfig.coerce(config)
         if cfg.algo not in self.algos:
             raise ValueError(f"{type(self).__name__} trains {', '.join(self.algos)}, not algo={cfg.algo!r}")
@@ -138,11 +143,7 @@ class PGTrainer(CosineSchedule):
             self._load(os.path.join(self.out, CHECKPOINT))
         with open(os.path.join(self.out, CONFIG), "w") as f:
             f.write(cfg.to_json())
-        self.writer: SummaryWriter | None = None
-        if log_dir is not False:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self.writer = SummaryWriter(log_dir or os.path.join(self.out, "tb"))
+        self.writer: SummaryWriter | None = tensorboard_writer(log_dir, self.out)
 
     # ---- for subclasses -------------------------------------------------------------------------
     def _build(self) -> None:
@@ -328,7 +329,7 @@ class PGTrainer(CosineSchedule):
                 "algo": Str((self.cfg.algo,)),
                 "net": NetPayload((FILE_FORMAT,)),
                 "counters": Fields({"step": Int(0), "episodes": Int(0), "learner_moves": Int(0)}),
-                "history": ListOf(DictOf(Str(), Maybe(Real(finite=False)))),
+                "history": History(),
                 "pool": OpponentPool.state_schema(),
                 "pool_snapshots": ListOf(NetPayload((FILE_FORMAT,))),
                 "torch_rng": TorchRngState(),
@@ -372,13 +373,8 @@ def plot_history(history: list[dict[str, Any]], path: str, title: str = "") -> F
     steps = [h["step"] for h in history]
     fig = Figure(figsize=(11, 8.2))
     (ax_loss, ax_results), (ax_speed, ax_elo) = fig.subplots(2, 2)
-    for key in ("loss", "policy_loss", "value_loss", "entropy"):
-        if any(h.get(key) is not None for h in history):
-            values = series(history, key)
-            ax_loss.plot(steps, values, label=key, lw=1.2, marker=marker_for(values))
-    ax_loss.set_title("losses and entropy (mean per log interval)")
-    if ax_loss.lines:
-        ax_loss.legend(fontsize=8)
+    curves = [(key, key) for key in ("loss", "policy_loss", "value_loss", "entropy")]
+    lines_panel(ax_loss, history, curves, "losses and entropy (mean per log interval)")
     for key, label in (("win_rate", "win"), ("draw_rate", "draw")):
         values = series(history, key)
         ax_results.plot(steps, values, label=label, marker=marker_for(values))
@@ -388,9 +384,9 @@ def plot_history(history: list[dict[str, Any]], path: str, title: str = "") -> F
     ax_results.legend(fontsize=8)
     two_axes(
         ax_speed,
-        steps,
-        (series(history, "episodes_per_s"), "episodes / s"),
-        (series(history, "moves_per_s"), "learner moves / s"),
+        history,
+        ("episodes_per_s", "episodes / s"),
+        ("moves_per_s", "learner moves / s"),
         "training throughput",
     )
     elo_panel(ax_elo, steps, series(history, "elo"), "learner Elo against its own snapshot pool")

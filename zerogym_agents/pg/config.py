@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from zerogym.registry import GAMES
 from zerogym_agents.core.config_io import (
@@ -93,8 +93,7 @@ class PGConfig(JsonConfig):
     batchnorm: str = setting(
         "auto",
         OneOf(BATCHNORM_MODES),
-        "BatchNorm while learning: batch statistics, frozen "
-        "running ones, or auto (batch for REINFORCE, frozen for PPO)",
+        "BatchNorm while learning: batch statistics, frozen running ones, or auto (batch: REINFORCE, frozen: PPO)",
     )
     # PPO (MaskablePPO)
     ppo_n_steps: int = setting(64, Integer(1), "PPO: learner moves per game in one update")
@@ -164,3 +163,7 @@ class PGConfig(JsonConfig):
             return for_game(self.game, game_kwargs=self.game_kwargs, **self.net)
         except (TypeError, ValueError) as err:
             raise ValueError(f"PGConfig.net: {err}") from None
+
+
+# what the trainers take for their config: a PGConfig or its dict (PGConfig.coerce)
+PGConfigLike = Union[PGConfig, dict[str, Any]]

@@ -24,6 +24,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.type_aliases import Schedule
 
+from zerogym_agents.training.run_folder import LogDir
 from zerogym_agents.agents.base import Agent, game_state
 from zerogym_agents.core.file_checks import Context, Spec
 from zerogym_agents.nets import NetConfig, PolicyValueNet
@@ -33,7 +34,7 @@ from zerogym_agents.pg.base import PGTrainer, learning_mode, seed_for
 from zerogym_agents.pg.opponents import SnapshotSchedule, snapshot
 
 if TYPE_CHECKING:
-    from zerogym_agents.pg.config import PGConfig
+    from zerogym_agents.pg.config import PGConfigLike
     from zerogym_agents.pg.pool_vec_env import PoolVecEnv
     from zerogym_agents.pg.worker_vec_env import EnvWorkers, WorkerPoolVecEnv
     from zerogym_agents.training.pool import OpponentPool
@@ -303,12 +304,7 @@ class PPOTrainer(PGTrainer):
     vec: PoolVecEnv | WorkerPoolVecEnv  # the games, built by _build()
 
     def __init__(
-        self,
-        config: PGConfig | dict[str, Any],
-        out_dir: str,
-        resume: bool = False,
-        log_dir: str | bool | None = None,
-        workers: int = 1,
+        self, config: PGConfigLike, out_dir: str, resume: bool = False, log_dir: LogDir = None, workers: int = 1
     ) -> None:
         self.workers = workers
         try:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from zerogym_agents.pg.config import PGConfig
+from zerogym_agents.training.run_folder import LogDir
+from zerogym_agents.pg.config import PGConfig, PGConfigLike
 
 if TYPE_CHECKING:
     from zerogym_agents.pg.base import PGTrainer
 
 
-def make_trainer(
-    config: PGConfig | dict[str, Any], out_dir: str, resume: bool = False, log_dir: str | bool | None = None
-) -> PGTrainer:
+def make_trainer(config: PGConfigLike, out_dir: str, resume: bool = False, log_dir: LogDir = None) -> PGTrainer:
     """ReinforceTrainer for algo "reinforce" / "reinforce-baseline", PPOTrainer for "ppo"."""
     cfg = PGConfig.coerce(config)
     if cfg.algo == "ppo":
@@ -25,7 +24,7 @@ def make_trainer(
 
 
 def train(
-    config: PGConfig | dict[str, Any],
+    config: PGConfigLike,
     out_dir: str,
     resume: bool = False,
     progress: bool = True,

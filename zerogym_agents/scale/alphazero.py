@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from zerogym_agents.training.run_folder import LogDir
 from zerogym_agents.alphazero.selfplay import GameRecords, tree_seed
 from zerogym_agents.alphazero.trainer import AlphaZeroTrainer, PendingMove, saved_move, restored_move
 from zerogym_agents.core.checkpoint import CheckpointError
@@ -81,7 +82,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
         config: AlphaZeroConfig | dict[str, Any],
         out_dir: str,
         resume: bool = False,
-        log_dir: str | bool | None = None,
+        log_dir: LogDir = None,
         net: PolicyNet | None = None,
         ray_config: RayConfig | dict[str, Any] | None = None,
     ) -> None:

@@ -6,7 +6,11 @@ from dataclasses import dataclass
 
 from zerogym_agents.core.config_io import Integer, JsonConfig, Maybe, Number, OneOf, Text, setting
 
-MODES = ("async", "deterministic")
+# the modes and what each gives
+MODES = {
+    "async": "workers never wait for the learner (resumes with no data lost, not bit for bit)",
+    "deterministic": "lockstep rounds, resumes bit for bit",
+}
 
 
 @dataclass
@@ -19,12 +23,7 @@ class RayConfig(JsonConfig):
         Maybe(Text("a Ray address", empty=False)),
         "None: a local Ray instance on this machine; 'auto': the cluster of `ray start --head`",
     )
-    mode: str = setting(
-        "async",
-        OneOf(MODES),
-        "async: workers never wait for the learner (resumes with no data lost, not bit for bit); "
-        "deterministic: lockstep rounds, resumes bit for bit",
-    )
+    mode: str = setting("async", OneOf(MODES), "; ".join(f"{mode}: {gives}" for mode, gives in MODES.items()))
     steps_per_task: int = setting(8, Integer(1), "AlphaZero: search steps of the worker's G games per task")
     max_inflight: int = setting(2, Integer(1, 2), "tasks queued or running per worker, at most")
     publish_every: int | None = setting(

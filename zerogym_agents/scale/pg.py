@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from zerogym_agents.training.run_folder import LogDir
 from zerogym_agents.pg.base import PGTrainer, seed_for
 from zerogym_agents.pg.reinforce import ReinforceTrainer
 from zerogym_agents.pg.rollout import Episodes
@@ -24,7 +25,7 @@ from zerogym_agents.scale import runtime
 if TYPE_CHECKING:
     from zerogym.vector import VectorEnv
     from zerogym_agents.agents.policy import PolicyAgent
-    from zerogym_agents.pg.config import PGConfig
+    from zerogym_agents.pg.config import PGConfig, PGConfigLike
     from zerogym_agents.scale.config import RayConfig
 
 
@@ -40,9 +41,7 @@ def ray_pg_trainer(cfg: PGConfig, ray_config: RayConfig | dict[str, Any] | None)
         rc = RayConfig.coerce(ray_config)
         check_workers(rc.workers, cfg.num_envs)  # refused before the run folder is made
 
-    def make(
-        config: PGConfig | dict[str, Any], out: str, resume: bool = False, log_dir: str | bool | None = None
-    ) -> PGTrainer:
+    def make(config: PGConfigLike, out: str, resume: bool = False, log_dir: LogDir = None) -> PGTrainer:
         return trainer(config, out, resume=resume, log_dir=log_dir, ray_config=ray_config)
 
     return make
@@ -126,10 +125,10 @@ class RayReinforceTrainer(ReinforceTrainer):
 
     def __init__(
         self,
-        config: PGConfig | dict[str, Any],
+        config: PGConfigLike,
         out_dir: str,
         resume: bool = False,
-        log_dir: str | bool | None = None,
+        log_dir: LogDir = None,
         ray_config: RayConfig | dict[str, Any] | None = None,
     ) -> None:
         from zerogym_agents.scale.config import RayConfig

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from zerogym_agents.training.run_folder import LogDir
 from zerogym_agents.pg.ppo import PPOTrainer
 from zerogym_agents.scale import runtime
 
 if TYPE_CHECKING:
-    from zerogym_agents.pg.config import PGConfig
+    from zerogym_agents.pg.config import PGConfigLike
     from zerogym_agents.scale.config import RayConfig
 
 
@@ -59,10 +60,10 @@ class RayPPOTrainer(PPOTrainer):
 
     def __init__(
         self,
-        config: PGConfig | dict[str, Any],
+        config: PGConfigLike,
         out_dir: str,
         resume: bool = False,
-        log_dir: str | bool | None = None,
+        log_dir: LogDir = None,
         ray_config: RayConfig | dict[str, Any] | None = None,
     ) -> None:
         from zerogym_agents.scale.config import RayConfig

@@ -57,25 +57,47 @@ def from_zero(ax: Axes, values: Sequence[Any], top: float | None = None) -> None
     ax.set_ylim(0, top)
 
 
+def lines_panel(
+    ax: Axes,
+    history: Sequence[Mapping[str, Any]],
+    curves: Iterable[tuple[str, str]],
+    title: str,
+    always: Iterable[str] = (),
+) -> None:
+    """A line against the entries' "step" for each (key, label) of `curves` that some entry of
+    `history` has, or whose key is in `always`; a legend when there is a line."""
+    steps = [h["step"] for h in history]
+    for key, label in curves:
+        if key in always or any(h.get(key) is not None for h in history):
+            values = series(history, key)
+            ax.plot(steps, values, label=label, lw=1.2, marker=marker_for(values))
+    ax.set_title(title)
+    if ax.lines:
+        ax.legend(fontsize=8)
+
+
 def two_axes(
     ax: Axes,
-    steps: Sequence[float],
-    solid: tuple[Sequence[Any], str],
-    dashed: tuple[Sequence[Any], str],
+    history: Sequence[Mapping[str, Any]],
+    solid: tuple[str, str],
+    dashed: tuple[str, str],
     title: str,
     solid_colour: str = "tab:blue",
     dashed_colour: str = "tab:orange",
     solid_top: float | None = None,
 ) -> None:
-    """A panel of two series on their own y axes: `solid` = (values, label) on the left, `dashed`
-    on the right (its label says "dashed"); both start at 0 (`solid_top`: the left axis' top)."""
-    ax.plot(steps, solid[0], color=solid_colour, lw=1.2, marker=marker_for(solid[0]))
+    """A panel of two series of `history` against the entries' "step", on their own y axes: `solid` =
+    (key, label) on the left, `dashed` on the right (its label says "dashed"); both start at 0
+    (`solid_top`: the left axis' top)."""
+    steps = [h["step"] for h in history]
+    left, right = series(history, solid[0]), series(history, dashed[0])
+    ax.plot(steps, left, color=solid_colour, lw=1.2, marker=marker_for(left))
     ax.set_ylabel(solid[1], color=solid_colour)
-    from_zero(ax, solid[0], solid_top)
+    from_zero(ax, left, solid_top)
     twin = ax.twinx()
-    twin.plot(steps, dashed[0], color=dashed_colour, lw=1.0, ls="--", marker=marker_for(dashed[0]))
+    twin.plot(steps, right, color=dashed_colour, lw=1.0, ls="--", marker=marker_for(right))
     twin.set_ylabel(f"{dashed[1]} (dashed)", color=dashed_colour)
-    from_zero(twin, dashed[0])
+    from_zero(twin, right)
     ax.set_title(title)
 
 

@@ -86,10 +86,9 @@ class OpponentPool:
 
     def state_dict(self) -> dict[str, Any]:
         """Everything but the snapshots themselves (names, Elos, counters, generator state)."""
+        settings = {"capacity": self.capacity, "mode": self.mode, "k": self.k}
         return {
-            "capacity": self.capacity,
-            "mode": self.mode,
-            "k": self.k,
+            **settings,
             "learner_elo": self.learner_elo,
             "count": self._count,
             "names": list(self.entries),

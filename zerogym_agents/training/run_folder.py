@@ -12,8 +12,15 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+from typing import TYPE_CHECKING, Union
 
 from zerogym_agents.core.constants import AGENT, CHECKPOINT, CONFIG, EXPERIMENT, TENSORBOARD
+
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
+
+# a trainer's log_dir: the folder of its TensorBoard events, None for the run folder's tb/, False for none
+LogDir = Union[str, bool, None]
 
 # files and folders that only a run writes: a folder holding any of them holds a run
 RUN_MARKERS = (CHECKPOINT, CONFIG, AGENT, TENSORBOARD, EXPERIMENT)
@@ -62,3 +69,12 @@ def prepare_run_folder(out: str, resume: bool = False, force: bool = False, chec
             shutil.rmtree(path)
         else:
             os.remove(path)
+
+
+def tensorboard_writer(log_dir: LogDir, out: str) -> SummaryWriter | None:
+    """The SummaryWriter of a run in folder `out` (see LogDir), or None when log_dir is False."""
+    if log_dir is False:
+        return None
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(log_dir or os.path.join(out, TENSORBOARD))

@@ -547,6 +547,8 @@ def check_text(text, g, e):
     board = state.board()
     h, w = board.shape
     lines = text.split("\n")
+    if hasattr(state, "on_board"):
+        return check_hexagon_text(lines, state, e)
     assert len(lines) == 1 + h + (0 if g.hex else 1) + 1
     header = lines[0]
     labels = column_labels(g, w)
@@ -570,6 +572,35 @@ def check_text(text, g, e):
     assert text.count("[") == text.count("]") == (last is not None)
     if not g.hex:
         assert lines[h + 1] == header
+    status = "game over" if state.is_over() else f"{e.agent_selection} to move"
+    assert lines[-1] == f"move {state.move_count}, {status}"
+
+
+def check_hexagon_text(lines, state, e):
+    """Havannah's text board: a line of column letters above and below the rows (each letter stands past an
+    end of its column; zerogym/test_play.py follows them), row r numbered r + 1, its cells two characters
+    apart and each row shifted half a cell right of the one above, so that cell (r, c) is at x0 + 2c + r for
+    one x0; the last move in brackets, and who is to move."""
+    board, on = state.board(), state.on_board()
+    h, w = board.shape
+    assert len(lines) == 1 + h + 1 + 1
+    cells = [(r, c) for r in range(h) for c in range(w) if on[r, c]]
+
+    def fits(x0):
+        return all(0 <= x0 + 2 * c + r < len(lines[1 + r]) for r, c in cells) and all(
+            lines[1 + r][x0 + 2 * c + r] == ".XO"[board[r, c]] for r, c in cells
+        )
+
+    x0 = next((x for x in range(len(lines[1])) if fits(x)), None)
+    assert x0 is not None, "\n".join(lines)
+    for r in range(h):
+        assert re.match(rf" *{r + 1}[ \[]", lines[1 + r]), lines[1 + r]
+    last = last_point(state.spec, state.last_action, board, 1 - state.current_player)
+    for r, c in cells:
+        line, x = lines[1 + r], x0 + 2 * c + r
+        marked = line[x - 1 : x] == "[" and line[x + 1 : x + 2] == "]"
+        assert marked == ((r, c) == last), (r, c, last, line)
+    assert "\n".join(lines).count("[") == (last is not None)
     status = "game over" if state.is_over() else f"{e.agent_selection} to move"
     assert lines[-1] == f"move {state.move_count}, {status}"
 

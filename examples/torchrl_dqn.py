@@ -65,14 +65,12 @@ def train(game="tictactoe", opponent="random", steps=20_000, seed=0, kwargs=None
     agent = TorchRLAgent(actor)
     rival = agent_from_spec(opponent, game, kwargs, seed=seed + 1)
     match = play_match(agent, rival, game, kwargs, games=arena_games, seed=seed, names=("torchrl-dqn", opponent))
-    return {
-        "policy": actor,
-        "agent": agent,
+    counts = {
         "gradient_steps": gradient_steps,
         "env_steps": env_steps,
         "illegal_actions": masked_env_of(env).illegal_actions,
-        "arena": match,
     }
+    return {"policy": actor, "agent": agent, **counts, "arena": match}
 
 
 def main(argv=None):

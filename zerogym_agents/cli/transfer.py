@@ -124,14 +124,8 @@ def run_grow(args: argparse.Namespace) -> None:
     try:
         net, agent, game, kwargs = read_source(args.src)
         net = plain_net(net, args.src)
-        grown = grow(
-            net,
-            blocks=args.blocks,
-            channels=args.channels,
-            kernel_size=args.kernel_size,
-            noise=args.noise,
-            seed=args.seed,
-        )
+        options = {name: getattr(args, name) for name in ("blocks", "channels", "kernel_size", "noise", "seed")}
+        grown = grow(net, **options)
     # ValueError and OSError: one line through zerogym_agents.cli.main.user_error
     except (TypeError, KeyError) as err:
         raise ValueError(f"{args.src}: {err}") from err

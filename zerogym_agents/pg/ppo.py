@@ -363,19 +363,19 @@ class PPOTrainer(PGTrainer):
             opt_class, opt_kwargs = torch.optim.Adam, {"eps": 1e-5, "weight_decay": cfg.weight_decay}
         else:
             opt_class, opt_kwargs = torch.optim.SGD, {"momentum": cfg.momentum, "weight_decay": cfg.weight_decay}
+        # PGConfig's names for MaskablePPO's settings
+        rollout = dict(n_steps=cfg.ppo_n_steps, batch_size=cfg.ppo_batch_size, n_epochs=cfg.ppo_epochs)
+        returns = dict(gamma=cfg.gamma, gae_lambda=cfg.gae_lambda)
+        loss = dict(clip_range=cfg.clip_range, ent_coef=cfg.entropy_coef, vf_coef=cfg.value_coef)
+        max_grad_norm = cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
         self.model = MaskablePPO(
             PolicyValueNetPolicy,
             vec,
             learning_rate=cfg.lr,
-            n_steps=cfg.ppo_n_steps,
-            batch_size=cfg.ppo_batch_size,
-            n_epochs=cfg.ppo_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.entropy_coef,
-            vf_coef=cfg.value_coef,
-            max_grad_norm=cfg.grad_clip if cfg.grad_clip > 0 else float("inf"),
+            **rollout,
+            **returns,
+            **loss,
+            max_grad_norm=max_grad_norm,
             policy_kwargs={
                 "net": self.net_config,
                 "batchnorm_batch_stats": cfg.batch_stats(),

@@ -9,7 +9,7 @@ import os
 import shutil
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from zerogym_agents.core.config_io import JsonConfig
@@ -40,14 +40,32 @@ def add_train_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         "alphazero",
         help="AlphaZero self-play training",
         **help_texts(
-            "AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults, then --config FILE (JSON), "
-            "then --set key=value pairs.",
+            "AlphaZero self-play training. Settings come from AlphaZeroConfig's defaults (listed below), then "
+            "the game's starting settings, for a useful agent in minutes on a laptop (" + starting_lines() + "), "
+            "then --config FILE (JSON), then --set key=value pairs.",
             AlphaZeroConfig,
         ),
     )
     add_training_arguments(az, AlphaZeroConfig, "runs/alphazero-GAME")
     az.set_defaults(func=run_train_alphazero, command_name="train alphazero")
     add_pg_parser(algos)
+
+
+def starting_lines() -> str:
+    """The games' starting settings in a few words, games with the same ones together, for --help."""
+    from zerogym.registry import GAMES
+    from zerogym_agents.alphazero.recipes import starting_settings
+
+    games_of: dict[str, list[str]] = {}
+    for game in GAMES:
+        s = starting_settings(game)
+        if s:
+            net = f"{s['net']['blocks']}x{s['net']['channels']}"
+            words = (
+                f"{s['max_steps']} steps of {s['concurrent_games']} games, {s['simulations']} simulations, {net} net"
+            )
+            games_of.setdefault(words, []).append(game)
+    return "; ".join(f"{', '.join(games)}: {words}" for words, games in games_of.items())
 
 
 def help_texts(description: str, config_class: type[JsonConfig]) -> dict[str, Any]:
@@ -68,8 +86,9 @@ def help_texts(description: str, config_class: type[JsonConfig]) -> dict[str, An
 def alphazero_config(args: argparse.Namespace) -> AlphaZeroConfig:
     """The AlphaZeroConfig of `zerogym train alphazero ARGS`."""
     from zerogym_agents.alphazero.config import AlphaZeroConfig
+    from zerogym_agents.alphazero.recipes import starting_settings
 
-    return config_from_args(AlphaZeroConfig, args)
+    return config_from_args(AlphaZeroConfig, args, start=starting_settings(args.game))
 
 
 def run_train_alphazero(args: argparse.Namespace) -> None:
@@ -117,11 +136,14 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_class: type[Jso
     parser.add_argument("--init-from", metavar="FILE", help=fields["init_from"].metadata["doc"])
 
 
-def config_from_args(config_class: type[ConfigT], args: argparse.Namespace, **given: Any) -> ConfigT:
-    """config_class from its defaults, then --config, then --set, then --game, --kwargs, --init-from
-    and `given` (the options that are not None)."""
+def config_from_args(
+    config_class: type[ConfigT], args: argparse.Namespace, start: Mapping[str, Any] | None = None, **given: Any
+) -> ConfigT:
+    """config_class from its defaults, then `start` (the game's starting settings), then --config, then
+    --set, then --game, --kwargs, --init-from and `given` (the options that are not None)."""
     given.update(game=args.game, game_kwargs=parse_kwargs(args.kwargs), init_from=args.init_from)
-    return config_class.from_layers(args.config, args.set, **{k: v for k, v in given.items() if v is not None})
+    given = {k: v for k, v in given.items() if v is not None}
+    return config_class.from_layers(args.config, args.set, start=start, **given)
 
 
 def add_training_arguments(parser: argparse.ArgumentParser, config_class: type[JsonConfig], default_out: str) -> None:

@@ -378,12 +378,19 @@ class JsonConfig:
 
     @classmethod
     def from_layers(
-        cls: type[_C], config: str | None = None, sets: Sequence[str] = (), *, sets_option: str = "--set", **given: Any
+        cls: type[_C],
+        config: str | None = None,
+        sets: Sequence[str] = (),
+        *,
+        sets_option: str = "--set",
+        start: Mapping[str, Any] | None = None,
+        **given: Any,
     ) -> _C:
-        """The defaults, then the fields in `config` (--config: a JSON file, or an inline JSON object),
-        then `sets` (key=value words of the option `sets_option`), then `given` (options of their own,
-        e.g. --game)."""
-        fields = read_json_object(config, f"{cls.__name__} fields") if config else {}
+        """The defaults, then the fields of `start`, then those in `config` (--config: a JSON file, or an
+        inline JSON object), then `sets` (key=value words of the option `sets_option`), then `given`
+        (options of their own, e.g. --game)."""
+        fields = dict(start or {})
+        fields.update(read_json_object(config, f"{cls.__name__} fields") if config else {})
         fields.update(parse_kwargs(sets, sets_option))
         fields.update(given)
         return cls.from_dict(fields)

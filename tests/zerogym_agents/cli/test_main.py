@@ -181,11 +181,13 @@ def test_train_alphazero_resume_of_a_missing_run_says_so_in_one_line(tmp_path):
 
 
 def test_train_alphazero_resume_of_a_malformed_checkpoint_says_what_is_wrong(tmp_path):
-    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    from zerogym_agents.cli.main import parser
+    from zerogym_agents.cli.train import alphazero_config
     from zerogym_agents.core.checkpoint import save_checkpoint
 
     run = tmp_path / "run"
-    save_checkpoint(run / "checkpoint.pt", "alphazero", {"config": AlphaZeroConfig().to_json(), "pool": {}})
+    config = alphazero_config(parser().parse_args(train_az(run)))  # what the command resumes with
+    save_checkpoint(run / "checkpoint.pt", "alphazero", {"config": config.to_json(), "pool": {}})
     with pytest.raises(SystemExit) as e:
         cli.main(train_az(run, "--resume"))
     msg = str(e.value)

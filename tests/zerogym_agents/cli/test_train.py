@@ -258,3 +258,24 @@ def test_a_ray_set_mistake_names_ray_set(tmp_path, capsys):
             ]
         )
     assert e.value.code == 2 and "error: --ray-set takes key=value words" in capsys.readouterr().err
+
+
+def test_a_game_starts_from_its_recipe_and_the_layers_above_override_it():
+    from zerogym_agents.alphazero.config import AlphaZeroConfig
+    from zerogym_agents.alphazero.recipes import PRESETS, starting_settings
+    from zerogym_agents.cli.main import parser
+    from zerogym_agents.cli.train import alphazero_config
+
+    parse = parser().parse_args
+    ttt = alphazero_config(parse(["train", "alphazero", "--game", "tictactoe"]))
+    recipe = PRESETS["tictactoe"]["config"]
+    assert ttt.simulations == recipe["simulations"] and ttt.net == recipe["net"]
+    assert ttt.max_steps == PRESETS["tictactoe"]["steps"] <= 300 and ttt.checkpoint_every <= ttt.max_steps
+    # every game has starting settings shorter than an hour's recipe, and every field is a real one
+    for game in ("go", "othello", "hex", "connect_four", "havannah", "breakthrough"):
+        start = starting_settings(game)
+        assert start and start["max_steps"] < 6000 and "init_from" not in start
+        AlphaZeroConfig.from_dict({**start, "game": game})
+    # --config, then --set, then --game's own options win over them
+    over = alphazero_config(parse(["train", "alphazero", "--game", "tictactoe", "--set", "simulations=7"]))
+    assert over.simulations == 7 and over.net == recipe["net"]

@@ -1,10 +1,10 @@
 """The notebooks open and run outside the checkout's .venv (Colab, a bare Jupyter): a Colab badge on top of
 each, pointing at pyproject.toml's repository, and a first code cell that installs what the notebook needs
-when it is missing and does nothing where it is all there (so nbmake's runs of the notebooks in the test
-suite are unchanged). The slow tests (`-m "not slow"` leaves them out) make a venv with nothing installed but
-torch (as Colab has it) and ipykernel (as Jupyter has it), run each first cell there against a wheel built
-from this checkout, and check that everything the notebook imports then imports; notebook 01 runs there
-top to bottom in quick mode."""
+when it is missing and does nothing where it is all there. The slow tests (`-m "not slow"` leaves them out)
+make a venv with nothing installed but torch (as Colab has it) and ipykernel (as Jupyter has it), run each
+first cell there against a wheel built from this checkout, check that everything the notebook imports then
+imports, and run every notebook there top to bottom in quick mode (ZEROGYM_QUICK=1): the suite's run of
+the notebooks."""
 
 import ast
 import json
@@ -22,6 +22,8 @@ tomllib = pytest.importorskip("tomllib")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# the extras each notebook's first cell installs: 01 the environments (with pictures), 02 ends with the widget
+EXTRAS = {"01": "display", "02": "agents,notebook", "03": "agents", "04": "agents"}
 SOURCE_LINE = 'ZEROGYM_SOURCE = ""'
 # what Colab (torch) and Jupyter (a kernel) have before a notebook's first cell runs
 PREINSTALLED = ["torch==2.13.0", "ipykernel"]
@@ -71,8 +73,7 @@ def test_the_first_code_cell_installs_from_the_declared_repository_or_one_source
         code = install_cell(path)
         assert code.count(SOURCE_LINE) == 1 and f'REPOSITORY = "{repository()}"' in code, path.name
         assert 'ZEROGYM_SOURCE or f"git+{REPOSITORY}"' in code and "about 4 minutes" in code
-        wanted = "zerogym[display]" if path.stem.startswith("01") else "zerogym[agents]"
-        assert f'pip_install(f"{wanted} @ {{source}}"' in code, path.name
+        assert f'pip_install(f"zerogym[{EXTRAS[path.stem[:2]]}] @ {{source}}"' in code, path.name
 
 
 def test_no_cell_needs_a_terminal():
@@ -141,18 +142,22 @@ def test_in_a_fresh_venv_the_first_cell_installs_what_the_notebook_imports(fresh
 
 
 @pytest.mark.slow
-def test_notebook_01_runs_top_to_bottom_in_the_fresh_venv(fresh, tmp_path, monkeypatch):
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_the_notebook_runs_top_to_bottom_in_the_fresh_venv(fresh, path, tmp_path, monkeypatch):
+    """Every cell, in quick mode (ZEROGYM_QUICK=1: minutes, not the class-length runs), in a kernel of the
+    fresh venv, after the first cell installed what the notebook needs from the wheel."""
     nbclient = pytest.importorskip("nbclient")
     nbformat = pytest.importorskip("nbformat")
     python, wheel, venv = fresh
-    run([python, "-m", "ipykernel", "install", "--prefix", str(venv), "--name", "zerogym-fresh"], 120)
+    if not (venv / "share" / "jupyter" / "kernels" / "zerogym-fresh").exists():
+        run([python, "-m", "ipykernel", "install", "--prefix", str(venv), "--name", "zerogym-fresh"], 120)
     monkeypatch.setenv("JUPYTER_PATH", str(venv / "share" / "jupyter"))  # where the client finds that kernel
-    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    nb = nbformat.read(path, as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
     first.source = first.source.replace(SOURCE_LINE, f"ZEROGYM_SOURCE = {str(wheel)!r}")
     nb.cells.append(nbformat.v4.new_code_cell("import zerogym; print(zerogym.__file__)"))
     client = nbclient.NotebookClient(
-        nb, kernel_name="zerogym-fresh", timeout=600, resources={"metadata": {"path": str(tmp_path)}}
+        nb, kernel_name="zerogym-fresh", timeout=1200, resources={"metadata": {"path": str(tmp_path)}}
     )
     client.execute(env={**CLEAN, "ZEROGYM_QUICK": "1"})  # a cell that fails raises CellExecutionError
     printed = "".join(o.get("text", "") for o in nb.cells[-1].outputs)

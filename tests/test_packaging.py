@@ -67,7 +67,17 @@ def test_the_plain_install_is_the_environments_and_the_agents_are_an_extra():
     assert "torch>=2.1" in extras["agents"]
     assert {"agents", "ray", "bench", "test", "display", "docs"} <= set(extras)
     assert not names(extras["test"]) & set(AGENTS)
-    assert names(extras["test"]) == {"pytest", "hypothesis", "nbmake", "open-spiel", "pygame", "ruff", "mypy", "cython"}
+    assert names(extras["test"]) == {
+        "pytest",
+        "hypothesis",
+        "nbclient",
+        "ipykernel",
+        "open-spiel",
+        "pygame",
+        "ruff",
+        "mypy",
+        "cython",
+    }
     # the notebook widget, and what its browser test needs besides the test extra
     assert names(extras["notebook"]) == {"anywidget", "ipywidgets"}
     assert names(extras["browser"]) == {"jupyterlab", "selenium"}

@@ -47,6 +47,7 @@ API_PAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("zerogym.render", ("zerogym.render",)),
     ("zerogym.coords", ("zerogym.coords",)),
     ("zerogym.errors", ("zerogym.errors",)),
+    ("Playing a game: terminal and notebook", ("zerogym.play", "zerogym.clicks", "zerogym_agents.notebook")),
     ("zerogym_agents", ("zerogym_agents",)),
     (
         "Agents",

@@ -6,18 +6,30 @@ no network library is needed; freshly initialised; float32. Each move every one 
 mctx's Gumbel MuZero search with the environment itself as the model (the usual AlphaZero set-up of
 Pgx's examples), plays the chosen move, and a finished game starts again (pgx.experimental.auto_reset).
 
-Needs `pip install "jax[cpu]" pgx mctx` (the bench extra); imported only by the benchmarks.
+Needs `pip install "jax[cpu]" pgx mctx` (the bench extra). Run by the self-play benchmark in a child
+process of its own:
+
+    python benchmarks/pgx_selfplay.py GAME GAMES_AT_ONCE SIMULATIONS SECONDS
+
+prints the moves per second; exit status 3 where JAX, Pgx or mctx is not installed.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
-import jax
-import jax.numpy as jnp
-import mctx
-import pgx
-from pgx.experimental import auto_reset
+try:
+    import jax
+    import jax.numpy as jnp
+    import mctx
+    import pgx
+    from pgx.experimental import auto_reset
+except ImportError as missing:
+    if __name__ == "__main__":
+        print(f"Pgx + mctx not installed: {missing}", file=sys.stderr)
+        sys.exit(3)
+    raise
 
 PGX_NAMES = {"go": "go_9x9", "connect_four": "connect_four"}
 
@@ -109,3 +121,8 @@ def moves_per_second(game, num_games, simulations, seconds, blocks=4, channels=3
         jax.block_until_ready(carry)
         moves += num_games
     return moves / (time.perf_counter() - t0)
+
+
+if __name__ == "__main__":
+    game, games, simulations, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+    print(moves_per_second(game, games, simulations, seconds))

@@ -2,6 +2,7 @@
 and the share of the time spent outside the net's forward pass.
 
     python benchmarks/selfplay_throughput.py versus [--games 64 1024 4096] [--simulations 32] [--seconds 20]
+                                             [--device cpu|cuda] [--pipeline 1 4]
     python benchmarks/selfplay_throughput.py threads [--threads 1 2 4 8 16] [--games 1024]
     python benchmarks/selfplay_throughput.py evaluator [--game connect_four] [--cache 0 65536]
                                              [--precision auto bfloat16] [--net pretrained:connect_four]
@@ -11,7 +12,8 @@ versus: Go 9x9 and Connect Four, G games at once, the same freshly initialised R
 channels, float32) in both libraries, Gumbel root search (16 candidates) with --simulations simulations
 a move, every finished game restarted, no training. Pgx + mctx runs all in JAX (benchmarks/pgx_selfplay.py;
 needs `pip install "jax[cpu]" pgx mctx`, else its column is left empty); zerogym with its search on one
-thread (its default before the threaded search) and on every usable core (threads=None, the default).
+thread (its default before the threaded search) and on every usable core (threads=None, the default),
+once for each --pipeline (tree groups); its net on --device (on CUDA also a column without CUDA graphs).
 Writes results/selfplay_versus_pgx[_LABEL].md and .png. Targets: >= 2x Pgx + mctx on a 2-core CPU, >= 1x
 on one GPU with 16 cores.
 
@@ -28,6 +30,7 @@ CPU, the forward pass runs there). --net: a saved agent's net instead of a fresh
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -47,6 +50,7 @@ from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator  # noqa
 HERE = os.path.dirname(os.path.abspath(__file__))
 GAMES = {"go": {"board_size": 9}, "connect_four": {}}
 LABELS = {"go": "Go 9x9", "connect_four": "Connect Four"}
+PGX_MISSING = 3  # benchmarks/pgx_selfplay.py's exit status where JAX, Pgx or mctx is missing
 
 
 class TimedEvaluator:
@@ -80,13 +84,16 @@ def measure(
     net_threads="auto",
     search="puct",
     pipeline=1,
+    cuda_graphs="auto",
 ):
     """Self-play moves/s and the share of time outside the evaluator, G games at once (net None: the
     uniform evaluator); threads and pipeline: the search's, net_threads: torch's (make_evaluator's)."""
     inner = (
         uniform_evaluator
         if net is None
-        else make_evaluator(net, device=device, cache=cache, precision=precision, threads=net_threads)
+        else make_evaluator(
+            net, device=device, cache=cache, precision=precision, threads=net_threads, cuda_graphs=cuda_graphs
+        )
     )
     ev = TimedEvaluator(inner)
     mcts = BatchedMCTS(
@@ -101,6 +108,8 @@ def measure(
     )
     template = zerogym.make_state(game, **kwargs)
     roots = [template.copy() for _ in range(G)]
+    mcts.set_roots(roots)
+    mcts.run(inner)  # warm-up, not timed: first allocations, cuDNN's choices, CUDA graph captures
     mcts.set_roots(roots)
     moves, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -135,12 +144,17 @@ def fresh_net(game):
 
 
 def pgx_rate(game, G, simulations, seconds):
-    """Pgx + mctx moves/s, or None where JAX, Pgx or mctx is not installed."""
-    try:
-        import pgx_selfplay
-    except ImportError:
+    """Pgx + mctx moves/s, measured in a child process (JAX and torch each keep their own GPU memory
+    and libraries), or None where JAX, Pgx or mctx is not installed."""
+    script = os.path.join(HERE, "pgx_selfplay.py")
+    run = subprocess.run(
+        [sys.executable, script, game, str(G), str(simulations), str(seconds)], capture_output=True, text=True
+    )
+    if run.returncode == PGX_MISSING:
         return None
-    return pgx_selfplay.moves_per_second(game, G, simulations, seconds)
+    if run.returncode != 0:
+        raise RuntimeError(f"Pgx + mctx failed ({game}, G={G}):\n{run.stderr[-3000:]}")
+    return float(run.stdout.split()[-1])
 
 
 def write(name, lines, fig=None):
@@ -158,56 +172,73 @@ def machine():
     return f"{os.cpu_count()} CPU cores, {usable_cores()} usable by this process{gpu}"
 
 
+def versus_variants(args):
+    """zerogym's settings in the versus table: (column heading, measure keywords)."""
+    cuda = args.device.startswith("cuda")
+    out = [("zerogym, one thread", {"threads": 1})]
+    for p in args.pipeline:
+        label = "zerogym, all cores" + (f", pipeline {p}" if p > 1 else "")
+        out.append((label, {"threads": None, "pipeline": p, "net_threads": None if cuda else usable_cores()}))
+    if cuda:
+        p = max(args.pipeline)
+        out.append((f"zerogym, all cores, pipeline {p}, no CUDA graphs", {**out[-1][1], "cuda_graphs": False}))
+    return out
+
+
 def versus_main(args, cmd):
-    sys.path.insert(0, HERE)  # pgx_selfplay sits beside this script
+    variants = versus_variants(args)
     runs = [(g, G) for g in args.game for G in args.games]
     rows = []
     for game, G in tqdm(runs, desc="self-play versus Pgx + mctx", unit="run"):
         net = fresh_net(game)
-        one = measure(game, GAMES[game], net, G, args.simulations, args.seconds, threads=1, search="gumbel")
-        full = measure(
-            game,
-            GAMES[game],
-            net,
-            G,
-            args.simulations,
-            args.seconds,
-            threads=None,
-            net_threads=usable_cores(),
-            search="gumbel",
-        )
-        rows.append(
-            (game, G, pgx_rate(game, G, args.simulations, args.seconds), one["moves_per_s"], full["moves_per_s"])
-        )
+        mine = [
+            measure(
+                game, GAMES[game], net, G, args.simulations, args.seconds, search="gumbel", device=args.device, **kw
+            )["moves_per_s"]
+            for _, kw in variants
+        ]
+        rows.append((game, G, pgx_rate(game, G, args.simulations, args.seconds), mine))
+        versus_write(args, cmd, variants, rows)  # after every run: a cut-off run keeps what it measured
+
+
+def versus_write(args, cmd, variants, rows):
+    heads = [label for label, _ in variants]
     lines = [
         "# Self-play: zerogym beside Pgx + mctx",
         "",
         f"Made by `{cmd}` on this machine ({machine()}). The same freshly initialised ResNet (4 blocks x 32 "
-        f"channels, float32) in both; Gumbel root search with 16 candidates and {args.simulations} simulations "
-        "a move; finished games restarted; no training. zerogym, one thread: the search on one thread, torch "
-        "on half the cores (make_evaluator's default); all cores: the search on every usable core (threads=None, "
-        "the default) and torch too (make_evaluator(threads=N)), taking turns.",
+        f"channels) in both; Gumbel root search with 16 candidates and {args.simulations} simulations "
+        "a move; finished games restarted; no training; timed after a first, untimed move. Pgx + mctx runs "
+        f"on JAX's default device, in float32. zerogym's net runs on `{args.device}` (make_evaluator's "
+        "default precision: float32 on a CPU, bf16 autocast on CUDA), its search on the CPU. One thread: "
+        "the search on one thread (its default before the threaded search), torch on half the cores; all "
+        "cores: the search on every usable core (threads=None, the default) and, on a CPU, torch too "
+        "(make_evaluator(threads=N)); pipeline P: the trees in P groups, the net evaluating one group "
+        "while the search works on the others.",
         "",
-        "| game | games at once G | Pgx + mctx moves/s | zerogym, one thread | zerogym, all cores | "
-        "all cores / one thread | zerogym / Pgx + mctx |",
-        "|---|---|---|---|---|---|---|",
+        "| game | games at once G | Pgx + mctx moves/s | " + " | ".join(heads) + " | best zerogym / Pgx + mctx |",
+        "|---|---|---|" + "---|" * (len(heads) + 1),
     ]
-    for game, G, anchor, one, full in rows:
-        ratio = "-" if anchor is None else f"{full / anchor:.2f}x"
+    for game, G, anchor, mine in rows:
+        ratio = "-" if anchor is None else f"{max(mine) / anchor:.2f}x"
         lines.append(
             f"| {LABELS[game]} | {G} | {'not installed' if anchor is None else f'{anchor:.1f}'} | "
-            f"{one:.1f} | {full:.1f} | {full / one:.2f}x | {ratio} |"
+            + " | ".join(f"{r:.1f}" for r in mine)
+            + f" | {ratio} |"
         )
     lines += ["", "Targets: zerogym >= 2x Pgx + mctx on a 2-core CPU; >= 1x on one GPU with 16 cores."]
-    fig, axes = plt.subplots(1, len(args.game), figsize=(5 * len(args.game), 3.5), squeeze=False)
-    for ax, game in zip(axes[0], args.game):
+    games = [g for g in args.game if any(r[0] == g for r in rows)]
+    fig, axes = plt.subplots(1, len(games), figsize=(5 * len(games), 3.5), squeeze=False)
+    width = 0.8 / (len(heads) + 1)
+    for ax, game in zip(axes[0], games):
         mine = [r for r in rows if r[0] == game]
         x = np.arange(len(mine))
-        for k, (label, col) in enumerate([("Pgx + mctx", 2), ("zerogym, one thread", 3), ("zerogym, all cores", 4)]):
-            ax.bar(x + (k - 1) * 0.27, [r[col] or 0 for r in mine], 0.27, label=label)
+        bars = [("Pgx + mctx", [r[2] or 0 for r in mine])] + [(h, [r[3][k] for r in mine]) for k, h in enumerate(heads)]
+        for k, (label, ys) in enumerate(bars):
+            ax.bar(x + (k - len(heads) / 2) * width, ys, width, label=label.removeprefix("zerogym, "))
         ax.set_xticks(x, [str(r[1]) for r in mine])
         ax.set(title=LABELS[game], xlabel="games at once", ylabel="self-play moves/s")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     write("selfplay_versus_pgx" + (f"_{args.label}" if args.label else ""), lines, fig)
 
@@ -264,6 +295,10 @@ def parser():
         p.add_argument("--label", help="appended to the result file's name")
     for p in (vs, th):
         p.add_argument("--game", nargs="*", default=list(GAMES), choices=list(GAMES))
+    vs.add_argument("--device", default="cpu", help="where zerogym's net runs (cpu, cuda, cuda:N)")
+    vs.add_argument(
+        "--pipeline", type=int, nargs="*", default=[1], help="tree groups of the all-cores runs, one column each"
+    )
     th.add_argument(
         "--threads", type=int, nargs="*", default=[1, 2, 4, 8, 16], help="thread counts to measure, the first the base"
     )

@@ -64,14 +64,31 @@ def test_the_search_against_its_threads(tmp_path, monkeypatch):
     assert (tmp_path / "results" / "search_threads_t.png").stat().st_size > 0
 
 
-def test_versus_pgx_has_a_row_per_game_and_size(tmp_path, monkeypatch):
+def test_versus_pgx_has_a_row_per_game_and_size_and_a_column_per_setting(tmp_path, monkeypatch):
     script = script_in(tmp_path, monkeypatch)
     monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds: 10.0 * G)  # the anchor, stubbed
-    script.main(["versus", "--game", "connect_four", "--games", "2", "4", "--seconds", "0.3", "--simulations", "4"])
+    script.main("versus --game connect_four --games 2 4 --seconds 0.3 --simulations 4 --pipeline 1 2".split())
     text = (tmp_path / "results" / "selfplay_versus_pgx.md").read_text()
+    assert "| zerogym, one thread | zerogym, all cores | zerogym, all cores, pipeline 2 |" in text
+    assert "CUDA graphs" not in text  # that column is for a GPU run
     rows = re.findall(
-        r"^\| Connect Four \| (\d) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| [\d.]+x \| ([\d.]+)x \|", text, re.M
+        r"^\| Connect Four \| (\d) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \|", text, re.M
     )
     assert [(r[0], r[1]) for r in rows] == [("2", "20.0"), ("4", "40.0")]
-    for _, anchor, _, full, ratio in rows:
-        assert abs(float(ratio) - float(full) / float(anchor)) < 0.01
+    for _, anchor, *mine, ratio in rows:
+        assert abs(float(ratio) - max(map(float, mine)) / float(anchor)) < 0.01
+    assert (tmp_path / "results" / "selfplay_versus_pgx.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    "body, want",
+    [("print(123.5)", 123.5), ("import sys; sys.exit(3)", None), ("raise SystemExit('broken')", RuntimeError)],
+)
+def test_the_anchor_runs_in_a_child_process(tmp_path, monkeypatch, body, want):
+    script = script_in(tmp_path, monkeypatch)
+    (tmp_path / "pgx_selfplay.py").write_text(body + "\n")
+    if want is RuntimeError:
+        with pytest.raises(RuntimeError, match="Pgx \\+ mctx failed \\(go, G=8\\)"):
+            script.pgx_rate("go", 8, 4, 0.1)
+    else:
+        assert script.pgx_rate("go", 8, 4, 0.1) == want

@@ -209,6 +209,7 @@ cdef class PUCTCore:
     # its leaves are the rows leaf_first[i] .. of planes and masks (in tree order, whatever the threads)
     cdef int32_t* leaf_count
     cdef int32_t* leaf_first
+    cdef int32_t* leaf_bad     # per tree: its first leaf row with a bad evaluation, or -1 (backup's check)
     cdef int32_t* leaf_node
     cdef int8_t* leaf_player   # the player to move at each queued leaf
     cdef int8_t* leaf_obs      # (G*k, H*W*C) observations of the queued leaves, as the game writes them
@@ -294,6 +295,7 @@ cdef class PUCTCore:
             self.has_root = <uint8_t*> self._alloc(G, 1, 1)
             self.leaf_count = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
             self.leaf_first = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
+            self.leaf_bad = <int32_t*> self._alloc(G, sizeof(int32_t), 1)
             self.leaf_node = <int32_t*> self._alloc(L, sizeof(int32_t), 0)
             self.leaf_player = <int8_t*> self._alloc(L, 1, 0)
             self.leaf_obs = <int8_t*> self._alloc(L * obs, 1, 0)
@@ -912,18 +914,27 @@ cdef class PUCTCore:
     cdef int _validate(self, const float[:, ::1] priors, const float[::1] values, int lo, int hi,
                        int off) noexcept nogil:
         # the first row (counted from row `off`) of trees lo..hi-1 with a non-finite value or a bad
-        # prior on a legal move, or -1
-        cdef int i, c, j, a, A = self.num_actions
-        cdef int8_t* m
+        # prior on a legal move, or -1: each tree checked on the threads, then the first in tree order
+        cdef int i
+        for i in prange(lo, hi, num_threads=self.threads, schedule="static"):
+            self.leaf_bad[i] = self._validate_tree(priors, values, i, off)
         for i in range(lo, hi):
-            for c in range(self.leaf_count[i]):
-                j = self.leaf_first[i] - off + c
-                if not isfinite(values[j]):
+            if self.leaf_bad[i] >= 0:
+                return self.leaf_bad[i]
+        return -1
+
+    cdef int _validate_tree(self, const float[:, ::1] priors, const float[::1] values, int i,
+                            int off) noexcept nogil:
+        cdef int c, j, a, A = self.num_actions
+        cdef int8_t* m
+        for c in range(self.leaf_count[i]):
+            j = self.leaf_first[i] - off + c
+            if not isfinite(values[j]):
+                return j
+            m = self.leaf_mask + (<Py_ssize_t> i * self.leaves_per_tree + c) * A
+            for a in range(A):
+                if m[a] and not (priors[j, a] >= 0 and isfinite(priors[j, a])):
                     return j
-                m = self.leaf_mask + (<Py_ssize_t> i * self.leaves_per_tree + c) * A
-                for a in range(A):
-                    if m[a] and not (priors[j, a] >= 0 and isfinite(priors[j, a])):
-                        return j
         return -1
 
     cdef void _expand(self, int i, int c, const float* prior, float value, Work* w) noexcept nogil:

@@ -62,35 +62,15 @@ def strip_match(match: MatchResult) -> dict[str, Any]:
     return d
 
 
-def seeded_match(
-    make_agent: Callable[[int], Agent],
-    spec: str,
-    game: str,
-    kwargs: dict[str, Any],
-    games: int,
-    seed: int,
-    names: tuple[str, str],
-    opening_moves: int = 0,
-    progress: bool = False,
-) -> MatchResult:
+def seeded_match(make_agent: Callable[[int], Agent], spec: str, seed: int, **match: Any) -> MatchResult:
     """A MatchResult of make_agent(seed_int(seed, 1)) against the reference `spec` built with seed
     seed_int(seed, 2), the games seeded with seed_int(seed, 3): one seed fixes both players' own
-    randomness too (sampled openings, the reference's choices), not only the games'. Both agents
-    are closed afterwards where they can be."""
+    randomness too (sampled openings, the reference's choices), not only the games'. match: the rest of
+    play_reference's arguments (game, kwargs, games, names, opening_moves, progress). Both agents are
+    closed afterwards where they can be."""
     agent = make_agent(seed_int(seed, 1))
     try:
-        return play_reference(
-            agent,
-            spec,
-            game,
-            kwargs,
-            games,
-            seed_int(seed, 3),
-            names,
-            reference_seed=seed_int(seed, 2),
-            opening_moves=opening_moves,
-            progress=progress,
-        )
+        return play_reference(agent, spec, seed=seed_int(seed, 3), reference_seed=seed_int(seed, 2), **match)
     finally:
         close = getattr(agent, "close", None)
         if close is not None:
@@ -117,20 +97,13 @@ def evaluate(
     out = []
     for j, ref in enumerate(references):
         seed = seed_int(*seed_words, j)
+        plan: dict[str, Any] = dict(
+            game=game, kwargs=kwargs, games=games, names=(name, ref), opening_moves=opening_moves
+        )
         if seeded:
-            match = seeded_match(make_agent, ref, game, kwargs, games, seed, (name, ref), opening_moves, progress)
+            match = seeded_match(make_agent, ref, seed, progress=progress, **plan)
         else:
-            match = play_reference(
-                make_agent(),
-                ref,
-                game,
-                kwargs,
-                games,
-                seed,
-                (name, ref),
-                opening_moves=opening_moves,
-                progress=progress,
-            )
+            match = play_reference(make_agent(), ref, seed=seed, progress=progress, **plan)
         out.append(match.to_dict() if records else strip_match(match))
     return out
 

@@ -560,11 +560,11 @@ class TransferExperiment(Comparison):
             match = seeded_match(
                 zs.make_agent,
                 zs.references[0],
-                self.game,
-                self.big_kwargs,
-                zs.games,
                 seed_int(s.seed, 7),
-                (name, zs.references[0]),
+                game=self.game,
+                kwargs=self.big_kwargs,
+                games=zs.games,
+                names=(name, zs.references[0]),
                 progress=self.progress,
             ).to_dict()
             t = match["total"]
@@ -592,11 +592,11 @@ class TransferExperiment(Comparison):
                             seeded_match(
                                 functools.partial(reference_agent, a, self.game, self.big_kwargs),
                                 refs[j],
-                                self.game,
-                                self.big_kwargs,
-                                s.reference_games,
                                 seed_int(s.seed, 11, i, j),
-                                (a, refs[j]),
+                                game=self.game,
+                                kwargs=self.big_kwargs,
+                                games=s.reference_games,
+                                names=(a, refs[j]),
                                 progress=self.progress,
                             ).to_dict()
                         )

@@ -328,16 +328,9 @@ class PolicyValueNet(nn.Module):
         save_net(self, path)
 
     @classmethod
-    def load(
-        cls,
-        path: StrPath,
-        *,
-        game: GameLike = None,
-        game_kwargs: Mapping[str, Any] | None = None,
-        config: JsonConfig | None = None,
-        device: str | torch.device = "cpu",
-    ) -> Net:
-        return load_net(path, game=game, game_kwargs=game_kwargs, config=config, device=device)
+    def load(cls, path: StrPath, **options: Any) -> Net:
+        """load_net(path, **options): game, game_kwargs, config, device."""
+        return load_net(path, **options)
 
 
 def _as_tensor(x: Any, dtype: torch.dtype, device: torch.device) -> torch.Tensor:

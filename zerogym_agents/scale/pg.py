@@ -120,25 +120,17 @@ def join_episodes(parts: Sequence[Episodes]) -> Episodes:
     return Episodes(games=np.concatenate([p.games + o for p, o in zip(parts, offsets)]), **joined)
 
 
-class RayReinforceTrainer(ReinforceTrainer):
-    """ReinforceTrainer whose games are played by RayConfig.workers rollout actors (module docstring)."""
+class RayReinforceTrainer(runtime.RayBackend, ReinforceTrainer):
+    """ReinforceTrainer whose games are played by RayConfig.workers rollout actors (module docstring);
+    built with the trainer's arguments and ray_config (runtime.RayBackend)."""
 
-    def __init__(
-        self,
-        config: PGConfigLike,
-        out_dir: str,
-        resume: bool = False,
-        log_dir: LogDir = None,
-        ray_config: RayConfig | dict[str, Any] | None = None,
-    ) -> None:
-        from zerogym_agents.scale.config import RayConfig
-
-        self.ray_cfg = RayConfig.coerce(ray_config)
-        self.ray = runtime.require_ray()
+    def _trainer_options(self) -> dict[str, Any]:
         self.actors: list[Any] | None = None  # RolloutWorker actors' handles, once started
         self._opponent_ref: tuple[str | None, Any] = (None, None)
         self.lost_tasks = 0
-        super().__init__(config, out_dir, resume=resume, log_dir=log_dir)
+        return {}
+
+    def _check_workers(self) -> None:
         if self.ray_cfg.workers > self.cfg.num_envs:
             raise ValueError(
                 f"RayConfig.workers ({self.ray_cfg.workers}) must be at most num_envs "

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from zerogym_agents.training.run_folder import LogDir
 from zerogym_agents.pg.ppo import PPOTrainer
 from zerogym_agents.scale import runtime
 
 if TYPE_CHECKING:
-    from zerogym_agents.pg.config import PGConfigLike
     from zerogym_agents.scale.config import RayConfig
 
 
@@ -55,22 +53,12 @@ class RayWorkers:
         self.actors = []
 
 
-class RayPPOTrainer(PPOTrainer):
-    """PPOTrainer whose games are played by RayConfig.workers actors (see the module docstring)."""
+class RayPPOTrainer(runtime.RayBackend, PPOTrainer):
+    """PPOTrainer whose games are played by RayConfig.workers actors (see the module docstring); built
+    with the trainer's arguments and ray_config (runtime.RayBackend)."""
 
-    def __init__(
-        self,
-        config: PGConfigLike,
-        out_dir: str,
-        resume: bool = False,
-        log_dir: LogDir = None,
-        ray_config: RayConfig | dict[str, Any] | None = None,
-    ) -> None:
-        from zerogym_agents.scale.config import RayConfig
-
-        self.ray_cfg = RayConfig.coerce(ray_config)
-        runtime.require_ray()
-        super().__init__(config, out_dir, resume=resume, log_dir=log_dir, workers=self.ray_cfg.workers)
+    def _trainer_options(self) -> dict[str, Any]:
+        return {"workers": self.ray_cfg.workers}
 
     def _in_process(self) -> bool:
         return False

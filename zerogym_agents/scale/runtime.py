@@ -50,3 +50,32 @@ def actor_class(cls: type, num_cpus: float, num_gpus: float = 0.0) -> Any:
 def node_id() -> str:
     """The Ray node this process runs on (for placement checks)."""
     return require_ray().get_runtime_context().get_node_id()
+
+
+class RayBackend:
+    """The Ray side of a policy-gradient trainer whose games are played on Ray actors, put before the
+    trainer class in its bases: the trainer's own arguments plus ray_config (a RayConfig, its dict, or
+    None for the defaults), coerced into self.ray_cfg, with Ray imported (self.ray) before the trainer
+    is built. Subclasses may add keywords for the trainer (_trainer_options) and check the built
+    trainer (_check_workers)."""
+
+    def __init__(
+        self,
+        config: Any,
+        out_dir: str,
+        resume: bool = False,
+        log_dir: Any = None,
+        ray_config: Any = None,
+    ) -> None:
+        from zerogym_agents.scale.config import RayConfig
+
+        self.ray_cfg = RayConfig.coerce(ray_config)
+        self.ray = require_ray()
+        super().__init__(config, out_dir, resume=resume, log_dir=log_dir, **self._trainer_options())  # type: ignore[call-arg]
+        self._check_workers()
+
+    def _trainer_options(self) -> dict[str, Any]:
+        return {}
+
+    def _check_workers(self) -> None:
+        pass

@@ -141,7 +141,8 @@ def config_from_args(
 ) -> ConfigT:
     """config_class from its defaults, then `start` (the game's starting settings), then --config, then
     --set, then --game, --kwargs, --init-from and `given` (the options that are not None)."""
-    given.update(game=args.game, game_kwargs=parse_kwargs(args.kwargs), init_from=args.init_from)
+    kwargs = parse_kwargs(args.kwargs) if args.kwargs else None  # none given: the config's stay
+    given.update(game=args.game, game_kwargs=kwargs, init_from=args.init_from)
     given = {k: v for k, v in given.items() if v is not None}
     return config_class.from_layers(args.config, args.set, start=start, **given)
 

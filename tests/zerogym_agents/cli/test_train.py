@@ -76,6 +76,14 @@ def test_config_file_and_flags_combine(tmp_path, capsys):
     assert (saved["algo"], saved["seed"], saved["max_steps"]) == ("reinforce", 4, 1)
 
 
+def test_game_kwargs_of_the_config_file_hold_unless_kwargs_are_given(tmp_path, capsys):
+    (tmp_path / "c.json").write_text(json.dumps({"game_kwargs": {"board_size": 4, "win_length": 3}}))
+    train(tmp_path / "file", "--config", str(tmp_path / "c.json"), steps=1)
+    train(tmp_path / "both", "--config", str(tmp_path / "c.json"), "--kwargs", "board_size=5", steps=1)
+    kwargs = {r: json.loads((tmp_path / r / "config.json").read_text())["game_kwargs"] for r in ("file", "both")}
+    assert kwargs == {"file": {"board_size": 4, "win_length": 3}, "both": {"board_size": 5}}
+
+
 def test_bad_input_exits_with_a_clear_message(tmp_path):
     with pytest.raises(SystemExit, match=r"zerogym train pg: error: PGConfig.lr must be a number > 0, got -1"):
         train(tmp_path, "--set", "lr=-1")

@@ -58,8 +58,8 @@ def test_auto_keeps_the_cpu_in_float32_exactly():
     seen = conv_dtypes(net)
     priors, values = make_evaluator(net)(planes, masks)
     assert seen == [torch.float32]
-    with torch.inference_mode():
-        logits, v = net(torch.from_numpy(planes))
+    with torch.inference_mode():  # the evaluator hands a CPU net its input in channels-last order
+        logits, v = net(torch.from_numpy(planes).contiguous(memory_format=torch.channels_last))
     expect = torch.softmax(logits.masked_fill(torch.from_numpy(masks) == 0, float("-inf")), dim=1)
     assert np.array_equal(values, v.numpy()) and np.allclose(priors, expect.numpy(), atol=1e-7)
 
@@ -128,3 +128,18 @@ def test_bfloat16_on_a_cpu_that_emulates_it_warns(monkeypatch, native):
     else:
         assert len(messages) == 1 and "without native bf16" in messages[0] and "'float32'" in messages[0]
     assert bf16.precision == "bfloat16"  # a warning, not a refusal: the evaluator is built as asked
+
+
+def test_a_cpu_evaluator_hands_the_net_its_input_in_channels_last_order():
+    net = make_net()
+    planes, masks = positions("connect_four", 8)
+    first = next(m for m in net.modules() if isinstance(m, torch.nn.Conv2d))
+    seen = []
+    hook = first.register_forward_pre_hook(
+        lambda m, args: seen.append(args[0].is_contiguous(memory_format=torch.channels_last))
+    )
+    try:
+        make_evaluator(net)(planes, masks)
+    finally:
+        hook.remove()
+    assert seen == [True]

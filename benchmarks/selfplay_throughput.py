@@ -4,7 +4,7 @@ and the share of the time spent outside the net's forward pass.
     python benchmarks/selfplay_throughput.py versus [--games 64 1024 4096] [--simulations 32] [--seconds 20]
                                              [--device cpu|cuda] [--pipeline 1 4]
     python benchmarks/selfplay_throughput.py threads [--threads 1 2 4 8 16] [--games 1024]
-    python benchmarks/selfplay_throughput.py evaluator [--game connect_four] [--cache 0 65536]
+    python benchmarks/selfplay_throughput.py evaluator [--game connect_four|go] [--cache 0 65536]
                                              [--precision auto bfloat16] [--net pretrained:connect_four]
                                              [--device cpu cuda]
 
@@ -111,9 +111,11 @@ def measure(
     mcts.set_roots(roots)
     mcts.run(inner)  # warm-up, not timed: first allocations, cuDNN's choices, CUDA graph captures
     mcts.set_roots(roots)
-    moves, t0 = 0, time.perf_counter()
+    moves, searching, t0 = 0, 0.0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
+        t1 = time.perf_counter()
         mcts.run(ev)
+        searching += time.perf_counter() - t1
         actions = mcts.select_actions(0.0 if search == "gumbel" else 1.0)
         mcts.advance(actions)
         for i, root in enumerate(roots):
@@ -132,6 +134,10 @@ def measure(
         "moves_per_s": moves / wall,
         "positions_per_s": ev.positions / wall,
         "outside_share": 1 - ev.seconds / wall,
+        # per batch of leaves: the evaluator's call, and the rest of the search (collect, backup, glue)
+        "evaluator_ms": 1e3 * ev.seconds / max(ev.calls, 1),
+        "search_ms": 1e3 * (searching - ev.seconds) / max(ev.calls, 1),
+        "move_ms": 1e3 * (wall - searching) / max(moves // G, 1),  # each move's bookkeeping, all G games
         "batch": ev.positions / max(ev.calls, 1),
         "hit_share": hits / max(hits + getattr(inner, "misses", 0), 1),
     }
@@ -331,7 +337,9 @@ def evaluator_main(args, cmd):
     devices = [resolve_device(d) for d in args.device]  # a missing GPU is refused before any measuring
     runs = [(G, c, p, d) for d in args.device for G in args.games for c in args.cache for p in args.precision]
     rows = [
-        measure(args.game, {}, net, G, args.simulations, args.seconds, cache=c, precision=p, device=d)
+        measure(
+            args.game, GAMES.get(args.game, {}), net, G, args.simulations, args.seconds, cache=c, precision=p, device=d
+        )
         for G, c, p, d in tqdm(runs, desc="self-play throughput", unit="run")
     ]
     gpus = sorted({torch.cuda.get_device_name(d) for d in devices if d.type == "cuda"})
@@ -344,13 +352,15 @@ def evaluator_main(args, cmd):
         f"one leaf per tree per batch; the CPU {'has' if cpu_has_bf16() else 'has no'} native bf16.",
         "",
         "| device | concurrent games G | evaluation cache | precision | self-play moves/s | "
-        "evaluated positions/s | answered from the cache | mean batch | time outside the evaluator |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "evaluated positions/s | answered from the cache | mean batch | time outside the evaluator | "
+        "ms per batch: evaluator | ms per batch: rest of the search | ms per move, outside the search |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
         f"| {r['device']} | {r['G']} | {r['cache'] or 'off'} | {r['precision']} | "
         f"{r['moves_per_s']:.1f} | {r['positions_per_s']:.0f} | "
-        f"{100 * r['hit_share']:.1f}% | {r['batch']:.0f} | {100 * r['outside_share']:.1f}% |"
+        f"{100 * r['hit_share']:.1f}% | {r['batch']:.0f} | {100 * r['outside_share']:.1f}% | "
+        f"{r['evaluator_ms']:.2f} | {r['search_ms']:.2f} | {r['move_ms']:.1f} |"
         for r in rows
     ]
     lines += [
@@ -358,7 +368,9 @@ def evaluator_main(args, cmd):
         "Evaluated positions: the leaves handed to the evaluator, those answered from the cache included. "
         "Outside the evaluator: the compiled search (selection, expansion, backup, leaf encoding), "
         "the Python glue of each batch and the move bookkeeping (the cache's lookups count as inside). "
-        "Target <= 15%.",
+        "Target <= 15%. Per batch of leaves: the evaluator's call (copies, forward pass, softmax), and the "
+        "rest of the search's time (collect, backup, glue); per move of all G games: stepping the roots, "
+        "restarting finished games and choosing the moves.",
     ]
     write("selfplay_throughput" + (f"_{args.label}" if args.label else ""), lines)
 

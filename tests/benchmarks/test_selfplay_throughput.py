@@ -39,6 +39,9 @@ def test_rows_for_each_precision(tmp_path, monkeypatch):
     text = run(tmp_path, monkeypatch, "--seconds 0.2 --games 2 --cache 0 --precision float32 bfloat16", label="p")
     assert re.findall(r"^\| cpu \| 2 \| off \| (\w+) \|", text, re.M) == ["float32", "bfloat16"]
     assert "native bf16" in text
+    for row in re.findall(r"^\| cpu \| 2 \|.*$", text, re.M):  # the time per batch and per move
+        evaluator_ms, search_ms, move_ms = map(float, row.strip("| ").split(" | ")[-3:])
+        assert evaluator_ms > 0 and search_ms > 0 and move_ms >= 0
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")

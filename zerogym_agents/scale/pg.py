@@ -124,7 +124,7 @@ class RayReinforceTrainer(runtime.RayBackend, ReinforceTrainer):
     """ReinforceTrainer whose games are played by RayConfig.workers rollout actors (module docstring);
     built with the trainer's arguments and ray_config (runtime.RayBackend)."""
 
-    def _trainer_options(self) -> dict[str, Any]:
+    def _prepare(self) -> dict[str, Any]:
         self.actors: list[Any] | None = None  # RolloutWorker actors' handles, once started
         self._opponent_ref: tuple[str | None, Any] = (None, None)
         self.lost_tasks = 0

@@ -57,7 +57,7 @@ class RayPPOTrainer(runtime.RayBackend, PPOTrainer):
     """PPOTrainer whose games are played by RayConfig.workers actors (see the module docstring); built
     with the trainer's arguments and ray_config (runtime.RayBackend)."""
 
-    def _trainer_options(self) -> dict[str, Any]:
+    def _prepare(self) -> dict[str, Any]:
         return {"workers": self.ray_cfg.workers}
 
     def _in_process(self) -> bool:

@@ -56,8 +56,8 @@ class RayBackend:
     """The Ray side of a policy-gradient trainer whose games are played on Ray actors, put before the
     trainer class in its bases: the trainer's own arguments plus ray_config (a RayConfig, its dict, or
     None for the defaults), coerced into self.ray_cfg, with Ray imported (self.ray) before the trainer
-    is built. Subclasses may add keywords for the trainer (_trainer_options) and check the built
-    trainer (_check_workers)."""
+    is built. Subclasses may set up their own state before the trainer is built and add keywords for it
+    (_prepare), and check the built trainer (_check_workers)."""
 
     def __init__(
         self,
@@ -71,10 +71,10 @@ class RayBackend:
 
         self.ray_cfg = RayConfig.coerce(ray_config)
         self.ray = require_ray()
-        super().__init__(config, out_dir, resume=resume, log_dir=log_dir, **self._trainer_options())  # type: ignore[call-arg]
+        super().__init__(config, out_dir, resume=resume, log_dir=log_dir, **self._prepare())  # type: ignore[call-arg]
         self._check_workers()
 
-    def _trainer_options(self) -> dict[str, Any]:
+    def _prepare(self) -> dict[str, Any]:
         return {}
 
     def _check_workers(self) -> None:

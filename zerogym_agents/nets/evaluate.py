@@ -20,6 +20,7 @@ import torch
 
 from zerogym.symmetry import Symmetries
 from zerogym_agents.core.devices import HostBuffer, autocast, check_precision, resolve_device, warn_emulated_bf16
+from zerogym_agents.nets.folding import FoldedNet
 from zerogym_agents.nets.graphs import GraphedForward
 from zerogym_agents.nets.model import Net
 
@@ -82,8 +83,10 @@ class Evaluator:
 
     evaluator(planes (B, C, H, W) float32, masks (B, A) int8) -> (priors (B, A) float32: softmax
     over legal actions only, zeros on illegal ones and on rows with no legal action; values (B,)
-    float32 in [-1, 1] from the mover's view). Runs under torch.inference_mode with the net in eval
-    mode (BatchNorm running statistics; the net's train/eval mode is restored afterwards). On CUDA
+    float32 in [-1, 1] from the mover's view). Runs under torch.inference_mode an eval-mode copy of the
+    net with each BatchNorm folded into the convolution before it (zerogym_agents.nets.folding, 1.25-1.45x
+    faster on a CPU), brought up to date whenever the net's weights change; the net itself is left
+    as it is, in train or eval mode. On CUDA
     the inputs are copied through pinned host buffers; on a CPU they are handed to the net in channels-last
     memory order, which oneDNN's convolutions run faster (1.2x-1.8x for a Go 9x9 ResNet 4x32 at batch 64 to
     1,024 on 2 cores; values equal up to float rounding). precision: "auto" (default) runs the forward
@@ -150,6 +153,7 @@ class Evaluator:
         self.device = resolve_device(device)
         warn_emulated_bf16(self.device, self.precision)
         self.net = net.to(self.device)
+        self._folded, self._synced = FoldedNet(self.net), self._weights_key()
         self.cuda = self.device.type == "cuda"
         if self.cuda:  # inputs go through pinned host memory, copied without blocking
             self._host_planes, self._host_masks = HostBuffer(), HostBuffer()
@@ -175,8 +179,22 @@ class Evaluator:
         return _masked_softmax(logits, masks != 0), values
 
     def _storage(self) -> object:
-        # where the net's tensors are: a graph reads them there
-        return tuple(t.data_ptr() for t in itertools.chain(self.net.parameters(), self.net.buffers()))
+        # where the folded net's tensors are: a graph reads them there
+        module = self._folded.module
+        return tuple(t.data_ptr() for t in itertools.chain(module.parameters(), module.buffers()))
+
+    def _refresh(self) -> None:
+        """Bring the folded copy up to date with the net: in place after weight updates, anew when
+        the net's tensors were replaced."""
+        key = self._weights_key()
+        if key == self._synced:
+            return
+        old = self._synced
+        if not (isinstance(key, tuple) and isinstance(old, tuple)) or [p for _, p in key] != [p for _, p in old]:
+            self._folded = FoldedNet(self.net)
+        else:
+            self._folded.sync()
+        self._synced = key
 
     def _maps(self, h, w, a):
         key = (h, w, a)
@@ -204,9 +222,10 @@ class Evaluator:
         return logits.float(), values.float()
 
     def _forward(self, x):
+        net = self._folded.module
         if self.batch_size is None or x.shape[0] <= self.batch_size:
-            return self.net(x)
-        parts = [self.net(x[i : i + self.batch_size]) for i in range(0, x.shape[0], self.batch_size)]
+            return net(x)
+        parts = [net(x[i : i + self.batch_size]) for i in range(0, x.shape[0], self.batch_size)]
         return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
     def _inputs(self, planes, masks):
@@ -276,34 +295,29 @@ class Evaluator:
         return (np.stack([found[k][0] for k in keys]), np.fromiter((found[k][1] for k in keys), np.float32, b))
 
     def _evaluate(self, planes, masks, b, c, h, w, a):
-        was_training = self.net.training
-        self.net.eval()
-        try:
-            with torch.inference_mode():
-                if self.graphed is not None:
-                    try:
-                        return self.graphed(planes, masks)
-                    except RuntimeError as e:  # an op the graph cannot hold: run eagerly from now on
-                        warnings.warn(f"CUDA graphs turned off for this evaluator: {e}", RuntimeWarning, stacklevel=2)
-                        self.graphed = None
-                x, mask = self._inputs(planes, masks)
-                if self.names is None:
-                    logits, values = self._run(x)
-                    priors = _masked_softmax(logits, mask)
-                else:
-                    src, amap = self._maps(h, w, a)
-                    k = src.shape[0]
-                    # board k holds transform k of every position: (K*B, C, H, W)
-                    xs = x.flatten(2)[:, :, src].permute(2, 0, 1, 3).reshape(k * b, c, h, w)
-                    logits, values = self._run(xs)
-                    # logits of transform k, read back at original action a: column amap[k, a]
-                    logits = torch.gather(logits.view(k, b, a), 2, amap.view(k, 1, a).expand(k, b, a))
-                    priors = _masked_softmax(logits, mask.unsqueeze(0)).mean(dim=0)
-                    values = values.view(k, b).mean(dim=0)
-                return (priors.to("cpu", torch.float32).numpy(), values.to("cpu", torch.float32).numpy())
-        finally:
-            if was_training:
-                self.net.train()
+        self._refresh()
+        with torch.inference_mode():
+            if self.graphed is not None:
+                try:
+                    return self.graphed(planes, masks)
+                except RuntimeError as e:  # an op the graph cannot hold: run eagerly from now on
+                    warnings.warn(f"CUDA graphs turned off for this evaluator: {e}", RuntimeWarning, stacklevel=2)
+                    self.graphed = None
+            x, mask = self._inputs(planes, masks)
+            if self.names is None:
+                logits, values = self._run(x)
+                priors = _masked_softmax(logits, mask)
+            else:
+                src, amap = self._maps(h, w, a)
+                k = src.shape[0]
+                # board k holds transform k of every position: (K*B, C, H, W)
+                xs = x.flatten(2)[:, :, src].permute(2, 0, 1, 3).reshape(k * b, c, h, w)
+                logits, values = self._run(xs)
+                # logits of transform k, read back at original action a: column amap[k, a]
+                logits = torch.gather(logits.view(k, b, a), 2, amap.view(k, 1, a).expand(k, b, a))
+                priors = _masked_softmax(logits, mask.unsqueeze(0)).mean(dim=0)
+                values = values.view(k, b).mean(dim=0)
+            return (priors.to("cpu", torch.float32).numpy(), values.to("cpu", torch.float32).numpy())
 
 
 # the evaluator of a net: make_evaluator(net, ...) is Evaluator(net, ...)

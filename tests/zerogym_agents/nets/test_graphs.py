@@ -30,11 +30,23 @@ def test_padded_size_is_at_most_a_quarter_more_and_four_sizes_per_doubling():
         padded_size(0)
 
 
+class Refreshed(GraphedForward):
+    """A GraphedForward over an evaluator's pass that first brings the evaluator's folded copy of the
+    net up to date, as the evaluator does before each batch."""
+
+    def __init__(self, ev):
+        super().__init__(ev._graph_run, torch.device("cpu"), ev._storage)
+        self.ev = ev
+
+    def __call__(self, planes, masks):
+        self.ev._refresh()
+        return super().__call__(planes, masks)
+
+
 def on_cpu(game, **kwargs):
     """A net and a GraphedForward over its evaluator's pass, on the CPU (the same buffers, no graph)."""
     net = make_net(game, **kwargs)
-    ev = make_evaluator(net, device="cpu", threads=None)
-    return net, GraphedForward(ev._graph_run, torch.device("cpu"), ev._storage)
+    return net, Refreshed(make_evaluator(net, device="cpu", threads=None))
 
 
 def eager(net, planes, masks):

@@ -58,10 +58,11 @@ def test_auto_keeps_the_cpu_in_float32_exactly():
     seen = conv_dtypes(net)
     priors, values = make_evaluator(net)(planes, masks)
     assert seen == [torch.float32]
-    with torch.inference_mode():  # the evaluator hands a CPU net its input in channels-last order
-        logits, v = net(torch.from_numpy(planes).contiguous(memory_format=torch.channels_last))
+    with torch.inference_mode():  # float32 up to the rounding of the folded BatchNorms (bf16: ~1e-2 off)
+        logits, v = net(torch.from_numpy(planes))
     expect = torch.softmax(logits.masked_fill(torch.from_numpy(masks) == 0, float("-inf")), dim=1)
-    assert np.array_equal(values, v.numpy()) and np.allclose(priors, expect.numpy(), atol=1e-7)
+    np.testing.assert_allclose(values, v.numpy(), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(priors, expect.numpy(), rtol=0, atol=1e-6)
 
 
 def test_a_bfloat16_evaluator_runs_the_net_in_bf16_and_answers_in_float32():

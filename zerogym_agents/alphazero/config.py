@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zerogym_agents.core.config_io import (
+    Flag,
     Integer,
     Number,
     OneOf,
@@ -105,6 +106,12 @@ class AlphaZeroConfig(SearchConfig):
     momentum: float = setting(0.9, Number(0, 1), "SGD momentum")
     weight_decay: float = setting(1e-4, Number(0), "the L2 term")
     max_train_per_step: int = setting(4, Integer(0), "SGD steps after each self-play search step, at most")
+    overlap_sgd: bool = setting(
+        True,
+        Flag(),
+        "a step's SGD runs on a second thread while its self-play searches (with a copy of the "
+        "weights), on batches drawn before the step's games join the buffer; runs stay reproducible",
+    )
     # keeps early steps from saturating heads
     grad_clip: float = setting(5.0, Number(0), "gradient norm clipping (0: none)")
     # schedule (in self-play search steps, so that runs are reproducible)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
+import threading
 import time
 from typing import TYPE_CHECKING, Any, cast
 
@@ -72,6 +74,11 @@ def _blob(state: State) -> torch.Tensor:
     return torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8)
 
 
+def _tensors(net: PolicyNet) -> list[torch.Tensor]:
+    """The net's parameters and buffers, in a fixed order."""
+    return [*net.parameters(), *net.buffers()]
+
+
 def _frozen(net: PolicyNet) -> dict[str, torch.Tensor]:
     """A snapshot of the net's weights (on the CPU) that later training cannot change."""
     return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
@@ -127,6 +134,7 @@ class AlphaZeroTrainer(CosineSchedule):
             net = PolicyValueNet(for_game(cfg.game, game_kwargs=cfg.game_kwargs, **cfg.net))
         if cfg.aux_targets:
             net = _with_aux_heads(net, cfg)
+        self.overlap = cfg.overlap_sgd and self.overlaps_sgd
         self._set_net(net)
         self.selfplay = SelfPlay(cfg)
         self.replay = ReplayBuffer(
@@ -157,6 +165,8 @@ class AlphaZeroTrainer(CosineSchedule):
         with open(os.path.join(self.out, CONFIG), "w") as f:
             f.write(self.cfg.to_json())
         self.writer = tensorboard_writer(log_dir, self.out)
+
+    overlaps_sgd = True  # whether train_step runs SGD beside self-play when overlap_sgd is set
 
     # ---- the run protocol of zerogym_agents.experiment -----------------------------------------
     agent_kind = "alphazero"  # save_agent's kind of the agent this run trains
@@ -190,7 +200,9 @@ class AlphaZeroTrainer(CosineSchedule):
         cfg = self.cfg
         self.net = net.to(self.device).eval()
         self.opt = torch.optim.SGD(net.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
-        self.evaluator = make_evaluator(net, cache=cfg.eval_cache, precision=cfg.precision)
+        # with overlap_sgd, self-play searches with a copy of the weights while SGD changes the net
+        self.actor = copy.deepcopy(self.net) if self.overlap else self.net
+        self.evaluator = make_evaluator(self.actor, cache=cfg.eval_cache, precision=cfg.precision)
         self.opp_net = copy.deepcopy(net).eval()
         self.opp_evaluator = make_evaluator(self.opp_net, cache=cfg.eval_cache, precision=cfg.precision)
 
@@ -242,16 +254,31 @@ class AlphaZeroTrainer(CosineSchedule):
     def train_some(self, steps: int | None = None) -> None:
         """Up to `steps` (default max_train_per_step) SGD steps on replay batches (none before
         min_buffer positions)."""
+        self._sgd(self._draw_batches(steps), self.learning_rate())
+
+    def _draw_batches(self, steps: int | None = None) -> list[dict[str, np.ndarray]]:
+        """The replay batches of up to `steps` (default max_train_per_step) SGD steps; none before
+        min_buffer positions, fewer when the reuse cap leaves too few positions."""
         cfg = self.cfg
+        batches: list[dict[str, np.ndarray]] = []
         if len(self.replay) < cfg.min_buffer:
-            return
-        for group in self.opt.param_groups:
-            group["lr"] = self.learning_rate()
-        self.net.train()
+            return batches
         for _ in range(cfg.max_train_per_step if steps is None else steps):
             batch = self.replay.sample(cfg.batch_size)
             if batch is None:
                 break
+            batches.append(batch)
+        return batches
+
+    def _sgd(self, batches: list[dict[str, np.ndarray]], lr: float) -> None:
+        """One SGD step on each batch at learning rate `lr`."""
+        if not batches:
+            return
+        cfg = self.cfg
+        for group in self.opt.param_groups:
+            group["lr"] = lr
+        self.net.train()
+        for batch in batches:
             parts: dict[str, torch.Tensor] = {}
             aux: dict[str, Any] = {}
             if cfg.aux_targets:
@@ -289,11 +316,79 @@ class AlphaZeroTrainer(CosineSchedule):
         return f"alphazero {self.cfg.game}"
 
     def train_step(self) -> None:
-        """One search step of every self-play game, then up to max_train_per_step SGD steps."""
+        """One search step of every self-play game, then up to max_train_per_step SGD steps (with
+        overlap_sgd, at the same time: see _overlapped_step)."""
         t0 = time.perf_counter()
-        self.self_play_step()
-        self.train_some()
+        if self.overlap:
+            self._overlapped_step()
+        else:
+            self.self_play_step()
+            self.train_some()
         self._work_seconds += time.perf_counter() - t0
+
+    def _overlapped_step(self) -> None:
+        """SGD on a second thread while self-play searches: the batches are drawn before the step's
+        games join the replay buffer, and self-play evaluates with a copy of the weights the step
+        starts with, so the step's result depends on nothing but the run's state. Both threads spend
+        their time in compiled code or torch, which release the GIL. On CUDA the SGD runs on its own
+        stream. A step cut short by the time limit takes back its SGD too."""
+        undo = self._undo_point() if self.until is not None else None
+        batches = self._draw_batches()
+        if not batches:
+            self.self_play_step()
+            return
+        lr = self.learning_rate()
+        with torch.no_grad():
+            for mine, theirs in zip(_tensors(self.actor), _tensors(self.net)):
+                mine.copy_(theirs)
+        stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
+        if stream is not None:  # the SGD starts after the copy above
+            stream.wait_stream(torch.cuda.current_stream(self.device))
+        failed: list[BaseException] = []
+
+        def learn() -> None:
+            try:
+                with torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext():
+                    self._sgd(batches, lr)
+                if stream is not None:
+                    stream.synchronize()
+            except BaseException as e:  # handed to the caller's thread below
+                failed.append(e)
+
+        learner = threading.Thread(target=learn, name="zerogym-sgd", daemon=True)
+        learner.start()
+        try:
+            self.self_play_step()
+        except OutOfTime:
+            learner.join()
+            if undo is not None:
+                self._take_back(undo)
+            raise
+        finally:
+            learner.join()
+        if failed:
+            raise failed[0]
+
+    def _undo_point(self) -> tuple[Any, ...]:
+        """What _sgd and _draw_batches change, to be put back by _take_back."""
+        replay = self.replay
+        return (
+            copy.deepcopy(self.net.state_dict()),
+            copy.deepcopy(self.opt.state_dict()),
+            replay.rng.bit_generator.state,
+            replay.uses.copy(),
+            self.train_steps,
+            len(self._losses),
+        )
+
+    def _take_back(self, undo: tuple[Any, ...]) -> None:
+        weights, opt, rng, uses, train_steps, losses = undo
+        self.net.load_state_dict(weights)
+        self.opt.load_state_dict(opt)
+        self.replay.rng.bit_generator.state = rng
+        self.replay.uses[:] = uses
+        self.train_steps = train_steps
+        del self._losses[losses:]
 
     @staticmethod
     def postfix(entry: dict[str, Any]) -> dict[str, Any]:

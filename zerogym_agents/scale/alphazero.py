@@ -74,6 +74,7 @@ class RayAlphaZeroTrainer(AlphaZeroTrainer):
     RayConfig or its dict. Call close() to stop the workers (the run's Ray instance stays up)."""
 
     unit = "task"
+    overlaps_sgd = False  # the learner trains while the workers play anyway
     # deterministic mode: the round's object store refs (version, weights, opponent name, its weights) once put
     _round_refs: tuple[int, Any, str | None, Any] | None
 

@@ -377,6 +377,8 @@ def loss(
         raise ValueError(f"loss: precision must be 'float32' or 'bfloat16', got {precision!r}")
     device = next(net.parameters()).device
     planes = _as_tensor(planes, torch.float32, device)
+    if device.type == "cpu" and planes.dim() == 4:  # oneDNN: a 1.2x-1.5x faster SGD step of a ResNet 4x32
+        planes = planes.contiguous(memory_format=torch.channels_last)
     use_own, use_score = ownership_weight > 0, score_weight > 0
     aux = use_own or use_score
     if aux:

@@ -144,3 +144,25 @@ def test_a_cpu_evaluator_hands_the_net_its_input_in_channels_last_order():
     finally:
         hook.remove()
     assert seen == [True]
+
+
+def test_the_loss_hands_a_cpu_net_its_input_in_channels_last_order_and_computes_the_same():
+    net = make_net().train()
+    planes, masks = positions("connect_four", 8)
+    policies = (masks / masks.sum(1, keepdims=True)).astype(np.float32)
+    values = np.linspace(-1, 1, 8).astype(np.float32)
+    first = next(m for m in net.modules() if isinstance(m, torch.nn.Conv2d))
+    seen = []
+    hook = first.register_forward_pre_hook(
+        lambda m, args: seen.append(args[0].is_contiguous(memory_format=torch.channels_last))
+    )
+    try:
+        total, _, _ = loss(net, planes, policies, values, masks)
+    finally:
+        hook.remove()
+    assert seen == [True]
+    logits, z = net.forward_raw(torch.from_numpy(planes))  # the standard order, by hand
+    logp = torch.log_softmax(logits.masked_fill(torch.from_numpy(masks) == 0, float("-inf")), 1)
+    policy = -(torch.from_numpy(policies) * logp.masked_fill(torch.from_numpy(masks) == 0, 0)).sum(1).mean()
+    assert policy.item() < total.item()  # the value loss adds to it
+    torch.testing.assert_close(loss(net, planes, policies, values, masks)[1], policy, rtol=1e-5, atol=1e-6)

@@ -35,6 +35,7 @@ def straight(ray_session, tmp_path_factory):
 def test_deterministic_mode_resumes_exactly(straight, tmp_path):
     trainer, expected = straight
     assert trainer.train_steps > 0 and trainer.pool_games > 0  # it trained and played the pool
+    assert trainer.cfg.overlap_sgd and trainer.actor is trainer.net  # the workers play: no second copy
     _run(tmp_path, stop_at=3)  # saves at step 3 (checkpoint_every), mid-round: rounds are 2 tasks
     resumed, got = _run(tmp_path, resume=True)
     assert got == expected

@@ -74,11 +74,6 @@ def _blob(state: State) -> torch.Tensor:
     return torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8)
 
 
-def _tensors(net: PolicyNet) -> list[torch.Tensor]:
-    """The net's parameters and buffers, in a fixed order."""
-    return [*net.parameters(), *net.buffers()]
-
-
 def _frozen(net: PolicyNet) -> dict[str, torch.Tensor]:
     """A snapshot of the net's weights (on the CPU) that later training cannot change."""
     return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
@@ -338,9 +333,7 @@ class AlphaZeroTrainer(CosineSchedule):
             self.self_play_step()
             return
         lr = self.learning_rate()
-        with torch.no_grad():
-            for mine, theirs in zip(_tensors(self.actor), _tensors(self.net)):
-                mine.copy_(theirs)
+        self.actor.load_state_dict(self.net.state_dict())  # in place: the evaluator's graphs stay valid
         stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
         if stream is not None:  # the SGD starts after the copy above
             stream.wait_stream(torch.cuda.current_stream(self.device))

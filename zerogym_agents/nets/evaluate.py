@@ -186,8 +186,8 @@ class Evaluator:
         return tuple(t.data_ptr() for t in itertools.chain(module.parameters(), module.buffers()))
 
     def _refresh(self) -> None:
-        """Bring the folded copy up to date with the net: in place after weight updates, anew when
-        the net's tensors were replaced."""
+        """Bring the folded copy up to date with the net (in place after weight updates, anew when
+        the net's tensors were replaced) and _synced, the cache's key of the weights, with it."""
         key = self._weights_key()
         if key == self._synced:
             return
@@ -248,6 +248,7 @@ class Evaluator:
         a = self.net.num_actions(h, w)
         if masks.shape[1] != a:
             raise ValueError(f"masks have {masks.shape[1]} actions; the net gives {a} on a {h}x{w} board")
+        self._refresh()
         if not self.cache_size:
             return self._evaluate(planes, masks, b, c, h, w, a)
         return self._cached(planes, masks, b, c, h, w, a)
@@ -274,7 +275,7 @@ class Evaluator:
     def _cached(self, planes, masks, b, c, h, w, a):
         """Repeated positions (the same planes and mask, in this batch or an earlier one with the same
         weights) are answered from the cache; the others go through the net in one batch."""
-        weights = self._weights_key(), planes.shape[1:]  # a 6x7 and a 7x6 board may share their bytes
+        weights = self._synced, planes.shape[1:]  # a 6x7 and a 7x6 board may share their bytes
         if weights != self._weights:
             self._cache.clear()
             self._weights = weights
@@ -304,7 +305,6 @@ class Evaluator:
         return (np.stack([found[k][0] for k in keys]), np.fromiter((found[k][1] for k in keys), np.float32, b))
 
     def _evaluate(self, planes, masks, b, c, h, w, a):
-        self._refresh()
         with torch.inference_mode():
             if self.graphed is not None:
                 try:

@@ -16,8 +16,9 @@ step is then one worker's task (steps_per_task search steps), so --steps and --e
 --opening-moves K starts every pair of evaluation games from the same K random moves, colours swapped.
 --train-only trains and saves the agent without playing a match (for a machine without the
 opponents: GNU Go, say); --final-only AGENT skips training and plays the final matches of a saved
-agent (one trained on another machine, say) with the seeds a run of the same --seed would use;
-writes az_strength_<label>_final.md.
+agent (one trained on another machine, say) with the seeds a run of the same --seed would use and
+the preset's simulations a move; writes az_strength_<label>_final.md, and with --save-pretrained
+saves the agent into the package, the results added to its model card.
 
 Writes benchmarks/results/az_strength_<label>.md and .png (label: the preset by default), the run
 (checkpoints, TensorBoard logs) under runs/az-strength-<label>/.
@@ -160,7 +161,7 @@ def main(argv=None):
             "seconds": round(t_train, 1),
             "config": cfg.to_dict(),
         },
-        "results": {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)} for m in matches},
+        "results": match_results(matches),
         "simulations_per_move": sims,
         "command": cmd,
     }
@@ -203,15 +204,27 @@ def final_matches(net, play, preset, args):
 
 def final_only(args, preset, argv_text):
     """--final-only: the final matches of a saved agent, played as the run would have played them
-    (its saved play options: simulations, decisive moves), written to az_strength_<label>_final.md."""
+    (the preset's simulations a move, the agent's other saved play options), written to
+    az_strength_<label>_final.md; with --save-pretrained the agent is saved into the package with
+    those options and its card gains the results and this command."""
     path, saved = read_agent(args.final_only)
     net = net_from_payload(saved["net"], source=path, game=preset["game"], game_kwargs=preset["kwargs"]).eval()
-    matches = final_matches(net, dict(saved["options"]), preset, args)
+    play = {**saved["options"], "simulations": preset["sims"]}
+    matches = final_matches(net, play, preset, args)
+    if args.save_pretrained:
+        card = {
+            **saved["card"],
+            "results": match_results(matches),
+            "simulations_per_move": preset["sims"],
+            "command": saved["card"].get("command", f"(trained elsewhere: {args.final_only})"),
+            "final_command": f"python benchmarks/az_strength.py {argv_text}",
+        }
+        save_agent(os.path.join(PRETRAINED_DIR, f"{args.save_pretrained}.pt"), net, play, card)
     lines = [
         f"# AlphaZero strength, final matches only: {args.label}",
         "",
         f"Made by `python benchmarks/az_strength.py {argv_text}` on a machine with {os.cpu_count()} CPU cores, "
-        f"from `{args.final_only}` (played with {saved['options']}).",
+        f"from `{args.final_only}` (played with {play}).",
         "",
         *match_table(matches),
     ]
@@ -221,6 +234,11 @@ def final_only(args, preset, argv_text):
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return matches
+
+
+def match_results(matches):
+    """The model card's results: per opponent, AlphaZero's W-D-L moving first and second."""
+    return {f"vs {m.agent_b}": {"first": vars(m.a_first), "second": vars(m.b_first)} for m in matches}
 
 
 def wdl(x):

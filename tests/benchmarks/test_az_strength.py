@@ -110,6 +110,32 @@ def test_final_only_replays_the_final_matches_of_a_saved_agent(tmp_path, monkeyp
     assert f"from `{agent}`" in replayed and "'simulations': 64" in replayed
 
 
+def test_final_only_ships_an_agent_trained_elsewhere_with_the_presets_simulations(tmp_path, monkeypatch):
+    from zerogym_agents.agents.saved import load_agent, load_card, read_agent, save_agent
+    from zerogym_agents.nets.model import NetConfig, PolicyValueNet, net_from_payload
+
+    net = PolicyValueNet(NetConfig.for_game("tictactoe", blocks=1, channels=8)).eval()
+    elsewhere = str(tmp_path / "elsewhere.pt")
+    save_agent(elsewhere, net, {"simulations": 8}, {"game": "tictactoe", "kwargs": {}, "training": {"steps": 3}})
+    script = load_script("az_strength")
+    monkeypatch.setattr(script, "HERE", str(tmp_path))
+    monkeypatch.setattr(script, "PRETRAINED_DIR", str(tmp_path / "pretrained"))
+    (tmp_path / "pretrained").mkdir()
+    argv = ["--game", "tictactoe", "--final-games", "4", "--label", "t", "--final-only", elsewhere]
+    script.main([*argv, "--save-pretrained", "mine"])
+    shipped = str(tmp_path / "pretrained" / "mine.pt")
+    card = load_card(shipped)
+    replayed = (tmp_path / "results" / "az_strength_t_final.md").read_text()
+    first, second = card["results"]["vs minimax"]["first"], card["results"]["vs minimax"]["second"]
+    row = f"| minimax | {first['wins']}-{first['draws']}-{first['losses']} | {second['wins']}-{second['draws']}-"
+    assert row in replayed and set(card["results"]) == {"vs minimax", "vs random", "vs greedy"}
+    assert card["training"] == {"steps": 3} and "--save-pretrained mine" in card["final_command"]
+    agent = load_agent(shipped)
+    assert agent.simulations == 64 and "'simulations': 64" in replayed  # the preset's, not the file's 8
+    weights = net_from_payload(read_agent(shipped)[1]["net"]).state_dict()
+    assert all(torch.equal(weights[k], v) for k, v in net.state_dict().items())
+
+
 def test_train_only_saves_the_agent_and_plays_no_match(tmp_path, monkeypatch):
     played = []
     script = load_script("az_strength")

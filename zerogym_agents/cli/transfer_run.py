@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import shlex
 from typing import Any
 
@@ -34,6 +35,12 @@ def add_run_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentPar
         type=int,
         default=1,
         help="methods trained at once, each in a child process on one torch thread (default 1)",
+    )
+    r.add_argument(
+        "--save-best",
+        metavar="FILE",
+        help="once every method is done, save the final agent of the highest final Elo to FILE, the choice in "
+        "its model card (a .pt path, or pretrained:NAME for the package's folder)",
     )
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     from zerogym_agents.training.run_folder import add_run_folder_arguments
@@ -68,6 +75,7 @@ def run_experiment_cli(args: argparse.Namespace) -> dict[str, Any]:
     from zerogym_agents.experiment.transfer import run_transfer
 
     try:
+        best_path = best_agent_path(args.save_best) if args.save_best else None
         settings = settings_from_args(args)
         out = args.out or os.path.join(
             "runs",
@@ -86,6 +94,11 @@ def run_experiment_cli(args: argparse.Namespace) -> dict[str, Any]:
     except RuntimeError as err:  # a method's training failed (its error is printed above)
         # ValueError, OSError: zerogym_agents.cli.main.user_error
         raise SystemExit(f"zerogym transfer run: error: {err}") from None
+    if best_path:
+        from zerogym_agents.experiment.transfer import save_best_agent
+
+        command = f"{command_line(settings, out, args.report, args.parallel)} --save-best {shlex.quote(args.save_best)}"
+        print(f"saved the {save_best_agent(data, out, best_path, command=command)} agent to {best_path}")
     for method, prog in data["methods"].items():
         last = prog["evals"][-1]
         agents = (data["elo"] or {}).get("agents", {})
@@ -96,3 +109,16 @@ def run_experiment_cli(args: argparse.Namespace) -> dict[str, Any]:
         print(f"{method}: Elo {elo:+.0f}; {results}" if elo is not None else f"{method}: {results}")
     print(f"wrote {data['paths']['report']} and {data['paths']['plot']}; runs and agents in {out}")
     return data
+
+
+def best_agent_path(target: str) -> str:
+    """The file of --save-best `target`: a path, or pretrained:NAME in the package's folder (NAME:
+    letters, digits and underscores)."""
+    from zerogym_agents.agents.saved import PRETRAINED_DIR
+
+    if not target.startswith("pretrained:"):
+        return target
+    name = target.split(":", 1)[1]
+    if not re.fullmatch(r"\w+", name):
+        raise ValueError(f"--save-best {target}: NAME may hold letters, digits and _ only")
+    return os.path.join(PRETRAINED_DIR, f"{name}.pt")

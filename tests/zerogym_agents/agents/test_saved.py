@@ -62,7 +62,12 @@ def test_pretrained_go_9x9_grew_from_the_transfer_experiments_best_and_beats_ran
 
 @pytest.mark.parametrize(
     "name,game,kwargs",
-    [("breakthrough_6x6", "breakthrough", {"rows": 6, "cols": 6}), ("havannah_4", "havannah", {"board_size": 4})],
+    [
+        ("breakthrough_6x6", "breakthrough", {"rows": 6, "cols": 6}),
+        ("havannah_4", "havannah", {"board_size": 4}),
+        ("hex_7x7", "hex", {"board_size": 7, "swap": True}),
+        ("hex_11x11", "hex", {"board_size": 11, "swap": True}),
+    ],
 )
 def test_pretrained_agents_of_the_newer_games_beat_random(name, game, kwargs):
     card = load_card(f"pretrained:{name}")

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -489,6 +490,29 @@ def test_the_best_final_agent_is_saved_with_how_it_was_chosen(experiment, tmp_pa
     assert all(torch.equal(v, original[k]) for k, v in best.items())
     with pytest.raises(ValueError, match="no method .* has finished"):
         best_method({"elo": data["elo"], "methods": {m: {**p, "done": False} for m, p in data["methods"].items()}})
+
+
+def test_save_best_from_the_command_line(experiment, tmp_path, capsys):
+    args, out, data = experiment
+    best = tmp_path / "best.pt"
+    again = parse(*_resumed(args, "--save-best", best))
+    again.func(again)
+    card = load_card(str(best))
+    assert card["selection"]["method"] == best_method(data)[0] and f"saved the {card['selection']['method']}" in (
+        capsys.readouterr().out
+    )
+    assert card["command"].startswith("zerogym transfer run") and card["command"].endswith(f"--save-best {best}")
+    bad = parse(*_resumed(args, "--save-best", "pretrained:../x"))
+    with pytest.raises(ValueError, match="NAME may hold letters, digits and _ only"):
+        bad.func(bad)
+
+
+def _resumed(args, *extra):
+    """The command line of the experiment fixture's `args` with --resume and `extra`."""
+    from zerogym_agents.cli.transfer_run import command_line, settings_from_args
+
+    words = shlex.split(command_line(settings_from_args(args), str(args.out), args.report))[2:]
+    return [*words, "--resume", "--no-progress", *map(str, extra)]
 
 
 def _without(key):

@@ -299,11 +299,12 @@ RUN_OPTIONS = {
     "--out",
     "--report",
     "--parallel",
+    "--save-best",
     "--no-progress",
     "--resume",
     "--force",
 }
-NOT_SETTINGS = {"--set", "--out", "--report", "--parallel", "--no-progress", "--resume", "--force"}
+NOT_SETTINGS = {"--set", "--out", "--report", "--parallel", "--save-best", "--no-progress", "--resume", "--force"}
 
 
 def run_parser():

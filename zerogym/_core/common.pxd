@@ -2,6 +2,7 @@
 # second-player piece, hashed with one Zobrist key per (cell, player): Tic-tac-toe/Gomoku,
 # Connect Four, Hex, Havannah, Othello, Breakthrough.
 from libc.stdint cimport int8_t, uint64_t
+from libc.string cimport memcpy
 
 from zerogym._core.game cimport (Header, splitmix64, check_header, BLOB_OK, BLOB_TO_PLAY, BLOB_MOVES, BLOB_CELL)
 
@@ -66,11 +67,13 @@ cdef inline int empty_mask(const int8_t* b, int cells, int8_t* mask) noexcept no
 
 
 cdef inline void observe_pieces(const int8_t* b, int cells, int player, int8_t* out) noexcept nogil:
-    # the three planes (own pieces, the other player's, ones) seen from `player`, row-major
-    cdef int i
-    cdef int8_t mine = <int8_t> (player + 1), other = <int8_t> (2 - player), x
+    # the three planes (own pieces, the other player's, ones) seen from `player`, row-major: each
+    # cell's three bytes copied from a table indexed by its value
+    cdef int8_t planes[3][3]
+    cdef int i, v
+    for v in range(3):
+        planes[v][0] = v == player + 1
+        planes[v][1] = v == 2 - player
+        planes[v][2] = 1
     for i in range(cells):
-        x = b[i]
-        out[3 * i] = x == mine
-        out[3 * i + 1] = x == other
-        out[3 * i + 2] = 1
+        memcpy(out + 3 * i, planes[b[i]], 3)

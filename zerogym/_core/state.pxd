@@ -8,3 +8,5 @@ cdef class State:
     cdef signed char* _scratch
     cdef void _adopt(self, GameSpec spec) except *
     cdef int _check(self, int action) noexcept nogil
+    cdef int play(self, object action) except -1
+    cdef void restart(self) noexcept nogil

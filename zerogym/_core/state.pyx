@@ -59,9 +59,13 @@ cdef class State:
     # ---- lifecycle -------------------------------------------------------------------------
     def reset(self):
         """Back to the start position (every byte of the blob rewritten, so equal positions are equal bytes)."""
+        self.restart()
+        return self
+
+    cdef void restart(self) noexcept nogil:
+        """reset's body, for compiled callers."""
         memset(self.s, 0, self.g.state_bytes)
         self.g.reset(self.g.params, self.s)
-        return self
 
     def copy(self):
         """An independent copy (one memcpy)."""
@@ -206,13 +210,18 @@ cdef class State:
         included); the state is then unchanged.  The action is converted to a C int once, and
         that value is both checked and played.
         """
+        self.play(action)
+        return self
+
+    cdef int play(self, object action) except -1:
+        """step's body, for compiled callers (the AEC env)."""
         cdef int a
         index = action_index(action, self.g.num_actions)
         cdef int code = _reason(self, index, &a)
         if code != REASON_OK:
             self._raise_illegal(index, code)
         self.g.apply(self.g.params, self.s, a)
-        return self
+        return 0
 
     def _raise_illegal(self, a, int code):
         player = agent_name(self.spec, header(self.s).to_play)
@@ -290,6 +299,8 @@ cdef class State:
 def action_index(action, int num_actions):
     """`action` as an exact Python int, from one call of its __index__; ActionTypeError for a
     bool or anything that is not an integer."""
+    if type(action) is int:
+        return action
     if isinstance(action, (bool, np.bool_)):
         raise ActionTypeError(f"action must be an int in 0..{num_actions - 1}, not a bool (got {action!r})")
     try:

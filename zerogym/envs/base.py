@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Any, Callable, Protocol, cast
 
 import numpy as np
@@ -12,13 +11,12 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import BaseWrapper
 
+from zerogym._core.aec import EnvCore, WrapperCore
 from zerogym._validate import choice_arg, known_kwargs
 from zerogym.envs.binding import bind
-from zerogym.errors import IllegalMoveError
 
 if TYPE_CHECKING:
     from zerogym._core.state import State
-    from zerogym._types import Observation
     from zerogym.envs.game_info import GameInfo
 
 
@@ -42,13 +40,15 @@ class _ActionSpace(spaces.Discrete):
         return self._np_random
 
 
-class BoardGameEnv(AECEnv):
+class BoardGameEnv(EnvCore, AECEnv):
     """Two-player, alternating board game over a compiled State (`self.state`).
 
     Subclasses set `state_class` and `game_info` (the game's GameInfo, see zerogym/envs/game_info.py:
     how its boards and pictures look, among the rest); `metadata["name"]` follows from game_info.name.
     Observations are {"observation": int8 (H, W, C) seen from the observing agent,
     "action_mask": int8 (A,), all zero for an agent that is not to move}.
+    reset(), observe(), last(), step(), agent_iter() and the fields they touch are compiled (EnvCore,
+    zerogym/_core/aec.pyx).
     """
 
     metadata: dict[str, Any] = {
@@ -59,17 +59,6 @@ class BoardGameEnv(AECEnv):
     }
     state_class: type[State]
     game_info: GameInfo[Any]
-    state: State
-    agents: list[str]
-    possible_agents: list[str]
-    agent_selection: str
-    rewards: dict[str, float]
-    _cumulative_rewards: dict[str, float]
-    terminations: dict[str, bool]
-    truncations: dict[str, bool]
-    infos: dict[str, dict[str, Any]]
-    _np_random: np.random.Generator | None
-    _np_random_seed: int | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -108,14 +97,6 @@ class BoardGameEnv(AECEnv):
     def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
-    def observe(self, agent: str) -> Observation:
-        p = self._player[agent]
-        if p == self.state.current_player:
-            mask = self.state.legal_mask()
-        else:
-            mask = np.zeros(self.state.num_actions, dtype=np.int8)
-        return {"observation": self.state.observation(p), "action_mask": mask}
-
     @property
     def np_random(self) -> np.random.Generator:
         """gymnasium's generator, built from the last reset's seed on the first draw."""
@@ -126,48 +107,6 @@ class BoardGameEnv(AECEnv):
     @np_random.setter
     def np_random(self, generator: np.random.Generator) -> None:
         self._np_random = generator
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._np_random, self._np_random_seed = None, seed
-            for i, a in enumerate(self.possible_agents):
-                self.action_spaces[a].seed(seed + i)
-        self.state.reset()
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0 for a in self.agents}
-        self._cumulative_rewards = {a: 0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
-
-    def step(self, action: Any) -> None:
-        if not self.agents:
-            raise IllegalMoveError(f"the {self.state.spec.name} game is over and every agent is done: call reset()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise IllegalMoveError(
-                    f"the game is over, {agent} is done: step(None) to let it leave, "
-                    f"or reset() for a new game (got action {action!r})"
-                )
-            return self._was_dead_step(action)
-        self.state.step(action)  # raises IllegalMoveError, state unchanged
-        if self.state.is_over():
-            ret = self.state.returns()
-            done = {a: True for a in self.agents}
-            if self.state.is_terminal():
-                self.terminations = done
-            else:
-                self.truncations = done
-            self.rewards = {a: ret[self._player[a]] for a in self.agents}
-            info = self.final_info()
-            self.infos = {a: dict(info) for a in self.agents}
-            self._cumulative_rewards[agent] = 0
-            self._accumulate_rewards()  # rewards are 0 until the end: nothing to add before
-        self.agent_selection = self.possible_agents[self.state.current_player]
-        if self.render_mode == "human":
-            self.render()
 
     def final_info(self) -> dict[str, Any]:
         """Extra info given to both agents when the game ends (Go adds its score)."""
@@ -207,11 +146,7 @@ class BoardGameEnv(AECEnv):
         return f"{self.metadata['name']}({', '.join(f'{k}={v!r}' for k, v in self.state.spec.kwargs.items())})"
 
 
-def _forward(name: str) -> property:
-    return property(operator.attrgetter("_raw." + name), doc=f"the wrapped env's {name}")
-
-
-class ClassicWrapper(BaseWrapper):
+class ClassicWrapper(WrapperCore, BaseWrapper):
     """PettingZoo's classic wrapping in one thin layer.
 
     Same behaviour as TerminateIllegalWrapper(-1) + AssertOutOfBoundsWrapper + OrderEnforcingWrapper,
@@ -221,66 +156,12 @@ class ClassicWrapper(BaseWrapper):
     changes nothing. An action outside 0..A-1 (or not an int) always raises IllegalMoveError.
     """
 
-    agent_selection = _forward("agent_selection")
-    agents = _forward("agents")
-    possible_agents = _forward("possible_agents")
-    rewards = _forward("rewards")
-    terminations = _forward("terminations")
-    truncations = _forward("truncations")
-    infos = _forward("infos")
-    _cumulative_rewards = _forward("_cumulative_rewards")
-    metadata = _forward("metadata")
-    render_mode = _forward("render_mode")
-
     def __init__(self, env: BoardGameEnv, illegal: str = "terminate") -> None:
         super().__init__(env)
         self._raw = env.unwrapped
         self.illegal = choice_arg(self._raw.metadata["name"], "illegal", illegal, ("terminate", "raise"))
         self._has_reset = False
         self._ended_illegally = False
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._has_reset = True
-        self._ended_illegally = False
-        self._raw.reset(seed=seed, options=options)
-
-    def observe(self, agent: str) -> Observation:
-        if not self._has_reset:
-            raise AttributeError("observe() cannot be called before reset()")
-        obs = self._raw.observe(agent)
-        if self._ended_illegally:  # the position goes on, the game does not: no legal move
-            obs["action_mask"] = np.zeros_like(obs["action_mask"])
-        return obs
-
-    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            raise AttributeError("last() cannot be called before reset()")
-        raw = self._raw
-        agent = raw.agent_selection
-        return (
-            self.observe(agent) if observe else None,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
-        )
-
-    def step(self, action: Any) -> None:
-        if not self._has_reset:
-            raise AttributeError("step() cannot be called before reset()")
-        raw = self._raw
-        try:
-            raw.step(action)  # changes nothing when it raises
-        except IllegalMoveError as err:
-            if (
-                self.illegal == "raise"
-                or err.action is None
-                or not 0 <= err.action < raw.state.num_actions
-                or not raw.agents
-                or raw.state.is_over()
-            ):
-                raise  # out of range, not an int, or no game to end: a caller's bug
-            self._terminate_illegal(raw.agent_selection, err.reason)
 
     def _terminate_illegal(self, agent: str, reason: str | None) -> None:
         raw = self._raw

@@ -1,0 +1,76 @@
+"""Types of zerogym/_core/aec.pyx (compiled): the per-move half of the AEC envs."""
+
+from typing import Any
+
+from gymnasium import spaces
+from numpy.random import Generator
+from typing_extensions import disjoint_base
+
+from zerogym._core.state import State
+from zerogym._types import Observation
+
+@disjoint_base
+class EnvCore:
+    """BoardGameEnv's per-move state and methods (PettingZoo's AECEnv API)."""
+
+    state: State
+    agents: list[str]
+    possible_agents: list[str]
+    agent_selection: str
+    render_mode: str | None
+    rewards: dict[str, float]
+    _cumulative_rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, dict[str, Any]]
+    _player: dict[str, int]
+    _skip_agent_selection: str | None
+    action_spaces: dict[str, spaces.Discrete]
+    _np_random: Generator | None
+    _np_random_seed: int | None
+    def observe(self, agent: str) -> Observation: ...
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]: ...
+    def step(self, action: Any) -> None: ...
+    def agent_iter(self, max_iter: int = ...) -> AgentIter: ...
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None: ...
+
+@disjoint_base
+class WrapperCore:
+    """ClassicWrapper's per-move methods, over the EnvCore it wraps."""
+
+    _raw: Any  # the wrapped BoardGameEnv
+    _has_reset: bool
+    _ended_illegally: bool
+    @property
+    def agent_selection(self) -> str: ...
+    @property
+    def agents(self) -> list[str]: ...
+    @property
+    def possible_agents(self) -> list[str]: ...
+    @property
+    def rewards(self) -> dict[str, float]: ...
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]: ...
+    @property
+    def terminations(self) -> dict[str, bool]: ...
+    @property
+    def truncations(self) -> dict[str, bool]: ...
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]: ...
+    @property
+    def render_mode(self) -> str | None: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None: ...
+    def observe(self, agent: str) -> Observation: ...
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]: ...
+    def step(self, action: Any) -> None: ...
+    def agent_iter(self, max_iter: int = ...) -> AgentIter: ...
+
+@disjoint_base
+class AgentIter:
+    """agent_iter()'s iterator."""
+
+    def __init__(self, env: EnvCore, max_iter: int) -> None: ...
+    def __iter__(self) -> AgentIter: ...
+    def __next__(self) -> str: ...

@@ -155,7 +155,7 @@ def run_grow(args: argparse.Namespace) -> None:
 def run_composite(args: argparse.Namespace) -> None:
     import torch
     from zerogym_agents.nets.composite import CompositeNet
-    from zerogym_agents.transfer.sources import read_source, square_board_size
+    from zerogym_agents.transfer.sources import read_source, board_size_of
 
     try:
         net, agent, game, kwargs = read_source(args.src)
@@ -164,7 +164,7 @@ def run_composite(args: argparse.Namespace) -> None:
         if small is None:
             if kwargs is None:
                 raise ValueError(f"{args.src} does not say which board size its net was trained on: give --small-size")
-            small = square_board_size(game, kwargs)
+            small = board_size_of(game, kwargs)
         with torch.random.fork_rng(devices=[]):
             if args.seed is not None:
                 torch.manual_seed(args.seed)

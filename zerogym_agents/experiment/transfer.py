@@ -210,7 +210,7 @@ class TransferExperiment(Comparison):
     ) -> None:
         from zerogym_agents.agents.saved import resolve
         from zerogym_agents.nets import PolicyValueNet
-        from zerogym_agents.transfer.sources import read_source, square_board_size
+        from zerogym_agents.transfer.sources import read_source, board_size_of
 
         self.s = settings if isinstance(settings, TransferSettings) else TransferSettings.from_dict(settings)
         s = self.s
@@ -228,7 +228,7 @@ class TransferExperiment(Comparison):
         if small is None:
             if kwargs is None:
                 raise ValueError(f"{s.source} does not say which board size its net was trained on: give small_size")
-            small = square_board_size(game, kwargs)
+            small = board_size_of(game, kwargs)
         if small >= s.big_size:
             raise ValueError(f"the source board ({small}) must be smaller than the big board ({s.big_size})")
         self.small_size = small

@@ -8,6 +8,15 @@ from typing import Any
 
 import numpy as np
 
+
+def board(game: str, n: int) -> str:
+    """How a board_size reads: "9x9", or "side 8" for a game whose board_size is not its grid's width
+    (Havannah)."""
+    import zerogym
+
+    return f"{n}x{n}" if zerogym.make_state(game, board_size=n).spec.obs_shape[1] == n else f"side {n}"
+
+
 START = {
     "scratch": "a fresh net of the source's shape",
     "finetune": "the source net",
@@ -92,14 +101,14 @@ def _where(point: dict[str, Any], data: Data) -> str:
 def reading(data: Data, cv: Curves) -> list[str]:
     """A list of sentences read off the data (nothing here is written by hand)."""
     s, lines = data["settings"], []
-    big, small = s["big_size"], data["small_size"]
+    big, small = board(data["game"], s["big_size"]), board(data["game"], data["small_size"])
     zs = data["zero_shot"]
     if zs:
         t = zs["match"]["total"]
         met = "met" if zs["score"] >= 0.9 else "**missed**"
         lines.append(
-            f"Zero-shot: the {small}x{small} source net, unchanged, scored {100 * zs['score']:.0f}% against "
-            f"Random on {big}x{big} ({wdl(t)} in {zs['games']} games, {zs['simulations']} simulations per "
+            f"Zero-shot: the {small} source net, unchanged, scored {100 * zs['score']:.0f}% against "
+            f"Random on {big} ({wdl(t)} in {zs['games']} games, {zs['simulations']} simulations per "
             f"move); the target of at least 90% is {met}."
         )
     finals = {m: pts[-1] for m, pts in cv.items() if pts}
@@ -156,7 +165,7 @@ def reading(data: Data, cv: Curves) -> list[str]:
             top = max(finals, key=lambda m: finals[m]["elo"])
             t = finals[top]["matches"]["gnugo:1"]["total"]
             lines.append(
-                f"Target, the best {big}x{big} agent (highest final Elo: {top}) winning at least 50% against "
+                f"Target, the best {big} agent (highest final Elo: {top}) winning at least 50% against "
                 f"GNU Go level 1, colours alternated: {t['wins']} of "
                 f"{t['wins'] + t['draws'] + t['losses']} won, "
                 f"{'met' if t['wins'] >= 0.5 * (t['wins'] + t['draws'] + t['losses']) else '**missed**'}."
@@ -197,7 +206,7 @@ def plot(data: Data, cv: Curves, path: str) -> None:
             switch = sum(st["seconds"] for st in stages[:i]) / 60
             ax.axvline(switch, color=line.get_color(), lw=0.8, ls=":")
             ax.annotate(
-                f"{stages[i]['board_size']}x{stages[i]['board_size']}",
+                board(data["game"], stages[i]["board_size"]),
                 (switch, 0.02),
                 fontsize=7,
                 xycoords=("data", "axes fraction"),
@@ -223,8 +232,8 @@ def plot(data: Data, cv: Curves, path: str) -> None:
     ax.set_xlabel("training wall-clock minutes (evaluation not counted)")
     ax.set_ylabel(f"Elo ({data['anchor']} = 0)")
     ax.set_title(
-        f"{data['game']} {data['small_size']}x{data['small_size']} -> {s['big_size']}x{s['big_size']}: "
-        f"strength on {s['big_size']}x{s['big_size']}"
+        f"{data['game']} {board(data['game'], data['small_size'])} -> {board(data['game'], s['big_size'])}: "
+        f"strength on {board(data['game'], s['big_size'])}"
     )
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -245,18 +254,19 @@ def _source_training(src: dict[str, Any]) -> str:
 
 def markdown(data: Data, cv: Curves, plot_name: str) -> str:
     s = data["settings"]
-    big, small, game = s["big_size"], data["small_size"], data["game"]
+    game = data["game"]
+    big, small = board(game, s["big_size"]), board(game, data["small_size"])
     budget, unit = _budget(data)
     refs = s["references"]
     cur = data["curriculum"]
-    lines = [f"# Board-size transfer: {game} {small}x{small} -> {big}x{big}", ""]
+    lines = [f"# Board-size transfer: {game} {small} -> {big}", ""]
     if data.get("command"):
         lines += ["Command:", "", "```", data["command"], "```", ""]
     src = data["source"]
     lines += [
         "## Setup",
         "",
-        f"- Source: `{s['source']}` ({src['describe']}), trained on {small}x{small}{_source_training(src)}.",
+        f"- Source: `{s['source']}` ({src['describe']}), trained on {small}{_source_training(src)}.",
         f"- Budget: {budget:g} {unit} of training per method (wall clock of the trainer only; evaluation "
         f"games are not counted), the same AlphaZero config for every method (below)"
         + _compute(data)
@@ -264,7 +274,7 @@ def markdown(data: Data, cv: Curves, plot_name: str) -> str:
         "budget (100% = one whole core), so that other load on the machine during a run shows.",
         f"- Methods: {', '.join(cv)}. Curriculum: "
         + (
-            " -> ".join(f"{n}x{n}" for n in [small, *cur["sizes"], big])
+            " -> ".join(board(game, n) for n in [data["small_size"], *cur["sizes"], s["big_size"]])
             + ", budget split "
             + " / ".join(f"{100 * x:.0f}%" for x in cur["split"])
             + " (the big board last)"
@@ -272,7 +282,7 @@ def markdown(data: Data, cv: Curves, plot_name: str) -> str:
             else "not run"
         )
         + ".",
-        f"- Evaluation on {big}x{big}: AlphaZeroAgent with {s['simulations']} simulations per move (moves "
+        f"- Evaluation on {big}: AlphaZeroAgent with {s['simulations']} simulations per move (moves "
         f"sampled in proportion to visits before move {s['opening_moves']}, then the most visited) against "
         f"{', '.join(refs)}; {s['eval_games']} games per reference at the start, every "
         + (
@@ -292,7 +302,7 @@ def markdown(data: Data, cv: Curves, plot_name: str) -> str:
         lines += [
             "## Zero-shot",
             "",
-            f"The source net on {big}x{big} without training, against Random: **{wdl(t)}** "
+            f"The source net on {big} without training, against Random: **{wdl(t)}** "
             f"({100 * zs['score']:.0f}%, {zs['games']} games; first {wdl(zs['match']['a_first'])}, second "
             f"{wdl(zs['match']['b_first'])}). Target: at least 90%: "
             f"{'met' if zs['score'] >= 0.9 else 'missed'}.",
@@ -309,9 +319,7 @@ def markdown(data: Data, cv: Curves, plot_name: str) -> str:
         if not pts:
             continue
         prog, f = data["methods"][m], pts[-1]
-        start = START[m].format(
-            g=s["grow_blocks"], sizes=", ".join(f"{n}x{n}" for n in cur["sizes"]), big=f"{big}x{big}"
-        )
+        start = START[m].format(g=s["grow_blocks"], sizes=", ".join(board(game, n) for n in cur["sizes"]), big=big)
         games = sum(p["games"] for p in prog["stages"])
         lines.append(
             f"| {m} | {start} | {prog.get('net', '')} | {f['minutes']:.1f} | {cpu_share(prog)} | "
@@ -332,9 +340,9 @@ def markdown(data: Data, cv: Curves, plot_name: str) -> str:
     ]
     for m, pts in cv.items():
         for p in pts:
-            board = f"{p['board']}x{p['board']}" if p["board"] else "nothing yet"
+            trained_on = board(game, p["board"]) if p["board"] else "nothing yet"
             lines.append(
-                f"| {m} | {p['name']} | {p['minutes']:.1f} | {p['steps']} | {board} | "
+                f"| {m} | {p['name']} | {p['minutes']:.1f} | {p['steps']} | {trained_on} | "
                 f"{_e(p['elo'])} | {_e(p['lo'])} .. {_e(p['hi'])} |"
             )
     lines += ["", "## Reading", ""] + [f"- {x}" for x in reading(data, cv)] + [""]

@@ -37,11 +37,16 @@ def read_source(path: str | os.PathLike[str]) -> tuple[PolicyNet, dict[str, Any]
     return net, agent, net.config.game, None
 
 
-def square_board_size(game: str, kwargs: dict[str, Any]) -> int:
-    """The side of the square board of `game` with `kwargs` (ValueError for a non-square board)."""
+def board_size_of(game: str, kwargs: dict[str, Any]) -> int:
+    """The board_size `game` is played at with `kwargs` (its side for Havannah, not the 2 * side - 1
+    cells of its grid); for a game without that kwarg, the side of its square board (ValueError for a
+    non-square one)."""
     import zerogym
 
-    h, w, _ = zerogym.make_state(game, **kwargs).spec.obs_shape
+    spec = zerogym.make_state(game, **kwargs).spec
+    if "board_size" in spec.kwargs:
+        return int(spec.kwargs["board_size"])
+    h, w, _ = spec.obs_shape
     if h != w:
         raise ValueError(f"{game} {kwargs} has a {h}x{w} board; a composite needs square boards")
     return h

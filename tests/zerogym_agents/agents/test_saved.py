@@ -65,6 +65,7 @@ def test_pretrained_go_9x9_grew_from_the_transfer_experiments_best_and_beats_ran
     [
         ("breakthrough_6x6", "breakthrough", {"rows": 6, "cols": 6}),
         ("havannah_4", "havannah", {"board_size": 4}),
+        ("havannah_8", "havannah", {"board_size": 8}),
         ("hex_7x7", "hex", {"board_size": 7, "swap": True}),
         ("hex_11x11", "hex", {"board_size": 11, "swap": True}),
     ],

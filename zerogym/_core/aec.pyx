@@ -8,13 +8,37 @@ frame: in a course's loop (agent_iter, last, a numpy draw, step) the env costs a
 draw.  Construction, rendering, the spaces and the illegal-move ending stay in base.py.
 """
 cimport numpy as cnp
+from cpython.dict cimport PyDict_Next, PyDict_Size
+from cpython.object cimport PyObject
 from libc.stdint cimport int8_t
+from libc.string cimport memset
 
 from zerogym._core.game cimport header, RUNNING, TERMINAL
 from zerogym._core.state cimport State
 from zerogym.errors import IllegalMoveError
 
 cnp.import_array()
+
+import sysconfig
+
+cdef extern from "Python.h":
+    Py_ssize_t Py_REFCNT(PyObject*)
+
+# a reference count of 1 proves an object unreachable from outside only where the GIL guards it
+cdef bint RECYCLE = not sysconfig.get_config_var("Py_GIL_DISABLED")
+
+
+cdef bint unshared(PyObject* a, int ndim, cnp.npy_intp size):
+    # an array that owns its size int8 bytes and that no one but the dict holding it can reach
+    if a is NULL or Py_REFCNT(a) != 1 or not cnp.PyArray_CheckExact(<object>a):
+        return False
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    return (
+        cnp.PyArray_NDIM(arr) == ndim
+        and cnp.PyArray_SIZE(arr) == size
+        and cnp.PyArray_TYPE(arr) == cnp.NPY_INT8
+        and cnp.PyArray_CHKFLAGS(arr, cnp.NPY_ARRAY_C_CONTIGUOUS | cnp.NPY_ARRAY_WRITEABLE | cnp.NPY_ARRAY_OWNDATA)
+    )
 
 
 cdef class EnvCore:
@@ -27,6 +51,9 @@ cdef class EnvCore:
     cdef public object _skip_agent_selection    # PettingZoo's: who acts once the done agents have left
     cdef public dict action_spaces
     cdef public object _np_random, _np_random_seed    # np_random is built from the seed when first used
+    # the observation dicts of the last two observe() calls, refilled in place once no one else holds them
+    cdef dict _kept0, _kept1
+    cdef bint _turn
 
     def observe(self, agent):
         return self._observe(self._player[agent])
@@ -66,19 +93,62 @@ cdef class EnvCore:
         cdef cnp.npy_intp n = st.g.num_actions
         cdef cnp.npy_intp dims[3]
         dims[0], dims[1], dims[2] = st.g.height, st.g.width, st.g.planes
-        obs = cnp.PyArray_EMPTY(3, dims, cnp.NPY_INT8, 0)
-        st.g.observe(st.g.params, st.s, p, <int8_t*> cnp.PyArray_DATA(obs))
-        if p == header(st.s).to_play:
+        cdef PyObject* arrays[2]    # the observation and the action mask
+        cdef dict d = self._recycled(dims[0] * dims[1] * dims[2], n, arrays)
+        if d is None:
+            obs = cnp.PyArray_EMPTY(3, dims, cnp.NPY_INT8, 0)
             mask = cnp.PyArray_EMPTY(1, &n, cnp.NPY_INT8, 0)
-            st.g.legal(st.g.params, st.s, <int8_t*> cnp.PyArray_DATA(mask))
+            d = {"observation": obs, "action_mask": mask}
+            arrays[0], arrays[1] = <PyObject*> obs, <PyObject*> mask
+            if self._turn:
+                self._kept1 = d
+            else:
+                self._kept0 = d
+        st.g.observe(st.g.params, st.s, p, <int8_t*> cnp.PyArray_DATA(<cnp.ndarray> arrays[0]))
+        if p == header(st.s).to_play:
+            st.g.legal(st.g.params, st.s, <int8_t*> cnp.PyArray_DATA(<cnp.ndarray> arrays[1]))
         else:
-            mask = cnp.PyArray_ZEROS(1, &n, cnp.NPY_INT8, 0)
-        return {"observation": obs, "action_mask": mask}
+            memset(cnp.PyArray_DATA(<cnp.ndarray> arrays[1]), 0, n)
+        return d
+
+    cdef dict _recycled(self, cnp.npy_intp size, cnp.npy_intp n, PyObject** arrays):
+        # The dict observe() returned two calls ago, with its two arrays in `arrays`, if no one but
+        # this env can reach it or them any more (the caller let go of it, as a loop does when it
+        # rebinds obs): filling it again costs less than numpy's creating and freeing two arrays and a
+        # dict every move.  None otherwise.
+        cdef PyObject* d
+        self._turn = not self._turn
+        if self._turn:
+            d = <PyObject*> self._kept1
+        else:
+            d = <PyObject*> self._kept0
+        if not RECYCLE or d == <PyObject*> None or Py_REFCNT(d) != 1 or PyDict_Size(<object>d) != 2:
+            return None
+        cdef Py_ssize_t pos = 0
+        cdef PyObject* key
+        cdef PyObject* value
+        while PyDict_Next(<object>d, &pos, &key, &value):    # the two keys as this env wrote them
+            if key == <PyObject*> "observation" and unshared(value, 3, size):
+                arrays[0] = value
+            elif key == <PyObject*> "action_mask" and unshared(value, 1, n):
+                arrays[1] = value
+            else:
+                return None
+        return <dict>d
+
+    cdef int _index(self, agent) except -1:
+        # _player[agent], without the lookup for the agent names this env made
+        cdef list names = self.possible_agents
+        if agent is names[0]:
+            return 0
+        if agent is names[1]:
+            return 1
+        return self._player[agent]
 
     cdef tuple _last(self, bint observe):
         agent = self.agent_selection
         return (
-            self._observe(self._player[agent]) if observe else None,
+            self._observe(self._index(agent)) if observe else None,
             self._cumulative_rewards[agent],
             self.terminations[agent],
             self.truncations[agent],

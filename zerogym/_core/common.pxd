@@ -68,12 +68,16 @@ cdef inline int empty_mask(const int8_t* b, int cells, int8_t* mask) noexcept no
 
 cdef inline void observe_pieces(const int8_t* b, int cells, int player, int8_t* out) noexcept nogil:
     # the three planes (own pieces, the other player's, ones) seen from `player`, row-major: each
-    # cell's three bytes copied from a table indexed by its value
-    cdef int8_t planes[3][3]
+    # cell's three bytes copied from a table indexed by its value, four at a time (the fourth byte is
+    # the next cell's first, written again with that cell)
+    cdef int8_t planes[3][4]
     cdef int i, v
     for v in range(3):
         planes[v][0] = v == player + 1
         planes[v][1] = v == 2 - player
         planes[v][2] = 1
-    for i in range(cells):
-        memcpy(out + 3 * i, planes[b[i]], 3)
+        planes[v][3] = 0
+    for i in range(cells - 1):
+        memcpy(out + 3 * i, planes[b[i]], 4)
+    if cells > 0:
+        memcpy(out + 3 * (cells - 1), planes[b[cells - 1]], 3)

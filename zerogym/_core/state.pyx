@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """State: one game position, driven through the compiled GameDef of its GameSpec."""
 from cpython.mem cimport PyMem_Malloc, PyMem_Calloc, PyMem_Free
+from cpython.long cimport PyLong_AsLongAndOverflow
 from libc.string cimport memcpy, memcmp, memset
 from libc.stdint cimport int8_t
 cimport numpy as cnp
@@ -216,7 +217,7 @@ cdef class State:
     cdef int play(self, object action) except -1:
         """step's body, for compiled callers (the AEC env)."""
         cdef int a
-        index = action_index(action, self.g.num_actions)
+        index = action if type(action) is int else action_index(action, self.g.num_actions)
         cdef int code = _reason(self, index, &a)
         if code != REASON_OK:
             self._raise_illegal(index, code)
@@ -314,10 +315,12 @@ def action_index(action, int num_actions):
 cdef int _reason(State st, object index, int* a) except -1:
     """The GameDef reason code for `index` (an exact int from action_index), with the C int
     that was checked in a[0] (0 unless the code is REASON_OK)."""
+    cdef int overflow
+    cdef long v = PyLong_AsLongAndOverflow(index, &overflow)
     a[0] = 0
-    if not 0 <= index < st.g.num_actions:
+    if overflow or not 0 <= v < st.g.num_actions:
         return REASON_OVER if header(st.s).status != RUNNING else REASON_RANGE
-    a[0] = index
+    a[0] = <int> v
     return st._check(a[0])
 
 

@@ -137,3 +137,77 @@ def test_illegal_move_ends_the_game_and_both_agents_leave_in_pettingzoos_order()
         left.append(agent)
         env.step(None)
     assert left == ["player_0", "player_1"] and env.agents == []
+
+
+KEEPERS = {
+    "dict": lambda obs: obs,
+    "observation": lambda obs: obs["observation"],
+    "action_mask": lambda obs: obs["action_mask"],
+    "view": lambda obs: obs["observation"][..., 0],
+    "memoryview": lambda obs: memoryview(obs["action_mask"]),
+}
+
+
+@pytest.mark.parametrize("game,kwargs", GAMES[:4], ids=[g for g, _ in GAMES[:4]])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_what_a_caller_keeps_of_an_observation_never_changes(game, kwargs, seed):
+    # observe() refills the dicts and arrays a caller has let go of: never one it still holds
+    env = zerogym.registry.game_module(game).env(**kwargs)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed % 1000)
+    kept = []
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if rng.random() < 0.5:
+            keep = list(KEEPERS)[rng.integers(len(KEEPERS))]
+            held = KEEPERS[keep](obs)
+            kept.append((held, {k: v.copy() for k, v in held.items()} if keep == "dict" else np.array(held)))
+        del obs
+        env.observe(env.possible_agents[int(rng.integers(2))])  # dropped at once
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(env.last()[0]["action_mask"])))
+        env.step(action)
+    for held, copy in kept:
+        if isinstance(held, dict):
+            assert held.keys() == copy.keys()
+            for k in copy:
+                np.testing.assert_array_equal(held[k], copy[k])
+        else:
+            np.testing.assert_array_equal(np.asarray(held), copy)
+
+
+def _swap(d):
+    d["observation"], d["action_mask"] = d["action_mask"], d["observation"]
+
+
+def _reshape(d):
+    d["observation"].shape = (-1,)
+
+
+def _freeze(d):
+    d["action_mask"].flags.writeable = False
+
+
+def _retype(d):
+    d["action_mask"].dtype = np.uint8
+
+
+MUTATIONS = [_swap, _reshape, _freeze, _retype, lambda d: d.pop("action_mask"), lambda d: d.update(x=1)]
+
+
+@pytest.mark.parametrize("mutate", MUTATIONS, ids=["swap", "reshape", "freeze", "retype", "pop", "add"])
+def test_a_dict_changed_then_let_go_does_not_change_later_observations(mutate):
+    env = zerogym.registry.game_module("connect_four").env()
+    env.reset(seed=1)
+    state = env.unwrapped.state
+    for move in range(12):  # columns 0..6 in turn: no four in a row
+        mutate(env.last()[0])  # changed, then let go: the env may take it back, or must not
+        env.last()
+        obs = env.last()[0]  # where the env would take the first one back (it keeps the last two)
+        p = state.current_player
+        assert set(obs) == {"observation", "action_mask"}
+        for a in obs.values():
+            assert a.flags.writeable and a.dtype == np.int8
+        np.testing.assert_array_equal(obs["observation"], state.observation(p))
+        np.testing.assert_array_equal(obs["action_mask"], state.legal_mask())
+        env.step(move % 7)

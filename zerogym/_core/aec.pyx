@@ -28,17 +28,20 @@ cdef extern from "Python.h":
 cdef bint RECYCLE = not sysconfig.get_config_var("Py_GIL_DISABLED")
 
 
-cdef bint unshared(PyObject* a, int ndim, cnp.npy_intp size):
-    # an array that owns its size int8 bytes and that no one but the dict holding it can reach
+cdef bint unshared(PyObject* a, int ndim, const cnp.npy_intp* dims):
+    # an int8 array of shape dims that owns its bytes and that no one but the dict holding it can reach
     if a is NULL or Py_REFCNT(a) != 1 or not cnp.PyArray_CheckExact(<object>a):
         return False
     cdef cnp.ndarray arr = <cnp.ndarray>a
-    return (
-        cnp.PyArray_NDIM(arr) == ndim
-        and cnp.PyArray_SIZE(arr) == size
-        and cnp.PyArray_TYPE(arr) == cnp.NPY_INT8
-        and cnp.PyArray_CHKFLAGS(arr, cnp.NPY_ARRAY_C_CONTIGUOUS | cnp.NPY_ARRAY_WRITEABLE | cnp.NPY_ARRAY_OWNDATA)
-    )
+    if cnp.PyArray_NDIM(arr) != ndim or cnp.PyArray_TYPE(arr) != cnp.NPY_INT8 or not cnp.PyArray_CHKFLAGS(
+        arr, cnp.NPY_ARRAY_C_CONTIGUOUS | cnp.NPY_ARRAY_WRITEABLE | cnp.NPY_ARRAY_OWNDATA
+    ):
+        return False
+    cdef int i
+    for i in range(ndim):
+        if cnp.PyArray_DIMS(arr)[i] != dims[i]:
+            return False
+    return True
 
 
 cdef class EnvCore:
@@ -94,7 +97,7 @@ cdef class EnvCore:
         cdef cnp.npy_intp dims[3]
         dims[0], dims[1], dims[2] = st.g.height, st.g.width, st.g.planes
         cdef PyObject* arrays[2]    # the observation and the action mask
-        cdef dict d = self._recycled(dims[0] * dims[1] * dims[2], n, arrays)
+        cdef dict d = self._recycled(dims, n, arrays)
         if d is None:
             obs = cnp.PyArray_EMPTY(3, dims, cnp.NPY_INT8, 0)
             mask = cnp.PyArray_EMPTY(1, &n, cnp.NPY_INT8, 0)
@@ -111,7 +114,7 @@ cdef class EnvCore:
             memset(cnp.PyArray_DATA(<cnp.ndarray> arrays[1]), 0, n)
         return d
 
-    cdef dict _recycled(self, cnp.npy_intp size, cnp.npy_intp n, PyObject** arrays):
+    cdef dict _recycled(self, const cnp.npy_intp* dims, cnp.npy_intp n, PyObject** arrays):
         # The dict observe() returned two calls ago, with its two arrays in `arrays`, if no one but
         # this env can reach it or them any more (the caller let go of it, as a loop does when it
         # rebinds obs): filling it again costs less than numpy's creating and freeing two arrays and a
@@ -128,9 +131,9 @@ cdef class EnvCore:
         cdef PyObject* key
         cdef PyObject* value
         while PyDict_Next(<object>d, &pos, &key, &value):    # the two keys as this env wrote them
-            if key == <PyObject*> "observation" and unshared(value, 3, size):
+            if key == <PyObject*> "observation" and unshared(value, 3, dims):
                 arrays[0] = value
-            elif key == <PyObject*> "action_mask" and unshared(value, 1, n):
+            elif key == <PyObject*> "action_mask" and unshared(value, 1, &n):
                 arrays[1] = value
             else:
                 return None

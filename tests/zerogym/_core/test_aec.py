@@ -180,8 +180,12 @@ def _swap(d):
     d["observation"], d["action_mask"] = d["action_mask"], d["observation"]
 
 
-def _reshape(d):
+def _flatten(d):
     d["observation"].shape = (-1,)
+
+
+def _reverse_axes(d):
+    d["observation"].shape = d["observation"].shape[::-1]
 
 
 def _freeze(d):
@@ -192,10 +196,18 @@ def _retype(d):
     d["action_mask"].dtype = np.uint8
 
 
-MUTATIONS = [_swap, _reshape, _freeze, _retype, lambda d: d.pop("action_mask"), lambda d: d.update(x=1)]
+MUTATIONS = {
+    "swap": _swap,
+    "flatten": _flatten,
+    "reverse axes": _reverse_axes,
+    "freeze": _freeze,
+    "retype": _retype,
+    "pop": lambda d: d.pop("action_mask"),
+    "add": lambda d: d.update(x=1),
+}
 
 
-@pytest.mark.parametrize("mutate", MUTATIONS, ids=["swap", "reshape", "freeze", "retype", "pop", "add"])
+@pytest.mark.parametrize("mutate", MUTATIONS.values(), ids=MUTATIONS.keys())
 def test_a_dict_changed_then_let_go_does_not_change_later_observations(mutate):
     env = zerogym.registry.game_module("connect_four").env()
     env.reset(seed=1)
@@ -206,6 +218,7 @@ def test_a_dict_changed_then_let_go_does_not_change_later_observations(mutate):
         obs = env.last()[0]  # where the env would take the first one back (it keeps the last two)
         p = state.current_player
         assert set(obs) == {"observation", "action_mask"}
+        assert obs["observation"].shape == state.spec.obs_shape
         for a in obs.values():
             assert a.flags.writeable and a.dtype == np.int8
         np.testing.assert_array_equal(obs["observation"], state.observation(p))

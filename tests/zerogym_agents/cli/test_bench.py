@@ -87,3 +87,14 @@ def test_the_numpy_ceiling_is_the_chooser_over_pettingzoo():
     assert dict(zip(header, cells))["numpy ratio, ceiling"] == "8.0x"
     assert "in the numpy loop at least 10x PettingZoo where its ceiling is above 10x" in text
     assert env_speed.numpy_chooser("tictactoe", {}, 0.01) > 1000
+
+
+def test_the_numpy_loop_keeps_each_figures_best_round(monkeypatch):
+    from pettingzoo.classic import tictactoe_v3
+
+    rounds = iter(range(100))
+    monkeypatch.setattr(env_speed, "timed", lambda play, seconds: float(next(rounds)))
+    monkeypatch.setattr(env_speed, "numpy_chooser", lambda game, kwargs, seconds: 7.0)
+    best = env_speed.numpy_loop("tictactoe", {}, tictactoe_v3.env(), 0.01)
+    # zerogym and PettingZoo alternate: rounds 0/1, 2/3, 4/5; each keeps its largest
+    assert best == {"zg_env_numpy": 4.0, "pz_env_numpy": 5.0, "numpy_chooser": 7.0}

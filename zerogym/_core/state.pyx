@@ -217,7 +217,7 @@ cdef class State:
     cdef int play(self, object action) except -1:
         """step's body, for compiled callers (the AEC env)."""
         cdef int a
-        index = action if type(action) is int else action_index(action, self.g.num_actions)
+        index = action if type(action) is int else action_index(action, self.g.num_actions)    # no call for an int
         cdef int code = _reason(self, index, &a)
         if code != REASON_OK:
             self._raise_illegal(index, code)

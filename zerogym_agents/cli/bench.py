@@ -280,11 +280,8 @@ def measure(labels: Sequence[str], seconds: float, with_pgx: bool = True, thread
         game, kwargs, pz, osp, pgx_id = CASES[label]
         r = results[label]
         if impl in NUMPY_LOOP:
-            if impl == NUMPY_LOOP[0]:
-                if pz or osp:
-                    r.update(numpy_loop(game, kwargs, alternative_env(pz, osp), seconds))
-                else:
-                    r[impl] = timed(aec_loop(zerogym.make(game, **kwargs), seeded=True, chooser="numpy"), seconds)
+            if impl == NUMPY_LOOP[0]:  # all three at once
+                r.update(numpy_loop(game, kwargs, alternative_env(pz, osp), seconds))
         elif impl.startswith("zg_env"):
             r[impl] = timed(aec_loop(zerogym.make(game, **kwargs), seeded=impl.endswith("_seeded")), seconds)
         elif impl.startswith("pz_env") and (pz or osp):

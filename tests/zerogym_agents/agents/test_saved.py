@@ -60,22 +60,27 @@ def test_pretrained_go_9x9_grew_from_the_transfer_experiments_best_and_beats_ran
     assert result.total.wins == 4
 
 
-def test_pretrained_go_13x13_is_go_9x9_fine_tuned_on_13x13_and_beats_random():
+def test_pretrained_go_13x13_is_go_9x9_trained_on_13x13_and_beats_random():
     card = load_card("pretrained:go_13x13")
     assert card["game"] == "go" and card["kwargs"] == {"board_size": 13}
-    training = card["training"]
-    assert training["config"]["init_from"] == card["started_from"]["agent"] == "pretrained:go_9x9"
-    assert training["config"]["game_kwargs"] == {"board_size": 13} and training["method"] == "finetune"
+    first = card["started_from"]  # the agent first shipped: pretrained:go_9x9 fine-tuned on 13x13
+    assert card["training"]["config"]["init_from"] == "pretrained:go_13x13"
+    assert first["training"]["config"]["init_from"] == first["started_from"]["agent"] == "pretrained:go_9x9"
+    assert first["training"]["method"] == "finetune"
+    for run in (first, card):
+        assert run["training"]["config"]["game_kwargs"] == {"board_size": 13}
     assert card["net"] == load_card("pretrained:go_9x9")["net"]  # the same net, every weight trained further
-    before = load_card("pretrained:go_9x9")["training_time"]
-    assert card["training_time"]["cpu_seconds"] == pytest.approx(before["cpu_seconds"] + training["seconds"], abs=0.1)
+    spent = load_card("pretrained:go_9x9")["training_time"]["cpu_seconds"]
+    spent += first["training"]["seconds"] + card["training"]["seconds"]
+    assert card["training_time"]["cpu_seconds"] == pytest.approx(spent, abs=0.1)
     wins, draws, losses = map(int, card["gnugo_level_10"]["wins-draws-losses"].split("-"))
     split = card["results"]["vs gnugo:10"]
     assert wins + draws + losses == sum(sum(side.values()) for side in split.values()) == 100
+    assert wins == split["first"]["wins"] + split["second"]["wins"]
     from zerogym_agents.arena.match import play_match
     from zerogym_agents import RandomAgent
 
-    agent = load_agent("pretrained:go_13x13", simulations=100, seed=0)  # at 32 it can lose a game to Random
+    agent = load_agent("pretrained:go_13x13", simulations=100, seed=0)
     result = play_match(agent, RandomAgent(1), "go", {"board_size": 13}, games=2, seed=0)
     assert result.total.wins == 2
 

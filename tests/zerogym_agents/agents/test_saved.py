@@ -85,6 +85,28 @@ def test_pretrained_go_13x13_is_go_9x9_trained_on_13x13_and_beats_random():
     assert result.total.wins == 2
 
 
+def test_pretrained_connect_four_card_keeps_its_budget_and_what_it_replaced_and_the_agent_wins_won_positions():
+    card = load_card("pretrained:connect_four")
+    assert card["game"] == "connect_four" and card["kwargs"] == {}
+    assert card["training"]["seconds"] <= 4 * 3600 and "--minutes 90 --workers 2" in card["command"]
+    assert card["net"]["blocks"] * card["net"]["channels"] > 4 * 32  # larger than the net it replaced
+    split = card["results"]["vs uct:1000"]
+    assert sum(sum(side.values()) for side in split.values()) == 200
+    old = card["replaced"]
+    assert old["its training"]["seconds"] < card["training"]["seconds"]
+    (head_to_head,) = (v for k, v in old.items() if k.startswith("head to head"))
+    wins, draws, losses = map(int, next(iter(head_to_head.values())).split("-"))
+    assert wins + draws + losses == 200 and wins > losses
+    from zerogym_agents.solvers.connect_four import ConnectFourSolver, state_from_moves
+
+    # a won position of the end-easy group, 3 moves from the end, where 400 simulations settle for a draw
+    state = state_from_moves("3217541231755447632314774646372")
+    winning = ConnectFourSolver().best_moves(state, weak=True)
+    assert ConnectFourSolver().value(state) == 1 and 0 < len(winning) < 5
+    agent = load_agent("pretrained:connect_four", simulations=1600, seed=0)
+    assert agent.search(state)[0] in winning
+
+
 @pytest.mark.parametrize(
     "name,game,kwargs",
     [

@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from zerogym_agents.solvers.connect_four import STANDARD  # noqa: E402
 from zerogym_agents.solvers.perfect_play import keeps_value, load_positions  # noqa: E402
-from zerogym_agents.agents.specs import agent_from_spec  # noqa: E402
+from zerogym_agents.agents.specs import agent_from_spec, saved_options_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 POSITIONS = os.path.join(HERE, "data", "connect_four_positions.json")
@@ -50,6 +50,8 @@ def report(rows, positions, args, seconds):
         "",
         f"Command: `{' '.join(['python benchmarks/connect_four_perfect_play.py', *args])}` ({seconds:.0f} s on "
         "2 shared CPU cores, one torch thread)",
+        "",
+        saved_options_line(spec for spec, _, _ in rows),
         "",
         "| agent | won kept | drawn kept | all kept | won kept, critical | drawn kept, critical | ms per move |",
         "|---|---|---|---|---|---|---|",

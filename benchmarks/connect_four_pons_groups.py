@@ -40,7 +40,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from connect_four_perfect_play import pct  # noqa: E402
 from connect_four_positions import solve  # noqa: E402
-from zerogym_agents.agents.specs import agent_from_spec  # noqa: E402
+from zerogym_agents.agents.specs import agent_from_spec, saved_options_line  # noqa: E402
 from zerogym_agents.solvers.connect_four import (  # noqa: E402
     SCORE_MAX,
     STANDARD,
@@ -245,6 +245,8 @@ def report(rows, groups, meta, argv, seconds) -> str:
         "",
         f"Command: `{' '.join(['python benchmarks/connect_four_pons_groups.py', *argv])}` ({seconds:.0f} s on 2 "
         "shared CPU cores, one torch thread); positions: `" + meta["command"].strip() + "`",
+        "",
+        saved_options_line(names),
         "",
         "| group (Pons' file) | positions (won-drawn-lost) | "
         + " | ".join(names)

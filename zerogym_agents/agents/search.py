@@ -120,6 +120,8 @@ class AlphaZeroAgent(Agent):
     and dirichlet is refused.
     decisive_moves: a position where the player to move can win at once is scored as won without the
     net, so a move that lets the opponent win at once is seen at its first visit (BatchedMCTS).
+    solver: MCTS-Solver (BatchedMCTS): proven wins, draws and losses are carried up the tree, a proven
+    win is played and a proven loss avoided while another move is left.
     resign_below: resign (set .resigned, which the arena and GTP read) once the root value, the
     expected result for the agent from -1 to 1, has been below it for resign_moves of its moves in a
     row in the same game; None (the default) never resigns. AlphaGo Zero (Silver et al., "Mastering
@@ -154,6 +156,7 @@ class AlphaZeroAgent(Agent):
         resign_below: float | None = None,
         resign_moves: int = 2,
         decisive_moves: bool = S.decisive_moves,
+        solver: bool = S.solver,
         forced_playouts: float = S.forced_playouts,
         threads: int | None = S.threads,
         pipeline: int = S.pipeline,
@@ -172,6 +175,7 @@ class AlphaZeroAgent(Agent):
             c_visit=c_visit,
             c_scale=c_scale,
             decisive_moves=decisive_moves,
+            solver=solver,
             forced_playouts=forced_playouts,
             threads=threads,
             pipeline=pipeline,

@@ -103,6 +103,18 @@ def is_saved_agent_spec(spec: object) -> bool:
     return isinstance(spec, str) and (spec.startswith("pretrained:") or spec.endswith(".pt") or os.path.isfile(spec))
 
 
+def saved_options_line(specs: Iterable[str]) -> str:
+    """A sentence for a report naming the options each saved agent among `specs` plays with ("" if none)."""
+    from zerogym_agents.agents.saved import read_agent
+
+    parts = [
+        f"`{spec}`: " + ", ".join(f"{k}={v}" for k, v in read_agent(spec)[1]["options"].items())
+        for spec in specs
+        if is_saved_agent_spec(spec)
+    ]
+    return f"Saved agents play with their saved options: {'; '.join(parts)}." if parts else ""
+
+
 def _kwargs_text(game: str, kwargs: dict[str, Any]) -> str:
     return f"{game} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) if kwargs else f"{game} (default kwargs)"
 

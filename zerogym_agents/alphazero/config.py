@@ -24,7 +24,7 @@ from zerogym_agents.mcts.config import SearchConfig
 class AlphaZeroConfig(SearchConfig):
     """One AlphaZero run. Defaults suit a small game on a 2-core CPU. The self-play search's settings
     (c_puct, dirichlet_*, fpu_reduction, virtual_loss, leaves_per_tree, search, gumbel_m, c_visit,
-    c_scale, forced_playouts, decisive_moves) are SearchConfig's fields, inherited."""
+    c_scale, forced_playouts, decisive_moves, solver) are SearchConfig's fields, inherited."""
 
     game: str = setting("tictactoe", Text(), "registry name of the game")
     game_kwargs: dict[str, Any] = game_kwargs_setting()

@@ -168,9 +168,11 @@ class AlphaZeroTrainer(CosineSchedule):
 
     def agent_options(self) -> dict[str, Any]:
         """The options the trained agent plays with (those of agent.pt); a Gumbel run's agent
-        searches as it was trained (an agent file without "search" plays PUCT), decisive moves included."""
+        searches as it was trained (an agent file without "search" plays PUCT), decisive moves and the
+        solver included."""
         cfg = self.cfg
-        options = {"simulations": cfg.simulations, **({"decisive_moves": True} if cfg.decisive_moves else {})}
+        options: dict[str, Any] = {"simulations": cfg.simulations}
+        options.update({name: True for name in ("decisive_moves", "solver") if getattr(cfg, name)})
         if cfg.search == "gumbel":
             options.update(search="gumbel", gumbel_m=cfg.gumbel_m, c_visit=cfg.c_visit, c_scale=cfg.c_scale)
         return options

@@ -33,6 +33,16 @@ without being expanded; a node that is expanded (the root) puts all its prior on
 A reply that lets the opponent win at once is then refuted by its first visit, however small the
 prior of the opponent's winning move (PUCT's first-play urgency would otherwise leave it unvisited).
 
+MCTS-Solver (Winands, Bjornsson and Saito, "Monte-Carlo Tree Search Solver", Computers and Games
+2008), when `solver` is set: a node whose value is known exactly is proven, for its mover, a win, a
+draw or a loss.  A finished position is proven by its result, a decisive leaf by its win; a parent
+is proven a win for the player to move there as soon as one child is proven that player's win, and
+proven the best of its children's values once all its children are (not while a pass is left out of
+them: no_pass_before).  A descent that reaches a proven node backs up its exact value without going
+further, selection never takes a child proven lost for the player choosing, and the move choice
+plays a proven win, and never a proven loss while another move is left.  Without `solver` nothing is
+marked proven and the search is as before.
+
 Forced playouts (Wu, "Accelerating Self-Play Learning in Go", 2019), when `forced_playouts` > 0: a root
 child with visits but fewer than sqrt(forced_playouts * P * sum of the children's visits) is chosen first;
 pruned_policy() then takes those extra visits back out of the policy target.
@@ -76,6 +86,15 @@ cdef enum:
     D_COLLISION = 2    # met a leaf already queued in this batch: nothing done
 
 cdef enum:
+    # Node.flags
+    F_PENDING = 1      # queued for evaluation in the current batch
+    F_PARTIAL = 2      # its children leave out a legal move (pass, before no_pass_before)
+    F_WIN = 4          # proven (solver): a win for its mover
+    F_DRAW = 8         # proven a draw
+    F_LOSS = 16        # proven a loss for its mover
+    F_PROVEN = F_WIN | F_DRAW | F_LOSS
+
+cdef enum:
     MAX_LEAVES_PER_TREE = 1024   # descents in flight per tree (Node.inflight is 16 bits)
     MAX_ACTIONS = 32767          # Node.action and Node.num_children are 16 bits
     MAX_BUFFERS = 32             # buffers one PUCTCore allocates (28 today)
@@ -94,7 +113,7 @@ ctypedef struct Node:
     int16_t num_children
     int16_t inflight       # descents in flight through this node (virtual loss)
     int8_t mover           # the player who chose the edge into this node
-    int8_t pending         # queued for evaluation in the current batch
+    uint8_t flags          # F_PENDING, F_PARTIAL and the proof (solver): F_WIN, F_DRAW or F_LOSS
 
 
 ctypedef struct Work:
@@ -177,6 +196,16 @@ cdef inline double leaf_result(Header* h) noexcept nogil:
     return 1.0 if h.winner == h.to_play else -1.0
 
 
+cdef inline uint8_t proof_flag(int result) noexcept nogil:
+    # the proof flag of an exact value (+1 win, 0 draw, -1 loss for the node's mover)
+    return F_WIN if result > 0 else (F_LOSS if result < 0 else F_DRAW)
+
+
+cdef inline int proven_value(uint8_t flags) noexcept nogil:
+    # the exact value of a proven node for its mover
+    return 1 if flags & F_WIN else (-1 if flags & F_LOSS else 0)
+
+
 cdef inline double log_prior(float p) noexcept nogil:
     # log P with P floored at 1e-30 (a child may have prior 0)
     return log(p if p > 1e-30 else 1e-30)
@@ -185,6 +214,11 @@ cdef inline double log_prior(float p) noexcept nogil:
 cdef inline float choice_weight(const Node* c, bint visited) noexcept nogil:
     # a child's weight in the move choice: its visits, or its prior where no child has visits
     return c.n if visited else c.prior
+
+
+cdef inline bint eligible(const Node* c, uint8_t need, uint8_t avoid) noexcept nogil:
+    # whether the move choice may play child c (see PUCTCore._choice_filter)
+    return (need == 0 or (c.flags & need) != 0) and (c.flags & avoid) == 0
 
 
 cdef class PUCTCore:
@@ -225,6 +259,7 @@ cdef class PUCTCore:
     cdef Constants cfg                     # the search constants (checked by their properties)
     cdef bint _gumbel                      # Gumbel root search and deterministic non-root selection
     cdef bint _decisive                    # decisive moves (see the module docstring)
+    cdef bint _solver                      # MCTS-Solver proofs (see the module docstring)
     cdef int _pass_action                  # the game's pass action (-1: none)
     cdef public int no_pass_before         # before this many moves, pass is no child where another move is legal
     cdef readonly object planes            # float32 (G*k, C, H, W)
@@ -383,8 +418,17 @@ cdef class PUCTCore:
     def decisive(self, v):
         self._decisive = self._new_mode("decisive", v)
 
+    @property
+    def solver(self):
+        """True: MCTS-Solver proofs (see the module docstring)."""
+        return bool(self._solver)
+
+    @solver.setter
+    def solver(self, v):
+        self._solver = self._new_mode("solver", v)
+
     def _new_mode(self, name, v):
-        """A mode flag (gumbel, decisive) checked, the trees emptied for it: every search starts anew."""
+        """A mode flag (gumbel, decisive, solver) checked, the trees emptied for it: every search starts anew."""
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {v!r}")
         self._free()
@@ -480,7 +524,7 @@ cdef class PUCTCore:
         r.num_children = 0
         r.inflight = 0
         r.mover = <int8_t> (1 - h.to_play)
-        r.pending = 0
+        r.flags = 0
         self.used[i] = 1
         self.noised[i] = 0
         self.gready[i] = 0
@@ -507,7 +551,7 @@ cdef class PUCTCore:
             base = self.nodes + <Py_ssize_t> i * self.capacity
             for c in range(self.leaf_count[i]):
                 slot = i * self.leaves_per_tree + c
-                base[self.leaf_node[slot]].pending = 0
+                base[self.leaf_node[slot]].flags &= ~F_PENDING
                 self._undo(base, self.leaf_node[slot])
             self.pending_leaves -= self.leaf_count[i]
             self.leaf_count[i] = 0
@@ -652,7 +696,7 @@ cdef class PUCTCore:
         cdef int t, j, r
         for t in range(tries):
             if root.first_child < 0:
-                if root.pending:
+                if root.flags & F_PENDING:
                     return
                 r = self._descend(i, -1, w)
                 if r != D_BACKED:
@@ -755,6 +799,8 @@ cdef class PUCTCore:
         for j in range(n):
             seen += kids[j].n + kids[j].inflight
         for j in range(n):
+            if kids[j].flags & F_LOSS and self._solver:     # proven lost for the player choosing
+                continue
             x = work[j] - (kids[j].n + kids[j].inflight) / (1.0 + seen)
             if x > best_x:
                 best_x, best = x, j
@@ -772,22 +818,25 @@ cdef class PUCTCore:
             nd = base + node
             nd.inflight += 1
             if h.status != RUNNING:
-                self._backup(base, node, leaf_result(h), h.to_play)
+                return self._exact(base, node, leaf_result(h), h.to_play)
+            if nd.flags & F_PROVEN and self._solver and (node != 0 or nd.first_child >= 0):
+                # (a root proven before it became the root is still expanded, to have moves to choose)
+                self._backup(base, node, proven_value(nd.flags), nd.mover)
                 return D_BACKED
-            if nd.pending:
+            if nd.flags & F_PENDING:
                 self._undo(base, node)
                 return D_COLLISION
             if nd.first_child < 0:
                 L = i * self.leaves_per_tree + self.leaf_count[i]
                 count = self._encode(s, L)
                 if count == 0:       # no legal move in a running game: score it as a draw
-                    self._backup(base, node, 0.0, h.to_play)
-                    return D_BACKED
+                    return self._exact(base, node, 0.0, h.to_play)
                 self.leaf_decisive[L] = self._decisive and self._wins_now(s, L, w.probe)
                 if self.leaf_decisive[L] and node != 0:     # a win in one: scored, not expanded
-                    self._backup(base, node, 1.0, h.to_play)
-                    return D_BACKED
-                nd.pending = 1
+                    return self._exact(base, node, 1.0, h.to_play)
+                if self._pass_action >= 0 and h.moves < self.no_pass_before:
+                    nd.flags |= F_PARTIAL
+                nd.flags |= F_PENDING
                 self.leaf_node[L] = node
                 self.leaf_player[L] = <int8_t> h.to_play
                 self.leaf_count[i] += 1
@@ -801,6 +850,41 @@ cdef class PUCTCore:
                                          node == 0 and self.cfg.forced_playouts > 0 and self.explore[i])
             node = nd.first_child + best
             self.g.apply(self.g.params, s, base[node].action)
+
+    cdef int _exact(self, Node* base, int node, double v, int player) noexcept nogil:
+        # back up the exact value v (from `player`'s view) of a leaf not expanded; with the solver,
+        # the leaf is proven and the proof carried up the tree
+        self._backup(base, node, v, player)
+        if self._solver:
+            self._prove(base, node, <int> (v if base[node].mover == player else -v))
+        return D_BACKED
+
+    cdef void _prove(self, Node* base, int node, int result) noexcept nogil:
+        # mark `node` proven with `result` (for its mover), then its ancestors as far as that proves
+        # them: a parent is won by its player to move when one child is that player's win, else it
+        # takes the best value of its children once they are all proven (and none is left out)
+        cdef int p, j, best, chooser
+        cdef Node* kids
+        while True:
+            base[node].flags |= proof_flag(result)
+            p = base[node].parent
+            if p < 0 or base[p].flags & F_PROVEN:
+                return
+            chooser = base[node].mover       # the player to move at p
+            if result < 1:
+                if base[p].flags & F_PARTIAL:
+                    return
+                kids = base + base[p].first_child
+                best = -1
+                for j in range(base[p].num_children):
+                    if not kids[j].flags & F_PROVEN:
+                        return
+                    if proven_value(kids[j].flags) > best:
+                        best = proven_value(kids[j].flags)
+                result = best
+            node = p
+            if base[node].mover != chooser:
+                result = -result
 
     cdef bint _wins_now(self, char* s, int slot, char* probe) noexcept nogil:
         # whether the player to move at s has a move that wins at once; leaf_wins row `slot` marks
@@ -840,6 +924,9 @@ cdef class PUCTCore:
             for j in range(nd.num_children):
                 total += c[j].n + c[j].inflight
         for j in range(nd.num_children):
+            if c.flags & F_LOSS and self._solver:    # proven lost for the player choosing
+                c += 1
+                continue
             n_eff = c.n + vl * c.inflight
             if n_eff > 0:
                 score = (c.w - vl * c.inflight) / n_eff + cs * c.prior / (1.0 + n_eff)
@@ -956,7 +1043,7 @@ cdef class PUCTCore:
             if m[a]:
                 count += 1
                 total += prior[a]
-        nd.pending = 0
+        nd.flags &= ~F_PENDING
         nd.raw = value
         if <int64_t> self.used[i] + count <= self.capacity:
             first = self.used[i]
@@ -975,7 +1062,7 @@ cdef class PUCTCore:
                     ch.num_children = 0
                     ch.inflight = 0
                     ch.mover = <int8_t> player
-                    ch.pending = 0
+                    ch.flags = 0
                     ch += 1
             nd.first_child = first
             nd.num_children = <int16_t> count
@@ -1035,7 +1122,9 @@ cdef class PUCTCore:
             value[0] = <float> leaf_result(h)
             return
         value[0] = 0.0
-        if base.n > 0:
+        if base.flags & F_PROVEN and self._solver:     # exact
+            value[0] = proven_value(base.flags) if base.mover == h.to_play else -proven_value(base.flags)
+        elif base.n > 0:
             value[0] = base.w / base.n if base.mover == h.to_play else -base.w / base.n
         for j in range(base.num_children if base.first_child >= 0 else 0):
             c = base + base.first_child + j
@@ -1121,19 +1210,51 @@ cdef class PUCTCore:
                 out[i] = self._choose(i, t, self.works[threadid()].work)
         self.busy = 0
 
+    cdef void _choice_filter(self, const Node* kids, int n, uint8_t* need, uint8_t* avoid) noexcept nogil:
+        # the solver's part of the move choice: a proven win if there is one (need), else no proven
+        # loss while another child is left (avoid); without the solver every child may be played
+        cdef int j, lost = 0
+        need[0] = 0
+        avoid[0] = 0
+        if not self._solver:
+            return
+        for j in range(n):
+            if kids[j].flags & F_WIN:
+                need[0] = F_WIN
+            lost += (kids[j].flags & F_LOSS) != 0
+        if need[0] == 0 and lost < n:
+            avoid[0] = F_LOSS
+
+    cdef int _any_eligible(self, int i, const Node* kids, int n, uint8_t need, uint8_t avoid) noexcept nogil:
+        # a child drawn uniformly among those the move choice may play
+        cdef int j, k, count = 0
+        for j in range(n):
+            count += eligible(kids + j, need, avoid)
+        k = below(&self.rng[i], count)
+        for j in range(n):
+            if eligible(kids + j, need, avoid):
+                if k == 0:
+                    return j
+                k -= 1
+        return 0
+
     cdef int _choose(self, int i, double temperature, double* work) noexcept nogil:
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef Node* kids = base + base.first_child
         cdef int j, n = base.num_children, ties = 0, pick = -1, visited = 0
         cdef double x, best = -1.0, total = 0.0, r
+        cdef uint8_t need, avoid
         if header(self.roots + i * self.stride).status != RUNNING or base.first_child < 0 or n == 0:
             return -1
         if self._gumbel and self.gready[i]:
             return self._gumbel_choice(i, work)
+        self._choice_filter(kids, n, &need, &avoid)
         for j in range(n):
-            visited += kids[j].n > 0
+            visited += kids[j].n > 0 and eligible(kids + j, need, avoid)
         if temperature <= 0:
             for j in range(n):
+                if not eligible(kids + j, need, avoid):
+                    continue
                 x = choice_weight(kids + j, visited)
                 if x > best:
                     best, ties, pick = x, 1, j
@@ -1142,15 +1263,19 @@ cdef class PUCTCore:
                     if below(&self.rng[i], ties) == 0:   # reservoir: each tied child kept with chance 1/ties
                         pick = j
             if pick < 0:        # no comparable weight (visit counts past 2**31): any child
-                pick = below(&self.rng[i], n)
+                pick = self._any_eligible(i, kids, n, need, avoid)
             return kids[pick].action
         for j in range(n):
-            best = max(best, <double> choice_weight(kids + j, visited))
+            if eligible(kids + j, need, avoid):
+                best = max(best, <double> choice_weight(kids + j, visited))
         for j in range(n):
-            x = choice_weight(kids + j, visited) / best
-            total += pow(x, 1.0 / temperature) if x > 0 else 0.0
+            if eligible(kids + j, need, avoid):
+                x = choice_weight(kids + j, visited) / best
+                total += pow(x, 1.0 / temperature) if x > 0 else 0.0
         r = uniform01(&self.rng[i]) * total
         for j in range(n):
+            if not eligible(kids + j, need, avoid):
+                continue
             x = choice_weight(kids + j, visited) / best
             x = pow(x, 1.0 / temperature) if x > 0 else 0.0
             if x > 0:
@@ -1159,18 +1284,23 @@ cdef class PUCTCore:
                 if r < 0:
                     break
         if pick < 0:            # no positive weight: any child
-            pick = below(&self.rng[i], n)
+            pick = self._any_eligible(i, kids, n, need, avoid)
         return kids[pick].action
 
     cdef int _gumbel_choice(self, int i, double* work) noexcept nogil:
-        # the best g + log P + sigma(q) among the candidates most visited in this search
+        # the best g + log P + sigma(q) among the candidates most visited in this search (with the
+        # solver, among the children _choice_filter leaves)
         cdef Node* base = self.nodes + <Py_ssize_t> i * self.capacity
         cdef Node* kids = base + base.first_child
         cdef Py_ssize_t row = <Py_ssize_t> i * self.num_actions
         cdef int j, n = base.num_children, pick = 0, most = -1, v
         cdef double x, top = -1e300
+        cdef uint8_t need, avoid
+        self._choice_filter(kids, n, &need, &avoid)
         self._completed_logits(base, 0, work)
         for j in range(n):
+            if not eligible(kids + j, need, avoid):
+                continue
             v = kids[j].n - self.base_n[row + j]
             x = self.gum[row + j] + work[j]
             if v > most or (v == most and x > top):
@@ -1252,6 +1382,17 @@ cdef class PUCTCore:
         self.used[i] = tail
         self.noised[i] = 0
         self.gready[i] = 0
+
+    def root_proof(self, i):
+        """Tree i's root value proven by the solver, for its player to move (1 win, 0 draw, -1
+        loss), or None when it is not proven (or the solver is off)."""
+        cdef int t = self._rooted(i)
+        cdef Node* r = self.nodes + <Py_ssize_t> t * self.capacity
+        self._free()
+        if not (self._solver and r.flags & F_PROVEN):
+            return None
+        v = proven_value(r.flags)
+        return v if r.mover == header(self.roots + t * self.stride).to_play else -v
 
     def tree_size(self, i):
         """Nodes in use in tree i."""

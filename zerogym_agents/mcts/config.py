@@ -67,6 +67,12 @@ class SearchConfig(JsonConfig):
         "score a position where the player to move can win at once as "
         "won, without the net (Teytaud and Teytaud 2010); for games won by one move",
     )
+    solver: bool = setting(
+        False,
+        Flag(),
+        "MCTS-Solver (Winands et al. 2008): carry exact wins, draws and losses up the tree, "
+        "never choose a proven loss and play a proven win",
+    )
     threads: int | None = setting(
         None,
         Maybe(Integer(1, MAX_THREADS)),

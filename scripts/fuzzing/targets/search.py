@@ -14,7 +14,7 @@ REFUSED = ("nan_value", "inf_value", "nan_prior", "inf_prior", "negative_prior",
 
 class SearchTarget:
     """BatchedMCTS with drawn settings (threads, pipeline, search kind, leaves per tree, a tree capacity that
-    may fill up, decisive moves, root noise) run for a few moves twice: on threads and in groups of trees,
+    may fill up, decisive moves, the solver, root noise) run for a few moves twice: on threads and in groups of trees,
     and on one thread in one batch. With an evaluator that answers by the position alone (odd answers
     included, on the leaves its rule picks) both runs must hand out the same policies, values, visit counts
     and moves; an answer the search must refuse is a ValueError in both, after which the trees still search."""
@@ -37,6 +37,7 @@ class SearchTarget:
             "spare_nodes": rng.choice((None, None, 0, 3, 8, 40)),  # capacity beyond its least, num_actions + 1
             "simulations": rng.randrange(1, 17),
             "decisive_moves": rng.random() < 0.3,
+            "solver": rng.random() < 0.3,
             "noise": search == "puct" and rng.random() < 0.5,
             "moves": rng.randrange(1, 4),
             "warmup": rng.randrange(0, 8),
@@ -89,6 +90,7 @@ class SearchTarget:
 
         settings = {"search": inp["search"], "leaves_per_tree": inp["leaves_per_tree"]}
         settings["decisive_moves"] = inp["decisive_moves"]
+        settings["solver"] = inp.get("solver", False)  # inputs saved before it was fuzzed lack it
         if inp["spare_nodes"] is not None:
             A = zerogym.make_state(inp["game"], **inp["kwargs"]).spec.num_actions
             settings["capacity"] = A + 1 + inp["spare_nodes"]

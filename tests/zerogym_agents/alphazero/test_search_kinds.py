@@ -193,3 +193,11 @@ def test_a_run_with_decisive_moves_saves_an_agent_that_plays_with_them(tmp_path)
     tr.run(progress=False)
     assert tr.agent_options() == {"simulations": 12, "decisive_moves": True}
     assert load_agent(tmp_path / AGENT).settings.decisive_moves is True
+
+
+def test_a_run_with_the_solver_searches_and_saves_an_agent_with_it(tmp_path):
+    tr = AlphaZeroTrainer(tiny(max_steps=8, solver=True), tmp_path, log_dir=False)
+    assert tr.selfplay.mcts.solver
+    tr.run(progress=False)
+    assert tr.agent_options() == {"simulations": 12, "solver": True}
+    assert load_agent(tmp_path / AGENT).settings.solver is True

@@ -75,7 +75,7 @@ def test_config_and_agent_declare_the_same_names_and_defaults():
 def test_the_search_reads_every_setting_it_is_given():
     puct = dict(c_puct=2.5, dirichlet_alpha=0.7, dirichlet_epsilon=0.5, fpu_reduction=-0.5, forced_playouts=1.5)
     gumbel = dict(gumbel_m=5, c_visit=40.0, c_scale=0.5)
-    batching = dict(virtual_loss=2.0, leaves_per_tree=3, decisive_moves=True, threads=2, pipeline=2)
+    batching = dict(virtual_loss=2.0, leaves_per_tree=3, decisive_moves=True, solver=True, threads=2, pipeline=2)
     given = {**puct, **gumbel, **batching}
     assert set(given) | {"search"} == set(SEARCH_SETTINGS)
     m = BatchedMCTS("tictactoe", simulations=4, **given)

@@ -47,6 +47,8 @@ SEARCHES = [
     dict(search="puct", dirichlet_epsilon=0.25, forced_playouts=2.0, leaves_per_tree=1),
     dict(search="gumbel", leaves_per_tree=3),
     dict(search="puct", decisive_moves=True, leaves_per_tree=2),
+    dict(search="puct", decisive_moves=True, solver=True, leaves_per_tree=2),
+    dict(search="gumbel", solver=True, leaves_per_tree=2),
     dict(search="puct", leaves_per_tree=8, capacity=40),  # trees that fill up
 ]
 

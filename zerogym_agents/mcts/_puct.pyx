@@ -38,8 +38,8 @@ MCTS-Solver (Winands, Bjornsson and Saito, "Monte-Carlo Tree Search Solver", Com
 draw or a loss.  A finished position is proven by its result, a decisive leaf by its win; a parent
 is proven a win for the player to move there as soon as one child is proven that player's win, and
 proven the best of its children's values once all its children are (not while a pass is left out of
-them: no_pass_before).  A descent that reaches a proven node backs up its exact value without going
-further, selection never takes a child proven lost for the player choosing, and the move choice
+them: no_pass_before).  A descent that reaches a proven node below the root backs up its exact value
+without going further, selection never takes a child proven lost for the player choosing, and the move choice
 plays a proven win, and never a proven loss while another move is left.  Without `solver` nothing is
 marked proven and the search is as before.
 
@@ -819,8 +819,8 @@ cdef class PUCTCore:
             nd.inflight += 1
             if h.status != RUNNING:
                 return self._exact(base, node, leaf_result(h), h.to_play)
-            if nd.flags & F_PROVEN and self._solver and (node != 0 or nd.first_child >= 0):
-                # (a root proven before it became the root is still expanded, to have moves to choose)
+            if nd.flags & F_PROVEN and self._solver and node != 0:
+                # (below the root: a proven root still expands, and gives its children the visits)
                 self._backup(base, node, proven_value(nd.flags), nd.mover)
                 return D_BACKED
             if nd.flags & F_PENDING:

@@ -144,3 +144,30 @@ def test_the_solver_is_a_fixed_setting_of_the_search_and_the_agent():
     action, _, value = agent.search(state("tictactoe", [0, 4, 8]))
     assert value == tictactoe_value((0, 4, 8)) == 0
     assert -tictactoe_value((0, 4, 8, action)) == 0
+
+
+@pytest.mark.parametrize("decisive", [False, True])
+@pytest.mark.parametrize("search_kind", SEARCHES)
+def test_games_played_through_proven_trees_keep_their_values_and_policies(search_kind, decisive):
+    # games with tree reuse: roots proven earlier (expanded or not: a decisive leaf is proven
+    # without being expanded) still hand out visit distributions, and every move from a proven root
+    # keeps its value
+    proven = 0
+    for moves in random_positions("tictactoe", 6, 3, seed=9):
+        mcts = BatchedMCTS(
+            "tictactoe", simulations=40, seed=2, solver=True, search=search_kind, decisive_moves=decisive
+        )
+        mcts.set_roots([state("tictactoe", moves)])
+        while not state("tictactoe", moves).is_over():
+            policy, _ = mcts.run(uniform_evaluator)
+            action = int(mcts.select_actions(0.0)[0])
+            assert abs(policy[0].sum() - 1) < 1e-5
+            proof = mcts.root_proof(0)
+            if proof is not None:
+                proven += 1
+                assert proof == tictactoe_value(tuple(moves))
+                assert -tictactoe_value(tuple(moves) + (action,)) == proof
+            moves.append(action)
+            if not state("tictactoe", moves).is_over():
+                mcts.advance([action])
+    assert proven >= 12

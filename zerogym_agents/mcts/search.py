@@ -45,11 +45,11 @@ Gomoku, Hex), not in Go, which ends by passing.
 solver=True (Winands, Bjornsson and Saito, "Monte-Carlo Tree Search Solver", Computers and Games
 2008): finished positions and decisive leaves are proven wins, draws or losses, and a node is proven
 as soon as one child is its player's win or all its children are proven (the best of them).  A
-descent that reaches a proven node below the root backs up its exact value; selection skips children proven lost,
-select_actions() plays a proven win and never a proven loss while another move is left, and the root
-value of a proven root is exact (root_proof()).  The policy that run() returns is still the visit
-distribution.  It costs nothing per simulation; it pays near the end of games with short decisive
-lines (Connect Four, Gomoku, Hex, Breakthrough).
+descent that reaches a proven node below the root backs up its exact value; selection skips
+children proven lost, select_actions() plays a proven win and never a proven loss while another
+move is left, and the root value of a proven root is exact (root_proof()).  The policy that run()
+returns is still the visit distribution.  It costs nothing per simulation; it pays near the end of
+games with short decisive lines (Connect Four, Gomoku, Hex, Breakthrough).
 """
 
 from __future__ import annotations

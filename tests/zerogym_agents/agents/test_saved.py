@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import zerogym
-from zerogym_agents.agents.specs import agent_from_spec
+from zerogym_agents.agents.specs import agent_from_spec, saved_options_line
 from zerogym_agents.core.checkpoint import CheckpointError, save_checkpoint
 from zerogym_agents.nets import PolicyValueNet, for_game
 from zerogym_agents.agents.saved import load_agent, load_card, pretrained_names, save_agent
@@ -83,6 +83,15 @@ def test_pretrained_go_13x13_is_go_9x9_trained_on_13x13_and_beats_random():
     agent = load_agent("pretrained:go_13x13", simulations=100, seed=0)  # at 32 the first one lost a game to Random
     result = play_match(agent, RandomAgent(1), "go", {"board_size": 13}, games=2, seed=0)
     assert result.total.wins == 2
+
+
+def test_reports_name_the_options_saved_agents_play_with(tmp_path):
+    net = PolicyValueNet(for_game("connect_four", trunk="resnet", blocks=1, channels=8))
+    save_agent(tmp_path / "a.pt", net, {"simulations": 7, "solver": True}, {"game": "connect_four"})
+    line = saved_options_line(["random", str(tmp_path / "a.pt"), "uct:10"])
+    assert f"`{tmp_path / 'a.pt'}`: simulations=7, solver=True" in line
+    assert "random" not in line and "uct" not in line
+    assert saved_options_line(["random", "uct:10"]) == ""
 
 
 def test_pretrained_connect_four_card_keeps_its_budget_and_what_it_replaced_and_the_agent_wins_won_positions():

@@ -187,17 +187,10 @@ def test_agent_gumbel_search():
         AlphaZeroAgent(uniform_evaluator, search="gumbel", dirichlet=True)
 
 
-def test_a_run_with_decisive_moves_saves_an_agent_that_plays_with_them(tmp_path):
-    tr = AlphaZeroTrainer(tiny(max_steps=8, decisive_moves=True), tmp_path, log_dir=False)
-    assert tr.selfplay.mcts.decisive_moves
+@pytest.mark.parametrize("flag", ["decisive_moves", "solver"])
+def test_a_run_with_a_search_flag_searches_and_saves_an_agent_with_it(tmp_path, flag):
+    tr = AlphaZeroTrainer(tiny(max_steps=8, **{flag: True}), tmp_path, log_dir=False)
+    assert getattr(tr.selfplay.mcts, flag)
     tr.run(progress=False)
-    assert tr.agent_options() == {"simulations": 12, "decisive_moves": True}
-    assert load_agent(tmp_path / AGENT).settings.decisive_moves is True
-
-
-def test_a_run_with_the_solver_searches_and_saves_an_agent_with_it(tmp_path):
-    tr = AlphaZeroTrainer(tiny(max_steps=8, solver=True), tmp_path, log_dir=False)
-    assert tr.selfplay.mcts.solver
-    tr.run(progress=False)
-    assert tr.agent_options() == {"simulations": 12, "solver": True}
-    assert load_agent(tmp_path / AGENT).settings.solver is True
+    assert tr.agent_options() == {"simulations": 12, flag: True}
+    assert getattr(load_agent(tmp_path / AGENT).settings, flag) is True

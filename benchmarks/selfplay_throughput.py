@@ -2,7 +2,7 @@
 and the share of the time spent outside the net's forward pass.
 
     python benchmarks/selfplay_throughput.py versus [--games 64 1024 4096] [--simulations 32] [--seconds 20]
-                                             [--device cpu|cuda] [--pipeline 1 4]
+                                             [--device cpu|cuda] [--pipeline 1 4] [--repeats 3]
     python benchmarks/selfplay_throughput.py threads [--threads 1 2 4 8 16] [--games 1024]
     python benchmarks/selfplay_throughput.py evaluator [--game connect_four|go] [--cache 0 65536]
                                              [--precision auto bfloat16] [--net pretrained:connect_four]
@@ -13,7 +13,9 @@ channels, float32) in both libraries, Gumbel root search (16 candidates) with --
 a move, every finished game restarted, no training. Pgx + mctx runs all in JAX (benchmarks/pgx_selfplay.py;
 needs `pip install "jax[cpu]" pgx mctx`, else its column is left empty); zerogym with its search on one
 thread (its default before the threaded search) and on every usable core (threads=None, the default),
-once for each --pipeline (tree groups); its net on --device (on CUDA also a column without CUDA graphs).
+once for each --pipeline (tree groups), and with the evaluation cache that training's self-play uses by
+default (AlphaZeroConfig.eval_cache); its net on --device (on CUDA also a column without CUDA graphs). --repeats
+rounds of every column in turn, each figure their median: the machine's slow minutes hit every column.
 Writes results/selfplay_versus_pgx[_LABEL].md and .png. Targets: >= 2x Pgx + mctx on a 2-core CPU, >= 1x
 on one GPU with 16 cores.
 
@@ -30,6 +32,7 @@ CPU, the forward pass runs there). --net: a saved agent's net instead of a fresh
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -43,6 +46,7 @@ import torch  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import zerogym  # noqa: E402
+from zerogym_agents.alphazero.config import AlphaZeroConfig  # noqa: E402
 from zerogym_agents.core.devices import PRECISIONS, cpu_has_bf16, resolve_device, usable_cores  # noqa: E402
 from zerogym_agents.mcts.search import BatchedMCTS, uniform_evaluator  # noqa: E402
 from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator  # noqa: E402
@@ -50,6 +54,7 @@ from zerogym_agents.nets import PolicyValueNet, for_game, make_evaluator  # noqa
 HERE = os.path.dirname(os.path.abspath(__file__))
 GAMES = {"go": {"board_size": 9}, "connect_four": {}}
 LABELS = {"go": "Go 9x9", "connect_four": "Connect Four"}
+TRAINING_CACHE = AlphaZeroConfig().eval_cache  # the evaluation cache self-play trains with by default
 PGX_MISSING = 3  # benchmarks/pgx_selfplay.py's exit status where JAX, Pgx or mctx is missing
 
 
@@ -188,6 +193,9 @@ def versus_variants(args):
     if cuda:
         p = max(args.pipeline)
         out.append((f"zerogym, all cores, pipeline {p}, no CUDA graphs", {**out[-1][1], "cuda_graphs": False}))
+    best = max(args.pipeline) if cuda else 1
+    kw = {"threads": None, "pipeline": best, "net_threads": None if cuda else usable_cores()}
+    out.append(("zerogym, all cores, evaluation cache", {**kw, "cache": TRAINING_CACHE}))
     return out
 
 
@@ -197,13 +205,17 @@ def versus_main(args, cmd):
     rows = []
     for game, G in tqdm(runs, desc="self-play versus Pgx + mctx", unit="run"):
         net = fresh_net(game)
-        mine = [
-            measure(
-                game, GAMES[game], net, G, args.simulations, args.seconds, search="gumbel", device=args.device, **kw
-            )["moves_per_s"]
-            for _, kw in variants
-        ]
-        rows.append((game, G, pgx_rate(game, G, args.simulations, args.seconds), mine))
+        anchor, mine, hits = [], [[] for _ in variants], []
+        for _ in range(args.repeats):  # rounds of every column in turn: a slow minute of the machine hits all
+            anchor.append(pgx_rate(game, G, args.simulations, args.seconds))
+            for k, (_, kw) in enumerate(variants):
+                m = measure(
+                    game, GAMES[game], net, G, args.simulations, args.seconds, search="gumbel", device=args.device, **kw
+                )
+                mine[k].append(m["moves_per_s"])
+            hits.append(m["hit_share"])  # the last column's: the evaluation cache's
+        pgx = None if None in anchor else statistics.median(anchor)
+        rows.append((game, G, pgx, [statistics.median(m) for m in mine], statistics.median(hits)))
         versus_write(args, cmd, variants, rows)  # after every run: a cut-off run keeps what it measured
 
 
@@ -220,17 +232,23 @@ def versus_write(args, cmd, variants, rows):
         "the search on one thread (its default before the threaded search), torch on half the cores; all "
         "cores: the search on every usable core (threads=None, the default) and, on a CPU, torch too "
         "(make_evaluator(threads=N)); pipeline P: the trees in P groups, the net evaluating one group "
-        "while the search works on the others.",
+        "while the search works on the others. Evaluation cache: all cores with the cache that training's "
+        f"self-play uses by default (AlphaZeroConfig.eval_cache = {TRAINING_CACHE} positions: a "
+        "position met again, in another game or another simulation, is answered without a forward pass; "
+        "the same search, the same net outputs up to float rounding). Each figure is the median of "
+        f"{args.repeats} round{'s' if args.repeats > 1 else ''}, every round measuring every column in turn.",
         "",
-        "| game | games at once G | Pgx + mctx moves/s | " + " | ".join(heads) + " | best zerogym / Pgx + mctx |",
-        "|---|---|---|" + "---|" * (len(heads) + 1),
+        "| game | games at once G | Pgx + mctx moves/s | "
+        + " | ".join(heads)
+        + " | answered from the cache | best zerogym without the cache / Pgx + mctx | with the cache / Pgx + mctx |",
+        "|---|---|---|" + "---|" * (len(heads) + 3),
     ]
-    for game, G, anchor, mine in rows:
-        ratio = "-" if anchor is None else f"{max(mine) / anchor:.2f}x"
+    for game, G, anchor, mine, hits in rows:
+        ratios = ["-", "-"] if anchor is None else [f"{max(mine[:-1]) / anchor:.2f}x", f"{mine[-1] / anchor:.2f}x"]
         lines.append(
             f"| {LABELS[game]} | {G} | {'not installed' if anchor is None else f'{anchor:.1f}'} | "
             + " | ".join(f"{r:.1f}" for r in mine)
-            + f" | {ratio} |"
+            + f" | {hits:.0%} | {' | '.join(ratios)} |"
         )
     lines += ["", "Targets: zerogym >= 2x Pgx + mctx on a 2-core CPU; >= 1x on one GPU with 16 cores."]
     games = [g for g in args.game if any(r[0] == g for r in rows)]
@@ -301,6 +319,9 @@ def parser():
         p.add_argument("--label", help="appended to the result file's name")
     for p in (vs, th):
         p.add_argument("--game", nargs="*", default=list(GAMES), choices=list(GAMES))
+    vs.add_argument(
+        "--repeats", type=int, default=1, help="rounds of every column in turn; each figure the median of them"
+    )
     vs.add_argument("--device", default="cpu", help="where zerogym's net runs (cpu, cuda, cuda:N)")
     vs.add_argument(
         "--pipeline", type=int, nargs="*", default=[1], help="tree groups of the all-cores runs, one column each"

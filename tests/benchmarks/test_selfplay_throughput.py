@@ -69,17 +69,22 @@ def test_the_search_against_its_threads(tmp_path, monkeypatch):
 
 def test_versus_pgx_has_a_row_per_game_and_size_and_a_column_per_setting(tmp_path, monkeypatch):
     script = script_in(tmp_path, monkeypatch)
-    monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds: 10.0 * G)  # the anchor, stubbed
-    script.main("versus --game connect_four --games 2 4 --seconds 0.3 --simulations 4 --pipeline 1 2".split())
+    anchors = iter([10.0, 30.0, 20.0, 40.0, 80.0, 60.0])  # the anchor, stubbed: three rounds for each G
+    monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds: next(anchors))
+    options = "--game connect_four --games 2 4 --seconds 0.3 --simulations 4 --pipeline 1 2 --repeats 3"
+    script.main(["versus", *options.split()])
     text = (tmp_path / "results" / "selfplay_versus_pgx.md").read_text()
-    assert "| zerogym, one thread | zerogym, all cores | zerogym, all cores, pipeline 2 |" in text
+    columns = ["one thread", "all cores", "all cores, pipeline 2", "all cores, evaluation cache"]
+    assert " | ".join(f"zerogym, {c}" for c in columns) in text and "median of 3 rounds" in text
     assert "CUDA graphs" not in text  # that column is for a GPU run
-    rows = re.findall(
-        r"^\| Connect Four \| (\d) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \|", text, re.M
-    )
-    assert [(r[0], r[1]) for r in rows] == [("2", "20.0"), ("4", "40.0")]
-    for _, anchor, *mine, ratio in rows:
-        assert abs(float(ratio) - max(map(float, mine)) / float(anchor)) < 0.01
+    mine = r" \| ".join([r"([\d.]+)"] * 4)
+    row = rf"^\| Connect Four \| (\d) \| ([\d.]+) \| {mine} \| (\d+)% \| ([\d.]+)x \| ([\d.]+)x \|"
+    rows = re.findall(row, text, re.M)
+    assert [(r[0], r[1]) for r in rows] == [("2", "20.0"), ("4", "60.0")]  # the anchor's medians
+    for _, anchor, *mine, hits, plain, cached in rows:
+        assert abs(float(plain) - max(map(float, mine[:-1])) / float(anchor)) < 0.01
+        assert abs(float(cached) - float(mine[-1]) / float(anchor)) < 0.01
+        assert int(hits) > 0  # 4 simulations from the same first position in every game: repeats
     assert (tmp_path / "results" / "selfplay_versus_pgx.png").stat().st_size > 0
 
 

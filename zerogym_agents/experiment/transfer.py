@@ -135,6 +135,13 @@ def _json_schemas() -> dict[str, Any]:
     }
 
 
+def _torch_threads(methods: dict[str, Record]) -> int | None:
+    """The torch threads the methods trained on, as their records hold them; None where they differ or
+    a record does not say (runs from before it was recorded)."""
+    seen = {st.get("torch_threads") for rec in methods.values() for st in rec["stages"] if st["steps"]}
+    return seen.pop() if len(seen) == 1 else None
+
+
 def file_sha256(path: str) -> str:
     """The SHA-256 of a file's bytes, as hex (read in blocks of 1 MiB)."""
     h = hashlib.sha256()
@@ -459,6 +466,7 @@ class TransferExperiment(Comparison):
         # the training time of the chunks the CPU time was measured over (seconds may hold estimates)
         st = record["stages"][k]
         st["cpu_wall_seconds"] = st.get("cpu_wall_seconds", 0.0) + seconds
+        st["torch_threads"] = torch.get_num_threads()  # what the trainer set (make_evaluator's threads)
         _, bar = self._outputs[name]
         scale = 1 if self.s.step_mode else 1 / 60
         bar.n = round(sum(self.used(p) for p in record["stages"][: k + 1]) * scale, 2)
@@ -667,7 +675,7 @@ class TransferExperiment(Comparison):
                 "unit": self.budget.unit,
                 "per_method": self.budget.total,
                 "parallel": self.parallel,
-                "torch_threads": torch.get_num_threads() if self.parallel == 1 else 1,
+                "torch_threads": _torch_threads(methods),
             },
             "curriculum": {"sizes": list(self.intermediate), "split": list(self.split)},
             "anchor": self.anchor,

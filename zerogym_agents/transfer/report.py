@@ -72,8 +72,9 @@ def _compute(data: Data) -> str:
     b = data["budget"]
     if "parallel" not in b:
         return ""
-    together = f"{b['parallel']} methods trained at once, " if b["parallel"] > 1 else "one method at a time, "
-    return f"; {together}each on {b['torch_threads']} torch thread{'s' if b['torch_threads'] > 1 else ''}"
+    together = f"{b['parallel']} methods trained at once" if b["parallel"] > 1 else "one method at a time"
+    n = b.get("torch_threads")
+    return f"; {together}" + ("" if n is None else f", each on {n} torch thread{'s' if n > 1 else ''}")
 
 
 def cpu_share(prog: dict[str, Any]) -> str:

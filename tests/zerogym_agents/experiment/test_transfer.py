@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -203,6 +204,7 @@ def test_the_experiment_keeps_its_files_and_record_format(experiment):
                 "positions",
                 "seconds",
                 "steps",
+                "torch_threads",
                 "train_steps",
             ]
         ] * len(folders[method])
@@ -292,6 +294,34 @@ def test_a_restart_skips_finished_methods(experiment):
         args.resume = False
     assert {f: f.stat().st_mtime_ns for f in files} == before
     assert again["elo"] == data["elo"]
+
+
+def test_the_report_names_the_torch_threads_the_methods_trained_on(experiment, tmp_path):
+    args, out, data = experiment
+    trained = data["budget"]["torch_threads"]
+    copy = tmp_path / "exp"
+    shutil.copytree(out, copy)
+
+    def budget_line():
+        from zerogym_agents.cli.transfer_run import command_line, settings_from_args
+
+        words = shlex.split(command_line(settings_from_args(args), str(copy), str(copy / "r.md")))[2:]
+        again = parse(*words, "--resume", "--no-progress")
+        again.func(again)
+        return next(line for line in (copy / "r.md").read_text().splitlines() if line.startswith("- Budget:"))
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(trained + 1)  # the report of a resumed experiment, written with other settings
+    try:
+        assert f"one method at a time, each on {trained} torch thread" in budget_line()
+        progress = copy / "scratch" / "progress.json"
+        record = json.loads(progress.read_text())
+        for stage in record["stages"]:
+            del stage["torch_threads"]  # a run from before the records held them
+        progress.write_text(json.dumps(record))
+        assert "one method at a time. " in budget_line() and "torch thread" not in budget_line()
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_an_interrupted_method_resumes_from_its_checkpoint(experiment, source, tmp_path, monkeypatch):

@@ -2,14 +2,15 @@
 
 A ResNet policy-value net (`blocks` residual blocks of two 3x3 convolutions with `channels` channels,
 a 1x1 policy head and a 1x1 value head with a hidden layer), written here in plain jax.numpy so that
-no network library is needed; freshly initialised; float32. Each move every one of the G games runs
+no network library is needed; freshly initialised; computed in float32, or in bfloat16 (weights and
+inputs cast, outputs back in float32) when DTYPE is bfloat16. Each move every one of the G games runs
 mctx's Gumbel MuZero search with the environment itself as the model (the usual AlphaZero set-up of
 Pgx's examples), plays the chosen move, and a finished game starts again (pgx.experimental.auto_reset).
 
 Needs `pip install "jax[cpu]" pgx mctx` (the bench extra). Run by the self-play benchmark in a child
 process of its own:
 
-    python benchmarks/pgx_selfplay.py GAME GAMES_AT_ONCE SIMULATIONS SECONDS
+    python benchmarks/pgx_selfplay.py GAME GAMES_AT_ONCE SIMULATIONS SECONDS [DTYPE]
 
 prints the moves per second; exit status 3 where JAX, Pgx or mctx is not installed.
 """
@@ -60,26 +61,29 @@ def _conv(x, w):
     return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
-def apply_net(params, obs):
-    """(logits (B, A), value (B,)) of observations (B, H, W, C)."""
-    x = jax.nn.relu(_conv(obs.astype(jnp.float32), params["stem"]))
+def apply_net(params, obs, dtype=jnp.float32):
+    """(logits (B, A), value (B,)) in float32 of observations (B, H, W, C), computed in `dtype`."""
+    params = jax.tree_util.tree_map(lambda p: p.astype(dtype), params)
+    x = jax.nn.relu(_conv(obs.astype(dtype), params["stem"]))
     for w1, w2 in params["blocks"]:
         x = jax.nn.relu(x + _conv(jax.nn.relu(_conv(x, w1)), w2))
     b = x.shape[0]
     logits = jax.nn.relu(_conv(x, params["policy_conv"])).reshape(b, -1) @ params["policy_fc"]
     v = jax.nn.relu(_conv(x, params["value_conv"])).reshape(b, -1) @ params["value_fc1"]
-    return logits, jnp.tanh(jax.nn.relu(v) @ params["value_fc2"])[:, 0]
+    value = jnp.tanh(jax.nn.relu(v) @ params["value_fc2"])[:, 0]
+    return logits.astype(jnp.float32), value.astype(jnp.float32)
 
 
-def make_selfplay(game, num_games, simulations, blocks=4, channels=32, seed=0):
+def make_selfplay(game, num_games, simulations, blocks=4, channels=32, seed=0, dtype="float32"):
     """(step, state): step(state) -> state plays one move in each of the num_games games (jitted)."""
     env = pgx.make(PGX_NAMES[game])
+    dtype = jnp.dtype(dtype)
     params = init_net(jax.random.PRNGKey(seed), env.observation_shape, env.num_actions, blocks, channels)
 
     def recurrent_fn(params, key, action, state):
         player = state.current_player
         state = jax.vmap(env.step)(state, action)
-        logits, value = apply_net(params, state.observation)
+        logits, value = apply_net(params, state.observation, dtype)
         logits = jnp.where(state.legal_action_mask, logits, jnp.finfo(logits.dtype).min)
         reward = state.rewards[jnp.arange(state.rewards.shape[0]), player]
         value = jnp.where(state.terminated, 0.0, value)
@@ -90,7 +94,7 @@ def make_selfplay(game, num_games, simulations, blocks=4, channels=32, seed=0):
     def step(carry):
         state, key = carry
         key, search_key, reset_key = jax.random.split(key, 3)
-        logits, value = apply_net(params, state.observation)
+        logits, value = apply_net(params, state.observation, dtype)
         root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=state)
         out = mctx.gumbel_muzero_policy(
             params,
@@ -110,9 +114,9 @@ def make_selfplay(game, num_games, simulations, blocks=4, channels=32, seed=0):
     return step, (state, key)
 
 
-def moves_per_second(game, num_games, simulations, seconds, blocks=4, channels=32):
+def moves_per_second(game, num_games, simulations, seconds, blocks=4, channels=32, dtype="float32"):
     """Self-play moves per second (all games together), timed after the first move (the compilation)."""
-    step, carry = make_selfplay(game, num_games, simulations, blocks, channels)
+    step, carry = make_selfplay(game, num_games, simulations, blocks, channels, dtype=dtype)
     carry = step(carry)
     jax.block_until_ready(carry)
     moves, t0 = 0, time.perf_counter()
@@ -125,4 +129,5 @@ def moves_per_second(game, num_games, simulations, seconds, blocks=4, channels=3
 
 if __name__ == "__main__":
     game, games, simulations, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-    print(moves_per_second(game, games, simulations, seconds))
+    dtype = sys.argv[5] if len(sys.argv) > 5 else "float32"
+    print(moves_per_second(game, games, simulations, seconds, dtype=dtype))

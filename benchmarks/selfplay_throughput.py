@@ -3,6 +3,7 @@ and the share of the time spent outside the net's forward pass.
 
     python benchmarks/selfplay_throughput.py versus [--games 64 1024 4096] [--simulations 32] [--seconds 20]
                                              [--device cpu|cuda] [--pipeline 1 4] [--repeats 3]
+                                             [--precision auto|float32|bfloat16]
     python benchmarks/selfplay_throughput.py threads [--threads 1 2 4 8 16] [--games 1024]
     python benchmarks/selfplay_throughput.py evaluator [--game connect_four|go] [--cache 0 65536]
                                              [--precision auto bfloat16] [--net pretrained:connect_four]
@@ -16,6 +17,8 @@ thread (its default before the threaded search) and on every usable core (thread
 once for each --pipeline (tree groups), and with the evaluation cache that training's self-play uses by
 default (AlphaZeroConfig.eval_cache); its net on --device (on CUDA also a column without CUDA graphs). --repeats
 rounds of every column in turn, each figure their median: the machine's slow minutes hit every column.
+--precision bfloat16 runs both nets in bf16 (Pgx's weights and inputs cast, zerogym's under autocast),
+float32 both in float32; auto (the default) Pgx in float32 and zerogym at make_evaluator's default.
 Writes results/selfplay_versus_pgx[_LABEL].md and .png. Targets: >= 2x Pgx + mctx on a 2-core CPU, >= 1x
 on one GPU with 16 cores.
 
@@ -154,12 +157,12 @@ def fresh_net(game):
     return PolicyValueNet(config).eval()
 
 
-def pgx_rate(game, G, simulations, seconds):
-    """Pgx + mctx moves/s, measured in a child process (JAX and torch each keep their own GPU memory
-    and libraries), or None where JAX, Pgx or mctx is not installed."""
+def pgx_rate(game, G, simulations, seconds, dtype="float32"):
+    """Pgx + mctx moves/s with its net in `dtype`, measured in a child process (JAX and torch each keep
+    their own GPU memory and libraries), or None where JAX, Pgx or mctx is not installed."""
     script = os.path.join(HERE, "pgx_selfplay.py")
     run = subprocess.run(
-        [sys.executable, script, game, str(G), str(simulations), str(seconds)], capture_output=True, text=True
+        [sys.executable, script, game, str(G), str(simulations), str(seconds), dtype], capture_output=True, text=True
     )
     if run.returncode == PGX_MISSING:
         return None
@@ -186,16 +189,17 @@ def machine():
 def versus_variants(args):
     """zerogym's settings in the versus table: (column heading, measure keywords)."""
     cuda = args.device.startswith("cuda")
-    out = [("zerogym, one thread", {"threads": 1})]
+    out = [("zerogym, one thread", {"threads": 1, "precision": args.precision})]
     for p in args.pipeline:
         label = "zerogym, all cores" + (f", pipeline {p}" if p > 1 else "")
-        out.append((label, {"threads": None, "pipeline": p, "net_threads": None if cuda else usable_cores()}))
+        kw = {"threads": None, "pipeline": p, "net_threads": None if cuda else usable_cores()}
+        out.append((label, {**kw, "precision": args.precision}))
     if cuda:
         p = max(args.pipeline)
         out.append((f"zerogym, all cores, pipeline {p}, no CUDA graphs", {**out[-1][1], "cuda_graphs": False}))
     best = max(args.pipeline) if cuda else 1
     kw = {"threads": None, "pipeline": best, "net_threads": None if cuda else usable_cores()}
-    out.append(("zerogym, all cores, evaluation cache", {**kw, "cache": TRAINING_CACHE}))
+    out.append(("zerogym, all cores, evaluation cache", {**kw, "cache": TRAINING_CACHE, "precision": args.precision}))
     return out
 
 
@@ -207,7 +211,7 @@ def versus_main(args, cmd):
         net = fresh_net(game)
         anchor, mine, hits = [], [[] for _ in variants], []
         for _ in range(args.repeats):  # rounds of every column in turn: a slow minute of the machine hits all
-            anchor.append(pgx_rate(game, G, args.simulations, args.seconds))
+            anchor.append(pgx_rate(game, G, args.simulations, args.seconds, pgx_dtype(args.precision)))
             for k, (_, kw) in enumerate(variants):
                 m = measure(
                     game, GAMES[game], net, G, args.simulations, args.seconds, search="gumbel", device=args.device, **kw
@@ -219,6 +223,25 @@ def versus_main(args, cmd):
         versus_write(args, cmd, variants, rows)  # after every run: a cut-off run keeps what it measured
 
 
+def pgx_dtype(precision):
+    """The dtype of Pgx + mctx's net beside zerogym's at `precision` (auto: float32)."""
+    return "bfloat16" if precision == "bfloat16" else "float32"
+
+
+def precisions_text(args):
+    """How the two nets compute, for the table's heading."""
+    if args.precision == "auto":
+        return (
+            f"Pgx + mctx runs on JAX's default device, in float32. zerogym's net runs on `{args.device}` "
+            "(make_evaluator's default precision: float32 on a CPU, bf16 autocast on CUDA)"
+        )
+    where = {
+        "bfloat16": "in bfloat16 (Pgx's weights and inputs cast to it, zerogym's forward pass under bf16 autocast)"
+    }
+    how = where.get(args.precision, "in float32")
+    return f"Both nets compute {how}: Pgx + mctx on JAX's default device, zerogym's net on `{args.device}`"
+
+
 def versus_write(args, cmd, variants, rows):
     heads = [label for label, _ in variants]
     lines = [
@@ -226,9 +249,8 @@ def versus_write(args, cmd, variants, rows):
         "",
         f"Made by `{cmd}` on this machine ({machine()}). The same freshly initialised ResNet (4 blocks x 32 "
         f"channels) in both; Gumbel root search with 16 candidates and {args.simulations} simulations "
-        "a move; finished games restarted; no training; timed after a first, untimed move. Pgx + mctx runs "
-        f"on JAX's default device, in float32. zerogym's net runs on `{args.device}` (make_evaluator's "
-        "default precision: float32 on a CPU, bf16 autocast on CUDA), its search on the CPU. One thread: "
+        f"a move; finished games restarted; no training; timed after a first, untimed move. {precisions_text(args)}"
+        ", zerogym's search on the CPU. One thread: "
         "the search on one thread (its default before the threaded search), torch on half the cores; all "
         "cores: the search on every usable core (threads=None, the default) and, on a CPU, torch too "
         "(make_evaluator(threads=N)); pipeline P: the trees in P groups, the net evaluating one group "
@@ -323,6 +345,12 @@ def parser():
         "--repeats", type=int, default=1, help="rounds of every column in turn; each figure the median of them"
     )
     vs.add_argument("--device", default="cpu", help="where zerogym's net runs (cpu, cuda, cuda:N)")
+    vs.add_argument(
+        "--precision",
+        default="auto",
+        choices=PRECISIONS,
+        help="both nets' precision (auto: Pgx + mctx in float32, zerogym at make_evaluator's default)",
+    )
     vs.add_argument(
         "--pipeline", type=int, nargs="*", default=[1], help="tree groups of the all-cores runs, one column each"
     )

@@ -70,7 +70,7 @@ def test_the_search_against_its_threads(tmp_path, monkeypatch):
 def test_versus_pgx_has_a_row_per_game_and_size_and_a_column_per_setting(tmp_path, monkeypatch):
     script = script_in(tmp_path, monkeypatch)
     anchors = iter([10.0, 30.0, 20.0, 40.0, 80.0, 60.0])  # the anchor, stubbed: three rounds for each G
-    monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds: next(anchors))
+    monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds, dtype: next(anchors))
     options = "--game connect_four --games 2 4 --seconds 0.3 --simulations 4 --pipeline 1 2 --repeats 3"
     script.main(["versus", *options.split()])
     text = (tmp_path / "results" / "selfplay_versus_pgx.md").read_text()
@@ -86,6 +86,21 @@ def test_versus_pgx_has_a_row_per_game_and_size_and_a_column_per_setting(tmp_pat
         assert abs(float(cached) - float(mine[-1]) / float(anchor)) < 0.01
         assert int(hits) > 0  # 4 simulations from the same first position in every game: repeats
     assert (tmp_path / "results" / "selfplay_versus_pgx.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("precision, pgx", [("bfloat16", "bfloat16"), ("float32", "float32"), ("auto", "float32")])
+def test_versus_runs_both_nets_at_the_precision_asked(tmp_path, monkeypatch, precision, pgx):
+    script = script_in(tmp_path, monkeypatch)
+    anchors, mine = [], []
+    monkeypatch.setattr(script, "pgx_rate", lambda game, G, sims, seconds, dtype: anchors.append(dtype) or 10.0)
+    monkeypatch.setattr(
+        script, "measure", lambda *a, **kw: mine.append(kw["precision"]) or {"moves_per_s": 5.0, "hit_share": 0.0}
+    )
+    script.main(f"versus --game go --games 2 --seconds 0.1 --precision {precision}".split())
+    assert anchors == [pgx] and mine == [precision] * 3  # one thread, all cores, with the cache
+    text = (tmp_path / "results" / "selfplay_versus_pgx.md").read_text()
+    assert ("Both nets compute in bfloat16" in text) == (precision == "bfloat16")
+    assert ("Pgx + mctx runs on JAX's default device, in float32" in text) == (precision == "auto")
 
 
 @pytest.mark.parametrize(

@@ -189,18 +189,17 @@ def machine():
 def versus_variants(args):
     """zerogym's settings in the versus table: (column heading, measure keywords)."""
     cuda = args.device.startswith("cuda")
-    out = [("zerogym, one thread", {"threads": 1, "precision": args.precision})]
+    out = [("zerogym, one thread", {"threads": 1})]
     for p in args.pipeline:
         label = "zerogym, all cores" + (f", pipeline {p}" if p > 1 else "")
-        kw = {"threads": None, "pipeline": p, "net_threads": None if cuda else usable_cores()}
-        out.append((label, {**kw, "precision": args.precision}))
+        out.append((label, {"threads": None, "pipeline": p, "net_threads": None if cuda else usable_cores()}))
     if cuda:
         p = max(args.pipeline)
         out.append((f"zerogym, all cores, pipeline {p}, no CUDA graphs", {**out[-1][1], "cuda_graphs": False}))
     best = max(args.pipeline) if cuda else 1
     kw = {"threads": None, "pipeline": best, "net_threads": None if cuda else usable_cores()}
-    out.append(("zerogym, all cores, evaluation cache", {**kw, "cache": TRAINING_CACHE, "precision": args.precision}))
-    return out
+    out.append(("zerogym, all cores, evaluation cache", {**kw, "cache": TRAINING_CACHE}))
+    return [(label, {**kw, "precision": args.precision}) for label, kw in out]
 
 
 def versus_main(args, cmd):
@@ -235,10 +234,9 @@ def precisions_text(args):
             f"Pgx + mctx runs on JAX's default device, in float32. zerogym's net runs on `{args.device}` "
             "(make_evaluator's default precision: float32 on a CPU, bf16 autocast on CUDA)"
         )
-    where = {
-        "bfloat16": "in bfloat16 (Pgx's weights and inputs cast to it, zerogym's forward pass under bf16 autocast)"
-    }
-    how = where.get(args.precision, "in float32")
+    how = "in float32"
+    if args.precision == "bfloat16":
+        how = "in bfloat16 (Pgx's weights and inputs cast to it, zerogym's forward pass under bf16 autocast)"
     return f"Both nets compute {how}: Pgx + mctx on JAX's default device, zerogym's net on `{args.device}`"
 
 
